@@ -1,0 +1,50 @@
+"""The library's error types.
+
+Every message follows one format: the rule that was broken, then the
+offending ``name=value`` pairs, e.g.
+``"low < high must hold, but got low=3.0, high=1.0"``.
+Each error derives from :class:`TreefarmError` and from the built-in error a
+Python user would expect (``ValueError``, ``TypeError``, ``KeyError``), so
+generic ``except ValueError`` handlers keep working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "SpaceError",
+    "StorageError",
+    "StudyError",
+    "TreefarmError",
+    "TrialStateError",
+    "format_values",
+]
+
+
+def format_values(**values: object) -> str:
+    """Render ``name=value`` pairs for an error message, in the given order."""
+    return ", ".join(f"{name}={value!r}" for name, value in values.items())
+
+
+class TreefarmError(Exception):
+    """Base class of every error raised by treefarm."""
+
+
+class SpaceError(TreefarmError, ValueError):
+    """A search space is malformed: bad bounds, empty choice, recursion with no way out."""
+
+
+class ConfigError(TreefarmError, ValueError):
+    """A configuration does not fit its space: unknown or missing address, bad value."""
+
+
+class StorageError(TreefarmError, RuntimeError):
+    """A storage cannot be opened or used: malformed URL, schema mismatch, lost connection."""
+
+
+class StudyError(TreefarmError, RuntimeError):
+    """A study is used against its contract, e.g. asking for a best trial before any completed."""
+
+
+class TrialStateError(StudyError):
+    """A trial is moved to a state it cannot reach, e.g. ``tell()`` twice on one trial."""
