@@ -1,0 +1,45 @@
+"""The search-space language: primitives, join, product, application,
+recursion and shared sub-spaces; configurations, sampling and building."""
+
+from .analysis import analyze
+from .build import build, validate
+from .config import Config
+from .convert import I, R, convert
+from .extension import addresses, enumerate_configs, size
+from .nodes import Apply, Choice, Const, Family, Int, Join, Op, Real, Shared, Space, Var, op
+from .priors import Normal, Uniform
+from .sample import as_generator, draw_decision, sample
+from .walk import Args, Decide, walk
+
+__all__ = [
+    "Apply",
+    "Args",
+    "Choice",
+    "Config",
+    "Const",
+    "Decide",
+    "Family",
+    "I",
+    "Int",
+    "Join",
+    "Normal",
+    "Op",
+    "R",
+    "Real",
+    "Shared",
+    "Space",
+    "Uniform",
+    "Var",
+    "addresses",
+    "analyze",
+    "as_generator",
+    "build",
+    "convert",
+    "draw_decision",
+    "enumerate_configs",
+    "op",
+    "sample",
+    "size",
+    "validate",
+    "walk",
+]

@@ -1,0 +1,53 @@
+"""Configurations back to values: validation and building.
+
+``build(space, config)`` replays a configuration through the space and calls
+the ops, returning the user's Python value (a choice's value, never its
+index). ``validate`` checks the same without calling anything. Both reject a
+missing decision, a value of the wrong type or out of bounds, an unknown
+address, and a decision on a branch the configuration did not take, each
+with the address and value in the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..exceptions import ConfigError
+from .config import Config, Decision, Scalar
+from .convert import convert
+from .nodes import Space
+from .walk import walk
+
+__all__ = ["build", "validate"]
+
+
+def _replay(space: Space, config: Mapping[str, Any], *, build: bool) -> tuple[Config, Any]:
+    if not isinstance(config, Mapping):
+        raise ConfigError(f"a config must be a mapping of address to decision, but got config={config!r}")
+    used: set[str] = set()
+
+    def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+        if address not in config:
+            raise ConfigError(f"the decision at {address} is missing, expected one for {node!r}")
+        used.add(address)
+        return config[address]
+
+    result = walk(convert(space), decide, build=build)
+    extra = [k for k in config if k not in used]
+    if extra:
+        raise ConfigError(
+            "every decision must belong to an active address of the space, but got "
+            f"{extra[0]}={config[extra[0]]!r} (an unknown address, or a branch this config did not take)"
+        )
+    return result
+
+
+def validate(space: Any, config: Mapping[str, Any]) -> Config:
+    """The config, normalized, if it fits the space; else a :class:`ConfigError`."""
+    return _replay(space, config, build=False)[0]
+
+
+def build(space: Any, config: Mapping[str, Any]) -> Any:
+    """The Python value the config selects from the space (the ops are called)."""
+    return _replay(space, config, build=True)[1]

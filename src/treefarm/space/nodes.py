@@ -1,0 +1,652 @@
+"""The nodes of the search-space language.
+
+A space is an immutable tree (a graph, once variables make it recursive) of
+plain typed objects. Its *extension* is the set of Python values it can build.
+
+Primitives make one decision each:
+
+- :class:`Real` — an interval of the reals, optionally on a log scale;
+- :class:`Int` — an interval of the integers, optionally on a log scale;
+- :class:`Choice` — a categorical over plain values;
+
+and :class:`Const` makes none. Combinators, following the thesis
+(``seeds/001``, "Structure and Construction of Search Spaces"):
+
+- :class:`Join` ``A | B`` — one of its options; ``(A | B)' = A' ∪ B'``, but the
+  join remembers its options, which are the decision it makes;
+- :class:`Family` — a product of spaces indexed by positions and keywords,
+  ``{A_0, B_1, C_γ}``; ``*`` concatenates families (positions of the right
+  operand shift, keywords are copied, a keyword on both sides is an error);
+- :class:`Apply` ``f(A, k=B)`` — a function applied to a family of arguments,
+  made by an :class:`Op` (``op(f)``); this is how dependencies and trees arise;
+- :class:`Var` — a forward-declared name, defined later in terms of itself, so
+  ``G = f(G, G) | A`` is a grammar;
+- :class:`Shared` — a sub-space drawn once per instance and reused wherever it
+  appears (the thesis's constants), which makes an instance a DAG.
+
+Join and product form an idempotent semiring on extensions: ``Join()`` is the
+zero (it annihilates a product), ``Family()`` the one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+from ..exceptions import SpaceError, format_values
+from .priors import Normal, Prior, Uniform
+
+__all__ = [
+    "Apply",
+    "Choice",
+    "Const",
+    "Family",
+    "Int",
+    "Join",
+    "Op",
+    "Real",
+    "Shared",
+    "Space",
+    "Var",
+    "op",
+]
+
+Scalar = None | bool | int | float | str
+_JSON_SCALARS = (type(None), bool, int, float, str)
+
+_epoch = itertools.count()
+#: Incremented whenever a variable is defined, so cached analyses of a graph know to refresh.
+definition_epoch = [next(_epoch)]
+
+
+class Space:
+    """Base of every node. ``A | B`` joins, ``A * B`` takes the product of families.
+
+    Nodes are immutable: constructors set their slots with ``object.__setattr__``.
+    """
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"spaces are immutable, cannot set {name}")
+
+    def __or__(self, other: object) -> Join:
+        return Join(self, as_space(other))
+
+    def __ror__(self, other: object) -> Join:
+        return Join(as_space(other), self)
+
+    def __mul__(self, other: object) -> Space:
+        return product(self, as_space(other))
+
+    def __rmul__(self, other: object) -> Space:
+        return product(as_space(other), self)
+
+    def children(self) -> tuple[Space, ...]:
+        """The spaces directly below this node (a variable's child is its definition)."""
+        return ()
+
+
+def as_space(value: object) -> Space:
+    """Convert a Python structure to a space: see :func:`treefarm.space.convert`."""
+    from .convert import convert
+
+    return convert(value)
+
+
+def _check_bounds(cls: str, low: float, high: float, log: bool) -> None:
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise SpaceError(f"{cls} bounds must be finite, but got " + format_values(low=low, high=high))
+    if not low < high:
+        raise SpaceError(f"{cls}: low < high must hold, but got " + format_values(low=low, high=high))
+    if log and low <= 0:
+        raise SpaceError(f"{cls} with log=True needs low > 0, but got " + format_values(low=low, log=log))
+
+
+def _check_number(cls: str, name: str, value: object, kind: type) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is int:
+        ok = ok and float(value).is_integer()  # type: ignore[arg-type]
+    if not ok:
+        expected = "an integer" if kind is int else "a number"
+        raise SpaceError(f"{cls}: {name} must be {expected}, but got {name}={value!r}")
+
+
+class _Numeric(Space):
+    """Shared behaviour of :class:`Real` and :class:`Int`."""
+
+    __slots__ = ("high", "log", "low", "prior")
+    low: float
+    high: float
+    log: bool
+    prior: Prior
+
+    def _init_prior(self, prior: Prior | None) -> None:
+        if prior is not None and not isinstance(prior, (Uniform, Normal)):
+            raise SpaceError(
+                f"{type(self).__name__}: prior must be Uniform() or Normal(mu, sigma), "
+                f"but got prior={prior!r}"
+            )
+        object.__setattr__(self, "prior", prior if prior is not None else Uniform())
+
+    def scale_bounds(self) -> tuple[float, float]:
+        """Bounds on the sampling scale (the logarithm for log primitives)."""
+        if self.log:
+            return math.log(self.low), math.log(self.high)
+        return float(self.low), float(self.high)
+
+    def _suffix(self) -> str:
+        prior = "" if isinstance(self.prior, Uniform) else f", prior={self.prior!r}"
+        return (":log" if self.log else "") + prior
+
+
+class Real(_Numeric):
+    """The reals in ``[low, high]``; ``log=True`` searches the logarithm uniformly.
+
+    Thesis sugar: ``R[-10:10]``, ``R[1e-5:1e-1:"log"]``.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, low: float, high: float, *, log: bool = False, prior: Prior | None = None) -> None:
+        _check_number("Real", "low", low, float)
+        _check_number("Real", "high", high, float)
+        _check_bounds("Real", float(low), float(high), log)
+        object.__setattr__(self, "low", float(low))
+        object.__setattr__(self, "high", float(high))
+        object.__setattr__(self, "log", bool(log))
+        self._init_prior(prior)
+
+    def __repr__(self) -> str:
+        suffix = self._suffix()
+        if suffix.startswith(":log") or not suffix:
+            return f"R[{self.low:g}:{self.high:g}{suffix}]"
+        return f"Real({self.low:g}, {self.high:g}{suffix})"
+
+
+class Int(_Numeric):
+    """The integers ``low, low + 1, ..., high`` (both included); ``log=True`` for
+    ranges spanning orders of magnitude (sampled log-uniformly, then rounded).
+
+    Thesis-style sugar: ``I[1:10]``, ``I[16:1024:"log"]``.
+    """
+
+    __slots__ = ()
+    low: int
+    high: int
+
+    def __init__(self, low: int, high: int, *, log: bool = False, prior: Prior | None = None) -> None:
+        _check_number("Int", "low", low, int)
+        _check_number("Int", "high", high, int)
+        _check_bounds("Int", float(low), float(high), log)
+        object.__setattr__(self, "low", int(low))
+        object.__setattr__(self, "high", int(high))
+        object.__setattr__(self, "log", bool(log))
+        self._init_prior(prior)
+
+    def scale_bounds(self) -> tuple[float, float]:
+        """Bounds on the sampling scale, widened by half a step so that rounding a
+        uniform draw gives every integer its fair share."""
+        if self.log:
+            return math.log(self.low - 0.5), math.log(self.high + 0.5)
+        return self.low - 0.5, self.high + 0.5
+
+    @property
+    def size(self) -> int:
+        """Number of integers in the range."""
+        return self.high - self.low + 1
+
+    def __repr__(self) -> str:
+        suffix = self._suffix()
+        if suffix.startswith(":log") or not suffix:
+            return f"I[{self.low}:{self.high}{suffix}]"
+        return f"Int({self.low}, {self.high}{suffix})"
+
+
+def _check_weights(owner: str, weights: Sequence[float] | None, n: int) -> tuple[float, ...] | None:
+    if weights is None:
+        return None
+    w = tuple(float(x) for x in weights)
+    if len(w) != n:
+        raise SpaceError(
+            f"{owner}: one weight per option is needed, but got "
+            + format_values(n_weights=len(w), n_options=n)
+        )
+    if any(not math.isfinite(x) or x < 0 for x in w) or sum(w) <= 0:
+        raise SpaceError(f"{owner}: weights must be finite, >= 0 and not all 0, but got weights={list(w)!r}")
+    return w
+
+
+class Choice(Space):
+    """A categorical over plain values: ``Choice("relu", "tanh", weights=[3, 1])``.
+
+    The decision recorded in a configuration is the value itself when every
+    value is a JSON scalar (str, int, float, bool, None), else the value's
+    index; ``build`` always returns the value, never the index.
+    """
+
+    __slots__ = ("by_index", "values", "weights")
+    values: tuple[Any, ...]
+    weights: tuple[float, ...] | None
+    by_index: bool
+
+    def __init__(self, *values: Any, weights: Sequence[float] | None = None) -> None:
+        if not values:
+            raise SpaceError("Choice needs at least one value, but got values=()")
+        keys = [(type(v), v) if isinstance(v, _JSON_SCALARS) else ("id", id(v)) for v in values]
+        if len(set(keys)) != len(keys):
+            dup = next(v for i, v in enumerate(values) if keys[i] in keys[:i])
+            raise SpaceError(f"Choice values must be distinct, but got a repeated value={dup!r}")
+        object.__setattr__(self, "values", tuple(values))
+        object.__setattr__(self, "weights", _check_weights("Choice", weights, len(values)))
+        object.__setattr__(self, "by_index", not all(isinstance(v, _JSON_SCALARS) for v in values))
+
+    def decisions(self) -> tuple[Scalar, ...]:
+        """What a configuration may record for this choice, in option order."""
+        if self.by_index:
+            return tuple(range(len(self.values)))
+        return self.values
+
+    def index_of(self, decision: object) -> int | None:
+        """Index of a recorded decision, or None if it is not one (type-exact: ``True != 1``)."""
+        for i, d in enumerate(self.decisions()):
+            if type(d) is type(decision) and d == decision:
+                return i
+        return None
+
+    def __repr__(self) -> str:
+        w = "" if self.weights is None else f", weights={list(self.weights)!r}"
+        return f"Choice({', '.join(map(repr, self.values))}{w})"
+
+
+class Const(Space):
+    """A single value: no decision. ``Const(x)`` builds ``x`` itself (not a copy)."""
+
+    __slots__ = ("value",)
+    value: Any
+
+    def __init__(self, value: Any) -> None:
+        object.__setattr__(self, "value", value)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Family(Space):
+    """A parameter family ``{A_0, B_1, C_γ}``: positional and keyword members.
+
+    It builds a ``list`` (``kind="list"``) or ``tuple`` when it has only
+    positional members, a ``dict`` when only keywords, else an :class:`Args`.
+    """
+
+    __slots__ = ("args", "kind", "kwargs")
+    args: tuple[Space, ...]
+    kwargs: Mapping[str, Space]
+    kind: str
+
+    def __init__(
+        self,
+        args: Sequence[Space] = (),
+        kwargs: Mapping[str, Space] | None = None,
+        *,
+        kind: str = "tuple",
+    ) -> None:
+        kwargs = kwargs or {}
+        for i, a in enumerate(args):
+            _require_space(a, f"Family member {i}")
+        for k, v in kwargs.items():
+            _require_space(v, f"Family member {k!r}")
+            _check_key(k)
+        if kind not in ("tuple", "list"):
+            raise SpaceError(f"Family kind must be 'tuple' or 'list', but got kind={kind!r}")
+        object.__setattr__(self, "args", tuple(args))
+        object.__setattr__(self, "kwargs", dict(kwargs))
+        object.__setattr__(self, "kind", kind)
+
+    def children(self) -> tuple[Space, ...]:
+        return (*self.args, *self.kwargs.values())
+
+    def members(self) -> Iterator[tuple[str, Space]]:
+        """``(index, space)`` pairs: positions as "0", "1", ..., then keywords."""
+        for i, a in enumerate(self.args):
+            yield str(i), a
+        yield from self.kwargs.items()
+
+    def __len__(self) -> int:
+        return len(self.args) + len(self.kwargs)
+
+    def __getitem__(self, index: int | str) -> Space:
+        return self.project(index)
+
+    def project(self, *indices: int | str) -> Space:
+        """The projection π: one index gives that member, several give a sub-family."""
+        picked = [self._member(i) for i in indices]
+        if len(indices) == 1:
+            return picked[0]
+        pos = [s for i, s in zip(indices, picked) if isinstance(i, int)]
+        kw = {i: s for i, s in zip(indices, picked) if isinstance(i, str)}
+        return Family(pos, kw, kind=self.kind)
+
+    def _member(self, index: int | str) -> Space:
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(self.args):
+            return self.args[index]
+        if isinstance(index, str) and index in self.kwargs:
+            return self.kwargs[index]
+        raise SpaceError(
+            "a projection index must name a member of the family, but got "
+            + format_values(index=index, positions=len(self.args), keywords=sorted(self.kwargs))
+        )
+
+    def rename(self, mapping: Mapping[int | str, str]) -> Family:
+        """The rename ρ: ``rename({1: "a"})`` turns member 1 into keyword ``a``;
+        the remaining positional members keep their order and stay dense."""
+        for old in mapping:
+            self._member(old)
+        pos = [a for i, a in enumerate(self.args) if i not in mapping]
+        kw = {mapping.get(k, k): v for k, v in self.kwargs.items()}
+        for i, a in enumerate(self.args):
+            if i in mapping:
+                _merge_key(kw, mapping[i], a)
+        if len(kw) != len(self.kwargs) + sum(isinstance(k, int) for k in mapping):
+            raise SpaceError(
+                f"rename must not make two members share a keyword, but got mapping={dict(mapping)!r}"
+            )
+        return Family(pos, kw, kind=self.kind)
+
+    def __repr__(self) -> str:
+        if not self.kwargs:
+            inner = ", ".join(map(repr, self.args))
+            return f"[{inner}]" if self.kind == "list" else f"({inner}{',' if len(self.args) == 1 else ''})"
+        if not self.args:
+            return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self.kwargs.items()) + "}"
+        return f"Family(({''.join(repr(a) + ', ' for a in self.args)}), {dict(self.kwargs)!r})"
+
+
+def _require_space(value: object, where: str) -> None:
+    if not isinstance(value, Space):
+        raise SpaceError(f"{where} must be a space, but got {where}={value!r}")
+
+
+def _check_key(key: object) -> None:
+    if not isinstance(key, str) or not key or "." in key or key.startswith("@"):
+        raise SpaceError(
+            f"a keyword must be a non-empty string without '.' and not starting with '@', but got key={key!r}"
+        )
+
+
+def _merge_key(kw: dict[str, Space], key: str, value: Space) -> None:
+    _check_key(key)
+    if key in kw:
+        raise SpaceError(f"keyword {key!r} is present on both sides of a product, but got key={key!r}")
+    kw[key] = value
+
+
+def product(left: Space, right: Space) -> Space:
+    """The product of two spaces (the thesis's family product).
+
+    Families concatenate: positions of the right operand shift by the left's
+    length, keywords are copied, a keyword on both sides is an error. A
+    non-family operand counts as a one-member positional family. A join
+    operand distributes: ``A * (B | C) = (A * B) | (A * C)``, so the empty
+    join annihilates.
+    """
+    if isinstance(left, Join):
+        return Join(
+            **{lab: product(o, right) for lab, o in zip(left.labels, left.options)}, weights=left.weights
+        )
+    if isinstance(right, Join):
+        return Join(
+            **{lab: product(left, o) for lab, o in zip(right.labels, right.options)}, weights=right.weights
+        )
+    lf = left if isinstance(left, Family) else Family((left,))
+    rf = right if isinstance(right, Family) else Family((right,))
+    kw = dict(lf.kwargs)
+    for k, v in rf.kwargs.items():
+        _merge_key(kw, k, v)
+    return Family((*lf.args, *rf.args), kw, kind=lf.kind)
+
+
+class Join(Space):
+    """``A | B | ...``: one of its options. Options are labelled, and the label of
+    the chosen option is the decision a configuration records.
+
+    ``Join(a, b)`` labels its options by op name (for applications), else by
+    position; ``Join(svm=..., rf=...)`` names them. Nested joins flatten (their
+    labels are kept where they do not collide), which leaves the extension
+    unchanged. ``weights`` give the prior probability of each option.
+    """
+
+    __slots__ = ("labels", "options", "weights")
+    options: tuple[Space, ...]
+    labels: tuple[str, ...]
+    weights: tuple[float, ...] | None
+
+    def __init__(self, *options: object, weights: Sequence[float] | None = None, **named: object) -> None:
+        items: list[tuple[str | None, Space, float]] = []
+        w = _check_weights("Join", weights, len(options) + len(named))
+        w_iter = iter(w if w is not None else [1.0] * (len(options) + len(named)))
+        for label, raw in [*((None, o) for o in options), *named.items()]:
+            space, weight = as_space(raw), next(w_iter)
+            if label is not None:
+                _check_key(label)
+            if isinstance(space, Join) and label is None:
+                items.extend(_flatten(space, weight, scale=w is not None or space.weights is not None))
+            else:
+                items.append((label, space, weight))
+        labels = _make_labels(items)
+        object.__setattr__(self, "options", tuple(s for _, s, _ in items))
+        object.__setattr__(self, "labels", labels)
+        uniform = all(x == items[0][2] for _, _, x in items)
+        object.__setattr__(self, "weights", None if uniform else tuple(x for _, _, x in items))
+
+    def children(self) -> tuple[Space, ...]:
+        return self.options
+
+    def index_of(self, label: object) -> int | None:
+        """Index of the option with this label, or None."""
+        if isinstance(label, str) and label in self.labels:
+            return self.labels.index(label)
+        return None
+
+    def __call__(self, *args: object, **kwargs: object) -> Join:
+        """``(f | g)(A)`` is ``f(A) | g(A)``: application distributes over the join."""
+        callables: list[Op | Join] = []
+        for lab, o in zip(self.labels, self.options):
+            if not isinstance(o, (Op, Join)):
+                raise SpaceError(
+                    f"only a join of ops can be applied, but option {lab!r} is not an op: option={o!r}"
+                )
+            callables.append(o)
+        applied = {lab: o(*args, **kwargs) for lab, o in zip(self.labels, callables)}
+        return Join(**applied, weights=self.weights)
+
+    def __repr__(self) -> str:
+        if not self.options:
+            return "Join()"
+        auto = _make_labels([(None, o, 1.0) for o in self.options])
+        if auto == self.labels and self.weights is None:
+            return "(" + " | ".join(map(repr, self.options)) + ")"
+        parts = [f"{lab}={o!r}" for lab, o in zip(self.labels, self.options)]
+        w = "" if self.weights is None else f", weights={list(self.weights)!r}"
+        return f"Join({', '.join(parts)}{w})"
+
+
+def _flatten(join: Join, weight: float, *, scale: bool) -> list[tuple[str | None, Space, float]]:
+    """The options of a nested join. With weights on either join, the nested
+    options' weights are scaled so the nested join keeps its prior mass
+    ``weight``; without any, ``(A | B) | C`` is uniform over A, B, C."""
+    if not scale:
+        return [(lab, o, 1.0) for lab, o in zip(join.labels, join.options)]
+    inner = join.weights or (1.0,) * len(join.options)
+    total = sum(inner) or 1.0
+    return [(lab, o, weight * x / total) for lab, o, x in zip(join.labels, join.options, inner)]
+
+
+def _auto_label(space: Space, index: int) -> str:
+    if isinstance(space, Apply):
+        return space.op.name
+    if isinstance(space, Op):
+        return space.name
+    if isinstance(space, Const) and isinstance(space.value, str) and space.value:
+        return space.value
+    return str(index)
+
+
+def _make_labels(items: Sequence[tuple[str | None, Space, float]]) -> tuple[str, ...]:
+    """Explicit labels, else automatic ones; colliding automatic labels fall back
+    to positions. Two explicit equal labels are an error."""
+    labels = [lab if lab is not None else _auto_label(s, i) for i, (lab, s, _) in enumerate(items)]
+    explicit = [lab for lab, _, _ in items if lab is not None]
+    if len(set(explicit)) != len(explicit):
+        dup = next(x for i, x in enumerate(explicit) if x in explicit[:i])
+        raise SpaceError(f"join option labels must be distinct, but got a repeated label={dup!r}")
+    for i, (lab, _, _) in enumerate(items):
+        if lab is None and (labels.count(labels[i]) > 1 or labels[i] in explicit):
+            labels[i] = str(i)
+    if len(set(labels)) != len(labels):
+        raise SpaceError(f"join option labels must be distinct, but got labels={labels!r}")
+    return tuple(labels)
+
+
+class Op(Space):
+    """A callable turned into an operator: ``op(f)(A, k=B)`` is the application
+    of ``f`` to the family ``{A_0, B_k}``. As a space by itself, an op builds the
+    callable, so ``f | g`` is a space of functions and ``(f | g)(A)`` distributes.
+    """
+
+    __slots__ = ("func", "name")
+    func: Callable[..., Any]
+    name: str
+
+    def __init__(self, func: Callable[..., Any], *, name: str | None = None) -> None:
+        if not callable(func):
+            raise SpaceError(f"op needs a callable, but got func={func!r}")
+        label = name if name is not None else getattr(func, "__name__", None)
+        if not isinstance(label, str) or not label.isidentifier():
+            raise SpaceError(
+                f"an op needs a name that is an identifier (pass name=...), but got name={label!r}"
+            )
+        object.__setattr__(self, "func", func)
+        object.__setattr__(self, "name", label)
+
+    def __call__(self, *args: object, **kwargs: object) -> Apply:
+        members = {k: as_space(v) for k, v in kwargs.items()}
+        return Apply(self, Family(tuple(as_space(a) for a in args), members))
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def op(func: Callable[..., Any], *, name: str | None = None) -> Op:
+    """Turn a callable into an operator on spaces: ``add = op(operator.add)``."""
+    return Op(func, name=name)
+
+
+class Apply(Space):
+    """The application ``f(args)`` of an op to a family; builds ``f(*args, **kwargs)``."""
+
+    __slots__ = ("args", "op")
+    op: Op
+    args: Family
+
+    def __init__(self, op: Op, args: Family) -> None:
+        if not isinstance(op, Op):
+            raise SpaceError(f"Apply needs an Op, but got op={op!r}")
+        _require_space(args, "Apply args")
+        if not isinstance(args, Family):
+            raise SpaceError(f"Apply args must be a Family, but got args={args!r}")
+        object.__setattr__(self, "op", op)
+        object.__setattr__(self, "args", args)
+
+    def children(self) -> tuple[Space, ...]:
+        return (self.args,)
+
+    def __repr__(self) -> str:
+        parts = [*map(repr, self.args.args), *(f"{k}={v!r}" for k, v in self.args.kwargs.items())]
+        return f"{self.op.name}({', '.join(parts)})"
+
+
+class Var(Space):
+    """A forward-declared space, for recursion: ``G = Var("G")`` then
+    ``G.define(f(G, G) | A)`` (or the thesis's ``G << (f(G, G) | A)``).
+
+    ``max_depth`` bounds how many times a variable may be expanded along one
+    path of an instance; at the bound sampling takes only options that can
+    finish in time. A definition with no non-recursive way out is an error.
+    """
+
+    __slots__ = ("_body", "max_depth", "name")
+    name: str
+    max_depth: int
+    _body: Space | None
+
+    DEFAULT_MAX_DEPTH: ClassVar[int] = 8
+
+    def __init__(self, name: str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+        _check_key(name)
+        if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
+            raise SpaceError(f"Var max_depth must be an integer >= 1, but got max_depth={max_depth!r}")
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "max_depth", max_depth)
+        object.__setattr__(self, "_body", None)
+
+    @property
+    def body(self) -> Space:
+        """The definition; an error naming the variable if it was never defined."""
+        if self._body is None:
+            raise SpaceError(
+                f"variable {self.name!r} is used but was never defined: call {self.name}.define(...)"
+            )
+        return self._body
+
+    @property
+    def defined(self) -> bool:
+        return self._body is not None
+
+    def define(self, body: object) -> Var:
+        """Give the variable its definition (once). Checks that the recursion has
+        a way out and that ``max_depth`` allows it, as far as defined variables tell."""
+        if self._body is not None:
+            raise SpaceError(f"variable {self.name!r} is already defined as {self._body!r}")
+        object.__setattr__(self, "_body", as_space(body))
+        definition_epoch[0] = next(_epoch)
+        from .analysis import check_definition
+
+        try:
+            check_definition(self)
+        except SpaceError:
+            object.__setattr__(self, "_body", None)
+            raise
+        return self
+
+    def __lshift__(self, body: object) -> Var:
+        return self.define(body)
+
+    def children(self) -> tuple[Space, ...]:
+        return (self.body,) if self._body is not None else ()
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Shared(Space):
+    """A sub-space drawn once per instance and reused wherever it appears (the
+    thesis's constants): every occurrence of ``Shared(space, key="w")`` in one
+    instance builds the same object. Its decisions live under ``@key``."""
+
+    __slots__ = ("key", "space")
+    space: Space
+    key: str
+
+    def __init__(self, space: object, *, key: str) -> None:
+        _check_key(key)
+        object.__setattr__(self, "space", as_space(space))
+        object.__setattr__(self, "key", key)
+
+    def children(self) -> tuple[Space, ...]:
+        return (self.space,)
+
+    def __repr__(self) -> str:
+        return f"Shared({self.space!r}, key={self.key!r})"
