@@ -414,8 +414,8 @@ class Join(Space):
 
     ``Join(a, b)`` labels its options by op name (for applications), else by
     position; ``Join(svm=..., rf=...)`` names them. Nested joins flatten (their
-    labels are kept where they do not collide), which leaves the extension
-    unchanged. ``weights`` give the prior probability of each option.
+    labels are kept where they do not collide) and empty joins vanish, which
+    leaves the extension unchanged. ``weights`` give the prior probability of each option.
     """
 
     __slots__ = ("labels", "options", "weights")
@@ -431,6 +431,8 @@ class Join(Space):
             space, weight = as_space(raw), next(w_iter)
             if label is not None:
                 _check_key(label)
+            if isinstance(space, Join) and not space.options:
+                continue
             if isinstance(space, Join) and label is None:
                 items.extend(_flatten(space, weight, scale=w is not None or space.weights is not None))
             else:
@@ -477,11 +479,16 @@ def _flatten(join: Join, weight: float, *, scale: bool) -> list[tuple[str | None
     """The options of a nested join. With weights on either join, the nested
     options' weights are scaled so the nested join keeps its prior mass
     ``weight``; without any, ``(A | B) | C`` is uniform over A, B, C."""
-    if not scale:
-        return [(lab, o, 1.0) for lab, o in zip(join.labels, join.options)]
     inner = join.weights or (1.0,) * len(join.options)
     total = sum(inner) or 1.0
-    return [(lab, o, weight * x / total) for lab, o, x in zip(join.labels, join.options, inner)]
+    return [
+        (
+            None if lab in (_auto_label(o, i), str(i)) else lab,
+            o,
+            weight * x / total if scale else 1.0,
+        )
+        for i, (lab, o, x) in enumerate(zip(join.labels, join.options, inner))
+    ]
 
 
 def _auto_label(space: Space, index: int) -> str:

@@ -1,0 +1,59 @@
+"""Every malformed space raises an error whose message names the parameter."""
+
+from __future__ import annotations
+
+import pytest
+
+from treefarm.exceptions import SpaceError
+from treefarm.space import Choice, Family, I, Int, Join, Normal, Op, R, Real, Shared, Var, convert, op
+
+
+@pytest.mark.parametrize(
+    ("make", "pattern"),
+    [
+        (lambda: Real(3.0, 1.0), r"low < high must hold, but got low=3.0, high=1.0"),
+        (lambda: Real(0.0, 1.0, log=True), r"log=True needs low > 0, but got low=0.0"),
+        (lambda: Real(0.0, float("inf")), r"finite, but got low=0.0, high=inf"),
+        (lambda: Real("a", 1.0), r"low must be a number, but got low='a'"),
+        (lambda: Int(1, 2.5), r"high must be an integer, but got high=2.5"),
+        (lambda: Int(5, 5), r"low < high must hold, but got low=5.0, high=5.0"),
+        (lambda: Real(0, 1, prior="normal"), r"prior must be Uniform\(\) or Normal"),
+        (lambda: Normal(0.0, -1.0), r"sigma > 0, but got mu=0.0, sigma=-1.0"),
+        (lambda: Choice(), r"at least one value"),
+        (lambda: Choice("a", "a"), r"distinct, but got a repeated value='a'"),
+        (lambda: Choice("a", "b", weights=[1.0]), r"one weight per option.*n_weights=1, n_options=2"),
+        (lambda: Choice("a", "b", weights=[1.0, -1.0]), r"weights must be finite, >= 0"),
+        (lambda: Join(a=Real(0, 1), b=Real(0, 1), weights=[0.0, 0.0]), r"not all 0"),
+        (lambda: Family((1.0,)), r"Family member 0 must be a space, but got Family member 0=1.0"),
+        (lambda: convert({1: Real(0, 1)}), r"string keys, but got key=1"),
+        (lambda: convert({"a.b": Real(0, 1)}), r"without '.'.*key='a.b'"),
+        (lambda: convert({"x": 1}) * convert({"x": 2}), r"keyword 'x' is present on both sides"),
+        (lambda: convert([Real(0, 1)]).project(3), r"index=3, positions=1"),
+        (lambda: convert({"a": 1, "b": 2}).rename({"a": "b"}), r"share a keyword"),
+        (lambda: Op(42), r"callable, but got func=42"),
+        (lambda: op(lambda x: x), r"name that is an identifier.*name='<lambda>'"),
+        (lambda: (Real(0, 1) | Real(1, 2))(Real(0, 1)), r"option '0' is not an op"),
+        (lambda: Var("G", max_depth=0), r"max_depth must be an integer >= 1, but got max_depth=0"),
+        (lambda: Shared(Real(0, 1), key="@x"), r"key='@x'"),
+        (lambda: R[0:1:"lin"], r"only be 'log', but got step='lin'"),
+        (lambda: I[3], r"takes a slice"),
+    ],
+)
+def test_malformed_space_names_the_parameter(make, pattern: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SpaceError, match=pattern):
+        make()
+
+
+def test_join_labels_must_be_distinct() -> None:
+    with pytest.raises(SpaceError, match="repeated label='a'"):
+        Join(Join(a=Real(0, 1)), a=Real(0, 2))
+
+
+def test_spaces_are_immutable() -> None:
+    with pytest.raises(AttributeError, match="immutable"):
+        Real(0, 1).low = 5  # type: ignore[misc]
+
+
+def test_errors_are_value_errors_too() -> None:
+    with pytest.raises(ValueError):
+        Real(1, 0)

@@ -1,0 +1,42 @@
+"""The examples a newcomer reads first run and build what they promise."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import treefarm as tf
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_example_spaces_sample_and_build() -> None:
+    ex = load("spaces")
+    net = tf.build(ex.network, tf.sample(ex.network, 0))
+    assert set(net) == {"learning_rate", "batch_size", "layers", "dropout", "weight_decay"}
+    kernels = {tf.build(ex.svm, c)["kernel"]["kernel"] for c in tf.sample(ex.svm, 0, n=60)}
+    assert kernels == {"rbf", "poly", "linear"}
+    for c in tf.sample(ex.svm, 1, n=30):
+        assert ("kernel.poly.degree" in c) == (c["kernel"] == "poly")
+    assert all(tf.build(ex.G, c) >= 1 for c in tf.sample(ex.G, 2, n=30))
+    kernel_strings = {str(tf.build(ex.K, c)) for c in tf.sample(ex.K, 3, n=50)}
+    assert any("+" in s for s in kernel_strings) and any("*" in s for s in kernel_strings)
+
+
+def test_import_is_light() -> None:
+    code = "import sys, treefarm; print('scipy' in sys.modules, 'sqlalchemy' in sys.modules)"
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
