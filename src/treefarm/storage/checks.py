@@ -1,0 +1,155 @@
+"""Validation at the storage boundary, shared by every implementation.
+
+Everything a storage keeps is JSON text (never pickle), so params and
+attributes are checked by encoding them; the encoded text is what the
+storage keeps, which also makes the stored value an independent copy.
+Errors name the offending key or value in the library's message format.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+
+from ..exceptions import ConfigError, StorageError, TrialStateError, format_values
+from .records import JSON, TrialState
+
+__all__ = [
+    "STALE_REASON",
+    "NotFoundError",
+    "check_direction",
+    "check_finish",
+    "check_seed",
+    "check_state",
+    "decode",
+    "encode_attrs",
+    "encode_params",
+    "encode_value",
+    "intermediate_value",
+    "state_error",
+    "study_not_found",
+    "trial_not_found",
+]
+
+
+class NotFoundError(StorageError, KeyError):
+    """A study or trial that the storage does not hold (also a ``KeyError``)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def study_not_found(**names: object) -> NotFoundError:
+    return NotFoundError(f"the study must exist in the storage, but got {format_values(**names)}")
+
+
+def trial_not_found(study_id: int, number: int) -> NotFoundError:
+    return NotFoundError(
+        f"the trial must exist in the storage, but got {format_values(study_id=study_id, number=number)}"
+    )
+
+
+STALE_REASON = "stale heartbeat: worker presumed dead"
+DIRECTIONS = ("minimize", "maximize")
+SEED_LIMIT = 2**63
+"""Seeds are kept in a signed 64-bit column: |seed| < 2**63."""
+
+
+def encode_value(value: JSON, *, what: str) -> str:
+    """The JSON text of ``value``; StorageError naming ``what`` if JSON cannot hold it."""
+    try:
+        return json.dumps(value, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise StorageError(
+            f"{what} must be JSON-serializable (finite numbers, str, bool, None, lists, "
+            f"dicts with str keys), but got {format_values(**{what: value})} ({exc})"
+        ) from None
+
+
+def _check_keys(mapping: Mapping[str, JSON], *, what: str) -> None:
+    if not isinstance(mapping, Mapping):
+        raise StorageError(f"{what} must be a mapping, but got {format_values(**{what: mapping})}")
+    for key in mapping:
+        if not isinstance(key, str):
+            raise StorageError(f"{what} keys must be str, but got {format_values(key=key)}")
+
+
+def encode_attrs(attrs: Mapping[str, JSON], *, what: str) -> str:
+    """The JSON text of an attribute mapping, checked key by key so the error names the key."""
+    _check_keys(attrs, what=what)
+    for key, value in attrs.items():
+        encode_value(value, what=f"{what}[{key!r}]")
+    return encode_value(dict(attrs), what=what)
+
+
+def encode_params(params: Mapping[str, JSON]) -> str:
+    """The JSON text of a configuration; ConfigError naming the first key JSON cannot hold."""
+    try:
+        return encode_attrs(params, what="params")
+    except StorageError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def decode(text: str | None) -> dict[str, JSON]:
+    """A fresh dict from stored JSON text (an empty one for NULL)."""
+    return {} if text is None else dict(json.loads(text))
+
+
+def check_direction(direction: str) -> None:
+    if direction not in DIRECTIONS:
+        got = format_values(direction=direction)
+        raise StorageError(f"direction must be one of {DIRECTIONS}, but got {got}")
+
+
+def check_seed(seed: int | None) -> None:
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, int) or not -SEED_LIMIT < seed < SEED_LIMIT:
+        got = format_values(seed=seed)
+        raise StorageError(f"seed must be None or an int with |seed| < 2**63, but got {got}")
+
+
+def check_state(state: TrialState | str, *, allowed: tuple[TrialState, ...], action: str) -> TrialState:
+    """``state`` as a TrialState; TrialStateError naming it if ``action`` cannot reach it."""
+    try:
+        checked = TrialState(state)
+    except ValueError:
+        checked = None
+    if checked not in allowed:
+        names = ", ".join(s.value for s in allowed)
+        raise TrialStateError(f"{action} needs a state among ({names}), but got {format_values(state=state)}")
+    assert checked is not None
+    return checked
+
+
+def check_finish(state: TrialState | str, value: float | None) -> tuple[TrialState, float | None]:
+    """The state and value to store for a finished trial; an error naming them if not allowed.
+
+    COMPLETE needs a finite float; FAILED and PRUNED take None or a finite float.
+    """
+    finished = (TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
+    state = check_state(state, allowed=finished, action="finishing a trial")
+    if value is None and state is not TrialState.COMPLETE:
+        return state, None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise StorageError(
+            f"the value of a {state.value} trial must be a finite float, but got {format_values(value=value)}"
+        )
+    return state, float(value)
+
+
+def intermediate_value(step: int, value: float) -> float:
+    """The float to store for an intermediate report (NaN allowed: a diverging run is news)."""
+    if isinstance(step, bool) or not isinstance(step, int):
+        raise StorageError(f"step must be an int, but got {format_values(step=step)}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise StorageError(f"an intermediate value must be a float, but got {format_values(value=value)}")
+    return float(value)
+
+
+def state_error(number: int, state: TrialState, *, action: str, allowed: str) -> TrialStateError:
+    """The error for ``action`` on trial ``number`` in a state that does not allow it."""
+    return TrialStateError(
+        f"{action} needs a {allowed} trial, but got {format_values(number=number, state=state.value)}"
+    )

@@ -1,0 +1,267 @@
+"""A storage in this process's memory: for tests, notebooks and throwaway studies.
+
+One lock makes every method atomic across threads. Params and attributes are
+kept as their JSON text, so what goes in is checked and copied exactly as a
+SQL storage would, and every record coming out is decoded afresh.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+import time
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+from ..exceptions import StorageError, format_values
+from . import checks
+from .base import _NO_ATTRS, Storage
+from .records import JSON, StudyRecord, TrialRecord, TrialState
+
+__all__ = ["InMemoryStorage"]
+
+
+@dataclass
+class _Study:
+    record: StudyRecord
+    attrs: str
+    trials: list[_Trial] = field(default_factory=list)
+    waiting: list[int] = field(default_factory=list)
+
+
+@dataclass
+class _Trial:
+    number: int
+    state: TrialState
+    params: str
+    system_attrs: str
+    user_attrs: str = "{}"
+    value: float | None = None
+    intermediate: dict[int, float] = field(default_factory=dict)
+    started: float | None = None
+    finished: float | None = None
+    heartbeat: float | None = None
+
+
+def _merge(text: str, attrs: Mapping[str, JSON], *, what: str) -> str:
+    if not attrs:
+        return text
+    checks.encode_attrs(attrs, what=what)
+    return checks.encode_value({**checks.decode(text), **attrs}, what=what)
+
+
+class InMemoryStorage(Storage):
+    """A thread-safe storage that lives as long as this object; see :class:`Storage`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._studies: dict[int, _Study] = {}
+        self._names: dict[str, int] = {}
+        self._next_id = 1
+
+    # ----------------------------------------------------------------- studies
+    def create_study(
+        self,
+        name: str,
+        *,
+        direction: str,
+        seed: int | None,
+        attrs: Mapping[str, JSON],
+        load_if_exists: bool = False,
+    ) -> StudyRecord:
+        checks.check_direction(direction)
+        checks.check_seed(seed)
+        text = checks.encode_attrs(attrs, what="attrs")
+        with self._lock:
+            if name in self._names:
+                if load_if_exists:
+                    return self.get_study(name)
+                raise StorageError(f"the study name must be new, but got {format_values(name=name)}")
+            study_id, self._next_id = self._next_id, self._next_id + 1
+            record = StudyRecord(study_id, name, direction, seed, {}, time.time())
+            self._studies[study_id] = _Study(record, text)
+            self._names[name] = study_id
+            return self._study_record(study_id)
+
+    def get_study(self, name: str) -> StudyRecord:
+        with self._lock:
+            if name not in self._names:
+                raise checks.study_not_found(name=name)
+            return self._study_record(self._names[name])
+
+    def list_studies(self) -> list[StudyRecord]:
+        with self._lock:
+            return [self._study_record(study_id) for study_id in sorted(self._studies)]
+
+    def delete_study(self, name: str) -> None:
+        with self._lock:
+            if name not in self._names:
+                raise checks.study_not_found(name=name)
+            del self._studies[self._names.pop(name)]
+
+    def set_study_attr(self, study_id: int, key: str, value: JSON) -> None:
+        with self._lock:
+            study = self._study(study_id)
+            study.attrs = _merge(study.attrs, {key: value}, what="attrs")
+
+    # ------------------------------------------------------------------ trials
+    def create_trial(
+        self,
+        study_id: int,
+        *,
+        params: Mapping[str, JSON],
+        state: TrialState = TrialState.RUNNING,
+        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+    ) -> TrialRecord:
+        state = checks.check_state(
+            state, allowed=(TrialState.RUNNING, TrialState.WAITING), action="creating a trial"
+        )
+        params_text = checks.encode_params(params)
+        attrs_text = checks.encode_attrs(system_attrs, what="system_attrs")
+        with self._lock:
+            study = self._study(study_id)
+            trial = _Trial(len(study.trials), state, params_text, attrs_text)
+            if state is TrialState.RUNNING:
+                trial.started = trial.heartbeat = time.time()
+            else:
+                heapq.heappush(study.waiting, trial.number)
+            study.trials.append(trial)
+            return self._trial_record(study_id, trial)
+
+    def claim_waiting_trial(
+        self, study_id: int, *, system_attrs: Mapping[str, JSON] = _NO_ATTRS
+    ) -> TrialRecord | None:
+        checks.encode_attrs(system_attrs, what="system_attrs")
+        with self._lock:
+            study = self._study(study_id)
+            if not study.waiting:
+                return None
+            trial = study.trials[heapq.heappop(study.waiting)]
+            trial.state = TrialState.RUNNING
+            trial.started = trial.heartbeat = time.time()
+            trial.system_attrs = _merge(trial.system_attrs, system_attrs, what="system_attrs")
+            return self._trial_record(study_id, trial)
+
+    def set_trial_params(self, study_id: int, number: int, params: Mapping[str, JSON]) -> None:
+        text = checks.encode_params(params)
+        with self._lock:
+            trial = self._trial(study_id, number)
+            if trial.state.is_finished:
+                raise checks.state_error(
+                    number, trial.state, action="setting params", allowed="waiting or running"
+                )
+            trial.params = text
+
+    def finish_trial(
+        self,
+        study_id: int,
+        number: int,
+        *,
+        state: TrialState,
+        value: float | None = None,
+        user_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+    ) -> TrialRecord:
+        state, value = checks.check_finish(state, value)
+        checks.encode_attrs(user_attrs, what="user_attrs")
+        checks.encode_attrs(system_attrs, what="system_attrs")
+        with self._lock:
+            trial = self._running(study_id, number, action="finishing a trial")
+            trial.user_attrs = _merge(trial.user_attrs, user_attrs, what="user_attrs")
+            trial.system_attrs = _merge(trial.system_attrs, system_attrs, what="system_attrs")
+            trial.state, trial.value, trial.finished = state, value, time.time()
+            return self._trial_record(study_id, trial)
+
+    def report_intermediate(self, study_id: int, number: int, step: int, value: float) -> None:
+        value = checks.intermediate_value(step, value)
+        with self._lock:
+            trial = self._running(study_id, number, action="reporting an intermediate value")
+            trial.intermediate[step] = value
+
+    def set_trial_user_attr(self, study_id: int, number: int, key: str, value: JSON) -> None:
+        with self._lock:
+            trial = self._trial(study_id, number)
+            trial.user_attrs = _merge(trial.user_attrs, {key: value}, what="user_attrs")
+
+    def heartbeat(self, study_id: int, number: int) -> None:
+        with self._lock:
+            trial = self._trial(study_id, number)
+            if trial.state is TrialState.RUNNING:
+                trial.heartbeat = time.time()
+
+    def fail_stale_trials(self, study_id: int, *, grace: float) -> list[int]:
+        with self._lock:
+            now = time.time()
+            stale = [
+                t
+                for t in self._study(study_id).trials
+                if t.state is TrialState.RUNNING and (t.heartbeat or 0.0) < now - grace
+            ]
+            for trial in stale:
+                trial.state, trial.finished = TrialState.FAILED, now
+                reason = {"fail_reason": checks.STALE_REASON}
+                trial.system_attrs = _merge(trial.system_attrs, reason, what="system_attrs")
+            return [t.number for t in stale]
+
+    def get_trial(self, study_id: int, number: int) -> TrialRecord:
+        with self._lock:
+            return self._trial_record(study_id, self._trial(study_id, number))
+
+    def get_trials(
+        self,
+        study_id: int,
+        *,
+        states: Collection[TrialState] | None = None,
+        min_number: int = 0,
+    ) -> list[TrialRecord]:
+        wanted = None if states is None else {TrialState(s) for s in states}
+        with self._lock:
+            trials = self._study(study_id).trials[max(min_number, 0) :]
+            return [self._trial_record(study_id, t) for t in trials if wanted is None or t.state in wanted]
+
+    def count_trials(self, study_id: int, *, states: Collection[TrialState] | None = None) -> int:
+        wanted = None if states is None else {TrialState(s) for s in states}
+        with self._lock:
+            trials = self._study(study_id).trials
+            return len(trials) if wanted is None else sum(t.state in wanted for t in trials)
+
+    def close(self) -> None:
+        """Nothing to release: the data lives as long as this object."""
+
+    # ----------------------------------------------------------------- helpers
+    def _study(self, study_id: int) -> _Study:
+        if study_id not in self._studies:
+            raise checks.study_not_found(study_id=study_id)
+        return self._studies[study_id]
+
+    def _trial(self, study_id: int, number: int) -> _Trial:
+        trials = self._study(study_id).trials
+        if not 0 <= number < len(trials):
+            raise checks.trial_not_found(study_id, number)
+        return trials[number]
+
+    def _running(self, study_id: int, number: int, *, action: str) -> _Trial:
+        trial = self._trial(study_id, number)
+        if trial.state is not TrialState.RUNNING:
+            raise checks.state_error(number, trial.state, action=action, allowed="running")
+        return trial
+
+    def _study_record(self, study_id: int) -> StudyRecord:
+        study = self._studies[study_id]
+        r = study.record
+        return StudyRecord(r.study_id, r.name, r.direction, r.seed, checks.decode(study.attrs), r.created)
+
+    def _trial_record(self, study_id: int, t: _Trial) -> TrialRecord:
+        return TrialRecord(
+            study_id=study_id,
+            number=t.number,
+            state=t.state,
+            params=checks.decode(t.params),
+            value=t.value,
+            intermediate=dict(t.intermediate),
+            user_attrs=checks.decode(t.user_attrs),
+            system_attrs=checks.decode(t.system_attrs),
+            started=t.started,
+            finished=t.finished,
+            heartbeat=t.heartbeat,
+        )

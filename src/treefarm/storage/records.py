@@ -1,0 +1,71 @@
+"""The immutable values a storage returns: trial states, study and trial records.
+
+Records are snapshots: a storage builds a fresh record (with fresh ``dict``
+copies of params and attributes) on every read, so mutating a record's
+mappings never reaches the storage, and a record never changes after it is
+returned. To see a newer state, read again.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TypeAlias
+
+__all__ = ["JSON", "StudyRecord", "TrialRecord", "TrialState"]
+
+JSON: TypeAlias = bool | int | float | str | list["JSON"] | dict[str, "JSON"] | None
+"""A value JSON can hold; the only kind of value a storage keeps (never pickle)."""
+
+
+class TrialState(str, enum.Enum):
+    """Where a trial is in its life: WAITING -> RUNNING -> COMPLETE | FAILED | PRUNED."""
+
+    WAITING = "waiting"
+    """Enqueued by the user (a warm start, a hint), not yet claimed by a worker."""
+    RUNNING = "running"
+    COMPLETE = "complete"
+    FAILED = "failed"
+    PRUNED = "pruned"
+
+    @property
+    def is_finished(self) -> bool:
+        """Whether the state is final (COMPLETE, FAILED or PRUNED): it never changes again."""
+        return self in (TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
+
+
+@dataclass(frozen=True)
+class StudyRecord:
+    """A study as stored: its id, unique name, direction, seed and JSON attributes."""
+
+    study_id: int
+    name: str
+    direction: str
+    seed: int | None
+    attrs: Mapping[str, JSON]
+    created: float
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    """A trial as stored at the moment it was read.
+
+    ``number`` is dense per study (0, 1, 2, ...) and assigned by the storage;
+    ``value`` is a finite float for COMPLETE trials; ``intermediate`` maps a
+    step to the value reported at it (NaN if NaN was reported); times are
+    unix seconds (``started``/``heartbeat`` are set when the trial starts
+    RUNNING, ``finished`` when it reaches a finished state).
+    """
+
+    study_id: int
+    number: int
+    state: TrialState
+    params: Mapping[str, JSON]
+    value: float | None
+    intermediate: Mapping[int, float]
+    user_attrs: Mapping[str, JSON]
+    system_attrs: Mapping[str, JSON]
+    started: float | None
+    finished: float | None
+    heartbeat: float | None

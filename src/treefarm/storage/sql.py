@@ -1,0 +1,592 @@
+"""One SQL storage for SQLite files and PostgreSQL servers, on SQLAlchemy Core.
+
+Every dialect quirk lives in this file:
+
+* **SQLite.** The file runs in WAL journal mode (readers never block the
+  writer), with ``synchronous=NORMAL`` (durable at each checkpoint, never
+  corrupt) and a 30 s ``busy_timeout``. pysqlite would otherwise issue its own
+  deferred ``BEGIN`` lazily, and a deferred transaction that reads and then
+  writes fails at once with "database is locked" when another process holds
+  the write lock, whatever the timeout. So, as SQLAlchemy's pysqlite notes
+  ("Serializable isolation / Savepoints / Transactional DDL") recommend, the
+  driver's transaction handling is switched off on connect and the ``begin``
+  event emits our own: ``BEGIN IMMEDIATE`` for writes (the write lock is taken
+  up front, waiting up to the busy timeout) and a plain ``BEGIN`` for reads
+  (one consistent snapshot). What still surfaces as "locked"/"busy" is retried
+  with bounded exponential backoff.
+* **PostgreSQL.** Number assignment and claims lock the study row
+  (``SELECT ... FOR UPDATE``), finishing locks the trial row, so concurrent
+  workers serialize exactly where they must; serialization failures and
+  deadlocks are retried. ``postgresql://`` means the psycopg 3 driver.
+
+Schema (tables are prefixed ``treefarm_`` so that a database shared with other
+tools, e.g. an Optuna file, never collides): ``treefarm_meta`` (key, value;
+holds ``schema_version``), ``treefarm_studies``, ``treefarm_trials`` (unique
+per study and number; params and attributes as JSON text) and
+``treefarm_intermediate`` (study, number, step -> value, NULL for NaN).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy import event, exc
+
+from ..exceptions import StorageError, format_values
+from . import checks
+from .base import _NO_ATTRS, Storage
+from .records import JSON, StudyRecord, TrialRecord, TrialState
+
+__all__ = ["SCHEMA_VERSION", "SQLStorage"]
+
+SCHEMA_VERSION = 1
+"""Bumped whenever the tables change; a database with another version is refused."""
+BUSY_TIMEOUT_MS = 30_000
+"""How long SQLite waits for the write lock before reporting "busy" (then we retry)."""
+RETRIES = 8
+"""Attempts of one transaction against transient lock errors: backoff 10 ms, 20 ms, ... <= 2 s."""
+_PG_RETRY_CODES = ("40001", "40P01")  # serialization_failure, deadlock_detected
+_PG_SCHEMA_LOCK = 0x7472_6565  # pg_advisory_xact_lock key serializing schema creation ("tree")
+
+_T = TypeVar("_T")
+
+metadata = sa.MetaData()
+meta_table = sa.Table(
+    "treefarm_meta",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+studies = sa.Table(
+    "treefarm_studies",
+    metadata,
+    sa.Column("study_id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(512), nullable=False, unique=True),
+    sa.Column("direction", sa.String(16), nullable=False),
+    sa.Column("seed", sa.BigInteger, nullable=True),
+    sa.Column("attrs", sa.Text, nullable=False),
+    sa.Column("created", sa.Double, nullable=False),
+)
+trials = sa.Table(
+    "treefarm_trials",
+    metadata,
+    sa.Column("trial_id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("study_id", sa.Integer, sa.ForeignKey("treefarm_studies.study_id"), nullable=False),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("params", sa.Text, nullable=False),
+    sa.Column("value", sa.Double, nullable=True),
+    sa.Column("user_attrs", sa.Text, nullable=False),
+    sa.Column("system_attrs", sa.Text, nullable=False),
+    sa.Column("started", sa.Double, nullable=True),
+    sa.Column("finished", sa.Double, nullable=True),
+    sa.Column("heartbeat", sa.Double, nullable=True),
+    sa.UniqueConstraint("study_id", "number", name="treefarm_trials_study_number"),
+    sa.Index("treefarm_trials_study_state", "study_id", "state", "number"),
+)
+intermediate = sa.Table(
+    "treefarm_intermediate",
+    metadata,
+    sa.Column("study_id", sa.Integer, sa.ForeignKey("treefarm_studies.study_id"), primary_key=True),
+    sa.Column("number", sa.Integer, primary_key=True),
+    sa.Column("step", sa.BigInteger, primary_key=True),
+    sa.Column("value", sa.Double, nullable=True),
+)
+
+
+def _driver_url(url: str) -> sa.URL:
+    """The SQLAlchemy URL for ``url``: plain ``postgresql`` means psycopg 3."""
+    try:
+        parsed = sa.make_url(url)
+    except exc.ArgumentError as error:
+        raise StorageError(f"a storage URL must parse, but got {format_values(url=url)} ({error})") from None
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+        raise StorageError(
+            "a SQLite URL must name a file (use ':memory:' for an in-memory storage), "
+            f"but got {format_values(url=url)}"
+        )
+    return parsed
+
+
+def _install_sqlite_hooks(engine: sa.Engine) -> None:
+    """WAL, busy timeout and our own BEGIN / BEGIN IMMEDIATE (see the module docstring)."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: sa.Connection) -> None:
+        write = connection.get_execution_options().get("treefarm_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def _transient(error: exc.DBAPIError) -> bool:
+    """Whether ``error`` is lock contention worth retrying rather than a real failure."""
+    if getattr(error.orig, "sqlstate", None) in _PG_RETRY_CODES:
+        return True
+    text = str(error.orig).lower()
+    return isinstance(error, exc.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def _record(row: Any, steps: Mapping[int, float]) -> TrialRecord:
+    return TrialRecord(
+        study_id=row.study_id,
+        number=row.number,
+        state=TrialState(row.state),
+        params=checks.decode(row.params),
+        value=row.value,
+        intermediate=dict(steps),
+        user_attrs=checks.decode(row.user_attrs),
+        system_attrs=checks.decode(row.system_attrs),
+        started=row.started,
+        finished=row.finished,
+        heartbeat=row.heartbeat,
+    )
+
+
+def _study_record(row: Any) -> StudyRecord:
+    return StudyRecord(row.study_id, row.name, row.direction, row.seed, checks.decode(row.attrs), row.created)
+
+
+def _states(states: Collection[TrialState] | None) -> list[str] | None:
+    return None if states is None else [TrialState(s).value for s in states]
+
+
+def _merged(text: str, attrs: Mapping[str, JSON], *, what: str) -> str:
+    return checks.encode_value({**checks.decode(text), **attrs}, what=what) if attrs else text
+
+
+class SQLStorage(Storage):
+    """A storage in a SQLite file or a PostgreSQL database; see :class:`Storage`.
+
+    ``url`` is a SQLAlchemy URL (``sqlite:///runs.db``, ``postgresql://user@host/db``);
+    ``engine_kwargs`` are passed to :func:`sqlalchemy.create_engine`. The tables
+    are created on first open; a database written by a newer treefarm (another
+    ``schema_version``) is refused with a StorageError. Each process should open
+    its own ``SQLStorage``; one that is inherited through ``fork`` drops the
+    parent's connections on first use.
+    """
+
+    def __init__(self, url: str, *, engine_kwargs: Mapping[str, Any] | None = None) -> None:
+        self.url = url
+        parsed = _driver_url(url)
+        self._shown = parsed.render_as_string(hide_password=True)
+        self._sqlite = parsed.get_backend_name() == "sqlite"
+        kwargs: dict[str, Any] = {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}} if self._sqlite else {}
+        kwargs.update(engine_kwargs or {})
+        try:
+            self._engine = sa.create_engine(parsed, **kwargs)
+        except (exc.ArgumentError, ImportError) as error:
+            raise StorageError(
+                f"the storage URL must be usable, but got {format_values(url=self._shown)} ({error})"
+            ) from None
+        if self._sqlite:
+            _install_sqlite_hooks(self._engine)
+        self._writer = self._engine.execution_options(treefarm_write=True)
+        self._pid = os.getpid()
+        try:
+            self._write(self._init_schema)
+        except BaseException:
+            self._engine.dispose()
+            raise
+
+    # ------------------------------------------------------------ transactions
+    def _run(self, engine: sa.Engine, body: Callable[[sa.Connection], _T]) -> _T:
+        """Run ``body`` in one transaction, retrying transient lock errors with backoff."""
+        if os.getpid() != self._pid:
+            self._engine.dispose(close=False)
+            self._pid = os.getpid()
+        for attempt in range(RETRIES):
+            try:
+                with engine.connect() as connection, connection.begin():
+                    return body(connection)
+            except exc.DBAPIError as error:
+                if not _transient(error) or attempt == RETRIES - 1:
+                    raise self._wrap(error, attempts=attempt + 1) from error
+                time.sleep(min(2.0, 0.01 * 2**attempt) * (0.5 + random.random()))
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _wrap(self, error: exc.DBAPIError, *, attempts: int) -> StorageError:
+        return StorageError(
+            f"the storage must answer, but got {format_values(url=self._shown, attempts=attempts)}: "
+            f"{type(error.orig).__name__}: {error.orig}"
+        )
+
+    def _write(self, body: Callable[[sa.Connection], _T]) -> _T:
+        return self._run(self._writer, body)
+
+    def _read(self, body: Callable[[sa.Connection], _T]) -> _T:
+        return self._run(self._engine, body)
+
+    def _init_schema(self, connection: sa.Connection) -> None:
+        if connection.dialect.name == "postgresql":
+            connection.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_SCHEMA_LOCK)))
+        if not sa.inspect(connection).has_table(meta_table.name):
+            metadata.create_all(connection)
+            connection.execute(sa.insert(meta_table).values(key="schema_version", value=str(SCHEMA_VERSION)))
+            return
+        query = sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")
+        found = connection.execute(query).scalar()
+        if found != str(SCHEMA_VERSION):
+            raise StorageError(
+                f"the database schema_version must be {SCHEMA_VERSION} (this treefarm's); a newer "
+                "treefarm wrote it, or it is not a treefarm database, but got "
+                f"{format_values(schema_version=found, url=self._shown)}"
+            )
+
+    # ----------------------------------------------------------------- studies
+    def create_study(
+        self,
+        name: str,
+        *,
+        direction: str,
+        seed: int | None,
+        attrs: Mapping[str, JSON],
+        load_if_exists: bool = False,
+    ) -> StudyRecord:
+        checks.check_direction(direction)
+        checks.check_seed(seed)
+        text = checks.encode_attrs(attrs, what="attrs")
+        exists = StorageError(f"the study name must be new, but got {format_values(name=name)}")
+
+        def body(connection: sa.Connection) -> StudyRecord:
+            row = connection.execute(sa.select(studies).where(studies.c.name == name)).first()
+            if row is not None:
+                if load_if_exists:
+                    return _study_record(row)
+                raise exists
+            created = time.time()
+            values = {"name": name, "direction": direction, "seed": seed, "attrs": text, "created": created}
+            insert = sa.insert(studies).values(**values).returning(studies.c.study_id)
+            study_id = int(connection.execute(insert).scalar_one())
+            return StudyRecord(study_id, name, direction, seed, checks.decode(text), created)
+
+        try:
+            return self._write(body)
+        except StorageError as error:
+            if not isinstance(error.__cause__, exc.IntegrityError):
+                raise
+            if load_if_exists:  # another process created it between our read and our insert
+                return self.get_study(name)
+            raise exists from None
+
+    def get_study(self, name: str) -> StudyRecord:
+        def body(connection: sa.Connection) -> StudyRecord:
+            row = connection.execute(sa.select(studies).where(studies.c.name == name)).first()
+            if row is None:
+                raise checks.study_not_found(name=name)
+            return _study_record(row)
+
+        return self._read(body)
+
+    def list_studies(self) -> list[StudyRecord]:
+        def body(connection: sa.Connection) -> list[StudyRecord]:
+            rows = connection.execute(sa.select(studies).order_by(studies.c.study_id))
+            return [_study_record(row) for row in rows]
+
+        return self._read(body)
+
+    def delete_study(self, name: str) -> None:
+        def body(connection: sa.Connection) -> None:
+            query = sa.select(studies.c.study_id).where(studies.c.name == name)
+            study_id = connection.execute(query).scalar()
+            if study_id is None:
+                raise checks.study_not_found(name=name)
+            for table in (intermediate, trials, studies):
+                connection.execute(sa.delete(table).where(table.c.study_id == study_id))
+
+        self._write(body)
+
+    def set_study_attr(self, study_id: int, key: str, value: JSON) -> None:
+        checks.encode_attrs({key: value}, what="attrs")
+
+        def body(connection: sa.Connection) -> None:
+            text = _merged(_lock_study(connection, study_id).attrs, {key: value}, what="attrs")
+            connection.execute(sa.update(studies).where(studies.c.study_id == study_id).values(attrs=text))
+
+        self._write(body)
+
+    # ------------------------------------------------------------------ trials
+    def create_trial(
+        self,
+        study_id: int,
+        *,
+        params: Mapping[str, JSON],
+        state: TrialState = TrialState.RUNNING,
+        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+    ) -> TrialRecord:
+        state = checks.check_state(
+            state, allowed=(TrialState.RUNNING, TrialState.WAITING), action="creating a trial"
+        )
+        values: dict[str, Any] = {
+            "study_id": study_id,
+            "state": state.value,
+            "params": checks.encode_params(params),
+            "value": None,
+            "user_attrs": "{}",
+            "system_attrs": checks.encode_attrs(system_attrs, what="system_attrs"),
+            "finished": None,
+        }
+
+        def body(connection: sa.Connection) -> TrialRecord:
+            _lock_study(connection, study_id)
+            last = connection.execute(
+                sa.select(sa.func.max(trials.c.number)).where(trials.c.study_id == study_id)
+            ).scalar()
+            now = time.time() if state is TrialState.RUNNING else None
+            row = {**values, "number": 0 if last is None else last + 1, "started": now, "heartbeat": now}
+            connection.execute(sa.insert(trials).values(**row))
+            return _record(_Row(row), {})
+
+        return self._write(body)
+
+    def claim_waiting_trial(
+        self, study_id: int, *, system_attrs: Mapping[str, JSON] = _NO_ATTRS
+    ) -> TrialRecord | None:
+        checks.encode_attrs(system_attrs, what="system_attrs")
+
+        def body(connection: sa.Connection) -> TrialRecord | None:
+            _lock_study(connection, study_id)
+            query = (
+                sa.select(trials)
+                .where(trials.c.study_id == study_id, trials.c.state == TrialState.WAITING.value)
+                .order_by(trials.c.number)
+                .limit(1)
+            )
+            row = connection.execute(query).first()
+            if row is None:
+                return None
+            now = time.time()
+            changes = {
+                "state": TrialState.RUNNING.value,
+                "started": now,
+                "heartbeat": now,
+                "system_attrs": _merged(row.system_attrs, system_attrs, what="system_attrs"),
+            }
+            _update_trial(connection, row.trial_id, **changes)
+            return _record(_Row({**row._asdict(), **changes}), _steps(connection, study_id, [row.number]))
+
+        return self._write(body)
+
+    def set_trial_params(self, study_id: int, number: int, params: Mapping[str, JSON]) -> None:
+        text = checks.encode_params(params)
+
+        def body(connection: sa.Connection) -> None:
+            row = _lock_trial(connection, study_id, number)
+            if TrialState(row.state).is_finished:
+                raise checks.state_error(
+                    number, TrialState(row.state), action="setting params", allowed="waiting or running"
+                )
+            _update_trial(connection, row.trial_id, params=text)
+
+        self._write(body)
+
+    def finish_trial(
+        self,
+        study_id: int,
+        number: int,
+        *,
+        state: TrialState,
+        value: float | None = None,
+        user_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+    ) -> TrialRecord:
+        state, value = checks.check_finish(state, value)
+        checks.encode_attrs(user_attrs, what="user_attrs")
+        checks.encode_attrs(system_attrs, what="system_attrs")
+
+        def body(connection: sa.Connection) -> TrialRecord:
+            row = _running_trial(connection, study_id, number, action="finishing a trial")
+            changes = {
+                "state": state.value,
+                "value": value,
+                "finished": time.time(),
+                "user_attrs": _merged(row.user_attrs, user_attrs, what="user_attrs"),
+                "system_attrs": _merged(row.system_attrs, system_attrs, what="system_attrs"),
+            }
+            _update_trial(connection, row.trial_id, **changes)
+            return _record(_Row({**row._asdict(), **changes}), _steps(connection, study_id, [number]))
+
+        return self._write(body)
+
+    def report_intermediate(self, study_id: int, number: int, step: int, value: float) -> None:
+        value = checks.intermediate_value(step, value)
+        stored = None if math.isnan(value) else value
+
+        def body(connection: sa.Connection) -> None:
+            _running_trial(connection, study_id, number, action="reporting an intermediate value")
+            c = intermediate.c
+            connection.execute(
+                sa.delete(intermediate).where(c.study_id == study_id, c.number == number, c.step == step)
+            )
+            connection.execute(
+                sa.insert(intermediate).values(study_id=study_id, number=number, step=step, value=stored)
+            )
+
+        self._write(body)
+
+    def set_trial_user_attr(self, study_id: int, number: int, key: str, value: JSON) -> None:
+        checks.encode_attrs({key: value}, what="user_attrs")
+
+        def body(connection: sa.Connection) -> None:
+            row = _lock_trial(connection, study_id, number)
+            text = _merged(row.user_attrs, {key: value}, what="user_attrs")
+            _update_trial(connection, row.trial_id, user_attrs=text)
+
+        self._write(body)
+
+    def heartbeat(self, study_id: int, number: int) -> None:
+        def body(connection: sa.Connection) -> None:
+            where = _trial_key(study_id, number)
+            running = trials.c.state == TrialState.RUNNING.value
+            done = connection.execute(sa.update(trials).where(*where, running).values(heartbeat=time.time()))
+            if done.rowcount == 0:
+                _lock_trial(connection, study_id, number)
+
+        self._write(body)
+
+    def fail_stale_trials(self, study_id: int, *, grace: float) -> list[int]:
+        def body(connection: sa.Connection) -> list[int]:
+            _lock_study(connection, study_id)
+            now = time.time()
+            query = (
+                sa.select(trials)
+                .where(
+                    trials.c.study_id == study_id,
+                    trials.c.state == TrialState.RUNNING.value,
+                    sa.func.coalesce(trials.c.heartbeat, 0.0) < now - grace,
+                )
+                .order_by(trials.c.number)
+                .with_for_update()
+            )
+            rows = connection.execute(query).all()
+            for row in rows:
+                text = _merged(row.system_attrs, {"fail_reason": checks.STALE_REASON}, what="system_attrs")
+                changes = {"state": TrialState.FAILED.value, "finished": now, "system_attrs": text}
+                _update_trial(connection, row.trial_id, **changes)
+            return [row.number for row in rows]
+
+        return self._write(body)
+
+    def get_trial(self, study_id: int, number: int) -> TrialRecord:
+        def body(connection: sa.Connection) -> TrialRecord:
+            row = connection.execute(sa.select(trials).where(*_trial_key(study_id, number))).first()
+            if row is None:
+                raise checks.trial_not_found(study_id, number)
+            return _record(row, _steps(connection, study_id, [number]))
+
+        return self._read(body)
+
+    def get_trials(
+        self,
+        study_id: int,
+        *,
+        states: Collection[TrialState] | None = None,
+        min_number: int = 0,
+    ) -> list[TrialRecord]:
+        wanted = _states(states)
+
+        def body(connection: sa.Connection) -> list[TrialRecord]:
+            _study_row(connection, study_id)
+            query = sa.select(trials).where(trials.c.study_id == study_id, trials.c.number >= min_number)
+            if wanted is not None:
+                query = query.where(trials.c.state.in_(wanted))
+            rows = connection.execute(query.order_by(trials.c.number)).all()
+            steps = _steps_from(connection, study_id, min_number) if rows else {}
+            return [_record(row, steps.get(row.number, {})) for row in rows]
+
+        return self._read(body)
+
+    def count_trials(self, study_id: int, *, states: Collection[TrialState] | None = None) -> int:
+        wanted = _states(states)
+
+        def body(connection: sa.Connection) -> int:
+            _study_row(connection, study_id)
+            query = sa.select(sa.func.count()).select_from(trials).where(trials.c.study_id == study_id)
+            if wanted is not None:
+                query = query.where(trials.c.state.in_(wanted))
+            return int(connection.execute(query).scalar_one())
+
+        return self._read(body)
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+
+class _Row:
+    """Attribute access over a dict, so freshly written values build records like fetched rows."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self.__dict__.update(values)
+
+
+def _update_trial(connection: sa.Connection, trial_id: int, **changes: Any) -> None:
+    connection.execute(sa.update(trials).where(trials.c.trial_id == trial_id).values(**changes))
+
+
+def _trial_key(study_id: int, number: int) -> tuple[sa.ColumnElement[bool], ...]:
+    return trials.c.study_id == study_id, trials.c.number == number
+
+
+def _study_row(connection: sa.Connection, study_id: int, *, lock: bool = False) -> Any:
+    query = sa.select(studies).where(studies.c.study_id == study_id)
+    row = connection.execute(query.with_for_update() if lock else query).first()
+    if row is None:
+        raise checks.study_not_found(study_id=study_id)
+    return row
+
+
+def _lock_study(connection: sa.Connection, study_id: int) -> Any:
+    """The study row, locked until the transaction ends (PostgreSQL; SQLite's writer lock covers it)."""
+    return _study_row(connection, study_id, lock=True)
+
+
+def _lock_trial(connection: sa.Connection, study_id: int, number: int) -> Any:
+    row = connection.execute(sa.select(trials).where(*_trial_key(study_id, number)).with_for_update()).first()
+    if row is None:
+        _study_row(connection, study_id)
+        raise checks.trial_not_found(study_id, number)
+    return row
+
+
+def _running_trial(connection: sa.Connection, study_id: int, number: int, *, action: str) -> Any:
+    row = _lock_trial(connection, study_id, number)
+    if row.state != TrialState.RUNNING.value:
+        raise checks.state_error(number, TrialState(row.state), action=action, allowed="running")
+    return row
+
+
+def _float(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _steps(connection: sa.Connection, study_id: int, numbers: Sequence[int]) -> dict[int, float]:
+    """The intermediate values of one trial, step -> value."""
+    query = sa.select(intermediate.c.step, intermediate.c.value).where(
+        intermediate.c.study_id == study_id, intermediate.c.number.in_(numbers)
+    )
+    return {row.step: _float(row.value) for row in connection.execute(query.order_by(intermediate.c.step))}
+
+
+def _steps_from(connection: sa.Connection, study_id: int, min_number: int) -> dict[int, dict[int, float]]:
+    """The intermediate values of every trial numbered ``min_number`` or more: number -> step -> value."""
+    c = intermediate.c
+    query = sa.select(intermediate).where(c.study_id == study_id, c.number >= min_number)
+    out: dict[int, dict[int, float]] = {}
+    for row in connection.execute(query.order_by(intermediate.c.number, intermediate.c.step)):
+        out.setdefault(row.number, {})[row.step] = _float(row.value)
+    return out

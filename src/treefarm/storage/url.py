@@ -1,0 +1,61 @@
+"""Turning what a user wrote (a path, a URL, a storage, nothing) into a storage.
+
+``None`` and ``":memory:"`` give an :class:`InMemoryStorage`; a plain path
+(``"runs.db"``, a ``pathlib.Path``) a SQLite file; ``sqlite:///...`` and
+``postgresql://...`` (any ``postgresql+driver://``) URLs a :class:`SQLStorage`.
+Anything that looks like a URL of another kind is refused by name, so a typo
+(``"sqlit://x"``) never silently creates a file called ``sqlit:``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ..exceptions import StorageError, format_values
+from .base import Storage
+from .memory import InMemoryStorage
+
+__all__ = ["SQL_SCHEMES", "open_storage"]
+
+SQL_SCHEMES = ("sqlite", "postgresql")
+"""URL dialects served by SQLStorage (``sqlite+pysqlite``, ``postgresql+psycopg`` included)."""
+_SCHEME = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]+):")
+_EXPECTED = (
+    "None or ':memory:', a file path such as 'runs.db', "
+    "or a URL 'sqlite:///runs.db' or 'postgresql+psycopg://user@host/db'"
+)
+
+
+def _refuse(spec: object, why: str) -> StorageError:
+    return StorageError(f"a storage must be {_EXPECTED} ({why}), but got {format_values(storage=spec)}")
+
+
+def _sql(url: str) -> Storage:
+    from .sql import SQLStorage
+
+    return SQLStorage(url)
+
+
+def open_storage(spec: str | os.PathLike[str] | Storage | None) -> Storage:
+    """The storage ``spec`` names; StorageError naming it and what is expected if none."""
+    if spec is None or isinstance(spec, Storage):
+        return spec if spec is not None else InMemoryStorage()
+    if isinstance(spec, os.PathLike):
+        return _sql(f"sqlite:///{Path(spec).expanduser().resolve()}")
+    if not isinstance(spec, str):
+        raise _refuse(spec, f"not a {type(spec).__name__}")
+    if spec == ":memory:":
+        return InMemoryStorage()
+    if not spec.strip():
+        raise _refuse(spec, "the name is empty")
+    match = _SCHEME.match(spec)
+    if match is None:
+        return _sql(f"sqlite:///{Path(spec).expanduser().resolve()}")
+    dialect = match["scheme"].split("+", 1)[0].lower()
+    if dialect not in SQL_SCHEMES:
+        raise _refuse(spec, f"unsupported scheme {match['scheme']!r}")
+    if not spec[match.end() :].startswith("//"):
+        raise _refuse(spec, "a URL needs '://' after its scheme")
+    return _sql(spec)
