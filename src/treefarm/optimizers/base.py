@@ -1,0 +1,78 @@
+"""The optimizer protocol: a stateless function of the history.
+
+An optimizer sees the search space, the history (completed observations as
+losses to minimize, failed and pending configurations) and a random
+generator, and returns ``n`` configurations. It keeps no state between calls,
+so a resumed study, or a second worker reading the same storage, suggests
+exactly what the first would have. Whatever an optimizer caches between calls
+(a fitted model's hyperparameters, say) may only speed it up, never change
+its output.
+
+Call order, from the study: ``suggest(space, history, n, rng)`` once per
+asked batch; ``history.pending`` holds the configurations being evaluated
+right now (including those asked earlier in the same batch), so an optimizer
+can steer away from them.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..space import Config, Space
+
+__all__ = ["History", "Observation", "Optimizer"]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A completed evaluation: its configuration and its loss (lower is better)."""
+
+    config: Config
+    loss: float
+
+
+@dataclass(frozen=True)
+class History:
+    """What an optimizer may know: completed, failed and pending evaluations.
+
+    ``complete`` is ordered by trial number. Losses are always minimized: the
+    study negates the values of a maximization before they get here.
+    """
+
+    complete: Sequence[Observation] = ()
+    failed: Sequence[Config] = ()
+    pending: Sequence[Config] = field(default_factory=tuple)
+
+    @property
+    def n_complete(self) -> int:
+        return len(self.complete)
+
+    def losses(self) -> np.ndarray:
+        """The losses of ``complete``, shape (n_complete,)."""
+        return np.fromiter((o.loss for o in self.complete), dtype=float, count=len(self.complete))
+
+    def seen(self) -> set[Config]:
+        """Every configuration evaluated, failed or pending (to avoid duplicates)."""
+        return {o.config for o in self.complete} | set(self.failed) | set(self.pending)
+
+
+class Optimizer(abc.ABC):
+    """Suggests configurations from the history; see the module docstring for the contract.
+
+    ``needs_history`` tells the study whether to load the trials at all: an
+    optimizer that ignores them (random search) then costs no storage reads.
+    """
+
+    needs_history: bool = True
+
+    @abc.abstractmethod
+    def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
+        """``n`` configurations of ``space`` to evaluate next."""
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        return f"{type(self).__name__}({params})"
