@@ -1,0 +1,65 @@
+"""A throwaway PostgreSQL cluster for the tests: initdb + pg_ctl in a temporary
+folder, listening on a free port of 127.0.0.1 only, removed at the end.
+
+``initdb`` refuses to run as root, so as root the cluster runs as the image's
+``postgres`` user (the folder is chowned to it) through ``su``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shlex
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["pg_binaries", "postgres_cluster"]
+
+
+def pg_binaries() -> Path | None:
+    """The newest folder holding ``initdb`` and ``pg_ctl``, or None."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[-3]))
+    on_path = shutil.which("initdb")
+    if found:
+        return Path(found[-1]).parent
+    return Path(on_path).parent if on_path else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _run(command: list[str], *, as_postgres: bool) -> None:
+    line = shlex.join(command)
+    argv = ["su", "postgres", "-s", "/bin/bash", "-c", line] if as_postgres else ["bash", "-c", line]
+    subprocess.run(argv, check=True, capture_output=True, timeout=120)
+
+
+@contextmanager
+def postgres_cluster(bindir: Path) -> Iterator[str]:
+    """Run a cluster; yields the URL of an empty ``treefarm`` database on it."""
+    as_postgres = os.geteuid() == 0
+    root = Path(tempfile.mkdtemp(prefix="treefarm-pg-"))
+    data, port = root / "data", _free_port()
+    if as_postgres:
+        user = pwd.getpwnam("postgres")
+        os.chown(root, user.pw_uid, user.pw_gid)
+    _run([str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync"], as_postgres=as_postgres)
+    options = f"-p {port} -h 127.0.0.1 -k {root} -F -c fsync=off -c full_page_writes=off"
+    pg_ctl = str(bindir / "pg_ctl")
+    _run([pg_ctl, "-D", str(data), "-l", str(root / "log"), "-w", "-o", options, "start"], as_postgres=as_postgres)
+    try:
+        _run([str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "treefarm"],
+             as_postgres=as_postgres)
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/treefarm"
+    finally:
+        _run([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"], as_postgres=as_postgres)
+        shutil.rmtree(root, ignore_errors=True)
