@@ -1,10 +1,11 @@
 """treefarm: optimize expensive black-box functions over structured search spaces.
 
-The space language is imported eagerly (it is light); the study, storage and
-optimizers are loaded on first use, so ``import treefarm`` stays fast.
+Importing it loads NumPy and the pure-Python layers only; SciPy and
+SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
 from .exceptions import ConfigError, SpaceError, StorageError, StudyError, TreefarmError, TrialStateError
+from .optimizers import History, Observation, Optimizer, RandomSearch
 from .space import (
     Args,
     Choice,
@@ -29,6 +30,8 @@ from .space import (
     size,
     validate,
 )
+from .storage import InMemoryStorage, Storage, StudyRecord, TrialRecord, TrialState, open_storage
+from .study import Result, Study, Trial, minimize
 
 __version__ = "0.1.0"
 
@@ -39,18 +42,30 @@ __all__ = [
     "ConfigError",
     "Const",
     "Family",
+    "History",
     "I",
+    "InMemoryStorage",
     "Int",
     "Join",
     "Normal",
+    "Observation",
+    "Optimizer",
     "R",
+    "RandomSearch",
     "Real",
+    "Result",
     "Shared",
     "Space",
     "SpaceError",
+    "Storage",
     "StorageError",
+    "Study",
     "StudyError",
+    "StudyRecord",
     "TreefarmError",
+    "Trial",
+    "TrialRecord",
+    "TrialState",
     "TrialStateError",
     "Uniform",
     "Var",
@@ -58,7 +73,9 @@ __all__ = [
     "build",
     "convert",
     "enumerate_configs",
+    "minimize",
     "op",
+    "open_storage",
     "sample",
     "size",
     "validate",

@@ -34,4 +34,4 @@ def make_optimizer(algo: str | Optimizer, **options: Any) -> Optimizer:
         raise StudyError(f"algo must be one of {available()}, but got algo={algo!r}")
     module, name = _REGISTRY[algo]
     cls = getattr(importlib.import_module(module), name)
-    return cls(**options)  # type: ignore[no-any-return]
+    return cls(**options)

@@ -1,0 +1,1 @@
+"""The ``treefarm`` command line: run, studies, show, export."""

@@ -1,0 +1,225 @@
+"""``treefarm``: run an objective from a file, list and inspect studies, export trials.
+
+    treefarm run examples/quickstart.py --n-trials 50 --algo tpe
+    treefarm studies treefarm.db
+    treefarm show treefarm.db --study quickstart
+    treefarm export treefarm.db --study quickstart --format csv --output trials.csv
+
+A file given to ``run`` defines the objective (``objective`` unless
+``FILE.py:NAME`` says otherwise) and its space (``space`` unless ``--space``
+says otherwise). Errors in arguments exit with status 2 and a message that
+names the argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.util
+import io
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..exceptions import TreefarmError
+from ..optimizers import available
+from ..storage import open_storage
+from ..study import DEFAULT_STORAGE, Study
+from ..study.export import trial_rows
+from .progress import Progress
+
+__all__ = ["main"]
+
+
+class UsageError(Exception):
+    """A command-line argument is wrong."""
+
+
+def _load_file(target: str) -> tuple[ModuleType, str]:
+    path_text, _, name = target.partition(":")
+    path = Path(path_text)
+    if path.suffix != ".py" or not path.is_file():
+        raise UsageError(f"FILE must be an existing .py file, but got FILE={path_text!r}")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"cannot import FILE={path_text!r}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    sys.path.insert(0, str(path.resolve().parent))
+    spec.loader.exec_module(module)
+    return module, name or "objective"
+
+
+def _attribute(module: ModuleType, name: str, what: str) -> Any:
+    if not hasattr(module, name):
+        raise UsageError(f"the file must define {what} {name!r}, but {module.__file__} has no {name!r}")
+    return getattr(module, name)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    module, objective_name = _load_file(args.file)
+    objective = _attribute(module, objective_name, "the objective")
+    space = _attribute(module, args.space, "the space")
+    study = Study.create(
+        args.study or Path(args.file.partition(":")[0]).stem,
+        space=space,
+        storage=args.storage,
+        algo=args.algo,
+        direction=args.direction,
+        seed=args.seed,
+        load_if_exists=True,
+    )
+    done = sum(1 for t in study.trials if t.state.is_finished)
+    todo = max(args.n_trials - done, 0) if args.n_trials is not None else None
+    progress = Progress(todo, stream=sys.stderr)
+    try:
+        if todo != 0:
+            study.optimize(objective, todo, timeout=args.timeout, n_jobs=args.jobs, callbacks=[progress])
+    finally:
+        progress.close()
+    best = study.best_trial
+    print(f"study {study.name!r} in {args.storage}: {len(study.trials)} trials")
+    print(f"best value: {best.value!r} (trial {best.number})")
+    print(f"best config: {json.dumps(dict(best.params))}")
+    print(f"best params: {study.best_params!r}")
+    return 0
+
+
+def cmd_studies(args: argparse.Namespace) -> int:
+    storage = open_storage(args.storage)
+    studies = storage.list_studies()
+    if not studies:
+        print(f"no studies in {args.storage}")
+    for s in studies:
+        n = storage.count_trials(s.study_id)
+        print(f"{s.name}\t{s.direction}\t{n} trials\tseed={s.seed}")
+    return 0
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+    cells = [[str(c) for c in columns]]
+    cells += [
+        ["" if r.get(c) is None else f"{r[c]:.6g}" if isinstance(r[c], float) else str(r[c]) for c in columns]
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    return "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    storage = open_storage(args.storage)
+    record = storage.get_study(args.study)
+    trials = storage.get_trials(record.study_id)
+    rows = trial_rows(trials)
+    columns = ["number", "state", "value", "duration"]
+    columns += sorted({k for r in rows for k in r if k.startswith("params.")})
+    print(_table(rows[-args.last :] if args.last else rows, columns))
+    counts: dict[str, int] = {}
+    for t in trials:
+        counts[t.state.value] = counts.get(t.state.value, 0) + 1
+    print("\nstates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    complete = [t for t in trials if t.value is not None and t.state.value == "complete"]
+    if complete:
+        sign = 1 if record.direction == "minimize" else -1
+        best = min(complete, key=lambda t: (sign * (t.value or 0.0), t.number))
+        print(f"best: trial {best.number} value {best.value!r} config {json.dumps(dict(best.params))}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    storage = open_storage(args.storage)
+    record = storage.get_study(args.study)
+    rows = trial_rows(storage.get_trials(record.study_id))
+    out = io.StringIO()
+    if args.format == "json":
+        json.dump(rows, out, indent=1)
+        out.write("\n")
+    else:
+        columns = list(dict.fromkeys(k for r in rows for k in r))
+        writer = csv.DictWriter(out, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    if args.output:
+        Path(args.output).write_text(out.getvalue())
+    else:
+        sys.stdout.write(out.getvalue())
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, but got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, but got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, but got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, but got {text!r}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="treefarm", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="optimize the objective defined in a Python file")
+    run.add_argument("file", metavar="FILE.py[:objective]")
+    run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
+    run.add_argument("--algo", default="random", choices=available())
+    run.add_argument("--n-trials", type=_positive_int, default=None, help="total trials in the study")
+    run.add_argument("--timeout", type=_positive_float, default=None, help="seconds")
+    run.add_argument("--storage", default=DEFAULT_STORAGE, help=f"path or URL (default: {DEFAULT_STORAGE})")
+    run.add_argument("--study", default=None, help="study name (default: the file's stem)")
+    run.add_argument("--direction", default="minimize", choices=["minimize", "maximize"])
+    run.add_argument("--jobs", type=_positive_int, default=1, help="parallel worker processes")
+    run.add_argument("--seed", type=int, default=None)
+    run.set_defaults(func=cmd_run)
+    studies = sub.add_parser("studies", help="list the studies in a storage")
+    studies.add_argument("storage")
+    studies.set_defaults(func=cmd_studies)
+    show = sub.add_parser("show", help="a study's trials, counts by state and best")
+    show.add_argument("storage")
+    show.add_argument("--study", required=True)
+    show.add_argument("--last", type=_positive_int, default=None, help="only the last N trials")
+    show.set_defaults(func=cmd_show)
+    export = sub.add_parser("export", help="write a study's trials as CSV or JSON")
+    export.add_argument("storage")
+    export.add_argument("--study", required=True)
+    export.add_argument("--format", choices=["csv", "json"], default="csv")
+    export.add_argument("--output", default=None, help="file (default: standard output)")
+    export.set_defaults(func=cmd_export)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``treefarm`` command; returns the exit status."""
+    p = parser()
+    args = p.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        p.error(str(exc))
+    except TreefarmError as exc:
+        print(f"treefarm: error: {exc}", file=sys.stderr)
+        return 1
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""A progress display for ``treefarm run``: trials done, best so far, elapsed and ETA.
+
+On a terminal one line is redrawn in place; otherwise (a log file, CI) each
+finished trial prints one plain line, so the output stays readable.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from ..storage import TrialRecord, TrialState
+from ..study import Study
+
+__all__ = ["Progress"]
+
+
+def _clock(seconds: float) -> str:
+    m, s = divmod(int(seconds), 60)
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+class Progress:
+    """A study callback printing progress towards ``total`` trials (None: unknown)."""
+
+    def __init__(self, total: int | None, *, stream: TextIO | None = None) -> None:
+        self.total = total
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.started = time.monotonic()
+        self.done = 0
+        self.failed = 0
+
+    def line(self, study: Study, record: TrialRecord) -> str:
+        """The text shown after ``record`` finished."""
+        elapsed = time.monotonic() - self.started
+        count = f"{self.done}/{self.total}" if self.total else str(self.done)
+        try:
+            best = f"{study.best_value:.6g} (trial {study.best_trial.number})"
+        except Exception:
+            best = "-"
+        eta = ""
+        if self.total and self.done:
+            eta = f" eta {_clock(elapsed / self.done * (self.total - self.done))}"
+        state = f"{record.value:.6g}" if record.state is TrialState.COMPLETE else record.state.value
+        fails = f" failed {self.failed}" if self.failed else ""
+        return f"trial {record.number}: {state} | done {count}{fails} | best {best} | {_clock(elapsed)}{eta}"
+
+    def __call__(self, study: Study, record: TrialRecord) -> None:
+        self.done += 1
+        self.failed += record.state is TrialState.FAILED
+        text = self.line(study, record)
+        if self.tty:
+            self.stream.write("\r\033[K" + text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()

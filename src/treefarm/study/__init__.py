@@ -1,0 +1,7 @@
+"""Ask/tell studies over a storage, the optimize loop, and ``minimize``."""
+
+from .minimize import DEFAULT_STORAGE, Result, minimize
+from .study import Callback, Study
+from .trial import Trial
+
+__all__ = ["DEFAULT_STORAGE", "Callback", "Result", "Study", "Trial", "minimize"]

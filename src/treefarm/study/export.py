@@ -1,0 +1,31 @@
+"""Trials as flat rows, for tables, CSV, JSON and pandas."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..storage import TrialRecord
+
+__all__ = ["trial_rows"]
+
+
+def trial_rows(records: Sequence[TrialRecord]) -> list[dict[str, Any]]:
+    """One flat dict per trial: number, state, value, timing, ``params.<address>``,
+    ``user_attrs.<key>`` and the failure reason, in a stable column order."""
+    rows = []
+    for r in records:
+        duration = r.finished - r.started if r.finished is not None and r.started is not None else None
+        row: dict[str, Any] = {
+            "number": r.number,
+            "state": r.state.value,
+            "value": r.value,
+            "started": r.started,
+            "finished": r.finished,
+            "duration": duration,
+            "fail_reason": r.system_attrs.get("fail_reason"),
+        }
+        row.update({f"params.{k}": v for k, v in r.params.items()})
+        row.update({f"user_attrs.{k}": v for k, v in r.user_attrs.items()})
+        rows.append(row)
+    return rows

@@ -1,0 +1,100 @@
+"""The one-call API of the thesis: ``minimize(objective, space)``.
+
+Two conventions for the objective:
+
+- ``minimize(f, space)``: each configuration's built value ``x`` is passed to
+  ``f`` and ``f(x)`` is the loss;
+- ``minimize(f, op(f)(params))`` or ``minimize(None, space)``: the space's top
+  node already applies the objective, so the built value *is* the loss (the
+  thesis's ``search_space = f(param); minimize(f, search_space)``). This is
+  detected when the space is an application of ``f`` itself, or when no
+  objective is given.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..optimizers import Optimizer
+from ..space import Apply, Config, convert
+from ..storage import Storage, TrialRecord
+from .study import Study
+
+__all__ = ["DEFAULT_STORAGE", "Result", "minimize"]
+
+#: Where ``minimize`` and the CLI keep trials when told nothing: a SQLite file in the working directory.
+DEFAULT_STORAGE = "treefarm.db"
+
+
+@dataclass(frozen=True)
+class Result:
+    """What ``minimize`` found: the best value, its configuration and built value, every trial."""
+
+    best_value: float
+    best_config: Config
+    best_params: Any
+    trials: Sequence[TrialRecord]
+    study: Study
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(best_value={self.best_value!r}, best_config={dict(self.best_config)!r}, "
+            f"n_trials={len(self.trials)}, study={self.study.name!r})"
+        )
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _applies(space: Any, objective: Callable[..., Any] | None) -> bool:
+    root = convert(space)
+    if objective is None:
+        return True
+    return isinstance(root, Apply) and root.op.func is getattr(objective, "func", objective)
+
+
+def minimize(
+    objective: Callable[..., Any] | None,
+    space: Any,
+    *,
+    algo: str | Optimizer = "random",
+    max_evals: int = 100,
+    storage: str | os.PathLike[str] | Storage | None = DEFAULT_STORAGE,
+    study_name: str | None = None,
+    seed: int | None = None,
+    direction: str = "minimize",
+    n_jobs: int = 1,
+    timeout: float | None = None,
+) -> Result:
+    """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
+
+    Trials are kept in ``storage`` (a SQLite file ``treefarm.db`` by default;
+    None keeps them in memory). Giving an existing ``study_name`` resumes that
+    study: trials already done count towards ``max_evals``.
+    """
+    study = Study.create(
+        study_name,
+        space=space,
+        storage=storage,
+        algo=algo,
+        direction=direction,
+        seed=seed,
+        load_if_exists=study_name is not None,
+    )
+    evaluate = _identity if _applies(space, objective) else objective
+    assert evaluate is not None
+    done = sum(1 for t in study.trials if t.state.is_finished)
+    if max_evals > done:
+        study.optimize(evaluate, max_evals - done, timeout=timeout, n_jobs=n_jobs)
+    best = study.best_trial
+    return Result(
+        best_value=study.best_value,
+        best_config=Config(best.params),
+        best_params=study.best_params,
+        trials=study.trials,
+        study=study,
+    )

@@ -1,0 +1,84 @@
+"""Turning what an objective returned (or raised) into a trial outcome.
+
+An objective returns a number (the loss, or the score of a maximization), or
+a mapping with that number under ``"loss"`` and extra JSON fields recorded as
+user attributes. Anything else (NaN, infinity, a string, a mapping without
+``"loss"``) fails the trial with a reason that says what came back; the study
+goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..storage import TrialState
+
+__all__ = ["Outcome", "from_exception", "from_result"]
+
+LOSS_KEY = "loss"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The state, value and attributes a finished trial is recorded with."""
+
+    state: TrialState
+    value: float | None = None
+    user_attrs: Mapping[str, Any] = field(default_factory=dict)
+    system_attrs: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _failed(reason: str, **extra: Any) -> Outcome:
+    return Outcome(TrialState.FAILED, system_attrs={"fail_reason": reason, **extra})
+
+
+def _as_float(result: object) -> float | None:
+    if isinstance(result, bool) or not isinstance(result, numbers.Real):
+        return None
+    return float(result)
+
+
+def _json_attrs(attrs: Mapping[str, Any]) -> dict[str, Any] | str:
+    """The extra fields if JSON can hold them, else the reason it cannot."""
+    out: dict[str, Any] = {}
+    for key, value in attrs.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            return f"the extra field {key!r} is not JSON-serializable, but got {key}={value!r:.80}"
+        out[str(key)] = value
+    return out
+
+
+def from_result(result: object) -> Outcome:
+    """The outcome of an objective that returned ``result``."""
+    attrs: dict[str, Any] = {}
+    if isinstance(result, Mapping):
+        if LOSS_KEY not in result:
+            return _failed(f"the objective returned a mapping without {LOSS_KEY!r}: keys={sorted(result)!r}")
+        extra = _json_attrs({k: v for k, v in result.items() if k != LOSS_KEY})
+        if isinstance(extra, str):
+            return _failed(extra)
+        attrs, result = extra, result[LOSS_KEY]
+    value = _as_float(result)
+    if value is None:
+        return _failed(
+            f"the objective must return a number or a mapping with {LOSS_KEY!r}, "
+            f"but returned a {type(result).__name__}: {result!r:.80}"
+        )
+    if not math.isfinite(value):
+        return _failed(f"the objective returned a non-finite value: {value!r}")
+    return Outcome(TrialState.COMPLETE, value, user_attrs=attrs)
+
+
+def from_exception(exc: BaseException) -> Outcome:
+    """The outcome of an objective that raised ``exc`` (the traceback is kept as text)."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}: {exc}"
+    return _failed(reason, traceback=text[-20_000:])

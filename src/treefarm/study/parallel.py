@@ -1,0 +1,120 @@
+"""Evaluating a batch of trials: inline, in threads, or in worker processes.
+
+Workers only call the objective on built values; asking, telling and the
+storage stay in the study's process, so a worker that dies loses nothing
+recorded. Each result comes back as an :class:`Outcome` plus the exception
+the objective raised (if any), and the study decides whether to go on.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import traceback
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from ..exceptions import StudyError
+from ..storage import TrialState
+from .outcome import Outcome, from_exception, from_result
+from .trial import Trial
+
+__all__ = ["Evaluator"]
+
+Result = tuple[Outcome, BaseException | None]
+
+
+class RemoteError(Exception):
+    """An objective's exception that could not be sent back from its worker process."""
+
+
+def call_in_worker(objective: Callable[[Any], Any], value: Any) -> tuple[str, Any]:
+    """Run in a worker process: the result, or the exception (as text if it cannot be pickled)."""
+    try:
+        return "ok", objective(value)
+    except Exception as exc:
+        try:
+            pickle.dumps(exc)
+            return "error", exc
+        except Exception:
+            text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            return "error", RemoteError(f"{type(exc).__name__}: {exc}\n{text}")
+
+
+def _evaluate_inline(objective: Callable[..., Any], trial: Trial, wants_trial: bool) -> Result:
+    try:
+        result = objective(trial.value, trial=trial) if wants_trial else objective(trial.value)
+    except BaseException as exc:
+        return from_exception(exc), exc
+    return from_result(result), None
+
+
+class Evaluator:
+    """Runs batches for one ``optimize`` call; owns its pool (if any) for the call's duration."""
+
+    def __init__(
+        self, objective: Callable[..., Any], *, n_jobs: int, backend: str, wants_trial: bool
+    ) -> None:
+        self.objective = objective
+        self.n_jobs = n_jobs
+        self.backend = backend
+        self.wants_trial = wants_trial
+        self._pool: Executor | None = None
+        if n_jobs > 1 and backend == "process":
+            try:
+                pickle.dumps(objective)
+            except Exception as exc:
+                raise StudyError(
+                    "with n_jobs > 1 and backend='process' the objective must be picklable (define it at "
+                    f"module level, or use backend='thread'), but got objective={objective!r}: {exc}"
+                ) from exc
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def _get_pool(self) -> Executor:
+        if self._pool is None:
+            if self.backend == "thread":
+                self._pool = ThreadPoolExecutor(max_workers=self.n_jobs)
+            else:
+                ctx = multiprocessing.get_context("spawn")
+                self._pool = ProcessPoolExecutor(max_workers=self.n_jobs, mp_context=ctx)
+        return self._pool
+
+    def run(self, trials: Sequence[Trial]) -> list[Result]:
+        """Evaluate ``trials``; results in the same order."""
+        if self.n_jobs == 1 or (len(trials) <= 1 and self.backend == "thread"):
+            return [_evaluate_inline(self.objective, t, self.wants_trial) for t in trials]
+        pool = self._get_pool()
+        if self.backend == "thread":
+            futures = [pool.submit(_evaluate_inline, self.objective, t, self.wants_trial) for t in trials]
+            return [f.result() for f in futures]
+        submitted: list[Future[tuple[str, Any]] | Result] = []
+        for t in trials:
+            try:
+                submitted.append(pool.submit(call_in_worker, self.objective, t.value))
+            except (pickle.PicklingError, TypeError, AttributeError) as exc:
+                submitted.append((from_exception(exc), None))
+        return [self._collect(item) for item in submitted]
+
+    def _collect(self, item: Future[tuple[str, Any]] | Result) -> Result:
+        if isinstance(item, tuple):
+            return item
+        try:
+            kind, payload = item.result()
+        except BrokenProcessPool as exc:
+            self._pool = None
+            reason = f"the worker process died while evaluating the trial: {exc}"
+            return Outcome(TrialState.FAILED, system_attrs={"fail_reason": reason}), None
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            return from_exception(exc), None
+        if kind == "ok":
+            return from_result(payload), None
+        return from_exception(payload), payload

@@ -1,0 +1,75 @@
+"""When ``optimize`` stops: budget, wall clock, target, patience, or a user's call.
+
+Patience is the convergence criterion of seeds/002: stop when the best value
+has not improved over the last ``patience`` completed trials.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+from ..exceptions import StudyError
+
+__all__ = ["Stopper"]
+
+
+def _check_positive(name: str, value: float | None, kind: type) -> None:
+    if value is None:
+        return
+    bad = isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0
+    if kind is int:
+        bad = bad or not float(value).is_integer()
+    if bad or not math.isfinite(value):
+        expected = "an integer >= 1" if kind is int else "a number > 0"
+        raise StudyError(f"{name} must be {expected} or None, but got {name}={value!r}")
+
+
+@dataclass
+class Stopper:
+    """The stopping rules of one ``optimize`` call; ``maximize`` flips the target test."""
+
+    n_trials: int | None = None
+    timeout: float | None = None
+    target: float | None = None
+    patience: int | None = None
+    maximize: bool = False
+    started: float = field(default_factory=time.monotonic)
+    done_trials: int = 0
+    best: float | None = None
+    since_best: int = 0
+    stopped: bool = False
+
+    def __post_init__(self) -> None:
+        _check_positive("n_trials", self.n_trials, int)
+        _check_positive("timeout", self.timeout, float)
+        _check_positive("patience", self.patience, int)
+        if self.target is not None and not math.isfinite(self.target):
+            raise StudyError(f"target must be a finite number or None, but got target={self.target!r}")
+
+    def remaining(self) -> int | None:
+        """Trials left in the budget (None: unbounded)."""
+        return None if self.n_trials is None else self.n_trials - self.done_trials
+
+    def record(self, value: float | None) -> None:
+        """Count a finished trial, with its value if it completed."""
+        self.done_trials += 1
+        if value is None:
+            return
+        better = self.best is None or (value > self.best if self.maximize else value < self.best)
+        self.since_best = 0 if better else self.since_best + 1
+        if better:
+            self.best = value
+
+    def done(self) -> bool:
+        """Whether any rule says stop."""
+        if self.stopped or (self.remaining() is not None and self.remaining() <= 0):  # type: ignore[operator]
+            return True
+        if self.timeout is not None and time.monotonic() - self.started >= self.timeout:
+            return True
+        if self.target is not None and self.best is not None:
+            reached = self.best >= self.target if self.maximize else self.best <= self.target
+            if reached:
+                return True
+        return self.patience is not None and self.since_best >= self.patience

@@ -1,0 +1,47 @@
+"""The handle of a running trial, as the user's code sees it."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from ..exceptions import StudyError
+from ..space import Config
+
+if TYPE_CHECKING:
+    from .study import Study
+
+__all__ = ["Trial"]
+
+
+class Trial:
+    """A trial being evaluated: its ``number``, its ``config`` (the decisions,
+    as stored) and its ``value`` (the Python value built from the config,
+    which the objective receives).
+
+    ``report(step, value)`` records an intermediate value (a learning curve),
+    ``set_user_attr`` any JSON field; both are written to storage at once.
+    """
+
+    __slots__ = ("_study", "config", "number", "value")
+
+    def __init__(self, study: Study, number: int, config: Config, value: Any) -> None:
+        self._study = study
+        self.number = number
+        self.config = config
+        self.value = value
+
+    def report(self, step: int, value: float) -> None:
+        """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch)."""
+        if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+            raise StudyError(f"step must be an integer >= 0, but got step={step!r}")
+        if not math.isfinite(float(value)):
+            raise StudyError(f"an intermediate value must be finite, but got value={value!r} at step={step}")
+        self._study._storage.report_intermediate(self._study._id, self.number, step, float(value))
+
+    def set_user_attr(self, key: str, value: Any) -> None:
+        """Attach a JSON-serializable field to the trial."""
+        self._study._storage.set_trial_user_attr(self._study._id, self.number, key, value)
+
+    def __repr__(self) -> str:
+        return f"Trial(number={self.number}, config={dict(self.config)!r})"

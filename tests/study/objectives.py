@@ -1,0 +1,41 @@
+"""Module-level objectives (picklable) and worker scripts for the process tests."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import treefarm as tf
+
+SPACE = {"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b")}
+
+
+def quadratic(p: dict) -> float:
+    return (p["x"] - 1.0) ** 2 + (0.5 if p["k"] == "b" else 0.0)
+
+
+def slow_quadratic(p: dict) -> float:
+    time.sleep(0.05)
+    return quadratic(p)
+
+
+def suicidal(p: dict) -> float:
+    if p["x"] > 3.0:
+        os._exit(1)
+    return quadratic(p)
+
+
+def worker(db: str, study: str, n_trials: int, sleep: float) -> None:
+    """Run as a separate process: optimize `study` in `db` for n_trials."""
+    s = tf.Study.create(study, space=SPACE, storage=db, seed=1, load_if_exists=True, heartbeat_interval=0.2)
+
+    def objective(p: dict) -> float:
+        time.sleep(sleep)
+        return quadratic(p)
+
+    s.optimize(objective, n_trials)
+
+
+if __name__ == "__main__":
+    worker(sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))

@@ -1,0 +1,111 @@
+"""Crash safety and concurrency: SIGKILL mid-run, two processes on one SQLite file, worker pools."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import treefarm as tf
+from treefarm.exceptions import StudyError
+from treefarm.storage import TrialState, open_storage
+
+from . import objectives
+
+WORKER = Path(objectives.__file__)
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(WORKER.parents[2] / "src"), *sys.path])}
+
+
+def spawn(db: Path, study: str, n: int, sleep: float) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, str(WORKER), str(db), study, str(n), str(sleep)],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def completed(db: Path, study: str) -> list:
+    storage = open_storage(db)
+    try:
+        sid = storage.get_study(study).study_id
+        return storage.get_trials(sid, states=[TrialState.COMPLETE])
+    except Exception:
+        return []
+    finally:
+        storage.close()
+
+
+def test_sigkill_mid_run_then_resume_loses_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "crash.db"
+    proc = spawn(db, "crash", 1000, 0.05)
+    deadline = time.monotonic() + 60
+    while len(completed(db, "crash")) < 8 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    before = {t.number: (dict(t.params), t.value) for t in completed(db, "crash")}
+    assert len(before) >= 8
+
+    study = tf.Study.load("crash", space=objectives.SPACE, storage=db, requeue_interrupted=True)
+    after = {t.number: (dict(t.params), t.value) for t in study.trials if t.state is TrialState.COMPLETE}
+    assert all(after[n] == before[n] for n in before)
+    assert not [t for t in study.trials if t.state is TrialState.RUNNING]
+    interrupted = [t for t in study.trials if t.state is TrialState.FAILED]
+    if interrupted:
+        assert "died" in interrupted[0].system_attrs["fail_reason"]
+    budget = 30
+    study.optimize(objectives.quadratic, budget - len(after))
+    final = [t for t in study.trials if t.state is TrialState.COMPLETE]
+    assert len(final) == budget
+    if interrupted:
+        requeued = [t for t in study.trials if t.system_attrs.get("requeued_from") == interrupted[0].number]
+        assert requeued and dict(requeued[0].params) == dict(interrupted[0].params)
+
+
+def test_two_processes_share_one_sqlite_study(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    tf.Study.create("shared", space=objectives.SPACE, storage=db, seed=1)
+    procs = [spawn(db, "shared", 100, 0.0) for _ in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        assert "locked" not in err
+    storage = open_storage(db)
+    trials = storage.get_trials(storage.get_study("shared").study_id)
+    assert [t.number for t in trials] == list(range(200))
+    assert all(t.state is TrialState.COMPLETE and t.value is not None for t in trials)
+    assert len({tuple(sorted(t.params.items())) for t in trials}) == 200
+
+
+@pytest.mark.parametrize("backend", ["process", "thread"])
+def test_parallel_batches_are_reproducible(backend: str) -> None:
+    def run() -> list[dict]:
+        study = tf.Study.create(space=objectives.SPACE, seed=9)
+        study.optimize(objectives.slow_quadratic, 8, n_jobs=2, backend=backend)
+        return [dict(t.params) for t in study.trials]
+
+    first = run()
+    assert len(first) == 8 and first == run()
+
+
+def test_a_dying_worker_process_fails_its_trial_only() -> None:
+    study = tf.Study.create(space=objectives.SPACE, seed=2)
+    study.optimize(objectives.suicidal, 12, n_jobs=2)
+    states = [t.state for t in study.trials]
+    assert len(states) == 12 and TrialState.COMPLETE in states
+    died = [t for t in study.trials if "died" in t.system_attrs.get("fail_reason", "")]
+    assert any(t.params["x"] > 3.0 for t in died)
+    assert all(t.params["x"] <= 3.0 for t in study.trials if t.state is TrialState.COMPLETE)
+
+
+def test_unpicklable_objective_is_a_clear_error() -> None:
+    study = tf.Study.create(space=objectives.SPACE, seed=0)
+    with pytest.raises(StudyError, match="must be picklable"):
+        study.optimize(lambda p: 1.0, 4, n_jobs=2)

@@ -1,0 +1,224 @@
+"""Studies: ask/tell, failures recorded not fatal, stopping rules, enqueued configs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+import treefarm as tf
+from treefarm.exceptions import ConfigError, StorageError, StudyError, TrialStateError
+from treefarm.storage import TrialState
+
+SPACE = {"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b")}
+
+
+def quadratic(p: dict) -> float:
+    return (p["x"] - 1.0) ** 2 + (0.5 if p["k"] == "b" else 0.0)
+
+
+def test_ask_tell_and_best() -> None:
+    study = tf.Study.create(space=SPACE, seed=0)
+    for _ in range(20):
+        trial = study.ask()
+        assert set(trial.config) == {"x", "k"} and trial.value == dict(trial.config)
+        study.tell(trial, quadratic(trial.value))
+    values = [t.value for t in study.trials]
+    assert study.best_value == min(values)
+    assert study.best_params == tf.build(SPACE, study.best_config)
+    assert study.best_trial.state is TrialState.COMPLETE
+
+
+def test_maximize_picks_the_largest() -> None:
+    study = tf.Study.create(space=SPACE, seed=0, direction="maximize")
+    study.optimize(quadratic, 15)
+    assert study.best_value == max(t.value for t in study.trials)
+
+
+def test_same_seed_same_trial_sequence() -> None:
+    def run() -> list[dict]:
+        study = tf.Study.create(space=SPACE, seed=42)
+        study.optimize(quadratic, 12)
+        return [dict(t.params) for t in study.trials]
+
+    assert run() == run()
+    other = tf.Study.create(space=SPACE, seed=43)
+    other.optimize(quadratic, 12)
+    assert [dict(t.params) for t in other.trials] != run()
+
+
+def test_failures_are_recorded_and_the_study_goes_on() -> None:
+    outputs = iter(
+        [
+            ValueError("boom"),
+            math.nan,
+            "a string",
+            {"accuracy": 1.0},
+            math.inf,
+            1.5,
+            {"loss": 2.0, "acc": 0.9},
+        ]
+    )
+
+    def objective(p: dict) -> object:
+        out = next(outputs)
+        if isinstance(out, Exception):
+            raise out
+        return out
+
+    study = tf.Study.create(space=SPACE, seed=0)
+    study.optimize(objective, 7)
+    trials = study.trials
+    reasons = [t.system_attrs.get("fail_reason", "") for t in trials]
+    assert [t.state for t in trials] == [TrialState.FAILED] * 5 + [TrialState.COMPLETE] * 2
+    assert reasons[0] == "ValueError: boom" and "Traceback" in trials[0].system_attrs["traceback"]
+    assert "non-finite value: nan" in reasons[1]
+    assert "returned a str: 'a string'" in reasons[2]
+    assert "without 'loss'" in reasons[3]
+    assert "non-finite value: inf" in reasons[4]
+    assert trials[6].value == 2.0 and trials[6].user_attrs == {"acc": 0.9}
+    assert study.best_value == 1.5
+
+
+def test_uncaught_exception_fails_the_trial_and_propagates() -> None:
+    def objective(p: dict) -> float:
+        raise RuntimeError("fatal")
+
+    study = tf.Study.create(space=SPACE, seed=0)
+    with pytest.raises(RuntimeError, match="fatal"):
+        study.optimize(objective, 5, catch=())
+    assert [t.state for t in study.trials] == [TrialState.FAILED]
+
+
+def test_keyboard_interrupt_marks_the_trial_interrupted() -> None:
+    calls = []
+
+    def objective(p: dict) -> float:
+        calls.append(p)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return 1.0
+
+    study = tf.Study.create(space=SPACE, seed=0)
+    with pytest.raises(KeyboardInterrupt):
+        study.optimize(objective, 10)
+    trials = study.trials
+    assert [t.state for t in trials] == [TrialState.COMPLETE] * 2 + [TrialState.FAILED]
+    assert trials[2].system_attrs["fail_reason"] == "interrupted"
+
+
+def test_tell_twice_is_an_error_and_changes_nothing() -> None:
+    study = tf.Study.create(space=SPACE, seed=0)
+    trial = study.ask()
+    study.tell(trial, 3.0)
+    with pytest.raises(TrialStateError, match=f"number={trial.number}, state='complete'"):
+        study.tell(trial, 1.0)
+    assert study.trials[0].value == 3.0 and study.trials[0].state is TrialState.COMPLETE
+
+
+def test_enqueued_configs_are_validated_and_evaluated_first() -> None:
+    study = tf.Study.create(space=SPACE, seed=0)
+    with pytest.raises(ConfigError, match=r"x must lie in \[-5, 5\], but got x=9.0"):
+        study.enqueue({"x": 9.0, "k": "a"})
+    assert study.trials == []
+    study.enqueue({"x": 1.0, "k": "a"})
+    study.optimize(quadratic, 3)
+    assert dict(study.trials[0].params) == {"x": 1.0, "k": "a"}
+    assert study.best_value == 0.0
+
+
+def test_stopping_rules() -> None:
+    study = tf.Study.create(space=SPACE, seed=0)
+    study.optimize(lambda p: 1.0, 100, patience=5)
+    assert len(study.trials) == 6
+    study = tf.Study.create(space=SPACE, seed=0)
+    study.optimize(quadratic, 1000, target=0.5)
+    assert study.best_value <= 0.5 and len(study.trials) < 1000
+    study = tf.Study.create(space=SPACE, seed=0)
+    study.optimize(lambda p: 1.0, callbacks=[lambda s, r: s.stop() if r.number == 3 else None])
+    assert len(study.trials) == 4
+    study = tf.Study.create(space=SPACE, seed=0)
+    study.optimize(lambda p: 1.0, timeout=0.2)
+    assert len(study.trials) >= 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"n_trials": 0}, r"n_trials must be an integer >= 1 or None, but got n_trials=0"),
+        ({"n_trials": 5, "n_jobs": 0}, r"n_jobs must be an integer >= 1, but got n_jobs=0"),
+        ({"n_trials": 5, "backend": "gpu"}, r"backend must be 'process' or 'thread', but got backend='gpu'"),
+        ({"n_trials": 5, "timeout": -1}, r"timeout must be a number > 0"),
+    ],
+)
+def test_bad_optimize_arguments_are_named(kwargs: dict, pattern: str) -> None:
+    study = tf.Study.create(space=SPACE, seed=0)
+    with pytest.raises(StudyError, match=pattern):
+        study.optimize(quadratic, **kwargs)
+
+
+def test_bad_study_arguments_are_named(tmp_path: Path) -> None:
+    with pytest.raises(
+        StudyError, match=r"direction must be one of \['minimize', 'maximize'\], but got direction='min'"
+    ):
+        tf.Study.create(space=SPACE, direction="min")
+    with pytest.raises(StudyError, match=r"algo must be one of .*, but got algo='nope'"):
+        tf.Study.create(space=SPACE, algo="nope")
+    with pytest.raises(StorageError, match=r"sqlit://x\.db"):
+        tf.Study.create(space=SPACE, storage="sqlit://x.db")
+    with pytest.raises(StudyError, match="no completed trial"):
+        _ = tf.Study.create(space=SPACE).best_value
+
+
+def test_intermediate_values_and_user_attrs() -> None:
+    def objective(p: dict, trial: tf.Trial) -> float:
+        for step in range(3):
+            trial.report(step, 1.0 / (step + 1))
+        trial.set_user_attr("note", "ok")
+        return 0.25
+
+    study = tf.Study.create(space=SPACE, seed=0)
+    study.optimize(objective, 2)
+    t = study.trials[0]
+    assert dict(t.intermediate) == {0: 1.0, 1: 0.5, 2: 1.0 / 3}
+    assert t.user_attrs == {"note": "ok"}
+
+
+def test_op_errors_while_building_fail_the_trial() -> None:
+    def explode(x: float) -> float:
+        raise ValueError(f"cannot build {x}")
+
+    space = tf.op(explode)(tf.Real(0, 1))
+    study = tf.Study.create(space=space, seed=0)
+    study.optimize(lambda v: v, 3)
+    assert [t.state for t in study.trials] == [TrialState.FAILED] * 3
+    assert "cannot build" in study.trials[0].system_attrs["fail_reason"]
+
+
+def test_random_search_ask_reads_no_history() -> None:
+    study = tf.Study.create(space=SPACE, seed=0)
+    study.optimize(quadratic, 5)
+    storage = study.storage
+    calls = []
+    original = storage.get_trials
+
+    def spy(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    storage.get_trials = spy  # type: ignore[method-assign]
+    trial = study.ask()
+    study.tell(trial, 1.0)
+    assert calls == []
+
+
+def test_resume_continues_the_same_sequence(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    full = tf.Study.create("full", space=SPACE, storage=db, seed=5)
+    full.optimize(quadratic, 10)
+    part = tf.Study.create("part", space=SPACE, storage=db, seed=5)
+    part.optimize(quadratic, 4)
+    resumed = tf.Study.load("part", space=SPACE, storage=db)
+    resumed.optimize(quadratic, 6)
+    assert [dict(t.params) for t in resumed.trials] == [dict(t.params) for t in full.trials]
