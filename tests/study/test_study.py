@@ -222,3 +222,12 @@ def test_resume_continues_the_same_sequence(tmp_path: Path) -> None:
     resumed = tf.Study.load("part", space=SPACE, storage=db)
     resumed.optimize(quadratic, 6)
     assert [dict(t.params) for t in resumed.trials] == [dict(t.params) for t in full.trials]
+
+
+def test_to_dataframe_has_one_row_per_trial() -> None:
+    pytest.importorskip("pandas")
+    study = tf.Study.create(space=SPACE, seed=0)
+    study.optimize(quadratic, 5)
+    df = study.to_dataframe()
+    assert list(df["number"]) == [0, 1, 2, 3, 4]
+    assert {"value", "state", "params.x", "params.k"} <= set(df.columns)
