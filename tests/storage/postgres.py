@@ -52,14 +52,16 @@ def postgres_cluster(bindir: Path) -> Iterator[str]:
     if as_postgres:
         user = pwd.getpwnam("postgres")
         os.chown(root, user.pw_uid, user.pw_gid)
-    _run([str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync"], as_postgres=as_postgres)
+
+    def run(program: str, *args: str) -> None:
+        _run([str(bindir / program), *args], as_postgres=as_postgres)
+
+    run("initdb", "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync")
     options = f"-p {port} -h 127.0.0.1 -k {root} -F -c fsync=off -c full_page_writes=off"
-    pg_ctl = str(bindir / "pg_ctl")
-    _run([pg_ctl, "-D", str(data), "-l", str(root / "log"), "-w", "-o", options, "start"], as_postgres=as_postgres)
+    run("pg_ctl", "-D", str(data), "-l", str(root / "log"), "-w", "-o", options, "start")
     try:
-        _run([str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "treefarm"],
-             as_postgres=as_postgres)
+        run("createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "treefarm")
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/treefarm"
     finally:
-        _run([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"], as_postgres=as_postgres)
+        run("pg_ctl", "-D", str(data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(root, ignore_errors=True)

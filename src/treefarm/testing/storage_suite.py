@@ -53,9 +53,10 @@ class StorageSuite:
 
     # ----------------------------------------------------------------- studies
     def test_create_get_and_list_studies(self, storage: Storage) -> None:
-        a = storage.create_study("a", direction="minimize", seed=3, attrs={"space": "R(0, 1)", "n": [1, 2]})
+        attrs: dict[str, Any] = {"space": "R(0, 1)", "n": [1, 2]}
+        a = storage.create_study("a", direction="minimize", seed=3, attrs=attrs)
         b = storage.create_study("b", direction="maximize", seed=None, attrs={})
-        assert (a.name, a.direction, a.seed, dict(a.attrs)) == ("a", "minimize", 3, {"space": "R(0, 1)", "n": [1, 2]})
+        assert (a.name, a.direction, a.seed, dict(a.attrs)) == ("a", "minimize", 3, attrs)
         assert a.study_id != b.study_id
         assert abs(a.created - time.time()) < 60
         assert storage.get_study("a") == a
@@ -102,7 +103,9 @@ class StorageSuite:
             ({"direction": "minimize", "seed": 1, "attrs": {"f": object}}, "attrs\\['f'\\]"),
         ],
     )
-    def test_bad_study_arguments_are_named(self, storage: Storage, kwargs: dict[str, Any], named: str) -> None:
+    def test_bad_study_arguments_are_named(
+        self, storage: Storage, kwargs: dict[str, Any], named: str
+    ) -> None:
         with pytest.raises(StorageError, match=named):
             storage.create_study("bad", **kwargs)
         assert storage.list_studies() == []
@@ -147,7 +150,14 @@ class StorageSuite:
 
     def test_params_round_trip_as_json(self, storage: Storage) -> None:
         study = _study(storage)
-        params = {"lr": 1e-3, "n": 3, "kind": "svm", "on": True, "none": None, "path": (1, [2, "x"])}
+        params: dict[str, Any] = {
+            "lr": 1e-3,
+            "n": 3,
+            "kind": "svm",
+            "on": True,
+            "none": None,
+            "path": (1, [2, "x"]),
+        }
         record = storage.create_trial(study.study_id, params=params)
         expected = {**params, "path": [1, [2, "x"]]}
         assert dict(record.params) == expected
@@ -197,13 +207,14 @@ class StorageSuite:
         study = _study(storage)
         for state in (FAILED, PRUNED):
             number = storage.create_trial(study.study_id, params={}).number
-            done = storage.finish_trial(study.study_id, number, state=state, system_attrs={"fail_reason": "x"})
+            reason = {"fail_reason": "x"}
+            done = storage.finish_trial(study.study_id, number, state=state, system_attrs=reason)
             assert done.state is state and done.value is None
 
     def test_tell_twice_raises_and_changes_nothing(self, storage: Storage) -> None:
         study = _study(storage)
         first = _complete(storage, study.study_id, 1.0)
-        with pytest.raises(TrialStateError, match="number=0.*state='complete'"):
+        with pytest.raises(TrialStateError, match=r"number=0, state='complete'"):
             storage.finish_trial(study.study_id, 0, state=FAILED, user_attrs={"late": True})
         assert storage.get_trial(study.study_id, 0) == first
 
@@ -233,7 +244,8 @@ class StorageSuite:
         study = _study(storage)
         running = storage.create_trial(study.study_id, params={})
         with pytest.raises(StorageError, match="user_attrs\\['f'\\]"):
-            storage.finish_trial(study.study_id, 0, state=COMPLETE, value=1.0, user_attrs={"f": print})
+            bad: dict[str, Any] = {"f": print}
+            storage.finish_trial(study.study_id, 0, state=COMPLETE, value=1.0, user_attrs=bad)
         assert storage.get_trial(study.study_id, 0) == running
 
     # ---------------------------------------------------- during the trial
