@@ -222,7 +222,7 @@ class SQLStorage(Storage):
 
     def _wrap(self, error: exc.DBAPIError, *, attempts: int) -> StorageError:
         return StorageError(
-            f"the storage must answer, but got {format_values(url=self._shown, attempts=attempts)}: "
+            f"the storage must open and answer, but got {format_values(url=self._shown, attempts=attempts)}: "
             f"{type(error.orig).__name__}: {error.orig}"
         )
 
