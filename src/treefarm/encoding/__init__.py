@@ -1,0 +1,5 @@
+"""Configurations as vectors in the unit cube, and back (the only layer that knows both)."""
+
+from .unit import INACTIVE, Column, UnitEncoding
+
+__all__ = ["INACTIVE", "Column", "UnitEncoding"]

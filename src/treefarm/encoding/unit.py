@@ -1,0 +1,157 @@
+"""The unit-cube encoding of a non-recursive (flat or conditional) space.
+
+Notation (shapes):
+    n   configurations, d columns
+    X   (n, d) encoded configurations, active entries in [0, 1]
+    A   (n, d) bool, True where the column's address is active in the config
+
+Columns, one per decision of :func:`treefarm.space.addresses`:
+
+- a real: ``(t - lo) / (hi - lo)`` with ``t`` the value on its sampling scale
+  (the logarithm for ``log=True``);
+- an integer: the same on the value (log scale for ``log=True``); a linear
+  integer range of ``k`` values is marked with ``k`` levels so a kernel can
+  round inside (Garrido-Merchán & Hernández-Lobato 2020), a log range is
+  left continuous and rounded when decoded;
+- a choice or a join of ``m > 1`` options: a one-hot group of ``m`` columns.
+
+A column whose address is inactive in a configuration (a branch not taken)
+holds :data:`INACTIVE` and is False in the mask. Decoding walks the space and
+reads only the columns of the branches it takes, so any vector in the cube
+decodes to a valid configuration (argmax within one-hot groups, rounding for
+integers, clipping for reals).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import SpaceError
+from ..space import Choice, Config, Int, Join, Real, Space, addresses, convert, walk
+from ..space.config import Decision, Scalar
+
+__all__ = ["INACTIVE", "Column", "UnitEncoding"]
+
+#: The value imputed in inactive columns: outside [0, 1], so that an inactive
+#: column is far from every active value in a stationary kernel's distance.
+INACTIVE = -0.5
+
+
+@dataclass(frozen=True)
+class Column:
+    """One encoded column: the address it encodes, its node, and for one-hot
+    columns the option index it stands for."""
+
+    address: str
+    node: Decision
+    option: int | None = None
+
+
+def _numeric_unit(node: Real | Int, value: float) -> float:
+    lo, hi = node.scale_bounds() if isinstance(node, Real) else _int_bounds(node)
+    t = math.log(value) if node.log else float(value)
+    return (t - lo) / (hi - lo)
+
+
+def _int_bounds(node: Int) -> tuple[float, float]:
+    return (math.log(node.low), math.log(node.high)) if node.log else (float(node.low), float(node.high))
+
+
+def _numeric_value(node: Real | Int, u: float) -> float | int:
+    u = min(max(u, 0.0), 1.0)
+    lo, hi = node.scale_bounds() if isinstance(node, Real) else _int_bounds(node)
+    t = lo + u * (hi - lo)
+    x = math.exp(t) if node.log else t
+    if isinstance(node, Int):
+        return int(min(max(round(x), node.low), node.high))
+    return min(max(x, node.low), node.high)
+
+
+class UnitEncoding:
+    """Encode/decode the configurations of one non-recursive space (see the module docstring)."""
+
+    def __init__(self, space: Any) -> None:
+        self.space: Space = convert(space)
+        columns: list[Column] = []
+        self.start: dict[str, int] = {}
+        for address, node in addresses(self.space):
+            self.start[address] = len(columns)
+            if isinstance(node, (Real, Int)):
+                columns.append(Column(address, node))
+            elif isinstance(node, Choice) and len(node.values) > 1:
+                columns.extend(Column(address, node, i) for i in range(len(node.values)))
+            elif isinstance(node, Join):
+                columns.extend(Column(address, node, i) for i in range(len(node.options)))
+        self.columns: tuple[Column, ...] = tuple(columns)
+
+    @property
+    def dim(self) -> int:
+        return len(self.columns)
+
+    def integer_levels(self) -> np.ndarray:
+        """(d,) number of equally spaced levels of each integer column, 0 elsewhere."""
+        return np.array(
+            [c.node.size if isinstance(c.node, Int) and not c.node.log else 0 for c in self.columns],
+            dtype=int,
+        )
+
+    def categorical_groups(self) -> list[np.ndarray]:
+        """The column indices of each one-hot group."""
+        groups: dict[str, list[int]] = {}
+        for j, c in enumerate(self.columns):
+            if c.option is not None:
+                groups.setdefault(c.address, []).append(j)
+        return [np.array(g, dtype=int) for g in groups.values()]
+
+    def continuous(self) -> np.ndarray:
+        """(d,) True for columns a continuous optimizer may move freely (reals, log integers)."""
+        levels = self.integer_levels()
+        return np.array([c.option is None for c in self.columns]) & (levels == 0)
+
+    def encode(self, configs: Sequence[Config]) -> tuple[np.ndarray, np.ndarray]:
+        """``(X, A)`` for ``configs``: (n, d) values and (n, d) activity mask."""
+        X = np.full((len(configs), self.dim), INACTIVE)
+        A = np.zeros((len(configs), self.dim), dtype=bool)
+        for i, config in enumerate(configs):
+            for address, value in config.items():
+                j = self.start.get(address)
+                if j is None:
+                    raise SpaceError(
+                        f"the config has an address the encoding does not know: {address}={value!r}"
+                    )
+                self._encode_one(X[i], A[i], j, value)
+        return X, A
+
+    def _encode_one(self, x: np.ndarray, a: np.ndarray, j: int, value: Scalar) -> None:
+        node = self.columns[j].node
+        if isinstance(node, (Real, Int)):
+            x[j], a[j] = _numeric_unit(node, float(value)), True  # type: ignore[arg-type]
+            return
+        index = node.index_of(value)
+        width = len(node.values) if isinstance(node, Choice) else len(node.options)
+        x[j : j + width] = 0.0
+        x[j + (index or 0)] = 1.0
+        a[j : j + width] = True
+
+    def decode(self, x: np.ndarray) -> Config:
+        """The configuration a vector stands for (only active branches are read)."""
+
+        def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+            j = self.start[address]
+            if isinstance(node, (Real, Int)):
+                return _numeric_value(node, float(x[j]))
+            if isinstance(node, Choice):
+                return node.decisions()[int(np.argmax(x[j : j + len(node.values)]))]
+            scores = x[j : j + len(node.options)]
+            return node.labels[max(allowed, key=lambda i: scores[i])]
+
+        return walk(self.space, decide)[0]
+
+    def active_mask(self, configs: Sequence[Config]) -> np.ndarray:
+        """(n, d) activity of each column in each configuration."""
+        return self.encode(configs)[1]

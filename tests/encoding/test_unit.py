@@ -1,0 +1,62 @@
+"""The unit-cube encoding round-trips configurations and decodes any vector to a valid one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import treefarm as tf
+from treefarm.encoding import INACTIVE, UnitEncoding
+from treefarm.exceptions import SpaceError
+
+SPACE = {
+    "lr": tf.Real(1e-5, 1e-1, log=True),
+    "n": tf.Int(1, 8),
+    "width": tf.Int(16, 1024, log=True),
+    "act": tf.Choice("relu", "tanh", "gelu"),
+    "model": tf.Join(
+        svm={"C": tf.Real(1e-3, 1e3, log=True), "kernel": tf.Choice("rbf", "poly")},
+        tree={"depth": tf.Int(1, 10)},
+    ),
+}
+ENC = UnitEncoding(SPACE)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_encode_decode_round_trip(seed: int) -> None:
+    config = tf.sample(SPACE, seed)
+    X, A = ENC.encode([config])
+    assert np.all((X[A] >= 0) & (X[A] <= 1)) and np.all(X[~A] == INACTIVE)
+    back = ENC.decode(X[0])
+    assert set(back) == set(config)
+    for key, value in config.items():
+        assert back[key] == (pytest.approx(value, rel=1e-9) if isinstance(value, float) else value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1, 2), min_size=ENC.dim, max_size=ENC.dim))
+def test_any_vector_decodes_to_a_valid_config(values: list[float]) -> None:
+    config = ENC.decode(np.array(values))
+    assert tf.validate(SPACE, config) == config
+
+
+def test_column_layout_and_masks() -> None:
+    assert [c.address for c in ENC.columns].count("act") == 3
+    assert ENC.integer_levels()[ENC.start["n"]] == 8
+    assert ENC.integer_levels()[ENC.start["width"]] == 0  # log integers stay continuous
+    assert [list(g) for g in ENC.categorical_groups()] == [[3, 4, 5], [6, 7], [9, 10]]
+    svm = tf.validate(
+        SPACE, {"lr": 0.01, "n": 2, "width": 64, "act": "relu", "model": "tree", "model.tree.depth": 3}
+    )
+    _, A = ENC.encode([svm])
+    assert not A[0, ENC.start["model.svm.C"]] and A[0, ENC.start["model.tree.depth"]]
+
+
+def test_recursive_spaces_are_refused_with_a_clear_error() -> None:
+    G = tf.Var("G")
+    G.define(tf.op(max)(G, G) | tf.Int(0, 3))
+    with pytest.raises(SpaceError, match="recursive space"):
+        UnitEncoding(G)
