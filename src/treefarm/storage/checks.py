@@ -91,9 +91,18 @@ def encode_params(params: Mapping[str, JSON]) -> str:
         raise ConfigError(str(exc)) from None
 
 
+_DECODER = json.JSONDecoder()
+
+
 def decode(text: str | None) -> dict[str, JSON]:
-    """A fresh dict from stored JSON text (an empty one for NULL)."""
-    return {} if text is None else dict(json.loads(text))
+    """A fresh dict from stored JSON text (an empty one for NULL).
+
+    Stored text is compact (no surrounding whitespace), so ``raw_decode`` can
+    skip ``json.loads``'s whitespace scans; empty mappings skip decoding.
+    """
+    if text is None or text == "{}":
+        return {}
+    return dict(_DECODER.raw_decode(text)[0])
 
 
 def check_direction(direction: str) -> None:

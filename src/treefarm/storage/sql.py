@@ -142,20 +142,28 @@ def _transient(error: exc.DBAPIError) -> bool:
     return isinstance(error, exc.OperationalError) and ("locked" in text or "busy" in text)
 
 
-def _record(row: Any, steps: Mapping[int, float]) -> TrialRecord:
+def _record(row: Sequence[Any], steps: Mapping[int, float]) -> TrialRecord:
+    """The record of a ``trials`` row, given as a tuple in the table's column order
+    (unpacked by position: attribute access on rows dominates a long history read)."""
+    _, study_id, number, state, params, value, user_attrs, system_attrs, started, finished, beat = row
     return TrialRecord(
-        study_id=row.study_id,
-        number=row.number,
-        state=TrialState(row.state),
-        params=checks.decode(row.params),
-        value=row.value,
+        study_id=study_id,
+        number=number,
+        state=TrialState(state),
+        params=checks.decode(params),
+        value=value,
         intermediate=dict(steps),
-        user_attrs=checks.decode(row.user_attrs),
-        system_attrs=checks.decode(row.system_attrs),
-        started=row.started,
-        finished=row.finished,
-        heartbeat=row.heartbeat,
+        user_attrs=checks.decode(user_attrs),
+        system_attrs=checks.decode(system_attrs),
+        started=started,
+        finished=finished,
+        heartbeat=beat,
     )
+
+
+def _as_row(values: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Values just written, as a tuple in the column order of ``trials``."""
+    return tuple(values.get(column.name) for column in trials.columns)
 
 
 def _study_record(row: Any) -> StudyRecord:
@@ -350,7 +358,7 @@ class SQLStorage(Storage):
             now = time.time() if state is TrialState.RUNNING else None
             row = {**values, "number": 0 if last is None else last + 1, "started": now, "heartbeat": now}
             connection.execute(sa.insert(trials).values(**row))
-            return _record(_Row(row), {})
+            return _record(_as_row(row), {})
 
         return self._write(body)
 
@@ -378,7 +386,7 @@ class SQLStorage(Storage):
                 "system_attrs": _merged(row.system_attrs, system_attrs, what="system_attrs"),
             }
             _update_trial(connection, row.trial_id, **changes)
-            return _record(_Row({**row._asdict(), **changes}), _steps(connection, study_id, [row.number]))
+            return _record(_as_row({**row._asdict(), **changes}), _steps(connection, study_id, [row.number]))
 
         return self._write(body)
 
@@ -419,7 +427,7 @@ class SQLStorage(Storage):
                 "system_attrs": _merged(row.system_attrs, system_attrs, what="system_attrs"),
             }
             _update_trial(connection, row.trial_id, **changes)
-            return _record(_Row({**row._asdict(), **changes}), _steps(connection, study_id, [number]))
+            return _record(_as_row({**row._asdict(), **changes}), _steps(connection, study_id, [number]))
 
         return self._write(body)
 
@@ -525,13 +533,6 @@ class SQLStorage(Storage):
 
     def close(self) -> None:
         self._engine.dispose()
-
-
-class _Row:
-    """Attribute access over a dict, so freshly written values build records like fetched rows."""
-
-    def __init__(self, values: Mapping[str, Any]) -> None:
-        self.__dict__.update(values)
 
 
 def _update_trial(connection: sa.Connection, trial_id: int, **changes: Any) -> None:
