@@ -66,6 +66,14 @@ class Config(Mapping[str, Scalar]):
         self._data = data
         self._hash: int | None = None
 
+    @classmethod
+    def trusted(cls, decisions: dict[str, Scalar]) -> Config:
+        """A config over a dict of already valid Python scalars, taken without copying."""
+        config = cls.__new__(cls)
+        config._data = decisions
+        config._hash = None
+        return config
+
     def __getitem__(self, key: str) -> Scalar:
         return self._data[key]
 

@@ -19,7 +19,7 @@ from .config import Config, Decision, Scalar
 from .nodes import Choice, Int, Join, Real, Space
 from .walk import walk
 
-__all__ = ["as_generator", "draw_decision", "sample"]
+__all__ = ["as_generator", "decision_at", "draw_decision", "draw_numeric", "sample"]
 
 SeedLike = int | np.random.Generator | None
 
@@ -52,7 +52,11 @@ def draw_numeric(node: Real | Int, u: float) -> float | int:
 
 def draw_decision(node: Decision, allowed: tuple[int, ...], rng: np.random.Generator) -> Scalar:
     """One decision drawn from the node's prior."""
-    u = float(rng.random())
+    return decision_at(node, allowed, float(rng.random()))
+
+
+def decision_at(node: Decision, allowed: tuple[int, ...], u: float) -> Scalar:
+    """The decision at prior quantile ``u`` in [0, 1): the inverse-CDF draw."""
     if isinstance(node, (Real, Int)):
         return draw_numeric(node, u)
     if isinstance(node, Choice):
@@ -69,14 +73,32 @@ def sample(space: Space, rng: SeedLike = None, n: int = ...) -> list[Config]: ..
 
 def sample(space: Space, rng: SeedLike = None, n: int | None = None) -> Config | list[Config]:
     """Draw one configuration (``n=None``) or a list of ``n`` from the prior."""
-    gen = as_generator(rng)
     from .convert import convert
 
     space = convert(space)
+    uniforms = _Uniforms(as_generator(rng))
 
     def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
-        return draw_decision(node, allowed, gen)
+        return decision_at(node, allowed, uniforms.next())
 
     if n is None:
-        return walk(space, decide)[0]
-    return [walk(space, decide)[0] for _ in range(n)]
+        return walk(space, decide, check=False)[0]
+    return [walk(space, decide, check=False)[0] for _ in range(n)]
+
+
+class _Uniforms:
+    """Uniform numbers drawn from the generator in blocks (one draw per decision, in order)."""
+
+    BLOCK = 1024
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.block: list[float] = []
+        self.pos = 0
+
+    def next(self) -> float:
+        if self.pos == len(self.block):
+            self.block = self.rng.random(self.BLOCK).tolist()
+            self.pos = 0
+        self.pos += 1
+        return self.block[self.pos - 1]

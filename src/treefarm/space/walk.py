@@ -53,16 +53,19 @@ class Args:
 
 
 class _Walk:
-    def __init__(self, analysis: Analysis, decide: Decide, build: bool) -> None:
+    def __init__(self, analysis: Analysis, decide: Decide, build: bool, check: bool) -> None:
         self.analysis = analysis
         self.decide = decide
         self.build = build
+        self.check = check
         self.decisions: dict[str, Scalar] = {}
         self.shared: dict[str, Any] = {}
 
     def record(self, address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
         key = address or ROOT_ADDRESS
-        value = check_decision(key, node, self.decide(key, node, allowed))
+        value = self.decide(key, node, allowed)
+        if self.check:
+            value = check_decision(key, node, value)
         self.decisions[key] = value
         return value
 
@@ -142,8 +145,12 @@ _HANDLERS: dict[type, Callable[[_Walk, Any, str, int], Any]] = {
 }
 
 
-def walk(space: Space, decide: Decide, *, build: bool = False) -> tuple[Config, Any]:
-    """Walk one instance of ``space``; return its config and, if ``build``, its value."""
-    state = _Walk(analyze(space), decide, build)
+def walk(space: Space, decide: Decide, *, build: bool = False, check: bool = True) -> tuple[Config, Any]:
+    """Walk one instance of ``space``; return its config and, if ``build``, its value.
+
+    ``check=False`` skips validating each decision, for deciders that can only
+    return valid ones (sampling from the prior); everything else keeps it.
+    """
+    state = _Walk(analyze(space), decide, build, check)
     value = state.visit(space, "", 0)
-    return Config(state.decisions), value
+    return (Config(state.decisions) if check else Config.trusted(state.decisions)), value
