@@ -3,6 +3,7 @@ recursion and shared sub-spaces; configurations, sampling and building."""
 
 from .analysis import analyze
 from .build import build, validate
+from .canonical import canonical, has_rules
 from .config import Config
 from .convert import I, R, convert
 from .extension import addresses, enumerate_configs, size
@@ -34,9 +35,11 @@ __all__ = [
     "analyze",
     "as_generator",
     "build",
+    "canonical",
     "convert",
     "draw_decision",
     "enumerate_configs",
+    "has_rules",
     "op",
     "sample",
     "size",

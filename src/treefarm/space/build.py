@@ -17,12 +17,14 @@ from ..exceptions import ConfigError
 from .config import Config, Decision, Scalar
 from .convert import convert
 from .nodes import Space
-from .walk import walk
+from .walk import Call, walk
 
 __all__ = ["build", "validate"]
 
 
-def _replay(space: Space, config: Mapping[str, Any], *, build: bool) -> tuple[Config, Any]:
+def _replay(
+    space: Space, config: Mapping[str, Any], *, build: bool, call: Call | None = None
+) -> tuple[Config, Any]:
     if not isinstance(config, Mapping):
         raise ConfigError(f"a config must be a mapping of address to decision, but got config={config!r}")
     used: set[str] = set()
@@ -33,7 +35,7 @@ def _replay(space: Space, config: Mapping[str, Any], *, build: bool) -> tuple[Co
         used.add(address)
         return config[address]
 
-    result = walk(convert(space), decide, build=build)
+    result = walk(convert(space), decide, build=build, call=call)
     extra = [k for k in config if k not in used]
     if extra:
         raise ConfigError(

@@ -517,17 +517,38 @@ def _make_labels(items: Sequence[tuple[str | None, Space, float]]) -> tuple[str,
     return tuple(labels)
 
 
+_NO_IDENTITY = object()
+
+
 class Op(Space):
     """A callable turned into an operator: ``op(f)(A, k=B)`` is the application
     of ``f`` to the family ``{A_0, B_k}``. As a space by itself, an op builds the
     callable, so ``f | g`` is a space of functions and ``(f | g)(A)`` distributes.
+
+    Algebraic rules the user declares (``commutative``, ``associative``,
+    ``idempotent``, an ``identity`` element) let treefarm recognize two
+    configurations that build equal expressions (see
+    :mod:`treefarm.space.canonical`), so no evaluation is spent twice on one.
     """
 
-    __slots__ = ("func", "name")
+    __slots__ = ("associative", "commutative", "func", "idempotent", "identity", "name")
     func: Callable[..., Any]
     name: str
+    commutative: bool
+    associative: bool
+    idempotent: bool
+    identity: Any
 
-    def __init__(self, func: Callable[..., Any], *, name: str | None = None) -> None:
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        commutative: bool = False,
+        associative: bool = False,
+        idempotent: bool = False,
+        identity: Any = _NO_IDENTITY,
+    ) -> None:
         if not callable(func):
             raise SpaceError(f"op needs a callable, but got func={func!r}")
         label = name if name is not None else getattr(func, "__name__", None)
@@ -537,6 +558,20 @@ class Op(Space):
             )
         object.__setattr__(self, "func", func)
         object.__setattr__(self, "name", label)
+        object.__setattr__(self, "commutative", bool(commutative))
+        object.__setattr__(self, "associative", bool(associative))
+        object.__setattr__(self, "idempotent", bool(idempotent))
+        object.__setattr__(self, "identity", identity)
+
+    @property
+    def has_rules(self) -> bool:
+        """Whether any algebraic rule was declared."""
+        rules = (self.commutative, self.associative, self.idempotent)
+        return any(rules) or self.identity is not _NO_IDENTITY
+
+    @property
+    def has_identity(self) -> bool:
+        return self.identity is not _NO_IDENTITY
 
     def __call__(self, *args: object, **kwargs: object) -> Apply:
         members = {k: as_space(v) for k, v in kwargs.items()}
@@ -546,9 +581,25 @@ class Op(Space):
         return self.name
 
 
-def op(func: Callable[..., Any], *, name: str | None = None) -> Op:
-    """Turn a callable into an operator on spaces: ``add = op(operator.add)``."""
-    return Op(func, name=name)
+def op(
+    func: Callable[..., Any],
+    *,
+    name: str | None = None,
+    commutative: bool = False,
+    associative: bool = False,
+    idempotent: bool = False,
+    identity: Any = _NO_IDENTITY,
+) -> Op:
+    """Turn a callable into an operator on spaces: ``add = op(operator.add,
+    commutative=True, associative=True, identity=0)``."""
+    return Op(
+        func,
+        name=name,
+        commutative=commutative,
+        associative=associative,
+        idempotent=idempotent,
+        identity=identity,
+    )
 
 
 class Apply(Space):

@@ -32,6 +32,10 @@ class Decide(Protocol):
     def __call__(self, address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar: ...
 
 
+#: Replaces calling an op while building: ``call(op, built_arguments) -> value``.
+Call = Callable[[Op, Any], Any]
+
+
 class Args:
     """The built value of a family with both positional and keyword members."""
 
@@ -53,11 +57,14 @@ class Args:
 
 
 class _Walk:
-    def __init__(self, analysis: Analysis, decide: Decide, build: bool, check: bool) -> None:
+    def __init__(
+        self, analysis: Analysis, decide: Decide, build: bool, check: bool, call: Call | None
+    ) -> None:
         self.analysis = analysis
         self.decide = decide
         self.build = build
         self.check = check
+        self.call = call
         self.decisions: dict[str, Scalar] = {}
         self.shared: dict[str, Any] = {}
 
@@ -101,6 +108,8 @@ class _Walk:
         built = self.family(node.args, address, depth)
         if not self.build:
             return None
+        if self.call is not None:
+            return self.call(node.op, built)
         if isinstance(built, Args):
             return node.op.func(*built.args, **built.kwargs)
         if isinstance(built, dict):
@@ -145,12 +154,17 @@ _HANDLERS: dict[type, Callable[[_Walk, Any, str, int], Any]] = {
 }
 
 
-def walk(space: Space, decide: Decide, *, build: bool = False, check: bool = True) -> tuple[Config, Any]:
+def walk(
+    space: Space, decide: Decide, *, build: bool = False, check: bool = True, call: Call | None = None
+) -> tuple[Config, Any]:
     """Walk one instance of ``space``; return its config and, if ``build``, its value.
 
     ``check=False`` skips validating each decision, for deciders that can only
     return valid ones (sampling from the prior); everything else keeps it.
+    ``call(op, arguments)`` replaces calling the ops while building (the
+    arguments are the built family: a tuple, list, dict or :class:`Args`),
+    e.g. to build a symbolic term instead of the user's value.
     """
-    state = _Walk(analyze(space), decide, build, check)
+    state = _Walk(analyze(space), decide, build, check, call)
     value = state.visit(space, "", 0)
     return (Config(state.decisions) if check else Config.trusted(state.decisions)), value

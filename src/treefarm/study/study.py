@@ -33,7 +33,7 @@ import numpy as np
 
 from ..exceptions import ConfigError, StudyError
 from ..optimizers import History, Observation, Optimizer, make_optimizer
-from ..space import Config, Space, build, convert, validate
+from ..space import Config, Space, build, canonical, convert, has_rules, validate
 from ..storage import Storage, StudyRecord, TrialRecord, TrialState, open_storage
 from .outcome import Outcome, from_exception, from_result
 from .parallel import Evaluator
@@ -96,6 +96,9 @@ class Study:
     Make one with :meth:`create` or :meth:`load`, never the constructor.
     """
 
+    #: How many times a duplicate suggestion is drawn again before it is accepted.
+    MAX_REDRAWS = 20
+
     def __init__(
         self,
         record: StudyRecord,
@@ -124,6 +127,9 @@ class Study:
         self._scan_from = 0
         self._running: set[int] = set()
         self._stop_requested = False
+        self._rules = has_rules(self.space)
+        self._dedupe = self._rules or optimizer.needs_history
+        self._keys: dict[Config, str] = {}
         self.recover()
 
     # ------------------------------------------------------------------ opening
@@ -314,12 +320,37 @@ class Study:
             config = Config(record.params)
         else:
             record = self._storage.create_trial(self._id, params={}, system_attrs=worker)
-            history = self.history(exclude=record.number) if self.optimizer.needs_history else History()
-            config = self.optimizer.suggest(self.space, history, 1, self.rng_for(record.number))[0]
+            config = self._suggest(record.number)
             self._storage.set_trial_params(self._id, record.number, config.to_dict())
         self._configs[record.number] = config
         self._running.add(record.number)
         return record.number, config
+
+    def _suggest(self, number: int) -> Config:
+        """The optimizer's suggestion for trial ``number``. Where duplicates are
+        checked, a suggestion equal to a configuration already evaluated, failed
+        or pending (equal as an expression, under the ops' declared rules) is
+        drawn again, up to ``MAX_REDRAWS`` times, with the duplicates passed as
+        pending so the optimizer steers away; past that the space is taken as
+        exhausted and the duplicate kept."""
+        rng = self.rng_for(number)
+        if not self._dedupe:
+            history = self.history(exclude=number) if self.optimizer.needs_history else History()
+            return self.optimizer.suggest(self.space, history, 1, rng)[0]
+        history = self.history(exclude=number)
+        seen = {self._key(c) for c in history.seen()}
+        for _ in range(self.MAX_REDRAWS):
+            config = self.optimizer.suggest(self.space, history, 1, rng)[0]
+            if self._key(config) not in seen:
+                break
+            history = History(history.complete, history.failed, (*history.pending, config))
+        return config
+
+    def _key(self, config: Config) -> str:
+        """What makes two configurations the same point: their canonical expression."""
+        if config not in self._keys:
+            self._keys[config] = canonical(self.space, config) if self._rules else config.to_json()
+        return self._keys[config]
 
     def _build(self, number: int, config: Config) -> Trial:
         try:
@@ -379,6 +410,10 @@ class Study:
         return self._finish(number, outcome)
 
     def _finish(self, number: int, outcome: Outcome) -> TrialRecord:
+        system_attrs = dict(outcome.system_attrs)
+        config = self._configs.get(number)
+        if self._rules and config is not None:
+            system_attrs["canonical"] = self._key(config)
         try:
             record = self._storage.finish_trial(
                 self._id,
@@ -386,7 +421,7 @@ class Study:
                 state=outcome.state,
                 value=outcome.value,
                 user_attrs=outcome.user_attrs,
-                system_attrs=outcome.system_attrs,
+                system_attrs=system_attrs,
             )
         finally:
             self._running.discard(number)
