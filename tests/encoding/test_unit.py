@@ -60,3 +60,17 @@ def test_recursive_spaces_are_refused_with_a_clear_error() -> None:
     G.define(tf.op(max)(G, G) | tf.Int(0, 3))
     with pytest.raises(SpaceError, match="recursive space"):
         UnitEncoding(G)
+
+
+def test_encoding_from_the_configs_of_a_recursive_space() -> None:
+    G = tf.Var("G", max_depth=4)
+    G.define(tf.op(max, name="mx")(G, G) | tf.Real(0, 1))
+    configs = tf.sample(G, 0, n=20)
+    enc = UnitEncoding.for_configs(G, configs)
+    X, A = enc.encode(configs)
+    assert X.shape == (20, enc.dim) and A.any(axis=0).all()
+    for x, c in zip(X, configs):
+        assert enc.decode(x) == c
+    unseen = next(c for c in tf.sample(G, 1, n=200) if set(c) - set(enc.start))
+    X2, _ = enc.encode([unseen])
+    assert X2.shape == (1, enc.dim)

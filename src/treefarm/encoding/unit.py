@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import SpaceError
-from ..space import Choice, Config, Int, Join, Real, Space, addresses, convert, walk
+from ..space import Choice, Config, Int, Join, Real, Space, addresses, convert, trace, walk
 from ..space.config import Decision, Scalar
 
 __all__ = ["INACTIVE", "Column", "UnitEncoding"]
@@ -73,13 +73,20 @@ def _numeric_value(node: Real | Int, u: float) -> float | int:
 
 
 class UnitEncoding:
-    """Encode/decode the configurations of one non-recursive space (see the module docstring)."""
+    """Encode/decode the configurations of a space (see the module docstring).
 
-    def __init__(self, space: Any) -> None:
+    By default the columns are every address of a non-recursive space. For a
+    recursive space, :meth:`for_configs` takes the addresses that a set of
+    configurations actually uses (a derivation-tree feature space: each
+    address is a position in the tree, and two trees are compared position
+    by position, with activity masks where one has a node the other lacks).
+    """
+
+    def __init__(self, space: Any, decisions: Sequence[tuple[str, Decision]] | None = None) -> None:
         self.space: Space = convert(space)
         columns: list[Column] = []
         self.start: dict[str, int] = {}
-        for address, node in addresses(self.space):
+        for address, node in addresses(self.space) if decisions is None else decisions:
             self.start[address] = len(columns)
             if isinstance(node, (Real, Int)):
                 columns.append(Column(address, node))
@@ -88,6 +95,17 @@ class UnitEncoding:
             elif isinstance(node, Join):
                 columns.extend(Column(address, node, i) for i in range(len(node.options)))
         self.columns: tuple[Column, ...] = tuple(columns)
+        #: An address without a column is an error (static encodings) or ignored (from configs).
+        self.strict = decisions is None
+
+    @classmethod
+    def for_configs(cls, space: Any, configs: Sequence[Config]) -> UnitEncoding:
+        """The encoding whose columns are the addresses the given configurations use."""
+        seen: dict[str, Decision] = {}
+        for config in configs:
+            for address, node in trace(space, config):
+                seen.setdefault(address, node)
+        return cls(space, list(seen.items()))
 
     @property
     def dim(self) -> int:
@@ -120,11 +138,12 @@ class UnitEncoding:
         for i, config in enumerate(configs):
             for address, value in config.items():
                 j = self.start.get(address)
-                if j is None:
+                if j is not None:
+                    self._encode_one(X[i], A[i], j, value)
+                elif self.strict:
                     raise SpaceError(
                         f"the config has an address the encoding does not know: {address}={value!r}"
                     )
-                self._encode_one(X[i], A[i], j, value)
         return X, A
 
     def _encode_one(self, x: np.ndarray, a: np.ndarray, j: int, value: Scalar) -> None:
@@ -142,6 +161,8 @@ class UnitEncoding:
         """The configuration a vector stands for (only active branches are read)."""
 
         def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+            if address not in self.start:
+                raise SpaceError(f"decoding needs a column for every address it meets, but got {address=}")
             j = self.start[address]
             if isinstance(node, (Real, Int)):
                 return _numeric_value(node, float(x[j]))

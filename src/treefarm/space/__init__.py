@@ -2,7 +2,7 @@
 recursion and shared sub-spaces; configurations, sampling and building."""
 
 from .analysis import analyze
-from .build import build, validate
+from .build import build, trace, validate
 from .canonical import canonical, has_rules
 from .config import Config
 from .convert import I, R, convert
@@ -43,6 +43,7 @@ __all__ = [
     "op",
     "sample",
     "size",
+    "trace",
     "validate",
     "walk",
 ]

@@ -19,7 +19,7 @@ from .convert import convert
 from .nodes import Space
 from .walk import Call, walk
 
-__all__ = ["build", "validate"]
+__all__ = ["build", "trace", "validate"]
 
 
 def _replay(
@@ -53,3 +53,18 @@ def validate(space: Any, config: Mapping[str, Any]) -> Config:
 def build(space: Any, config: Mapping[str, Any]) -> Any:
     """The Python value the config selects from the space (the ops are called)."""
     return _replay(space, config, build=True)[1]
+
+
+def trace(space: Any, config: Mapping[str, Any]) -> list[tuple[str, Decision]]:
+    """The ``(address, node)`` of each decision of ``config``, in walk order:
+    for a recursive space, the decisions this instance actually has."""
+    nodes: list[tuple[str, Decision]] = []
+
+    def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+        if address not in config:
+            raise ConfigError(f"the decision at {address} is missing, expected one for {node!r}")
+        nodes.append((address, node))
+        return config[address]
+
+    walk(convert(space), decide)
+    return nodes
