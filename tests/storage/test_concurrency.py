@@ -4,6 +4,9 @@ no lost update, and never a "database is locked" reaching the caller."""
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -70,4 +73,27 @@ def test_concurrent_attribute_writes_lose_nothing(url: str, tmp_path: Path) -> N
     _in_processes(workers.set_user_attrs, url, "attrs", 40, folder=tmp_path)
     attrs = storage.get_trial(study.study_id, 0).user_attrs
     assert attrs == {f"w{me}-{i}": i for me in range(PROCESSES) for i in range(40)}
+    storage.close()
+
+
+def test_processes_opening_a_new_database_at_once_share_one_schema_and_study(
+    url: str, tmp_path: Path
+) -> None:
+    results = _in_processes(workers.open_fresh, url, 20, folder=tmp_path)
+    assert len({result[0] for result in results}) == 1
+    assert sorted(n for result in results for n in result[1:]) == list(range(20 * PROCESSES))
+
+
+def test_a_held_write_lock_is_waited_for_not_reported(sqlite_path: Path) -> None:
+    storage = SQLStorage(f"sqlite:///{sqlite_path}")
+    study = storage.create_study("s", direction="minimize", seed=0, attrs={})
+    other = sqlite3.connect(sqlite_path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.3, other.execute, args=("COMMIT",))
+    release.start()
+    start = time.perf_counter()
+    assert storage.create_trial(study.study_id, params={}).number == 0
+    assert time.perf_counter() - start >= 0.25
+    release.join()
+    other.close()
     storage.close()

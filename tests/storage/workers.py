@@ -58,3 +58,14 @@ def set_user_attrs(url: str, name: str, n: int, folder: str, me: int, parties: i
     for i in range(n):
         storage.set_trial_user_attr(study_id, 0, f"w{me}-{i}", i)
     storage.close()
+
+
+def open_fresh(url: str, n: int, folder: str, me: int, parties: int) -> list[int]:
+    """Open a storage nobody has created yet, all workers at once, then create
+    (or load) one study and add ``n`` trials; the study id and numbers seen."""
+    _barrier(folder, me, parties)
+    storage = SQLStorage(url)
+    study = storage.create_study("fresh", direction="minimize", seed=0, attrs={}, load_if_exists=True)
+    numbers = [storage.create_trial(study.study_id, params={}).number for _ in range(n)]
+    storage.close()
+    return [study.study_id, *numbers]
