@@ -50,7 +50,9 @@ SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000
 """How long SQLite waits for the write lock before reporting "busy" (then we retry)."""
 RETRIES = 8
-"""Attempts of one transaction against transient lock errors: backoff 10 ms, 20 ms, ... <= 2 s."""
+"""Attempts of one transaction against transient lock errors (backoff 10 ms, 20 ms, ... <= 2 s).
+Each SQLite attempt already waits up to the busy timeout, so a writer gives up with a
+StorageError only after about four minutes of another process holding the lock."""
 _PG_RETRY_CODES = ("40001", "40P01")  # serialization_failure, deadlock_detected
 _PG_SCHEMA_LOCK = 0x7472_6565  # pg_advisory_xact_lock key serializing schema creation ("tree")
 
