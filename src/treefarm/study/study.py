@@ -26,6 +26,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -98,6 +99,8 @@ class Study:
 
     #: How many times a duplicate suggestion is drawn again before it is accepted.
     MAX_REDRAWS = 20
+    #: Seconds between looks at an enqueue queue last seen empty.
+    QUEUE_RECHECK = 1.0
 
     def __init__(
         self,
@@ -127,6 +130,7 @@ class Study:
         self._scan_from = 0
         self._running: set[int] = set()
         self._stop_requested = False
+        self._queue_empty_until = 0.0
         self._rules = has_rules(self.space)
         self._dedupe = self._rules or optimizer.needs_history
         self._keys: dict[Config, str] = {}
@@ -361,9 +365,16 @@ class Study:
         return Trial(self, number, config, value)
 
     def _claim_enqueued(self, worker: Mapping[str, Any]) -> TrialRecord | None:
+        """The next enqueued trial, claimed for this worker. Once the queue was
+        seen empty it is looked at again only after ``QUEUE_RECHECK`` seconds
+        (or at once after this study enqueued something), which saves a write
+        transaction per ask; another process's enqueued configs wait that long."""
+        if time.monotonic() < self._queue_empty_until:
+            return None
         while True:
             record = self._storage.claim_waiting_trial(self._id, system_attrs=worker)
             if record is None:
+                self._queue_empty_until = time.monotonic() + self.QUEUE_RECHECK
                 return None
             try:
                 validate(self.space, record.params)
@@ -376,6 +387,7 @@ class Study:
         """Queue a configuration (a warm start, a hint) to be evaluated before any
         suggestion; it is validated against the space first. Returns its trial number."""
         checked = validate(self.space, config)
+        self._queue_empty_until = 0.0
         record = self._storage.create_trial(
             self._id, params=checked.to_dict(), state=TrialState.WAITING, system_attrs={"enqueued": True}
         )
@@ -442,7 +454,8 @@ class Study:
                     r.number, _failure(f"worker process {pid} on {host} died while running the trial")
                 )
                 failed.append(r.number)
-        if self.requeue_interrupted:
+        if self.requeue_interrupted and failed:
+            self._queue_empty_until = 0.0
             for number in failed:
                 params = self._storage.get_trial(self._id, number).params
                 if params:
