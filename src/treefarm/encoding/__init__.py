@@ -1,5 +1,5 @@
 """Configurations as vectors in the unit cube, and back (the only layer that knows both)."""
 
-from .unit import INACTIVE, Column, UnitEncoding
+from .unit import INACTIVE, Column, UnitEncoding, numeric_unit, numeric_value
 
-__all__ = ["INACTIVE", "Column", "UnitEncoding"]
+__all__ = ["INACTIVE", "Column", "UnitEncoding", "numeric_unit", "numeric_value"]

@@ -35,7 +35,7 @@ from ..exceptions import SpaceError
 from ..space import Choice, Config, Int, Join, Real, Space, addresses, convert, trace, walk
 from ..space.config import Decision, Scalar
 
-__all__ = ["INACTIVE", "Column", "UnitEncoding"]
+__all__ = ["INACTIVE", "Column", "UnitEncoding", "numeric_unit", "numeric_value"]
 
 #: The value imputed in inactive columns: outside [0, 1], so that an inactive
 #: column is far from every active value in a stationary kernel's distance.
@@ -52,7 +52,8 @@ class Column:
     option: int | None = None
 
 
-def _numeric_unit(node: Real | Int, value: float) -> float:
+def numeric_unit(node: Real | Int, value: float) -> float:
+    """The position of ``value`` in [0, 1] on the node's scale (log for ``log=True``)."""
     lo, hi = node.scale_bounds() if isinstance(node, Real) else _int_bounds(node)
     t = math.log(value) if node.log else float(value)
     return (t - lo) / (hi - lo)
@@ -62,7 +63,8 @@ def _int_bounds(node: Int) -> tuple[float, float]:
     return (math.log(node.low), math.log(node.high)) if node.log else (float(node.low), float(node.high))
 
 
-def _numeric_value(node: Real | Int, u: float) -> float | int:
+def numeric_value(node: Real | Int, u: float) -> float | int:
+    """The value at unit position ``u`` (clipped to [0, 1]; integers rounded)."""
     u = min(max(u, 0.0), 1.0)
     lo, hi = node.scale_bounds() if isinstance(node, Real) else _int_bounds(node)
     t = lo + u * (hi - lo)
@@ -149,7 +151,7 @@ class UnitEncoding:
     def _encode_one(self, x: np.ndarray, a: np.ndarray, j: int, value: Scalar) -> None:
         node = self.columns[j].node
         if isinstance(node, (Real, Int)):
-            x[j], a[j] = _numeric_unit(node, float(value)), True  # type: ignore[arg-type]
+            x[j], a[j] = numeric_unit(node, float(value)), True  # type: ignore[arg-type]
             return
         index = node.index_of(value)
         width = len(node.values) if isinstance(node, Choice) else len(node.options)
@@ -165,7 +167,7 @@ class UnitEncoding:
                 raise SpaceError(f"decoding needs a column for every address it meets, but got {address=}")
             j = self.start[address]
             if isinstance(node, (Real, Int)):
-                return _numeric_value(node, float(x[j]))
+                return numeric_value(node, float(x[j]))
             if isinstance(node, Choice):
                 return node.decisions()[int(np.argmax(x[j : j + len(node.values)]))]
             scores = x[j : j + len(node.options)]

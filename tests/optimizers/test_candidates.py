@@ -1,0 +1,82 @@
+"""Mutation and crossover of configurations: valid, local, reproducible."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+
+from treefarm.optimizers.candidates import crossover, mutate, neighbours
+from treefarm.space import Choice, Int, Join, Real, Var, convert, op, sample, validate
+
+FLAT = convert({"x": Real(-5, 5), "n": Int(1, 8), "act": Choice("relu", "tanh", "gelu")})
+COND = convert(
+    {
+        "C": Real(1e-3, 1e3, log=True),
+        "kernel": Join(rbf={"gamma": Real(1e-4, 1.0, log=True)}, poly={"degree": Int(2, 5)}, linear={}),
+    }
+)
+
+
+def _grammar():
+    G = Var("G", max_depth=5)
+    G.define(op(operator.add, name="add")(G, G) | op(operator.mul, name="mul")(G, G) | Int(1, 9))
+    return G
+
+
+def test_mutation_changes_exactly_one_decision_of_a_flat_config() -> None:
+    rng = np.random.default_rng(0)
+    for parent in sample(FLAT, rng, n=50):
+        child = mutate(FLAT, parent, rng)
+        changed = [k for k in parent if parent[k] != child[k]]
+        assert len(changed) == 1
+        validate(FLAT, child)
+
+
+def test_numeric_mutation_is_a_local_step() -> None:
+    rng = np.random.default_rng(1)
+    space = convert({"x": Real(0, 100)})
+    parent = sample(space, rng)
+    parent = type(parent)({"x": 50.0})
+    steps = np.array([mutate(space, parent, rng, scale=0.1)["x"] - 50.0 for _ in range(2000)])
+    assert abs(np.std(steps) - 10.0) < 1.0
+
+
+def test_integer_mutation_always_moves() -> None:
+    rng = np.random.default_rng(2)
+    space = convert({"n": Int(1, 3)})
+    for parent in sample(space, rng, n=30):
+        assert mutate(space, parent, rng, scale=0.01)["n"] != parent["n"]
+
+
+def test_changing_a_branch_regrows_its_subtree() -> None:
+    rng = np.random.default_rng(3)
+    switched = 0
+    for parent in sample(COND, rng, n=100):
+        child = mutate(COND, parent, rng)
+        validate(COND, child)
+        if child["kernel"] != parent["kernel"]:
+            switched += 1
+            assert child["C"] == parent["C"]
+    assert switched > 20
+
+
+@pytest.mark.parametrize("space", [FLAT, COND, _grammar()], ids=["flat", "conditional", "recursive"])
+def test_neighbours_are_valid_and_reproducible(space) -> None:
+    parents = sample(space, 0, n=5)
+    a = neighbours(space, parents, 40, np.random.default_rng(7))
+    b = neighbours(space, parents, 40, np.random.default_rng(7))
+    assert a == b
+    for c in a:
+        validate(space, c)
+
+
+def test_crossover_grafts_a_subtree_of_the_second_parent() -> None:
+    G = _grammar()
+    rng = np.random.default_rng(4)
+    first, second = sample(G, rng, n=2)
+    for _ in range(30):
+        child = crossover(G, first, second, rng)
+        validate(G, child)
+        assert any(child.get(k) == v for k, v in second.items())
