@@ -37,12 +37,16 @@ def _reflect(u: float) -> float:
     return 2.0 - u if u > 1.0 else u
 
 
-def _step(node: Decision, old: Scalar, allowed: tuple[int, ...], rng: np.random.Generator, scale: float) -> Scalar:
+def _step(
+    node: Decision, old: Scalar, allowed: tuple[int, ...], rng: np.random.Generator, scale: float
+) -> Scalar:
     """A decision different from ``old`` where the node allows one."""
     if isinstance(node, (Real, Int)):
         value = numeric_value(node, _reflect(numeric_unit(node, float(old)) + scale * rng.standard_normal()))  # type: ignore[arg-type]
         if isinstance(node, Int) and value == old and node.high > node.low:
-            value = int(old) + (1 if old == node.low else -1 if old == node.high else int(rng.choice([-1, 1])))  # type: ignore[arg-type]
+            value = int(old) + (
+                1 if old == node.low else -1 if old == node.high else int(rng.choice([-1, 1]))
+            )
         return value
     options = node.decisions() if isinstance(node, Choice) else [node.labels[i] for i in allowed]
     others = [o for o in options if o != old]
@@ -74,7 +78,7 @@ def mutate(space: Space, parent: Config, rng: np.random.Generator, *, scale: flo
         old = parent.get(address)
         if address == target and old is not None:
             return _step(node, old, allowed, rng, scale)
-        return old if _kept(node, address, old, allowed) else draw_decision(node, allowed, rng)  # type: ignore[return-value]
+        return old if _kept(node, address, old, allowed) else draw_decision(node, allowed, rng)
 
     return walk(space, decide)[0]
 
@@ -92,7 +96,7 @@ def crossover(space: Space, first: Config, second: Config, rng: np.random.Genera
         for donor in donors:
             value = donor.get(address)
             if _kept(node, address, value, allowed):
-                return value  # type: ignore[return-value]
+                return value
         return draw_decision(node, allowed, rng)
 
     return walk(space, decide)[0]
