@@ -231,3 +231,11 @@ def test_to_dataframe_has_one_row_per_trial() -> None:
     df = study.to_dataframe()
     assert list(df["number"]) == [0, 1, 2, 3, 4]
     assert {"value", "state", "params.x", "params.k"} <= set(df.columns)
+
+
+def test_recommended_trial_is_the_best_trial_without_a_model() -> None:
+    from treefarm import Real, Study
+
+    study = Study.create(space={"x": Real(0, 1)}, algo="random", seed=0)
+    study.optimize(lambda v: v["x"], n_trials=10)
+    assert study.recommended_trial.number == study.best_trial.number

@@ -73,6 +73,12 @@ class Optimizer(abc.ABC):
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         """``n`` configurations of ``space`` to evaluate next."""
 
+    def recommend(self, space: Space, history: History) -> Config | None:
+        """The configuration to report as the optimum when it is not simply the
+        best observed one (for a noisy objective, the evaluated point with the
+        best model prediction); ``None`` means the best observed."""
+        return None
+
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({params})"

@@ -245,6 +245,22 @@ class Study:
         return min(done, key=lambda t: (self._sign(t.value or 0.0), t.number))
 
     @property
+    def recommended_trial(self) -> TrialRecord:
+        """The completed trial the optimizer recommends as the optimum.
+
+        For a noisy objective a lucky draw can make the best observed value
+        misleading; an optimizer with a model (the GP) then recommends the
+        evaluated point with the best posterior mean (seeds/001). Otherwise
+        this is :attr:`best_trial`.
+        """
+        best = self.best_trial
+        config = self.optimizer.recommend(self.space, self.history())
+        if config is None:
+            return best
+        done = (t for t in self._finished.values() if t.state is TrialState.COMPLETE)
+        return next((t for t in sorted(done, key=lambda t: t.number) if self._config_of(t) == config), best)
+
+    @property
     def best_value(self) -> float:
         value = self.best_trial.value
         assert value is not None
