@@ -1,0 +1,23 @@
+"""Gaussian-process regression for Bayesian optimization (NumPy and SciPy only)."""
+
+from .fit import NOISE_FLOOR, fit_gp, log_posterior
+from .kernels import RBF, Kernel, Matern52, Product, Stationary, Sum, make_kernel
+from .regressor import GaussianProcess, GPParams, cholesky
+from .transform import OutputTransform
+
+__all__ = [
+    "NOISE_FLOOR",
+    "RBF",
+    "GPParams",
+    "GaussianProcess",
+    "Kernel",
+    "Matern52",
+    "OutputTransform",
+    "Product",
+    "Stationary",
+    "Sum",
+    "cholesky",
+    "fit_gp",
+    "log_posterior",
+    "make_kernel",
+]

@@ -1,0 +1,57 @@
+"""The output transform: raw losses to the scale the GP models.
+
+Objectives in hyperparameter search are heavy-tailed: one diverged training
+run can be a thousand times worse than the rest. Standardizing alone then
+squashes every good point into a sliver near the minimum and the GP sees a
+flat function with one spike. We centre on the median and scale by the
+inter-quartile range (robust: an outlier cannot shrink the bulk), apply the Yeo-Johnson power
+transform with its MLE exponent (Yeo & Johnson 2000; used for BO by
+Cowen-Rivers et al. 2022, HEBO), which compresses a heavy tail while keeping
+the order of the values, and standardize again. A constant output maps to
+zeros; the fit stays finite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["OutputTransform"]
+
+
+@dataclass(frozen=True)
+class OutputTransform:
+    """A fitted monotone map from raw values to the model's scale."""
+
+    loc: float
+    scale: float
+    lam: float | None
+    loc2: float
+    scale2: float
+
+    @classmethod
+    def fit(cls, y: np.ndarray) -> OutputTransform:
+        from scipy import stats
+
+        y = np.asarray(y, dtype=float)
+        loc = float(np.median(y))
+        q1, q3 = np.percentile(y, [25, 75])
+        scale = float(q3 - q1) / 1.349 or float(np.std(y))
+        if not scale > 1e-12 * max(1.0, abs(loc)):
+            return cls(loc, 1.0, None, 0.0, 1.0)
+        z = (y - loc) / scale
+        lam = float(stats.yeojohnson_normmax(z))
+        t = stats.yeojohnson(z, lam)
+        loc2, scale2 = float(np.mean(t)), float(np.std(t))
+        if not np.isfinite(lam) or not scale2 > 1e-12:
+            return cls(loc, scale, None, 0.0, 1.0)
+        return cls(loc, scale, lam, loc2, scale2)
+
+    def __call__(self, y: np.ndarray) -> np.ndarray:
+        z = (np.asarray(y, dtype=float) - self.loc) / self.scale
+        if self.lam is None:
+            return z
+        from scipy import stats
+
+        return (stats.yeojohnson(z, self.lam) - self.loc2) / self.scale2

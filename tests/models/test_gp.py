@@ -1,0 +1,161 @@
+"""The GP model: closed-form posterior, gradients by finite differences, fitting, robustness."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from treefarm.models.domain import Domain
+from treefarm.models.gp import (
+    RBF,
+    GaussianProcess,
+    GPParams,
+    Matern52,
+    OutputTransform,
+    Product,
+    Sum,
+    fit_gp,
+    log_posterior,
+)
+
+KERNELS = [Matern52(), RBF(), Sum(Matern52(), RBF()), Product(Matern52(), RBF())]
+IDS = ["matern52", "rbf", "sum", "product"]
+
+
+def _fd(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    return np.array([(f(x + e) - f(x - e)) / (2 * eps) for e in np.eye(len(x)) * eps])
+
+
+def _model(kernel=None, n: int = 15, d: int = 3, seed: int = 0) -> GaussianProcess:
+    rng = np.random.default_rng(seed)
+    kernel = kernel or Matern52()
+    X, y = rng.random((n, d)), rng.standard_normal(n)
+    params = GPParams(kernel.default_theta(d) + rng.normal(0, 0.3, kernel.n_params(d)) - 1.0, -3.0, 0.2)
+    return GaussianProcess.build(kernel, params, Domain.continuous_box(d), X, y, OutputTransform.fit(y))
+
+
+def test_posterior_equals_the_closed_form() -> None:
+    gp = _model()
+    rng = np.random.default_rng(1)
+    Z = rng.random((4, 3))
+    k, th = gp.kernel, gp.params.theta
+    C = k(th, gp.X, gp.X) + gp.noise_var * np.eye(len(gp.X))
+    Kz = k(th, Z, gp.X)
+    mean = gp.params.mean + Kz @ np.linalg.solve(C, gp.y - gp.params.mean)
+    cov = k(th, Z, Z) - Kz @ np.linalg.solve(C, Kz.T)
+    m, v = gp.predict(Z)
+    np.testing.assert_allclose(m, mean, rtol=1e-8)
+    np.testing.assert_allclose(v, np.diag(cov), rtol=1e-6)
+    _, c2 = gp.posterior_cov(Z)
+    np.testing.assert_allclose(c2, cov, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_log_posterior_gradient_matches_finite_differences(kernel) -> None:
+    rng = np.random.default_rng(2)
+    X, y = rng.random((20, 3)), rng.standard_normal(20)
+    phi = np.concatenate([kernel.default_theta(3) + rng.normal(0, 0.3, kernel.n_params(3)), [-2.5, 0.3]])
+    _, grad = log_posterior(kernel, phi, X, y)
+    np.testing.assert_allclose(
+        grad, _fd(lambda p: log_posterior(kernel, p, X, y)[0], phi), rtol=1e-4, atol=1e-5
+    )
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_posterior_gradients_in_x_match_finite_differences(kernel) -> None:
+    gp = _model(kernel)
+    z = np.random.default_rng(3).random(3)
+    _, _, dm, dv = gp.predict_with_grad(z[None, :])
+    np.testing.assert_allclose(dm[0], _fd(lambda x: gp.predict(x[None])[0][0], z), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(dv[0], _fd(lambda x: gp.predict(x[None])[1][0], z), rtol=1e-4, atol=1e-6)
+
+
+def test_kernel_hyper_gradients_via_contraction() -> None:
+    rng = np.random.default_rng(4)
+    X, W = rng.random((8, 2)), rng.standard_normal((8, 8))
+    for kernel in KERNELS:
+        theta = kernel.default_theta(2) + rng.normal(0, 0.3, kernel.n_params(2))
+        fd = _fd(lambda t, k=kernel: float((W * k(t, X, X)).sum()), theta)
+        np.testing.assert_allclose(kernel.contract(theta, X, W), fd, rtol=1e-5, atol=1e-7)
+
+
+def test_condition_on_equals_a_rebuild_on_the_stacked_data() -> None:
+    gp = _model()
+    rng = np.random.default_rng(5)
+    Xp, yp = rng.random((3, 3)), rng.standard_normal(3)
+    added = gp.condition_on(Xp, yp)
+    rebuilt = GaussianProcess.build(
+        gp.kernel, gp.params, gp.domain, np.vstack([gp.X, Xp]), np.concatenate([gp.y, yp]), gp.transform
+    )
+    Z = rng.random((6, 3))
+    for a, b in zip(added.predict(Z), rebuilt.predict(Z)):
+        np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-10)
+
+
+def test_fit_finds_the_relevant_dimension() -> None:
+    rng = np.random.default_rng(6)
+    X = rng.random((60, 3))
+    y = np.sin(6 * X[:, 0]) + 0.01 * rng.standard_normal(60)
+    gp = fit_gp(X, y, Domain.continuous_box(3), rng=rng)
+    ell = np.exp(gp.params.theta[1:])
+    assert ell[0] < ell[1] / 5 and ell[0] < ell[2] / 5
+    Z = rng.random((50, 3))
+    assert np.corrcoef(gp.predict(Z)[0], gp.transform_y(np.sin(6 * Z[:, 0])))[0, 1] > 0.99
+
+
+def test_duplicates_and_constant_outputs_stay_finite() -> None:
+    X = np.repeat(np.random.default_rng(7).random((5, 2)), 3, axis=0)
+    for y in (np.ones(15), np.arange(15.0)):
+        gp = fit_gp(X, y, Domain.continuous_box(2), deterministic=True, rng=np.random.default_rng(0))
+        m, v = gp.predict(np.random.default_rng(8).random((4, 2)))
+        assert np.isfinite(m).all() and np.isfinite(v).all()
+
+
+def test_deterministic_model_interpolates() -> None:
+    rng = np.random.default_rng(9)
+    X = rng.random((12, 2))
+    y = np.cos(3 * X[:, 0]) + X[:, 1]
+    gp = fit_gp(X, y, Domain.continuous_box(2), deterministic=True, rng=rng)
+    np.testing.assert_allclose(gp.predict(X)[0], gp.y, atol=1e-3)
+
+
+def test_an_outlier_does_not_flatten_the_model() -> None:
+    rng = np.random.default_rng(10)
+    X = rng.random((30, 1))
+    y = (X[:, 0] - 0.3) ** 2
+    y[0] = 1e6
+    t = OutputTransform.fit(y)(y)
+    order = np.argsort(y[1:])
+    assert np.all(np.diff(t[1:][order]) >= 0)
+    assert np.std(t[1:]) > 0.3
+
+
+def test_fit_is_reproducible() -> None:
+    X = np.random.default_rng(11).random((20, 2))
+    y = X.sum(1)
+    a = fit_gp(X, y, Domain.continuous_box(2), rng=np.random.default_rng(1))
+    b = fit_gp(X, y, Domain.continuous_box(2), rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(a.params.vector(), b.params.vector())
+
+
+def test_rounding_makes_integer_columns_flat_between_levels() -> None:
+    domain = Domain(np.array([False, True]), np.array([5, 0]), ())
+    rng = np.random.default_rng(12)
+    X = domain.round(rng.random((10, 2)))
+    gp = fit_gp(X, X[:, 0] + X[:, 1], domain, rng=rng)
+    a, b = gp.predict(np.array([[0.51, 0.3], [0.55, 0.3]]))[0]
+    assert a == b
+    assert np.all(gp.predict_with_grad(np.array([[0.5, 0.3]]))[2][:, 0] == 0)
+
+
+def test_slice_1d_follows_the_grid() -> None:
+    gp = _model()
+    grid = np.linspace(0, 1, 7)
+    mean, std = gp.slice_1d(np.full(3, 0.5), 1, grid)
+    assert mean.shape == std.shape == (7,) and (std > 0).all()
+
+
+def test_domain_round_snaps_levels_and_groups_and_keeps_inactive() -> None:
+    domain = Domain(np.array([False, False, False, False]), np.array([3, 0, 0, 0]), (np.array([1, 2, 3]),))
+    X = np.array([[0.3, 0.2, 0.7, 0.1], [-0.5, -0.5, -0.5, -0.5]])
+    np.testing.assert_array_equal(domain.round(X), [[0.5, 0, 1, 0], [-0.5, -0.5, -0.5, -0.5]])
