@@ -1,7 +1,8 @@
 """Optimizers: stateless functions from the history to the next configurations."""
 
 from .base import History, Observation, Optimizer
+from .gp import GP
 from .random import RandomSearch
 from .registry import available, make_optimizer
 
-__all__ = ["History", "Observation", "Optimizer", "RandomSearch", "available", "make_optimizer"]
+__all__ = ["GP", "History", "Observation", "Optimizer", "RandomSearch", "available", "make_optimizer"]

@@ -1,0 +1,287 @@
+"""Bayesian optimization with a Gaussian process: the sample-efficient optimizer.
+
+One suggestion (Brochu et al. 2010; Snoek et al. 2012; seeds/004):
+
+1. While fewer than ``n_startup`` trials are complete, a space-filling start:
+   the points of a scrambled Sobol sequence in the encoded cube, in order
+   (a maximin choice among random draws was tried first: it puts every point
+   on the boundary, and a symmetric objective then looks flat to the model).
+2. Otherwise encode the completed configurations (:class:`UnitEncoding`),
+   fit the GP (:func:`treefarm.models.gp.fit_gp`: Matérn-5/2 ARD, MAP
+   hyperparameters, integers and one-hot groups rounded inside the kernel),
+   condition it on the pending configurations at their posterior mean (the
+   kriging believer of seeds/004, so parallel workers diverge), and maximize
+   the acquisition (log-EI by default) from candidates: prior draws plus
+   mutations and crossovers of the best configurations
+   (:mod:`treefarm.optimizers.candidates`), refined by L-BFGS-B over their
+   active continuous columns and a local search over integer levels and
+   options (:func:`treefarm.optim.maximize`).
+
+Conditional spaces: an inactive column holds a constant outside [0, 1]
+(:data:`treefarm.encoding.INACTIVE`), so two configurations that differ in
+which branch is taken are far apart in the kernel, while two that take the
+same branch are compared on the columns they share (Lévesque et al. 2017).
+
+Recursive spaces (grammars): the columns are the addresses that the observed
+and candidate derivation trees use, so the same kernel compares two trees
+position by position, an address present in only one of them counting as a
+large difference. Structure moves come only from the candidates (a tree
+changes by mutation, crossover or a fresh prior draw); the continuous
+refinement then tunes the numbers inside the chosen tree.
+
+Batches of ``n`` are chosen one at a time, each conditioning the model on the
+previous ones at their posterior mean. A configuration already evaluated,
+failed or pending is never suggested while an unseen candidate remains.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..encoding import UnitEncoding
+from ..exceptions import ConfigError
+from ..space import Config, Join, Space, addresses, analyze, convert, sample
+from .base import History, Optimizer
+from .candidates import neighbours
+
+__all__ = ["GP"]
+
+#: Fitted noise variance (on the model's standardized scale) above which an
+#: objective counts as noisy: about 3% of the observed spread in standard
+#: deviation, where a single lucky observation starts to mislead.
+NOISY = 1e-3
+
+_ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
+
+
+def startup_size(n_decisions: int) -> int:
+    """Trials in the space-filling start: one more than the number of
+    decisions, at least 5 and at most 20 (a model needs about ``d + 1``
+    points to say anything about ``d`` length scales)."""
+    return int(min(max(5, n_decisions + 1), 20))
+
+
+class GP(Optimizer):
+    """Gaussian-process Bayesian optimization (see the module docstring).
+
+    Parameters
+    ----------
+    acquisition:
+        ``"logei"`` (default; log expected improvement, stable where EI
+        underflows), ``"ei"``, ``"pi"``, ``"logpi"``, ``"ucb"`` (a lower
+        confidence bound on the loss with the GP-UCB schedule), ``"ts"``
+        (Thompson sampling on the candidates) or ``"mes"`` (max-value
+        entropy search).
+    kernel:
+        ``"matern52"`` (default) or ``"rbf"``.
+    n_startup:
+        Trials of the space-filling start; by default :func:`startup_size`
+        of the number of decisions (10 for a recursive space).
+    deterministic:
+        The objective has no noise: the GP's noise is fixed at its floor.
+    n_candidates, n_local, n_starts:
+        Prior draws and neighbours of the best configurations scored per
+        suggestion, and how many of the best go on to the gradient step.
+    """
+
+    def __init__(
+        self,
+        *,
+        acquisition: str = "logei",
+        kernel: str = "matern52",
+        n_startup: int | None = None,
+        deterministic: bool = False,
+        n_candidates: int = 512,
+        n_local: int = 256,
+        n_starts: int = 8,
+    ) -> None:
+        if acquisition not in _ACQUISITIONS:
+            raise ConfigError(
+                f"acquisition must be one of {_ACQUISITIONS}, but got acquisition={acquisition!r}"
+            )
+        if kernel not in ("matern52", "rbf"):
+            raise ConfigError(f"kernel must be 'matern52' or 'rbf', but got kernel={kernel!r}")
+        for name, value in (
+            ("n_candidates", n_candidates),
+            ("n_local", n_local),
+            ("n_starts", n_starts),
+        ):
+            if not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, but got {name}={value!r}")
+        if n_startup is not None and (not isinstance(n_startup, int) or n_startup < 1):
+            raise ConfigError(f"n_startup must be a positive integer, but got n_startup={n_startup!r}")
+        self.acquisition = acquisition
+        self.kernel = kernel
+        self.n_startup = n_startup
+        self.deterministic = deterministic
+        self.n_candidates = n_candidates
+        self.n_local = n_local
+        self.n_starts = n_starts
+
+    def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
+        root = convert(space)
+        recursive = analyze(root).recursive
+        complete = [o for o in history.complete if math.isfinite(o.loss)]
+        startup = self.n_startup or (10 if recursive else startup_size(len(addresses(root))))
+        out: list[Config] = []
+        for _ in range(n):
+            seen = history.seen() | set(out)
+            pending = [*history.pending, *out]
+            if len(complete) < startup:
+                taken = [*(o.config for o in complete), *history.failed, *pending]
+                out.append(self._design_point(root, recursive, taken, seen, rng))
+            else:
+                configs = [o.config for o in complete]
+                losses = np.array([o.loss for o in complete])
+                out.append(self._model_point(root, recursive, configs, losses, pending, seen, rng))
+        return out
+
+    def recommend(self, space: Space, history: History) -> Config | None:
+        """The evaluated configuration with the lowest posterior mean when the
+        fitted noise is significant (seeds/001's recommendation for noisy
+        objectives); ``None`` (the best observed) otherwise."""
+        from ..models.gp import fit_gp
+
+        root = convert(space)
+        complete = [o for o in history.complete if math.isfinite(o.loss)]
+        if self.deterministic or len(complete) < 3:
+            return None
+        configs = [o.config for o in complete]
+        encoding = self._encoding(root, analyze(root).recursive, configs)
+        X, _ = encoding.encode(configs)
+        losses = np.array([o.loss for o in complete])
+        model = fit_gp(X, losses, _domain(encoding), kernel=self.kernel, rng=np.random.default_rng(0))
+        if model.noise_var < NOISY:
+            return None
+        return configs[int(np.argmin(model.predict(X)[0]))]
+
+    def _encoding(self, root: Space, recursive: bool, configs: Sequence[Config]) -> UnitEncoding:
+        return UnitEncoding.for_configs(root, configs) if recursive else UnitEncoding(root)
+
+    def _design_point(
+        self, root: Space, recursive: bool, taken: list[Config], seen: set[Config], rng: np.random.Generator
+    ) -> Config:
+        """The next point of the start: the first unseen point, from position
+        ``len(taken)`` on, of a scrambled Sobol sequence in the encoded cube
+        whose scrambling seed is a function of the history (the smallest
+        configuration's JSON), so every worker and every resumed run walks
+        the same sequence. The very first point, and every point of a
+        recursive space, is a prior draw."""
+        if recursive or not taken:
+            return _unseen_draw(root, seen, rng)
+        from ..optim import sobol_candidates
+
+        encoding = UnitEncoding(root)
+        key = min(c.to_json() for c in taken)
+        seed = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
+        points = sobol_candidates(
+            encoding.dim, 2 ** max(5, math.ceil(math.log2(len(taken) + 32))), np.random.default_rng(seed)
+        )
+        for x in points[len(taken) :]:
+            config = encoding.decode(x)
+            if config not in seen:
+                return config
+        return _unseen_draw(root, seen, rng)
+
+    def _candidates(
+        self,
+        root: Space,
+        recursive: bool,
+        configs: list[Config],
+        losses: np.ndarray,
+        rng: np.random.Generator,
+    ) -> list[Config]:
+        """Space-covering candidates (scrambled Sobol points decoded, or prior
+        draws for a recursive space) and neighbours of the five best."""
+        parents = [configs[i] for i in np.argsort(losses, kind="stable")[:5]]
+        if recursive:
+            cover = sample(root, rng, n=self.n_candidates)
+        else:
+            from ..optim import sobol_candidates
+
+            encoding = UnitEncoding(root)
+            cover = [encoding.decode(x) for x in sobol_candidates(encoding.dim, self.n_candidates, rng)]
+        return [*cover, *neighbours(root, parents, self.n_local, rng)]
+
+    def _model_point(
+        self,
+        root: Space,
+        recursive: bool,
+        configs: list[Config],
+        losses: np.ndarray,
+        pending: list[Config],
+        seen: set[Config],
+        rng: np.random.Generator,
+    ) -> Config:
+        from ..acquisition import make_acquisition
+        from ..models.gp import fit_gp
+        from ..optim import maximize
+
+        candidates = self._candidates(root, recursive, configs, losses, rng)
+        encoding = self._encoding(root, recursive, [*configs, *pending, *candidates])
+        X, _ = encoding.encode(configs)
+        model = fit_gp(
+            X, losses, _domain(encoding), kernel=self.kernel, deterministic=self.deterministic, rng=rng
+        )
+        if pending:
+            Xp, _ = encoding.encode(pending)
+            model = model.condition_on(Xp, model.predict(Xp)[0])
+        acq = make_acquisition(
+            self.acquisition, model, best=_incumbent(model, X), n_observed=len(losses), rng=rng
+        )
+        Xc, Ac = encoding.encode(candidates)
+        free = Ac & ~_join_columns(encoding)[None, :]
+        x, _ = maximize(acq, _domain(encoding, joins=False), Xc, free=free, n_starts=self.n_starts, rng=rng)
+        config = encoding.decode(x)
+        if config not in seen:
+            return config
+        return _best_unseen(acq, Xc, candidates, seen) or _unseen_draw(root, seen, rng)
+
+
+def _domain(encoding: UnitEncoding, *, joins: bool = True) -> Any:
+    """The model's view of the columns; without join groups for the
+    acquisition optimizer, which must not switch a branch (that would
+    activate columns the start does not have)."""
+    from ..models.domain import Domain
+
+    join = _join_columns(encoding)
+    groups = [g for g in encoding.categorical_groups() if joins or not join[g[0]]]
+    return Domain(
+        continuous=encoding.continuous(),
+        integer_levels=encoding.integer_levels(),
+        categorical_groups=tuple(groups),
+    )
+
+
+def _join_columns(encoding: UnitEncoding) -> np.ndarray:
+    """(d,) True for the one-hot columns of join decisions."""
+    return np.array([isinstance(c.node, Join) for c in encoding.columns], dtype=bool)
+
+
+def _incumbent(model: Any, X: np.ndarray) -> float:
+    """The value to improve on, on the model's scale: the best observation,
+    or for a noisy model the best posterior mean at an observed point (an
+    observation's luck is not an improvement target; seeds/001)."""
+    if model.noise_var < NOISY:
+        return float(np.min(model.y))
+    return float(np.min(model.predict(X)[0]))
+
+
+def _best_unseen(acq: Any, Xc: np.ndarray, candidates: list[Config], seen: set[Config]) -> Config | None:
+    """The candidate with the highest acquisition that was never seen."""
+    values, _ = acq(Xc)
+    for i in np.argsort(-values, kind="stable"):
+        if candidates[int(i)] not in seen:
+            return candidates[int(i)]
+    return None
+
+
+def _unseen_draw(root: Space, seen: set[Config], rng: np.random.Generator) -> Config:
+    """A prior draw not seen yet, if one of a few is (the space may be exhausted)."""
+    draws = sample(root, rng, n=32)
+    return next((c for c in draws if c not in seen), draws[0])

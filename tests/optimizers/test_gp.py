@@ -1,0 +1,147 @@
+"""The GP optimizer: the contract, finding optima, batches, no repeats, clear errors."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from treefarm import Choice, History, Int, Join, Observation, Optimizer, Real, Study, Var, op, sample
+from treefarm.exceptions import ConfigError
+from treefarm.optimizers.gp import GP, startup_size
+from treefarm.testing.optimizer_suite import OptimizerSuite
+
+
+class TestGPConformance(OptimizerSuite):
+    @pytest.fixture
+    def optimizer_factory(self) -> Callable[[], Optimizer]:
+        return lambda: GP(n_candidates=64, n_local=32, n_starts=2)
+
+
+def branin(v: dict[str, float]) -> float:
+    x, y = v["x"], v["y"]
+    b, c, t = 5.1 / (4 * math.pi**2), 5 / math.pi, 1 / (8 * math.pi)
+    return (y - b * x**2 + c * x - 6) ** 2 + 10 * (1 - t) * math.cos(x) + 10
+
+
+BRANIN = {"x": Real(-5, 10), "y": Real(0, 15)}
+BRANIN_MIN = 0.397887
+
+
+def _best(algo: object, seed: int, n: int = 30) -> float:
+    study = Study.create(space=BRANIN, algo=algo, seed=seed)  # type: ignore[arg-type]
+    study.optimize(branin, n_trials=n)
+    return study.best_value
+
+
+def test_gp_beats_random_search_on_branin() -> None:
+    gp = [_best(GP(), s) - BRANIN_MIN for s in range(3)]
+    rnd = [_best("random", s) - BRANIN_MIN for s in range(3)]
+    assert np.median(gp) < 0.1
+    assert np.median(gp) < np.median(rnd) / 5
+
+
+def test_gp_tunes_integers_and_choices() -> None:
+    space = {"n": Int(0, 20), "k": Choice("a", "b", "c"), "x": Real(-2, 2)}
+
+    def f(v: dict) -> float:
+        return (v["n"] - 13) ** 2 + (0 if v["k"] == "b" else 5) + (v["x"] - 0.7) ** 2
+
+    study = Study.create(space=space, algo=GP(), seed=0)
+    study.optimize(f, n_trials=35)
+    assert study.best_params["n"] == 13 and study.best_params["k"] == "b"
+    assert study.best_value < 0.1
+
+
+def test_gp_on_a_conditional_space_finds_the_good_branch() -> None:
+    space = {
+        "model": Join(
+            a={"u": Real(0, 1)},
+            b={"v": Real(0, 1), "w": Int(1, 5)},
+        )
+    }
+
+    def f(value: dict) -> float:
+        m = value["model"]
+        return 1.0 + (m["u"] - 0.3) ** 2 if "u" in m else (m["v"] - 0.7) ** 2 + 0.1 * (m["w"] - 2) ** 2
+
+    study = Study.create(space=space, algo=GP(), seed=1)
+    study.optimize(f, n_trials=35)
+    assert study.best_value < 0.01
+
+
+def test_gp_on_a_grammar_improves_on_its_start() -> None:
+    add = op(operator.add, name="add", commutative=True, associative=True)
+    mul = op(operator.mul, name="mul", commutative=True, associative=True)
+    G = Var("G", max_depth=4)
+    G.define(add(G, G) | mul(G, G) | Int(1, 9))
+    study = Study.create(space=G, algo=GP(n_startup=8, n_candidates=64, n_local=64, n_starts=2), seed=0)
+    study.optimize(lambda v: abs(v - 100), n_trials=25)
+    start = min(t.value for t in study.trials[:8])
+    assert study.best_value < start and study.best_value <= 10
+
+
+def test_pending_points_are_avoided_and_batches_are_diverse() -> None:
+    rng = np.random.default_rng(0)
+    configs = sample(BRANIN, rng, n=12)  # type: ignore[arg-type]
+    history = History(complete=tuple(Observation(c, branin(dict(c))) for c in configs))
+    batch = GP().suggest(BRANIN, history, 4, np.random.default_rng(1))  # type: ignore[arg-type]
+    assert len(set(batch)) == 4
+    points = np.array([[c["x"], c["y"]] for c in batch])
+    gaps = [np.linalg.norm(points[i] - points[j]) for i in range(4) for j in range(i)]
+    assert min(gaps) > 1e-3
+    again = GP().suggest(
+        BRANIN, History(complete=history.complete, pending=tuple(batch[:1])), 1, np.random.default_rng(1)
+    )  # type: ignore[arg-type]
+    assert again[0] != batch[0]
+
+
+def test_a_finite_space_is_never_repeated_until_exhausted() -> None:
+    space = {"a": Int(0, 3), "b": Choice("x", "y")}
+    study = Study.create(space=space, algo=GP(n_startup=3), seed=0)
+    study.optimize(lambda v: (v["a"] - 2) ** 2 + (v["b"] == "x"), n_trials=8)
+    configs = {tuple(sorted(t.params.items())) for t in study.trials}
+    assert len(configs) == 8
+
+
+def test_startup_design_spreads_out() -> None:
+    space = {"x": Real(0, 1), "y": Real(0, 1)}
+    study = Study.create(space=space, algo=GP(n_startup=6), seed=3)
+    study.optimize(lambda v: v["x"], n_trials=6)
+    pts = np.array([[t.params["x"], t.params["y"]] for t in study.trials])
+    gaps = [np.linalg.norm(pts[i] - pts[j]) for i in range(6) for j in range(i)]
+    assert min(gaps) > 0.1
+
+
+def test_startup_size_scales_with_dimension() -> None:
+    assert startup_size(2) == 5 and startup_size(10) == 11 and startup_size(100) == 20
+
+
+@pytest.mark.parametrize("acquisition", ["ei", "logei", "pi", "logpi", "ucb", "ts", "mes"])
+def test_every_acquisition_runs_and_improves(acquisition: str) -> None:
+    gap = _best(GP(acquisition=acquisition, n_candidates=128, n_local=64), 0, n=20) - BRANIN_MIN
+    assert gap < 2.0
+
+
+def test_same_seed_same_study() -> None:
+    a = Study.create(space=BRANIN, algo="gp", seed=5)
+    b = Study.create(space=BRANIN, algo="gp", seed=5)
+    a.optimize(branin, n_trials=14)
+    b.optimize(branin, n_trials=14)
+    assert [t.params for t in a.trials] == [t.params for t in b.trials]
+
+
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [
+        ({"acquisition": "foo"}, "acquisition"),
+        ({"kernel": "linear"}, "kernel"),
+        ({"n_startup": 0}, "n_startup"),
+    ],
+)
+def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        GP(**options)
