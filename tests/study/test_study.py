@@ -197,7 +197,7 @@ def test_op_errors_while_building_fail_the_trial() -> None:
 
 
 def test_random_search_ask_reads_no_history() -> None:
-    study = tf.Study.create(space=SPACE, seed=0)
+    study = tf.Study.create(space=SPACE, algo="random", seed=0)
     study.optimize(quadratic, 5)
     storage = study.storage
     calls = []

@@ -181,7 +181,7 @@ def parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="optimize the objective defined in a Python file")
     run.add_argument("file", metavar="FILE.py[:objective]")
     run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
-    run.add_argument("--algo", default="random", choices=available())
+    run.add_argument("--algo", default="tpe", choices=available())
     run.add_argument("--n-trials", type=_positive_int, default=None, help="total trials in the study")
     run.add_argument("--timeout", type=_positive_float, default=None, help="seconds")
     run.add_argument("--storage", default=DEFAULT_STORAGE, help=f"path or URL (default: {DEFAULT_STORAGE})")

@@ -4,5 +4,6 @@ from .base import History, Observation, Optimizer
 from .gp import GP
 from .random import RandomSearch
 from .registry import available, make_optimizer
+from .tpe import TPE
 
-__all__ = ["GP", "History", "Observation", "Optimizer", "RandomSearch", "available", "make_optimizer"]
+__all__ = ["GP", "TPE", "History", "Observation", "Optimizer", "RandomSearch", "available", "make_optimizer"]

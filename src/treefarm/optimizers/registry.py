@@ -17,6 +17,7 @@ __all__ = ["available", "make_optimizer"]
 _REGISTRY: dict[str, tuple[str, str]] = {
     "gp": ("treefarm.optimizers.gp", "GP"),
     "random": ("treefarm.optimizers.random", "RandomSearch"),
+    "tpe": ("treefarm.optimizers.tpe", "TPE"),
 }
 
 

@@ -61,7 +61,7 @@ def minimize(
     objective: Callable[..., Any] | None,
     space: Any,
     *,
-    algo: str | Optimizer = "random",
+    algo: str | Optimizer = "tpe",
     max_evals: int = 100,
     storage: str | os.PathLike[str] | Storage | None = DEFAULT_STORAGE,
     study_name: str | None = None,

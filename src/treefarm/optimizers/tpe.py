@@ -1,0 +1,242 @@
+"""The Tree-structured Parzen Estimator, native on conditional and recursive spaces.
+
+Bergstra, Bardenet, Bengio & Kégl (2011), "Algorithms for hyper-parameter
+optimization"; the defaults are hyperopt's, as seeds/000 documents them:
+
+- the completed trials are split at the quantile ``gamma = 0.25`` of their
+  losses: the best ``ceil(gamma n)`` make ``l(x)``, the rest ``g(x)``;
+- maximizing expected improvement is maximizing ``l(x) / g(x)``: 24
+  candidates are drawn from ``l`` and the one with the largest ratio wins;
+- the first 20 trials are random draws from the prior;
+- densities are Parzen estimators mixing the prior with equal weight
+  (:mod:`treefarm.models.parzen`).
+
+Tree structure: the proposal is one :func:`treefarm.space.walk` whose
+``decide`` runs the l/g choice at each address it reaches, with estimators
+built only from the trials in which that address was active. A join's
+option is chosen first, and only then are the addresses under the chosen
+option decided, from the trials that took the same option — so conditional
+parameters are never modelled as independent of the branch they live in, and
+an inactive address is never sampled. A recursive space is the same walk
+through a derivation tree: each position of the tree is an address.
+
+Failed trials and, with ``constant_liar``, pending ones count as bad
+observations (in ``g``): a configuration being evaluated elsewhere is made
+less attractive, so parallel workers spread out, and a region that crashes
+is avoided.
+
+``multivariate=True`` replaces the independent per-address choice, for the
+numeric addresses active in every trial, by one joint estimator: a mixture
+whose components are the observations' points with the per-dimension
+bandwidths (Falkner, Klein & Hutter 2018, BOHB's KDE; Optuna's multivariate
+TPE), so correlated parameters are proposed together.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..exceptions import ConfigError
+from ..models.parzen import CategoricalParzen, NumericParzen, logsumexp_rows, numeric_parzen
+from ..space import (
+    Choice,
+    Config,
+    Int,
+    Join,
+    Real,
+    Space,
+    addresses,
+    analyze,
+    convert,
+    draw_decision,
+    sample,
+    walk,
+)
+from ..space.config import Decision, Scalar
+from .base import History, Optimizer
+
+__all__ = ["TPE"]
+
+Gamma = float | Callable[[int], int]
+
+
+def _check_positive_int(name: str, value: object, minimum: int = 1) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise ConfigError(f"{name} must be an integer >= {minimum}, but got {name}={value!r}")
+
+
+class TPE(Optimizer):
+    """Tree-structured Parzen Estimator (see the module docstring).
+
+    Parameters
+    ----------
+    gamma:
+        The fraction of trials that make ``l(x)`` (``ceil(gamma n)``), or a
+        function of ``n`` giving their number.
+    n_candidates:
+        Draws from ``l(x)`` per decision.
+    n_startup:
+        Completed trials before the model is used (random draws until then).
+    prior_weight:
+        Weight of the prior component relative to one observation.
+    multivariate:
+        A joint estimator over the always-active numeric addresses.
+    constant_liar:
+        Count pending trials as bad observations.
+    """
+
+    def __init__(
+        self,
+        *,
+        gamma: Gamma = 0.25,
+        n_candidates: int = 24,
+        n_startup: int = 20,
+        prior_weight: float = 1.0,
+        multivariate: bool = False,
+        constant_liar: bool = True,
+    ) -> None:
+        if not callable(gamma) and not (isinstance(gamma, (int, float)) and 0 < gamma < 1):
+            raise ConfigError(f"gamma must be in (0, 1) or a function of n, but got gamma={gamma!r}")
+        _check_positive_int("n_candidates", n_candidates)
+        _check_positive_int("n_startup", n_startup, minimum=0)
+        if not (isinstance(prior_weight, (int, float)) and prior_weight > 0):
+            raise ConfigError(f"prior_weight must be > 0, but got prior_weight={prior_weight!r}")
+        self.gamma = gamma
+        self.n_candidates = n_candidates
+        self.n_startup = n_startup
+        self.prior_weight = float(prior_weight)
+        self.multivariate = multivariate
+        self.constant_liar = constant_liar
+
+    def n_below(self, n: int) -> int:
+        """How many of ``n`` completed trials make ``l(x)``: at least 1."""
+        below = self.gamma(n) if callable(self.gamma) else math.ceil(self.gamma * n)
+        return int(min(max(below, 1), n))
+
+    def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
+        root = convert(space)
+        complete = [o for o in history.complete if math.isfinite(o.loss)]
+        order = np.argsort([o.loss for o in complete], kind="stable")
+        ranked = [complete[i].config for i in order]
+        out: list[Config] = []
+        for _ in range(n):
+            seen = history.seen() | set(out)
+            if len(complete) < max(self.n_startup, 1):
+                out.append(_unseen(lambda: sample(root, rng), seen))
+                continue
+            k = self.n_below(len(ranked))
+            extra = [*history.failed, *((*history.pending, *out) if self.constant_liar else ())]
+            below, above = ranked[:k], [*ranked[k:], *extra]
+            out.append(_unseen(functools.partial(self._propose, root, below, above, rng), seen))
+        return out
+
+    def _propose(
+        self, root: Space, below: list[Config], above: list[Config], rng: np.random.Generator
+    ) -> Config:
+        fixed = self._joint(root, below, above, rng) if self.multivariate else {}
+
+        def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+            if address in fixed:
+                return fixed[address]
+            good = [c[address] for c in below if address in c]
+            bad = [c[address] for c in above if address in c]
+            return self._choose(node, allowed, good, bad, rng)
+
+        return walk(root, decide)[0]
+
+    def _choose(
+        self,
+        node: Decision,
+        allowed: tuple[int, ...],
+        good: list[Scalar],
+        bad: list[Scalar],
+        rng: np.random.Generator,
+    ) -> Scalar:
+        """The l/g choice at one address (the prior when it was never seen)."""
+        if not good:
+            return draw_decision(node, allowed, rng)
+        if isinstance(node, (Real, Int)):
+            l_est = numeric_parzen(node, np.array(good, dtype=float), prior_weight=self.prior_weight)
+            g_est = numeric_parzen(node, np.array(bad, dtype=float), prior_weight=self.prior_weight)
+            x = l_est.sample(rng, self.n_candidates)
+            best = x[int(np.argmax(l_est.logpdf(x) - g_est.logpdf(x)))]
+            value = min(max(float(best), node.low), node.high)
+            return round(value) if isinstance(node, Int) else value
+        labels, prior = _options(node, allowed)
+        index = {label: i for i, label in enumerate(labels)}
+        l_cat = CategoricalParzen.fit(prior, _indices(good, index), prior_weight=self.prior_weight)
+        g_cat = CategoricalParzen.fit(prior, _indices(bad, index), prior_weight=self.prior_weight)
+        draws = l_cat.sample(rng, self.n_candidates)
+        return labels[int(draws[int(np.argmax(l_cat.logpdf(draws) - g_cat.logpdf(draws)))])]
+
+    def _joint(
+        self, root: Space, below: list[Config], above: list[Config], rng: np.random.Generator
+    ) -> dict[str, Scalar]:
+        """Values for the numeric addresses active in every trial, chosen jointly."""
+        everyone = [*below, *above]
+        nodes = dict(_numeric_addresses(root))
+        common = [a for a in nodes if all(a in c for c in everyone)]
+        if len(common) < 2:
+            return {}
+        l_dims = [
+            numeric_parzen(nodes[a], np.array([c[a] for c in below], float), prior_weight=self.prior_weight)
+            for a in common
+        ]
+        g_dims = [
+            numeric_parzen(nodes[a], np.array([c[a] for c in above], float), prior_weight=self.prior_weight)
+            for a in common
+        ]
+        k = rng.choice(len(l_dims[0].w), size=self.n_candidates, p=l_dims[0].w)
+        X = [est.sample_components(rng, k) for est in l_dims]
+        score = _joint_logpdf(l_dims, X) - _joint_logpdf(g_dims, X)
+        i = int(np.argmax(score))
+        out: dict[str, Scalar] = {}
+        for a, column in zip(common, X):
+            node = nodes[a]
+            value = min(max(float(column[i]), node.low), node.high)
+            out[a] = round(value) if isinstance(node, Int) else value
+        return out
+
+
+def _joint_logpdf(dims: Sequence[NumericParzen], X: Sequence[np.ndarray]) -> np.ndarray:
+    """Log density of the product-kernel mixture: components shared across dimensions."""
+    total = sum(est.component_logpdf(x) for est, x in zip(dims, X))
+    return logsumexp_rows(total + np.log(dims[0].w))
+
+
+def _numeric_addresses(root: Space) -> list[tuple[str, Real | Int]]:
+    """(address, node) of the numeric decisions of a non-recursive space (none for a recursive one)."""
+    if analyze(root).recursive:
+        return []
+    return [(a, nd) for a, nd in addresses(root) if isinstance(nd, (Real, Int))]
+
+
+def _options(node: Choice | Join, allowed: tuple[int, ...]) -> tuple[list[Scalar], np.ndarray]:
+    """The decisions a categorical node may take and their prior probabilities."""
+    if isinstance(node, Choice):
+        labels = list(node.decisions())
+        weights = np.array(node.weights if node.weights is not None else [1.0] * len(labels), dtype=float)
+    else:
+        labels = list(node.labels)
+        w = np.array(node.weights if node.weights is not None else [1.0] * len(labels), dtype=float)
+        weights = np.zeros(len(labels))
+        weights[list(allowed)] = w[list(allowed)]
+    return labels, weights / weights.sum()
+
+
+def _indices(values: list[Scalar], index: dict[Scalar, int]) -> np.ndarray:
+    return np.array([index[v] for v in values if v in index], dtype=int)
+
+
+def _unseen(propose: Callable[[], Config], seen: set[Config], tries: int = 10) -> Config:
+    """A proposal not seen before if one of a few is (the space may be exhausted)."""
+    config = propose()
+    for _ in range(tries):
+        if config not in seen:
+            break
+        config = propose()
+    return config

@@ -1,0 +1,188 @@
+"""TPE: the seed's defaults, proposal distributions that match the prescription, tree structure."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import operator
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from treefarm import Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
+from treefarm.exceptions import ConfigError
+from treefarm.models.parzen import bandwidths
+from treefarm.optimizers.tpe import TPE
+from treefarm.testing.optimizer_suite import OptimizerSuite
+
+
+class TestTPEConformance(OptimizerSuite):
+    @pytest.fixture
+    def optimizer_factory(self) -> Callable[[], Optimizer]:
+        return lambda: TPE(n_startup=5)
+
+
+class TestMultivariateTPEConformance(OptimizerSuite):
+    @pytest.fixture
+    def optimizer_factory(self) -> Callable[[], Optimizer]:
+        return lambda: TPE(n_startup=5, multivariate=True)
+
+
+def test_defaults_are_the_seeds() -> None:
+    defaults = {k: p.default for k, p in inspect.signature(TPE).parameters.items()}
+    assert defaults["gamma"] == 0.25
+    assert defaults["n_candidates"] == 24
+    assert defaults["n_startup"] == 20
+    assert defaults["prior_weight"] == 1.0
+    assert TPE().n_below(100) == 25
+
+
+def test_bandwidth_is_the_distance_to_the_farther_neighbour_bounds_included() -> None:
+    np.testing.assert_allclose(bandwidths(np.array([0.5, 0.2, 0.55]), 0.0, 1.0), [0.3, 0.3, 0.45])
+    assert bandwidths(np.linspace(0.4, 0.41, 5), 0.0, 1.0).min() == pytest.approx(1 / 6)
+
+
+def _history(values: list, losses: list, key: str) -> History:
+    return History(complete=tuple(Observation(Config({key: v}), loss) for v, loss in zip(values, losses)))
+
+
+def _reference_real(good: list[float], bad: list[float], n: int, rng: np.random.Generator) -> np.ndarray:
+    """Direct sampling of the seed's prescription on [0, 1]: mixtures of the prior
+    N(0.5, 1) and Gaussians at the points, sigma by the neighbour rule, equal weights,
+    truncated; 24 draws from l, the largest l/g wins."""
+
+    def mixture(points: list[float]) -> tuple[np.ndarray, np.ndarray]:
+        p = np.array(points)
+        return np.concatenate([[0.5], p]), np.concatenate([[1.0], bandwidths(p, 0.0, 1.0)])
+
+    def pdf(x: np.ndarray, mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
+        a, b = (0 - mu) / sd, (1 - mu) / sd
+        return stats.truncnorm.pdf(x[:, None], a, b, loc=mu, scale=sd).mean(1)
+
+    (lm, ls), (gm, gs) = mixture(good), mixture(bad)
+    out = np.empty(n)
+    for i in range(n):
+        k = rng.integers(len(lm), size=24)
+        x = stats.truncnorm.rvs(
+            (0 - lm[k]) / ls[k], (1 - lm[k]) / ls[k], loc=lm[k], scale=ls[k], random_state=rng
+        )
+        out[i] = x[np.argmax(pdf(x, lm, ls) / pdf(x, gm, gs))]
+    return out
+
+
+def test_real_proposals_follow_the_prescribed_distribution() -> None:
+    good, bad = [0.2, 0.5, 0.55], [0.05, 0.8, 0.9, 0.95, 0.7]
+    history = _history(good + bad, [0, 0, 0, 1, 1, 1, 1, 1], "x")
+    tpe = TPE(n_startup=1, gamma=lambda n: 3)
+    ours = np.array(
+        [tpe.suggest({"x": Real(0, 1)}, history, 1, np.random.default_rng(s))[0]["x"] for s in range(1500)]
+    )  # type: ignore[arg-type]
+    reference = _reference_real(good, bad, 1500, np.random.default_rng(10_000))
+    assert stats.ks_2samp(ours, reference).pvalue > 1e-3
+
+
+def test_categorical_proposals_follow_the_prescribed_distribution() -> None:
+    good, bad = ["a", "a", "b"], ["c", "c", "c", "b", "a"]
+    history = _history(good + bad, [0, 0, 0, 1, 1, 1, 1, 1], "k")
+    tpe = TPE(n_startup=1, gamma=lambda n: 3)
+    space = {"k": Choice("a", "b", "c")}
+    ours = [tpe.suggest(space, history, 1, np.random.default_rng(s))[0]["k"] for s in range(3000)]  # type: ignore[arg-type]
+    # l ~ N p_i + c_i = 1 + (2, 1, 0); g ~ 1 + (1, 1, 3): best ratio a, then b, then c.
+    pl = np.array([3.0, 2.0, 1.0]) / 6
+    ratio = pl / (np.array([2.0, 2.0, 4.0]) / 8)
+    rng = np.random.default_rng(0)
+    draws = rng.choice(3, size=(20_000, 24), p=pl)
+    winners = np.take_along_axis(draws, np.argmax(ratio[draws], axis=1)[:, None], axis=1)[:, 0]
+    expected = np.bincount(winners, minlength=3) / 20_000
+    observed = np.array([ours.count(k) for k in "abc"])
+    mask = expected > 0
+    if mask.sum() == 1:
+        assert observed[mask][0] == len(ours)
+    else:
+        assert (
+            stats.chisquare(observed[mask], expected[mask] / expected[mask].sum() * len(ours)).pvalue > 1e-3
+        )
+
+
+def test_conditional_parameters_use_only_trials_where_they_were_active() -> None:
+    space = {"m": Join(a={"u": Real(0, 1)}, b={"u": Real(0, 1)})}
+    rng = np.random.default_rng(0)
+    complete = []
+    for i in range(60):
+        branch = "a" if i % 2 else "b"
+        u = float(rng.random())
+        loss = abs(u - 0.9) if branch == "a" else 0.2 + abs(u - 0.1)
+        complete.append(Observation(Config({"m": branch, f"m.{branch}.u": u}), loss))
+    history = History(complete=tuple(complete))
+    proposals = TPE().suggest(space, history, 200, np.random.default_rng(1))  # type: ignore[arg-type]
+    a = [c["m.a.u"] for c in proposals if c["m"] == "a"]
+    assert len(a) > 100 and np.median(a) > 0.7
+    assert all(("m.a.u" in c) != ("m.b.u" in c) for c in proposals)
+
+
+def test_tpe_runs_on_a_grammar_and_beats_random_search() -> None:
+    add = op(operator.add, name="add", commutative=True, associative=True)
+    mul = op(operator.mul, name="mul", commutative=True, associative=True)
+    G = Var("G", max_depth=4)
+    G.define(add(G, G) | mul(G, G) | Int(1, 9))
+
+    def best(algo: object, seed: int) -> float:
+        study = Study.create(space=G, algo=algo, seed=seed)  # type: ignore[arg-type]
+        study.optimize(lambda v: abs(v - 97), n_trials=40)
+        return study.best_value
+
+    assert np.median([best(TPE(), s) for s in range(3)]) <= np.median([best("random", s) for s in range(3)])
+
+
+def _branin(v: dict) -> float:
+    x, y = v["x"], v["y"]
+    b, c, t = 5.1 / (4 * math.pi**2), 5 / math.pi, 1 / (8 * math.pi)
+    return (y - b * x**2 + c * x - 6) ** 2 + 10 * (1 - t) * math.cos(x) + 10
+
+
+@pytest.mark.parametrize("multivariate", [False, True])
+def test_tpe_beats_random_search_on_branin(multivariate: bool) -> None:
+    space = {"x": Real(-5, 10), "y": Real(0, 15)}
+
+    def best(algo: object, seed: int) -> float:
+        study = Study.create(space=space, algo=algo, seed=seed)  # type: ignore[arg-type]
+        study.optimize(_branin, n_trials=80)
+        return study.best_value
+
+    ours = np.median([best(TPE(multivariate=multivariate), s) for s in range(5)])
+    assert ours < np.median([best("random", s) for s in range(5)])
+    assert ours < 0.5
+
+
+def test_pending_trials_push_proposals_apart() -> None:
+    space = {"x": Real(0, 1)}
+    rng = np.random.default_rng(0)
+    xs = rng.random(30)
+    history = History(complete=tuple(Observation(Config({"x": float(x)}), float(abs(x - 0.5))) for x in xs))
+    batch = TPE().suggest(space, history, 6, np.random.default_rng(1))  # type: ignore[arg-type]
+    assert len(set(batch)) == 6
+
+
+def test_same_seed_same_study() -> None:
+    space = {"x": Real(-5, 10), "y": Real(0, 15), "k": Choice("a", "b")}
+    runs = []
+    for _ in range(2):
+        study = Study.create(space=space, algo="tpe", seed=3)
+        study.optimize(lambda v: _branin(v) + (v["k"] == "a"), n_trials=30)
+        runs.append([t.params for t in study.trials])
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [
+        ({"gamma": 1.5}, "gamma"),
+        ({"n_candidates": 0}, "n_candidates"),
+        ({"prior_weight": -1}, "prior_weight"),
+    ],
+)
+def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        TPE(**options)
