@@ -5,7 +5,7 @@ SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
 from .exceptions import ConfigError, SpaceError, StorageError, StudyError, TreefarmError, TrialStateError
-from .optimizers import GP, TPE, History, Observation, Optimizer, RandomSearch
+from .optimizers import GP, TPE, Anneal, History, Observation, Optimizer, RandomSearch
 from .space import (
     Args,
     Choice,
@@ -38,6 +38,7 @@ __version__ = "0.1.0"
 __all__ = [
     "GP",
     "TPE",
+    "Anneal",
     "Args",
     "Choice",
     "Config",

@@ -1,9 +1,20 @@
 """Optimizers: stateless functions from the history to the next configurations."""
 
+from .anneal import Anneal
 from .base import History, Observation, Optimizer
 from .gp import GP
 from .random import RandomSearch
 from .registry import available, make_optimizer
 from .tpe import TPE
 
-__all__ = ["GP", "TPE", "History", "Observation", "Optimizer", "RandomSearch", "available", "make_optimizer"]
+__all__ = [
+    "GP",
+    "TPE",
+    "Anneal",
+    "History",
+    "Observation",
+    "Optimizer",
+    "RandomSearch",
+    "available",
+    "make_optimizer",
+]

@@ -15,6 +15,7 @@ from .base import Optimizer
 __all__ = ["available", "make_optimizer"]
 
 _REGISTRY: dict[str, tuple[str, str]] = {
+    "anneal": ("treefarm.optimizers.anneal", "Anneal"),
     "gp": ("treefarm.optimizers.gp", "GP"),
     "random": ("treefarm.optimizers.random", "RandomSearch"),
     "tpe": ("treefarm.optimizers.tpe", "TPE"),

@@ -1,0 +1,148 @@
+"""Simulated annealing over any space, reconstructed from the history.
+
+Kirkpatrick, Gelatt & Vecchi (1983); seeds/003. A random-walk chain over
+configurations: from the current state ``x_k`` a neighbour ``x'`` is
+proposed and accepted with the Metropolis probability
+
+    r = min(1, exp((f(x_k) - f(x')) / T_k)),    T_k = T0 C^k
+
+(exponential cooling). The seed suggests ``T0 ~ 1`` on a unit energy scale
+and ``C ~ 0.8``; we set ``T0`` from the observed scale of the objective
+(the standard deviation of the start-up losses) and cool by ``C = 0.95`` per
+evaluation, which spreads the cooling over the hundred-odd evaluations
+studies typically run.
+
+Neighbours (:func:`treefarm.optimizers.candidates.perturb_config`): each
+decision moves with probability ``rate`` (one always does) — a Gaussian step
+on the unit scale for numbers (reflected at the bounds), a neighbour level
+for integers, another option for a choice or a join, whose subtree is then
+regrown from the prior; so the walk works the same on flat, conditional and
+recursive spaces. The step shrinks with the temperature,
+``step * sqrt(T_k / T0)``, floored at a tenth of ``step``.
+
+Practical choices beyond the textbook: the chain starts from the best of
+``n_startup`` random draws, and with probability ``restart`` a proposal is
+a neighbour of the best configuration seen instead of the current state.
+
+Stateless: the chain is replayed from the completed trials in order (each
+completed trial is the proposal of its step), with the acceptance uniforms
+drawn from a generator seeded by the start-up configurations, so a resumed
+study or another worker reaches the same state.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ..exceptions import ConfigError
+from ..space import Config, Space, analyze, convert, sample
+from .base import History, Observation, Optimizer
+from .candidates import perturb_config
+
+__all__ = ["Anneal", "accept"]
+
+
+def accept(delta: float, temperature: float, u: float) -> bool:
+    """The Metropolis rule: accept a loss change ``delta`` at ``temperature`` given ``u ~ U(0, 1)``."""
+    return delta <= 0 or (temperature > 0 and u < math.exp(-delta / temperature))
+
+
+class Anneal(Optimizer):
+    """Simulated annealing (see the module docstring).
+
+    Parameters
+    ----------
+    T0:
+        Initial temperature; by default the standard deviation of the
+        start-up losses.
+    cooling:
+        ``C`` in ``T_k = T0 C^k``, per completed evaluation after the start.
+    step:
+        Standard deviation of a numeric step on the unit scale at ``T0``.
+    rate:
+        Probability that each decision moves in a proposal.
+    n_startup:
+        Random draws before the chain starts from the best of them.
+    restart:
+        Probability of proposing from the best configuration instead.
+    """
+
+    def __init__(
+        self,
+        *,
+        T0: float | None = None,
+        cooling: float = 0.95,
+        step: float = 0.15,
+        rate: float = 0.5,
+        n_startup: int = 10,
+        restart: float = 0.1,
+    ) -> None:
+        if T0 is not None and not (isinstance(T0, (int, float)) and T0 > 0):
+            raise ConfigError(f"T0 must be > 0, but got T0={T0!r}")
+        for name, value, lo, hi in (
+            ("cooling", cooling, 0.0, 1.0),
+            ("rate", rate, 0.0, 1.0),
+            ("restart", restart, 0.0, 1.0),
+        ):
+            if not (isinstance(value, (int, float)) and lo <= value <= hi):
+                raise ConfigError(f"{name} must lie in [{lo:g}, {hi:g}], but got {name}={value!r}")
+        if not (isinstance(step, (int, float)) and step > 0):
+            raise ConfigError(f"step must be > 0, but got step={step!r}")
+        if not isinstance(n_startup, int) or n_startup < 1:
+            raise ConfigError(f"n_startup must be an integer >= 1, but got n_startup={n_startup!r}")
+        self.T0 = T0
+        self.cooling = cooling
+        self.step = step
+        self.rate = rate
+        self.n_startup = n_startup
+        self.restart = restart
+
+    def chain(self, complete: list[Observation]) -> tuple[Observation, float]:
+        """The chain's current state and temperature after replaying ``complete``."""
+        start = complete[: self.n_startup]
+        losses = np.array([o.loss for o in start])
+        t0 = self.T0 if self.T0 is not None else float(np.std(losses)) or 1.0
+        key = min(o.config.to_json() for o in start)
+        u = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")).random(
+            max(len(complete) - len(start), 0)
+        )
+        state = start[int(np.argmin(losses))]
+        temperature = t0
+        for k, proposal in enumerate(complete[len(start) :]):
+            temperature = t0 * self.cooling ** (k + 1)
+            if accept(proposal.loss - state.loss, temperature, float(u[k])):
+                state = proposal
+        return state, temperature / t0
+
+    def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
+        root = convert(space)
+        analyze(root)
+        complete = [o for o in history.complete if math.isfinite(o.loss)]
+        out: list[Config] = []
+        for _ in range(n):
+            seen = history.seen() | set(out)
+            if len(complete) < self.n_startup:
+                out.append(_unseen(root, seen, rng, None))
+                continue
+            state, relative = self.chain(complete)
+            parent = min(complete, key=lambda o: o.loss) if rng.random() < self.restart else state
+            scale = self.step * max(math.sqrt(relative), 0.1)
+            propose = functools.partial(perturb_config, root, parent.config, rng, scale=scale, rate=self.rate)
+            out.append(_unseen(root, seen, rng, propose))
+        return out
+
+
+def _unseen(
+    root: Space, seen: set[Config], rng: np.random.Generator, propose: Callable[[], Config] | None
+) -> Config:
+    """A proposal (or prior draw) not seen before, if one of a few is."""
+    for _ in range(10):
+        config = sample(root, rng) if propose is None else propose()
+        if config not in seen:
+            return config
+    return sample(root, rng)

@@ -1,0 +1,105 @@
+"""Simulated annealing: the Metropolis rule, a chain replayed from the history, local proposals."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from treefarm import Anneal, Config, History, Join, Observation, Optimizer, Real, Study
+from treefarm.exceptions import ConfigError
+from treefarm.testing.optimizer_suite import OptimizerSuite
+
+
+class TestAnnealConformance(OptimizerSuite):
+    @pytest.fixture
+    def optimizer_factory(self) -> Callable[[], Optimizer]:
+        return lambda: Anneal(n_startup=3)
+
+
+def test_metropolis_acceptance_frequency() -> None:
+    from treefarm.optimizers.anneal import accept
+
+    rng = np.random.default_rng(0)
+    delta, temperature = 0.7, 0.5
+    hits = sum(accept(delta, temperature, float(u)) for u in rng.random(20_000))
+    assert stats.binomtest(hits, 20_000, math.exp(-delta / temperature)).pvalue > 1e-3
+    assert accept(-1.0, 1e-9, 0.999)
+
+
+def test_replayed_chain_equals_the_incremental_one() -> None:
+    space = {"x": Real(-3, 3)}
+    study = Study.create(space=space, algo=Anneal(n_startup=4), seed=0)
+    states = []
+    for _ in range(25):
+        trial = study.ask()
+        study.tell(trial, (trial.value["x"] - 1) ** 2)
+        history = study.history()
+        if history.n_complete >= 4:
+            states.append(Anneal(n_startup=4).chain(list(history.complete))[0])
+    final = Anneal(n_startup=4).chain(list(study.history().complete))[0]
+    assert final == states[-1]
+    assert {s.config for s in states} <= {o.config for o in study.history().complete}
+
+
+def test_proposals_are_local_steps_of_the_documented_scale() -> None:
+    space = {"x": Real(0, 100)}
+    complete = tuple(Observation(Config({"x": float(x)}), float(abs(x - 50))) for x in (50, 10, 90, 30, 70))
+    history = History(complete=complete)
+    opt = Anneal(n_startup=5, restart=0.0, step=0.1, T0=1.0)
+    xs = np.array([opt.suggest(space, history, 1, np.random.default_rng(s))[0]["x"] for s in range(1500)])  # type: ignore[arg-type]
+    assert abs(np.std(xs - 50) - 10) < 1.0
+
+
+def test_a_changed_branch_regrows_its_subtree_from_the_prior() -> None:
+    space = {"m": Join(a={"u": Real(0, 1)}, b={"v": Real(0, 1)})}
+    complete = tuple(Observation(Config({"m": "a", "m.a.u": 0.5 + i / 100}), float(i)) for i in range(4))
+    opt = Anneal(n_startup=4, rate=1.0)
+    proposals = [
+        opt.suggest(space, History(complete=complete), 1, np.random.default_rng(s))[0] for s in range(200)
+    ]  # type: ignore[arg-type]
+    switched = [c for c in proposals if c["m"] == "b"]
+    assert switched and all("m.a.u" not in c and 0 <= c["m.b.v"] <= 1 for c in switched)
+
+
+def _branin(v: dict) -> float:
+    x, y = v["x"], v["y"]
+    b, c, t = 5.1 / (4 * math.pi**2), 5 / math.pi, 1 / (8 * math.pi)
+    return (y - b * x**2 + c * x - 6) ** 2 + 10 * (1 - t) * math.cos(x) + 10
+
+
+def test_anneal_beats_random_search_on_branin() -> None:
+    space = {"x": Real(-5, 10), "y": Real(0, 15)}
+
+    def best(algo: object, seed: int) -> float:
+        study = Study.create(space=space, algo=algo, seed=seed)  # type: ignore[arg-type]
+        study.optimize(_branin, n_trials=80)
+        return study.best_value
+
+    assert np.median([best("anneal", s) for s in range(5)]) < np.median([best("random", s) for s in range(5)])
+
+
+def test_same_seed_same_study() -> None:
+    runs = []
+    for _ in range(2):
+        study = Study.create(space={"x": Real(-5, 10), "y": Real(0, 15)}, algo="anneal", seed=7)
+        study.optimize(_branin, n_trials=30)
+        runs.append([t.params for t in study.trials])
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [
+        ({"T0": 0}, "T0"),
+        ({"cooling": 1.5}, "cooling"),
+        ({"step": -1}, "step"),
+        ({"n_startup": 0}, "n_startup"),
+    ],
+)
+def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Anneal(**options)
