@@ -1,0 +1,116 @@
+"""``python -m bench run|report|scaling|sampling|one`` — see bench/RESULTS.md for the commands used."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .methods import METHODS
+from .problems import GRAMMAR, SYNTHETIC, TUNING, all_problems
+
+QUICK_PROBLEMS = ["branin", "hartmann6", "styblinski8", "svc_digits"]
+
+
+def _csv(text: str) -> list[str]:
+    return [t for t in text.split(",") if t]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run (problem, method, seed) combinations not yet in --out")
+    run.add_argument("--problems", default="synthetic", help="names, or synthetic/tuning/grammar/all")
+    run.add_argument("--methods", default=",".join(METHODS))
+    run.add_argument("--seeds", type=int, default=10)
+    run.add_argument("--budget", type=int, default=None, help="evaluations (default: each problem's)")
+    run.add_argument("--jobs", type=int, default=2)
+    run.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
+    run.add_argument("--out", type=Path, default=Path("bench/results/main.jsonl"))
+    run.add_argument("--quick", action="store_true", help="4 problems, 3 seeds, budget 25: under 10 minutes")
+    report = sub.add_parser("report", help="markdown tables (and --plots) from results files")
+    report.add_argument("results", type=Path, nargs="+")
+    report.add_argument("--plots", type=Path, default=None, help="directory for convergence PNGs")
+    scaling = sub.add_parser("scaling", help="time per suggestion against history size")
+    scaling.add_argument("--methods", default="tf-random,tf-tpe,tf-gp,optuna-random,optuna-tpe,optuna-gp")
+    scaling.add_argument("--dims", default="6,20")
+    scaling.add_argument("--sizes", default="100,300,1000,10000")
+    sub.add_parser("sampling", help="time to sample 10,000 configurations")
+    one = sub.add_parser("one", help="(internal) one run, printed as a JSON line")
+    one.add_argument("problem")
+    one.add_argument("method")
+    one.add_argument("seed", type=int)
+    one.add_argument("budget", type=int)
+    args = parser.parse_args(argv)
+
+    if args.command == "one":
+        from .runner import run_one
+
+        print(json.dumps(run_one(args.problem, args.method, args.seed, args.budget)))
+        return 0
+    if args.command == "run":
+        from .runner import run_all
+
+        groups = {
+            "synthetic": list(SYNTHETIC),
+            "tuning": list(TUNING),
+            "grammar": list(GRAMMAR),
+            "all": list(all_problems()),
+        }
+        problems = [p for name in _csv(args.problems) for p in groups.get(name, [name])]
+        unknown = [p for p in problems if p not in all_problems()]
+        methods = _csv(args.methods)
+        bad = [m for m in methods if m not in METHODS]
+        if unknown or bad:
+            parser.error(
+                f"unknown problems {unknown} or methods {bad}; problems: {list(all_problems())}, "
+                f"methods: {list(METHODS)}"
+            )
+        seeds, budget = args.seeds, args.budget
+        if args.quick:
+            problems, seeds, budget = QUICK_PROBLEMS, 3, 25
+        keys = [
+            (p, m, s, budget or all_problems()[p].budget)
+            for p in problems
+            for m in methods
+            for s in range(seeds)
+        ]
+        ran = run_all(keys, args.out, jobs=args.jobs, timeout=args.timeout)
+        print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
+        return 0
+    if args.command == "report":
+        from .report import plot, problem_table, summary_table
+        from .runner import read_rows
+
+        rows = [r for path in args.results for r in read_rows(path)]
+        problems = [p for p in all_problems() if any(r["problem"] == p for r in rows)]
+        for group, names in (("synthetic", SYNTHETIC), ("tuning", TUNING), ("grammar", GRAMMAR)):
+            mine = [p for p in problems if p in names]
+            if mine:
+                print(f"\n### Summary: {group}\n\n{summary_table(rows, mine)}")
+        for p in problems:
+            print(f"\n### {p}\n\n{problem_table(rows, p)}")
+        if args.plots:
+            args.plots.mkdir(parents=True, exist_ok=True)
+            plot(rows, problems, args.plots)
+        return 0
+    if args.command == "scaling":
+        from .scaling import table
+
+        print(
+            table(_csv(args.methods), [int(d) for d in _csv(args.dims)], [int(n) for n in _csv(args.sizes)])
+        )
+        return 0
+    from .sampling import hyperopt_sampling, treefarm_sampling
+
+    print(f"treefarm sample(space, rng, n=10_000): {treefarm_sampling():.3f} s")
+    try:
+        print(f"hyperopt pyll.stochastic.sample x 10,000: {hyperopt_sampling():.3f} s")
+    except ImportError:
+        print("hyperopt not installed")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,213 @@
+"""Methods under comparison: treefarm's optimizers and the peers', behind one call.
+
+``run(method, problem, seed, budget)`` returns the losses in evaluation order
+and the optimizer's own time per suggestion (never the objective's):
+
+- treefarm: the time of ``study.ask()`` on in-memory storage (the suggestion
+  plus the bookkeeping any user pays);
+- Optuna: ``study.ask()`` plus the ``trial.suggest_*`` calls (relative
+  samplers work in the first, independent ones in the second);
+- Hyperopt: the time between the end of one objective call and the start of
+  the next, inside ``fmin`` (its suggestion and bookkeeping);
+- scikit-optimize: ``Optimizer.ask()`` plus ``tell()`` (the GP is refitted in ``tell``).
+
+Conditional parameters: treefarm and Optuna and Hyperopt express them;
+scikit-optimize gets every parameter, always active (the objective ignores
+the inactive ones). Recursive grammar spaces: treefarm only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .problems import Param, Problem
+
+TREEFARM = {
+    "tf-random": "random",
+    "tf-tpe": "tpe",
+    "tf-tpe-mv": "tpe-mv",
+    "tf-anneal": "anneal",
+    "tf-gp": "gp",
+}
+PEERS = ("optuna-random", "optuna-tpe", "optuna-tpe-mv", "optuna-gp", "hyperopt-tpe", "skopt-gp")
+METHODS = (*TREEFARM, *PEERS)
+
+
+class CannotExpressError(Exception):
+    """The method has no way to express the problem's space."""
+
+
+Result = dict[str, Any]
+
+
+def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
+    if method in TREEFARM:
+        return _treefarm(TREEFARM[method], problem, seed, budget)
+    if problem.space is not None:
+        raise CannotExpressError(f"{method} cannot express the recursive space of {problem.name}")
+    runners: dict[str, Callable[[str, Problem, int, int], Result]] = {
+        "optuna": _optuna,
+        "hyperopt": _hyperopt,
+        "skopt": _skopt,
+    }
+    return runners[method.split("-")[0]](method, problem, seed, budget)
+
+
+def _treefarm(algo: str, problem: Problem, seed: int, budget: int) -> Result:
+    import treefarm as tf
+
+    optimizer: Any = tf.TPE(multivariate=True) if algo == "tpe-mv" else algo
+    study = tf.Study.create(space=problem.treefarm_space(), algo=optimizer, seed=seed)
+    losses, times = [], []
+    for _ in range(budget):
+        start = time.perf_counter()
+        trial = study.ask()
+        times.append(time.perf_counter() - start)
+        value = problem.objective(problem.flat_value(trial.value))
+        study.tell(trial, value)
+        losses.append(value)
+    return {"losses": losses, "suggest_times": times, "version": tf.__version__}
+
+
+def _active(params: tuple[Param, ...], values: dict[str, Any], p: Param) -> bool:
+    return p.when is None or values.get(p.when[0]) == p.when[1]
+
+
+def _optuna(method: str, problem: Problem, seed: int, budget: int) -> Result:
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    samplers = {
+        "optuna-random": lambda: optuna.samplers.RandomSampler(seed=seed),
+        "optuna-tpe": lambda: optuna.samplers.TPESampler(seed=seed),
+        "optuna-tpe-mv": lambda: optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True),
+        "optuna-gp": lambda: optuna.samplers.GPSampler(seed=seed),
+    }
+    study = optuna.create_study(sampler=samplers[method]())
+    losses, times = [], []
+    for _ in range(budget):
+        start = time.perf_counter()
+        trial = study.ask()
+        values: dict[str, Any] = {}
+        for p in problem.params:
+            if p.name in values or not _active(problem.params, values, p):
+                continue
+            if p.kind == "real":
+                values[p.name] = trial.suggest_float(p.name, p.low, p.high, log=p.log)
+            elif p.kind == "int":
+                values[p.name] = trial.suggest_int(p.name, int(p.low), int(p.high), log=p.log)
+            else:
+                values[p.name] = trial.suggest_categorical(p.name, list(p.choices))
+        times.append(time.perf_counter() - start)
+        value = problem.objective(values)
+        study.tell(trial, value)
+        losses.append(value)
+    return {"losses": losses, "suggest_times": times, "version": optuna.__version__}
+
+
+def _hyperopt_space(params: tuple[Param, ...]) -> dict[str, Any]:
+    from hyperopt import hp
+
+    def node(p: Param, label: str) -> Any:
+        if p.kind == "real":
+            return (
+                hp.loguniform(label, _log(p.low), _log(p.high)) if p.log else hp.uniform(label, p.low, p.high)
+            )
+        if p.kind == "int":
+            if p.log:
+                return hp.qloguniform(label, _log(p.low - 0.5), _log(p.high + 0.5), 1)
+            return hp.quniform(label, p.low - 0.5, p.high + 0.5, 1)
+        return hp.choice(label, list(p.choices))
+
+    space: dict[str, Any] = {}
+    for p in params:
+        if p.when is None and not any(q.when and q.when[0] == p.name for q in params):
+            space[p.name] = node(p, p.name)
+    for parent in {q.when[0] for q in params if q.when}:
+        choices = next(p for p in params if p.name == parent).choices
+        options = []
+        for c in choices:
+            option = {parent: c}
+            for q in params:
+                if q.when == (parent, c):
+                    option[q.name] = node(q, f"{q.name}|{parent}={c}")
+            options.append(option)
+        space[f"__{parent}"] = hp.choice(parent, options)
+    return space
+
+
+def _log(x: float) -> float:
+    import math
+
+    return math.log(x)
+
+
+def _hyperopt(method: str, problem: Problem, seed: int, budget: int) -> Result:
+    import hyperopt
+    import numpy as np
+
+    losses: list[float] = []
+    times: list[float] = []
+    ints = {p.name for p in problem.params if p.kind == "int"}
+    last = [time.perf_counter()]
+
+    def objective(sampled: dict[str, Any]) -> float:
+        times.append(time.perf_counter() - last[0])
+        values: dict[str, Any] = {}
+        for k, v in sampled.items():
+            if k.startswith("__"):
+                values.update(v)
+            else:
+                values[k] = v
+        values = {k: round(v) if k in ints else v for k, v in values.items()}
+        loss = problem.objective(values)
+        losses.append(loss)
+        last[0] = time.perf_counter()
+        return loss
+
+    hyperopt.fmin(
+        objective,
+        _hyperopt_space(problem.params),
+        algo=hyperopt.tpe.suggest,
+        max_evals=budget,
+        trials=hyperopt.Trials(),
+        rstate=np.random.default_rng(seed),
+        show_progressbar=False,
+    )
+    return {"losses": losses, "suggest_times": times, "version": hyperopt.__version__}
+
+
+def _skopt(method: str, problem: Problem, seed: int, budget: int) -> Result:
+    import skopt
+    from skopt.space import Categorical, Integer, Real
+
+    names, dims = [], []
+    for p in problem.params:
+        if p.name in names:
+            continue
+        names.append(p.name)
+        prior = "log-uniform" if p.log else "uniform"
+        if p.kind == "real":
+            dims.append(Real(p.low, p.high, prior=prior))
+        elif p.kind == "int":
+            dims.append(Integer(int(p.low), int(p.high), prior=prior))
+        else:
+            dims.append(Categorical(list(p.choices)))
+    opt = skopt.Optimizer(
+        dims, base_estimator="GP", acq_func="gp_hedge", n_initial_points=10, random_state=seed
+    )
+    losses, times = [], []
+    for _ in range(budget):
+        start = time.perf_counter()
+        x = opt.ask()
+        elapsed = time.perf_counter() - start
+        values = dict(zip(names, x))
+        values = {k: (v.item() if hasattr(v, "item") else v) for k, v in values.items()}
+        loss = problem.objective(values)
+        start = time.perf_counter()
+        opt.tell(x, loss)
+        times.append(elapsed + time.perf_counter() - start)
+        losses.append(loss)
+    return {"losses": losses, "suggest_times": times, "version": skopt.__version__}

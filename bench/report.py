@@ -1,0 +1,136 @@
+"""Markdown tables and convergence plots from a results file.
+
+Measures, per problem and method, over seeds:
+- simple regret ``best loss so far - optimum`` at several budgets: median
+  and inter-quartile range; the optimum is the known global minimum for the
+  synthetic functions and the best loss any method reached in the file for
+  the others;
+- the optimizer's own time per suggestion: the median over runs of each
+  run's mean (start-up draws included, as a user pays them);
+- peak resident memory of the run's process (interpreter and imports included);
+- across problems: the mean rank of the final median regret, and a normalized
+  score, 100 (1 - regret / regret of treefarm's random search): random
+  search's median scores 0, the optimum 100.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .problems import all_problems
+
+Rows = list[dict[str, Any]]
+
+
+def _curves(rows: Rows) -> dict[tuple[str, str], np.ndarray]:
+    """(problem, method) -> (seeds, budget) best-so-far losses."""
+    by: dict[tuple[str, str], list[np.ndarray]] = defaultdict(list)
+    for r in rows:
+        if r["status"] == "ok" and r.get("losses"):
+            by[(r["problem"], r["method"])].append(np.minimum.accumulate(np.array(r["losses"], dtype=float)))
+    out = {}
+    for k, curves in by.items():
+        n = min(len(c) for c in curves)
+        out[k] = np.array([c[:n] for c in curves])
+    return out
+
+
+def _optimum(problem: str, curves: dict[tuple[str, str], np.ndarray]) -> float:
+    known = all_problems()[problem].optimum if problem in all_problems() else None
+    if known is not None:
+        return known
+    return float(min(c.min() for (p, _), c in curves.items() if p == problem))
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}" if np.isfinite(x) else "–"
+
+
+def problem_table(rows: Rows, problem: str) -> str:
+    curves = _curves(rows)
+    optimum = _optimum(problem, curves)
+    methods = sorted({r["method"] for r in rows if r["problem"] == problem})
+    budget = max((c.shape[1] for (p, _), c in curves.items() if p == problem), default=0)
+    marks = sorted({max(budget // 4, 1), max(budget // 2, 1), budget})
+    head = "| method | seeds | " + " | ".join(f"regret @{b} median [IQR]" for b in marks)
+    lines = [head + " | ms/suggestion | peak MB |", "|" + "---|" * (len(marks) + 4)]
+    for m in methods:
+        mine = [r for r in rows if r["problem"] == problem and r["method"] == m]
+        ok = [r for r in mine if r["status"] == "ok"]
+        if not ok:
+            reason = mine[0].get("error", mine[0]["status"]).splitlines()[0][:80]
+            lines.append(f"| {m} | 0 | {reason} |" + " |" * (len(marks) + 1))
+            continue
+        c = curves[(problem, m)] - optimum
+        cells = []
+        for b in marks:
+            if b <= c.shape[1]:
+                q1, med, q3 = np.percentile(c[:, b - 1], [25, 50, 75])
+                cells.append(f"{_fmt(med)} [{_fmt(q1)}, {_fmt(q3)}]")
+            else:
+                cells.append("–")
+        ms = 1000 * np.median([np.mean(r["suggest_times"]) for r in ok])
+        mb = np.median([r.get("peak_rss_mb", np.nan) for r in ok])
+        lines.append(f"| {m} | {len(ok)} | " + " | ".join(cells) + f" | {ms:.1f} | {mb:.0f} |")
+    return "\n".join(lines)
+
+
+def summary_table(rows: Rows, problems: list[str], baseline: str = "tf-random") -> str:
+    curves = _curves(rows)
+    methods = sorted({m for (p, m) in curves if p in problems})
+    finals: dict[str, dict[str, float]] = defaultdict(dict)
+    for (p, m), c in curves.items():
+        if p in problems:
+            finals[p][m] = float(np.median(c[:, -1])) - _optimum(p, curves)
+    ranks: dict[str, list[float]] = defaultdict(list)
+    scores: dict[str, list[float]] = defaultdict(list)
+    for by_method in finals.values():
+        names = sorted(by_method, key=by_method.get)  # type: ignore[arg-type]
+        values = np.array([by_method[n] for n in names])
+        for n in names:
+            ranks[n].append(
+                1 + float((values < by_method[n]).sum()) + 0.5 * float((values == by_method[n]).sum() - 1)
+            )
+            base = by_method.get(baseline)
+            if base is not None and base > 0:
+                scores[n].append(100 * (1 - by_method[n] / base))
+    lines = ["| method | problems | mean rank | mean normalized score |", "|---|---|---|---|"]
+    for m in sorted(methods, key=lambda n: np.mean(ranks[n])):
+        score = f"{np.mean(scores[m]):.0f}" if scores[m] else "–"
+        lines.append(f"| {m} | {len(ranks[m])} | {np.mean(ranks[m]):.2f} | {score} |")
+    return "\n".join(lines)
+
+
+def plot(rows: Rows, problems: list[str], out_dir: Path) -> list[Path]:
+    """One PNG per problem: median best-so-far regret against evaluations."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curves = _curves(rows)
+    paths = []
+    for p in problems:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        optimum = _optimum(p, curves)
+        for (pp, m), c in sorted(curves.items()):
+            if pp != p:
+                continue
+            regret = np.maximum(c - optimum, 1e-12)
+            x = np.arange(1, regret.shape[1] + 1)
+            ax.plot(x, np.median(regret, axis=0), label=m, ls="-" if m.startswith("tf-") else "--")
+        ax.set_yscale("log")
+        ax.set_xlabel("evaluations")
+        ax.set_ylabel("median simple regret")
+        ax.set_title(p)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = out_dir / f"convergence_{p}.png"
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        paths.append(path)
+    return paths

@@ -1,0 +1,42 @@
+"""Time to draw 10,000 configurations of the flat network space of seeds/002."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+def treefarm_sampling(n: int = 10_000) -> float:
+    import treefarm as tf
+
+    space = {
+        "learning_rate": tf.Real(1e-5, 1e-1, log=True),
+        "batch_size": tf.Choice(16, 32, 64, 128, 256),
+        "layers": tf.Int(1, 5),
+        "dropout": tf.Real(0.0, 0.5),
+        "weight_decay": tf.Real(1e-6, 1e-2, log=True),
+    }
+    start = time.perf_counter()
+    tf.sample(space, np.random.default_rng(0), n=n)
+    return time.perf_counter() - start
+
+
+def hyperopt_sampling(n: int = 10_000) -> float:
+    import math
+
+    from hyperopt import hp
+    from hyperopt.pyll.stochastic import sample
+
+    space = {
+        "learning_rate": hp.loguniform("learning_rate", math.log(1e-5), math.log(1e-1)),
+        "batch_size": hp.choice("batch_size", [16, 32, 64, 128, 256]),
+        "layers": hp.quniform("layers", 0.5, 5.5, 1),
+        "dropout": hp.uniform("dropout", 0.0, 0.5),
+        "weight_decay": hp.loguniform("weight_decay", math.log(1e-6), math.log(1e-2)),
+    }
+    rng = np.random.default_rng(0)
+    start = time.perf_counter()
+    for _ in range(n):
+        sample(space, rng=rng)
+    return time.perf_counter() - start

@@ -1,0 +1,95 @@
+"""Time per suggestion as the history grows: treefarm's optimizers against Optuna's.
+
+The history is preloaded with random observations of a smooth function
+(sphere) in d dimensions, then a few suggestions are timed and their median
+reported. treefarm: ``optimizer.suggest(space, history, 1, rng)`` (what
+``ask`` calls); Optuna: ``study.ask()`` plus the ``suggest_float`` calls
+after ``study.add_trials`` of the preloaded trials.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+
+def _data(d: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    return X, ((X - 0.3) ** 2).sum(1)
+
+
+def treefarm_time(algo: str, d: int, n: int, repeats: int = 3) -> float:
+    import treefarm as tf
+
+    space = {f"x{i}": tf.Real(0.0, 1.0) for i in range(d)}
+    X, y = _data(d, n)
+    history = tf.History(
+        complete=tuple(
+            tf.Observation(tf.Config({f"x{i}": float(v) for i, v in enumerate(row)}), float(loss))
+            for row, loss in zip(X, y)
+        )
+    )
+    optimizer = tf.optimizers.make_optimizer(algo)
+    times = []
+    for r in range(repeats):
+        start = time.perf_counter()
+        optimizer.suggest(space, history, 1, np.random.default_rng(r))  # type: ignore[arg-type]
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def optuna_time(sampler: str, d: int, n: int, repeats: int = 3) -> float:
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    make: dict[str, Any] = {
+        "tpe": lambda: optuna.samplers.TPESampler(seed=0),
+        "gp": lambda: optuna.samplers.GPSampler(seed=0),
+        "random": lambda: optuna.samplers.RandomSampler(seed=0),
+    }
+    study = optuna.create_study(sampler=make[sampler]())
+    X, y = _data(d, n)
+    dists = {f"x{i}": optuna.distributions.FloatDistribution(0.0, 1.0) for i in range(d)}
+    study.add_trials(
+        [
+            optuna.trial.create_trial(
+                params={f"x{i}": float(v) for i, v in enumerate(row)}, distributions=dists, value=float(v)
+            )
+            for row, v in zip(X, y)
+        ]
+    )
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        trial = study.ask()
+        for i in range(d):
+            trial.suggest_float(f"x{i}", 0.0, 1.0)
+        times.append(time.perf_counter() - start)
+        study.tell(trial, 1.0)
+    return float(np.median(times))
+
+
+def table(methods: list[str], dims: list[int], sizes: list[int]) -> str:
+    lines = [
+        "| method | d | " + " | ".join(f"n={n}" for n in sizes) + " |",
+        "|---|---|" + "---|" * len(sizes),
+    ]
+    for m in methods:
+        lib, algo = m.split("-", 1)
+        for d in dims:
+            cells = []
+            for n in sizes:
+                if algo == "gp" and n > 1000:
+                    cells.append("–")
+                    continue
+                try:
+                    t = treefarm_time(algo, d, n) if lib == "tf" else optuna_time(algo, d, n)
+                    cells.append(f"{1000 * t:.1f} ms")
+                except ImportError as exc:
+                    cells.append(f"not installed ({exc.name})")
+            lines.append(f"| {m} | {d} | " + " | ".join(cells) + " |")
+            print(lines[-1], flush=True)
+    return "\n".join(lines)
