@@ -1,0 +1,71 @@
+"""The benchmark harness: known optima, runs that resume, failures recorded as rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from bench.problems import SYNTHETIC, hartmann6, levy, params_to_space
+from bench.report import problem_table, summary_table
+
+from bench import runner
+from treefarm import sample
+
+
+def test_synthetic_optima_are_attained_at_their_known_minimizers() -> None:
+    h6 = [0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573]
+    assert hartmann6({f"x{i}": v for i, v in enumerate(h6)}) == pytest.approx(
+        SYNTHETIC["hartmann6"].optimum, abs=1e-4
+    )
+    assert levy({f"x{i}": 1.0 for i in range(10)}) == pytest.approx(0.0, abs=1e-12)
+    for problem in SYNTHETIC.values():
+        configs = sample(problem.treefarm_space(), 0, n=200)
+        assert all(problem.objective(dict(c)) >= problem.optimum - 1e-6 for c in configs)
+
+
+def test_conditional_params_become_join_options() -> None:
+    from bench.problems import TUNING
+
+    from treefarm import build
+
+    space = params_to_space(TUNING["svc_digits"].params)
+    for config in sample(space, 1, n=30):
+        flat = TUNING["svc_digits"].flat_value(build(space, config))
+        assert ("degree" in flat) == (flat["kernel"] == "poly")
+        assert ("gamma" in flat) == (flat["kernel"] != "linear")
+
+
+def test_runs_resume_and_failures_are_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "r.jsonl"
+    calls = []
+
+    def fake_child(key: runner.Key, timeout: float) -> dict:
+        calls.append(key)
+        problem, method, seed, budget = key
+        if method == "broken":
+            return {
+                "problem": problem,
+                "method": method,
+                "seed": seed,
+                "budget": budget,
+                "status": "error",
+                "error": "exit 1: boom",
+            }
+        return runner.run_one(problem, method, seed, budget)
+
+    monkeypatch.setattr(runner, "_child", fake_child)
+    keys = [("branin", "tf-random", s, 8) for s in range(2)] + [("branin", "broken", 0, 8)]
+    assert runner.run_all(keys, out, jobs=1) == 3
+    out.write_text(out.read_text() + '{"torn line')
+    assert runner.run_all(keys, out, jobs=1) == 0
+    rows = runner.read_rows(out)
+    assert len(rows) == 3 and sum(r["status"] == "error" for r in rows) == 1
+    assert "boom" in problem_table(rows, "branin")
+    assert "tf-random" in summary_table(rows, ["branin"])
+
+
+def test_a_recursive_problem_is_a_cannot_row_for_peers() -> None:
+    row = runner.run_one("symbolic_regression", "optuna-tpe", 0, 5)
+    assert row["status"] == "cannot"
+    assert json.dumps(row)
