@@ -43,7 +43,9 @@ def measure(storage: str, levels: list[int], batch: int) -> list[tuple[int, floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--storage", default=None, help="path or URL (default: a SQLite file in a temp folder)")
+    parser.add_argument(
+        "--storage", default=None, help="path or URL (default: a SQLite file in a temp folder)"
+    )
     parser.add_argument("--levels", default="100,1000,10000")
     parser.add_argument("--batch", type=int, default=200)
     args = parser.parse_args()
