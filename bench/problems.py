@@ -283,34 +283,36 @@ TUNING = {
 # --------------------------------------------------------------------------- grammar
 
 
-def _symbolic_regression() -> Problem:
-    """Recover y = x0 * sin(x1) + x0 from noisy samples over + * sin and leaves."""
-    rng = np.random.default_rng(0)
-    X = rng.uniform(-3, 3, size=(200, 2))
-    y = X[:, 0] * np.sin(X[:, 1]) + X[:, 0] + 0.05 * rng.standard_normal(200)
-    add = tf.op(lambda a, b: a + b, name="add", commutative=True, associative=True)
-    mul = tf.op(lambda a, b: a * b, name="mul", commutative=True, associative=True)
-    sin = tf.op(np.sin, name="sin")
-    leaf = tf.Join(x0=tf.Const(X[:, 0]), x1=tf.Const(X[:, 1]), c=tf.Real(-2.0, 2.0))
-    E = tf.Var("E", max_depth=4)
-    E.define(add(E, E) | mul(E, E) | sin(E) | leaf)
+def _example(name: str) -> Any:
+    """A module of examples/ (the thesis's experiments), loaded by path."""
+    import importlib.util
+    import sys
+    from pathlib import Path
 
-    def loss(value: Any) -> float:
-        pred = np.broadcast_to(np.asarray(value, dtype=float), y.shape)
-        err = float(np.mean((pred - y) ** 2))
-        return err if math.isfinite(err) else 1e6
+    path = Path(__file__).resolve().parent.parent / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"examples_{name}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
-    return Problem(
+
+def _grammar(name: str, notes: str) -> Problem:
+    ex = _example(name)
+    return Problem(name, ex.objective, space=ex.space, budget=100, kind="grammar", notes=notes)
+
+
+GRAMMAR = {
+    "symbolic_regression": _grammar(
         "symbolic_regression",
-        loss,
-        space=E,
-        budget=100,
-        kind="grammar",
-        notes="MSE of an expression over {+, *, sin, x0, x1, constants}, depth <= 4; noise variance 0.0025",
-    )
-
-
-GRAMMAR = {"symbolic_regression": _symbolic_regression()}
+        "MSE of an expression over {+, *, sin, exp, x0, x1, c}, depth <= 4 (noise MSE 0.0025)",
+    ),
+    "kernel_search": _grammar(
+        "kernel_search",
+        "forecast RMSE of a GP whose kernel is a sum/product grammar of base kernels, depth <= 3",
+    ),
+}
 
 
 def all_problems() -> dict[str, Problem]:
