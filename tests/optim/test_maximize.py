@@ -9,7 +9,7 @@ from treefarm.optim import maximize, perturb, sobol_candidates
 
 
 def _bump(center: np.ndarray):
-    def f(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def f(Z: np.ndarray, *, grad: bool = True) -> tuple[np.ndarray, np.ndarray]:
         diff = Z - center
         value = -(diff**2).sum(1)
         return value, -2 * diff

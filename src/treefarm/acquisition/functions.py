@@ -27,9 +27,11 @@ NAMES = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
 
 
 class Acquisition(Protocol):
-    """Values (m,) and gradients (m, d) at query points (m, d); higher is better."""
+    """Values (m,) and gradients (m, d) at query points (m, d); higher is better.
+    With ``grad=False`` the gradients are not computed (zeros): scoring many
+    candidates then costs O(m n) instead of O(m n d)."""
 
-    def __call__(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+    def __call__(self, Z: np.ndarray, *, grad: bool = True) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 class _Analytic:
@@ -39,7 +41,10 @@ class _Analytic:
         self.model = model
         self.f = f
 
-    def __call__(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, Z: np.ndarray, *, grad: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        if not grad:
+            mean, var = self.model.predict(Z)
+            return self.f(mean, np.sqrt(var))[0], np.zeros_like(Z)
         mean, var, dmean, dvar = self.model.predict_with_grad(Z)
         sigma = np.sqrt(var)
         value, dmu, dsigma = self.f(mean, sigma)
@@ -56,7 +61,7 @@ class _Thompson:
         self.model = model
         self.seed = seed
 
-    def __call__(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, Z: np.ndarray, *, grad: bool = True) -> tuple[np.ndarray, np.ndarray]:
         mean, cov = self.model.posterior_cov(Z)
         from ..models.gp import cholesky
 

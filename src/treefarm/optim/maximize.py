@@ -30,7 +30,7 @@ from ..models.domain import Domain
 
 __all__ = ["maximize"]
 
-Acq = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+Acq = Callable[..., tuple[np.ndarray, np.ndarray]]
 
 
 def _gradient_step(acq: Acq, x: np.ndarray, movable: np.ndarray) -> tuple[np.ndarray, float]:
@@ -38,7 +38,7 @@ def _gradient_step(acq: Acq, x: np.ndarray, movable: np.ndarray) -> tuple[np.nda
     from scipy.optimize import minimize
 
     if not movable.any():
-        return x, float(acq(x[None])[0][0])
+        return x, float(acq(x[None], grad=False)[0][0])
 
     def negative(v: np.ndarray) -> tuple[float, np.ndarray]:
         z = x.copy()
@@ -87,7 +87,7 @@ def _local_search(
         nbrs = _neighbours(x, free, domain)
         if not len(nbrs):
             break
-        values, _ = acq(nbrs)
+        values, _ = acq(nbrs, grad=False)
         i = int(np.argmax(values))
         if not values[i] > value:
             break
@@ -106,12 +106,15 @@ def maximize(
 ) -> tuple[np.ndarray, float]:
     """The best point found and its acquisition value (see the module docstring).
 
+    ``acq(Z, grad=...)`` returns values (m,) and gradients (m, d); scoring
+    candidates and neighbourhoods asks for no gradient.
+
     The returned point is rounded by the domain; columns where ``free`` is
     False are those of its start. ``rng`` breaks ties reproducibly.
     """
     X0 = domain.round(np.asarray(X0, dtype=float))
     free = np.ones_like(X0, dtype=bool) if free is None else free
-    values, _ = acq(X0)
+    values, _ = acq(X0, grad=False)
     order = np.lexsort((rng.random(len(X0)), -values))[:n_starts]
     best_x, best_value = X0[order[0]], float(values[order[0]])
     for i in order:

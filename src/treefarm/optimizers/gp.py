@@ -231,12 +231,17 @@ class GP(Optimizer):
         if pending:
             Xp, _ = encoding.encode(pending)
             model = model.condition_on(Xp, model.predict(Xp)[0])
-        acq = make_acquisition(
-            self.acquisition, model, best=_incumbent(model, X), n_observed=len(losses), rng=rng
-        )
         Xc, Ac = encoding.encode(candidates)
-        free = Ac & ~_join_columns(encoding)[None, :]
-        x, _ = maximize(acq, _domain(encoding, joins=False), Xc, free=free, n_starts=self.n_starts, rng=rng)
+        acq = make_acquisition(
+            self.acquisition, model, best=_incumbent(model, X), n_observed=len(losses), rng=rng, candidates=Xc
+        )
+        if self.acquisition == "ts":
+            x = Xc[int(np.argmax(acq(Xc, grad=False)[0]))]
+        else:
+            free = Ac & ~_join_columns(encoding)[None, :]
+            x, _ = maximize(
+                acq, _domain(encoding, joins=False), Xc, free=free, n_starts=self.n_starts, rng=rng
+            )
         config = encoding.decode(x)
         if config not in seen:
             return config
@@ -274,7 +279,7 @@ def _incumbent(model: Any, X: np.ndarray) -> float:
 
 def _best_unseen(acq: Any, Xc: np.ndarray, candidates: list[Config], seen: set[Config]) -> Config | None:
     """The candidate with the highest acquisition that was never seen."""
-    values, _ = acq(Xc)
+    values, _ = acq(Xc, grad=False)
     for i in np.argsort(-values, kind="stable"):
         if candidates[int(i)] not in seen:
             return candidates[int(i)]
