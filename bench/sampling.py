@@ -10,13 +10,9 @@ import numpy as np
 def treefarm_sampling(n: int = 10_000) -> float:
     import treefarm as tf
 
-    space = {
-        "learning_rate": tf.Real(1e-5, 1e-1, log=True),
-        "batch_size": tf.Choice(16, 32, 64, 128, 256),
-        "layers": tf.Int(1, 5),
-        "dropout": tf.Real(0.0, 0.5),
-        "weight_decay": tf.Real(1e-6, 1e-2, log=True),
-    }
+    from .problems import _example
+
+    space = _example("spaces").network
     start = time.perf_counter()
     tf.sample(space, np.random.default_rng(0), n=n)
     return time.perf_counter() - start

@@ -39,10 +39,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..exceptions import ConfigError
 from ..space import Config, Space, analyze, convert, sample
 from .base import History, Observation, Optimizer
 from .candidates import perturb_config
+from .options import check_int, check_positive, check_range
 
 __all__ = ["Anneal", "accept"]
 
@@ -82,19 +82,12 @@ class Anneal(Optimizer):
         n_startup: int = 10,
         restart: float = 0.1,
     ) -> None:
-        if T0 is not None and not (isinstance(T0, (int, float)) and T0 > 0):
-            raise ConfigError(f"T0 must be > 0, but got T0={T0!r}")
-        for name, value, lo, hi in (
-            ("cooling", cooling, 0.0, 1.0),
-            ("rate", rate, 0.0, 1.0),
-            ("restart", restart, 0.0, 1.0),
-        ):
-            if not (isinstance(value, (int, float)) and lo <= value <= hi):
-                raise ConfigError(f"{name} must lie in [{lo:g}, {hi:g}], but got {name}={value!r}")
-        if not (isinstance(step, (int, float)) and step > 0):
-            raise ConfigError(f"step must be > 0, but got step={step!r}")
-        if not isinstance(n_startup, int) or n_startup < 1:
-            raise ConfigError(f"n_startup must be an integer >= 1, but got n_startup={n_startup!r}")
+        if T0 is not None:
+            check_positive("T0", T0)
+        for name, value in (("cooling", cooling), ("rate", rate), ("restart", restart)):
+            check_range(name, value, 0.0, 1.0)
+        check_positive("step", step)
+        check_int("n_startup", n_startup)
         self.T0 = T0
         self.cooling = cooling
         self.step = step

@@ -48,6 +48,7 @@ from ..exceptions import ConfigError
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
 from .base import History, Optimizer
 from .candidates import neighbours
+from .options import check_int
 
 __all__ = ["GP"]
 
@@ -106,15 +107,10 @@ class GP(Optimizer):
             )
         if kernel not in ("matern52", "rbf"):
             raise ConfigError(f"kernel must be 'matern52' or 'rbf', but got kernel={kernel!r}")
-        for name, value in (
-            ("n_candidates", n_candidates),
-            ("n_local", n_local),
-            ("n_starts", n_starts),
-        ):
-            if not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{name} must be a positive integer, but got {name}={value!r}")
-        if n_startup is not None and (not isinstance(n_startup, int) or n_startup < 1):
-            raise ConfigError(f"n_startup must be a positive integer, but got n_startup={n_startup!r}")
+        for name, value in (("n_candidates", n_candidates), ("n_local", n_local), ("n_starts", n_starts)):
+            check_int(name, value)
+        if n_startup is not None:
+            check_int("n_startup", n_startup)
         self.acquisition = acquisition
         self.kernel = kernel
         self.n_startup = n_startup

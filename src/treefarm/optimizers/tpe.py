@@ -58,15 +58,11 @@ from ..space import (
 )
 from ..space.config import Decision, Scalar
 from .base import History, Optimizer
+from .options import check_int, check_positive
 
 __all__ = ["TPE"]
 
 Gamma = float | Callable[[int], int]
-
-
-def _check_positive_int(name: str, value: object, minimum: int = 1) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise ConfigError(f"{name} must be an integer >= {minimum}, but got {name}={value!r}")
 
 
 class TPE(Optimizer):
@@ -101,10 +97,9 @@ class TPE(Optimizer):
     ) -> None:
         if not callable(gamma) and not (isinstance(gamma, (int, float)) and 0 < gamma < 1):
             raise ConfigError(f"gamma must be in (0, 1) or a function of n, but got gamma={gamma!r}")
-        _check_positive_int("n_candidates", n_candidates)
-        _check_positive_int("n_startup", n_startup, minimum=0)
-        if not (isinstance(prior_weight, (int, float)) and prior_weight > 0):
-            raise ConfigError(f"prior_weight must be > 0, but got prior_weight={prior_weight!r}")
+        check_int("n_candidates", n_candidates)
+        check_int("n_startup", n_startup, minimum=0)
+        check_positive("prior_weight", prior_weight)
         self.gamma = gamma
         self.n_candidates = n_candidates
         self.n_startup = n_startup
