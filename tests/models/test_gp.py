@@ -18,8 +18,8 @@ from treefarm.models.gp import (
     log_posterior,
 )
 
-KERNELS = [Matern52(), RBF(), Sum(Matern52(), RBF()), Product(Matern52(), RBF())]
-IDS = ["matern52", "rbf", "sum", "product"]
+KERNELS = [Matern52(), RBF(), Sum(Matern52(), RBF()), Product(Matern52(), RBF()), Matern52(ard=False)]
+IDS = ["matern52", "rbf", "sum", "product", "isotropic"]
 
 
 def _fd(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:

@@ -151,7 +151,13 @@ class GP(Optimizer):
         encoding = self._encoding(root, analyze(root).recursive, configs)
         X, _ = encoding.encode(configs)
         losses = np.array([o.loss for o in complete])
-        model = fit_gp(X, losses, _domain(encoding), kernel=self.kernel, rng=np.random.default_rng(0))
+        model = fit_gp(
+            X,
+            losses,
+            _domain(encoding),
+            kernel=_kernel(self.kernel, analyze(root).recursive),
+            rng=np.random.default_rng(0),
+        )
         if model.noise_var < NOISY:
             return None
         return configs[int(np.argmin(model.predict(X)[0]))]
@@ -222,7 +228,12 @@ class GP(Optimizer):
         encoding = self._encoding(root, recursive, [*configs, *pending, *candidates])
         X, _ = encoding.encode(configs)
         model = fit_gp(
-            X, losses, _domain(encoding), kernel=self.kernel, deterministic=self.deterministic, rng=rng
+            X,
+            losses,
+            _domain(encoding),
+            kernel=_kernel(self.kernel, recursive),
+            deterministic=self.deterministic,
+            rng=rng,
         )
         if pending:
             Xp, _ = encoding.encode(pending)
@@ -242,6 +253,17 @@ class GP(Optimizer):
         if config not in seen:
             return config
         return _best_unseen(acq, Xc, candidates, seen) or _unseen_draw(root, seen, rng)
+
+
+def _kernel(name: str, recursive: bool) -> Any:
+    """The kernel: ARD, or for a recursive space one shared length scale over
+    the address-wise columns (there are more columns than observations, and
+    most are inactive in most trees)."""
+    from ..models.gp import make_kernel
+    from ..models.gp.kernels import Stationary
+
+    kernel = make_kernel(name)
+    return type(kernel)(ard=False) if recursive and isinstance(kernel, Stationary) else kernel
 
 
 def _domain(encoding: UnitEncoding, *, joins: bool = True) -> Any:

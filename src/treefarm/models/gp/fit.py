@@ -102,7 +102,7 @@ def _starts(
     for _ in range(n_restarts):
         phi = starts[0].copy()
         for s in kernel.length_scale_slices(d):
-            phi[s] = rng.normal(length_scale_location(d), LENGTH_SCALE_SIGMA / 2, size=d)
+            phi[s] = rng.normal(length_scale_location(d), LENGTH_SCALE_SIGMA / 2, size=s.stop - s.start)
         starts.append(phi)
     return starts
 

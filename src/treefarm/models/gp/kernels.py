@@ -80,15 +80,27 @@ class Kernel(abc.ABC):
 
 
 class Stationary(Kernel):
-    """ARD stationary kernel ``s2 * g(r2)``; subclasses give ``g`` and ``dg/dr2``."""
+    """Stationary kernel ``s2 * g(r2)``; subclasses give ``g`` and ``dg/dr2``.
+
+    ``ard=True`` gives each column its own length scale; ``ard=False`` one
+    shared length scale (``theta = [log s2, log l]``), for feature spaces with
+    many sparse columns (derivation trees) where a scale per column would
+    have more parameters than there are observations.
+    """
+
+    def __init__(self, *, ard: bool = True) -> None:
+        self.ard = ard
+
+    def _n_scales(self, d: int) -> int:
+        return d if self.ard else 1
 
     def n_params(self, d: int) -> int:
-        return d + 1
+        return self._n_scales(d) + 1
 
     def default_theta(self, d: int) -> np.ndarray:
         from .priors import length_scale_location
 
-        return np.concatenate([[0.0], np.full(d, length_scale_location(d))])
+        return np.concatenate([[0.0], np.full(self._n_scales(d), length_scale_location(d))])
 
     @staticmethod
     @abc.abstractmethod
@@ -115,6 +127,8 @@ class Stationary(Kernel):
         G = W * (s2 * dg)
         Xs = self._scaled(theta, X)
         squares = (Xs**2 * (G.sum(1) + G.sum(0))[:, None]).sum(0) - 2.0 * (Xs * (G @ Xs)).sum(0)
+        if not self.ard:
+            squares = squares.sum(keepdims=True)
         return np.concatenate([[s2 * float((W * g).sum())], -2.0 * squares])
 
     def grad_z(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -124,13 +138,13 @@ class Stationary(Kernel):
         return (2.0 * s2 * dg)[:, :, None] * diff
 
     def length_scale_slices(self, d: int) -> list[slice]:
-        return [slice(1, d + 1)]
+        return [slice(1, self._n_scales(d) + 1)]
 
     def amplitude_indices(self, d: int) -> list[int]:
         return [0]
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        return f"{type(self).__name__}()" if self.ard else f"{type(self).__name__}(ard=False)"
 
 
 class Matern52(Stationary):
