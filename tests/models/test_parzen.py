@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import integrate, stats
 
-from treefarm.models.parzen import CategoricalParzen, numeric_parzen
+from treefarm.models.parzen import CategoricalParzen, forgetting_weights, numeric_parzen
 from treefarm.space import Int, Normal, Real
 
 
@@ -54,3 +54,18 @@ def test_categorical_posterior_is_n_p_plus_counts() -> None:
     np.testing.assert_allclose(est.p, np.array([1.5, 0.75 + 2, 0.75 + 1]) / 6)
     zero = CategoricalParzen.fit(np.array([0.5, 0.0, 0.5]), np.array([1]))
     assert zero.p[1] == 0.0
+
+
+def test_linear_forgetting_ramps_only_the_old_observations() -> None:
+    np.testing.assert_array_equal(forgetting_weights(3, 25), np.ones(3))
+    np.testing.assert_array_equal(forgetting_weights(3, None), np.ones(3))
+    w = forgetting_weights(30, 25)
+    np.testing.assert_allclose(w[:5], np.linspace(1 / 30, 1, 5))
+    np.testing.assert_array_equal(w[5:], np.ones(25))
+
+
+def test_weights_scale_components_and_counts() -> None:
+    est = numeric_parzen(Real(0, 1), np.array([0.2, 0.8]), weights=np.array([0.5, 1.0]))
+    np.testing.assert_allclose(est.w, np.array([1.0, 0.5, 1.0]) / 2.5)
+    cat = CategoricalParzen.fit(np.array([0.5, 0.5]), np.array([0, 1]), weights=np.array([0.5, 1.0]))
+    np.testing.assert_allclose(cat.p, np.array([1.5, 2.0]) / 3.5)

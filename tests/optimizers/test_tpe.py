@@ -181,6 +181,7 @@ def test_same_seed_same_study() -> None:
         ({"gamma": 1.5}, "gamma"),
         ({"n_candidates": 0}, "n_candidates"),
         ({"prior_weight": -1}, "prior_weight"),
+        ({"forget": 0}, "forget"),
     ],
 )
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:

@@ -5,6 +5,7 @@ Notation (shapes):
     mu, sigma, w    (k,) component centres, widths and weights on the sampling scale
     lo, hi          the parameter's bounds on the sampling scale
     x               (m,) points at which to evaluate, or draws
+    weights         (n,) the observations' weights (ones, or linear forgetting)
 
 Numeric parameters (Bergstra et al. 2011; seeds/000; hyperopt's
 ``adaptive_parzen_normal``): on the sampling scale (the logarithm for log
@@ -21,6 +22,13 @@ integers).
 Categorical parameters and join options: with prior probabilities ``p_i``
 over ``N`` options and counts ``c_i``, the posterior is proportional to
 ``N p_i + c_i`` (seeds/000).
+
+Observation weights: by default every observation weighs as much as the
+prior (the seed's "equal weight"). Hyperopt's and Optuna's linear forgetting
+(:func:`forgetting_weights`) instead ramps the weights of all but the newest
+``lf`` observations down linearly with their age, so a density tracks where
+the search is now rather than where it started; counts ``c_i`` then become
+sums of weights.
 """
 
 from __future__ import annotations
@@ -33,7 +41,14 @@ import numpy as np
 from ..space import Int, Real
 from ..space.priors import Normal
 
-__all__ = ["CategoricalParzen", "NumericParzen", "bandwidths", "logsumexp_rows", "numeric_parzen"]
+__all__ = [
+    "CategoricalParzen",
+    "NumericParzen",
+    "bandwidths",
+    "forgetting_weights",
+    "logsumexp_rows",
+    "numeric_parzen",
+]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -120,8 +135,24 @@ def logsumexp_rows(a: np.ndarray) -> np.ndarray:
     return top[:, 0] + np.log(np.exp(a - top).sum(axis=1))
 
 
-def numeric_parzen(node: Real | Int, values: np.ndarray, *, prior_weight: float = 1.0) -> NumericParzen:
-    """The Parzen estimator of a numeric node from its observed ``values``."""
+def forgetting_weights(n: int, lf: int | None) -> np.ndarray:
+    """Weights of ``n`` observations, oldest first: the newest ``lf`` weigh 1,
+    the older ones ramp linearly from ``1/n`` (hyperopt's ``LF``); all ones
+    when ``lf`` is ``None`` or ``n <= lf``. Shape (n,)."""
+    if lf is None or n <= lf:
+        return np.ones(n)
+    return np.concatenate([np.linspace(1.0 / n, 1.0, n - lf), np.ones(lf)])
+
+
+def numeric_parzen(
+    node: Real | Int,
+    values: np.ndarray,
+    *,
+    prior_weight: float = 1.0,
+    weights: np.ndarray | None = None,
+) -> NumericParzen:
+    """The Parzen estimator of a numeric node from its observed ``values``
+    (``weights``: one per value, ones by default)."""
     lo, hi = node.scale_bounds()
     t = np.log(values) if node.log else np.asarray(values, dtype=float)
     if isinstance(node.prior, Normal):
@@ -130,7 +161,7 @@ def numeric_parzen(node: Real | Int, values: np.ndarray, *, prior_weight: float 
         prior_mu, prior_sigma = 0.5 * (lo + hi), hi - lo
     mu = np.concatenate([[prior_mu], t])
     sigma = np.concatenate([[prior_sigma], bandwidths(t, lo, hi)])
-    w = np.concatenate([[prior_weight], np.ones(len(t))])
+    w = np.concatenate([[prior_weight], np.ones(len(t)) if weights is None else weights])
     return NumericParzen(mu, sigma, w / w.sum(), lo, hi, isinstance(node, Int), node.log)
 
 
@@ -141,9 +172,17 @@ class CategoricalParzen:
     p: np.ndarray
 
     @classmethod
-    def fit(cls, prior: np.ndarray, indices: np.ndarray, *, prior_weight: float = 1.0) -> CategoricalParzen:
-        """From prior probabilities (N,) and the observed option indices."""
-        counts = np.bincount(indices.astype(int), minlength=len(prior)).astype(float)
+    def fit(
+        cls,
+        prior: np.ndarray,
+        indices: np.ndarray,
+        *,
+        prior_weight: float = 1.0,
+        weights: np.ndarray | None = None,
+    ) -> CategoricalParzen:
+        """From prior probabilities (N,) and the observed option indices
+        (``weights``: one per observation, ones by default)."""
+        counts = np.bincount(indices.astype(int), weights=weights, minlength=len(prior)).astype(float)
         post = prior_weight * len(prior) * prior + counts
         post[prior == 0] = 0.0
         return cls(post / post.sum())

@@ -35,13 +35,20 @@ TPE), so correlated parameters are proposed together.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..exceptions import ConfigError
-from ..models.parzen import CategoricalParzen, NumericParzen, logsumexp_rows, numeric_parzen
+from ..models.parzen import (
+    CategoricalParzen,
+    NumericParzen,
+    forgetting_weights,
+    logsumexp_rows,
+    numeric_parzen,
+)
 from ..space import (
     Choice,
     Config,
@@ -63,6 +70,7 @@ from .options import check_int, check_positive
 __all__ = ["TPE"]
 
 Gamma = float | Callable[[int], int]
+_Columns = tuple[int, dict[str, list[Scalar]]]
 
 
 class TPE(Optimizer):
@@ -83,6 +91,10 @@ class TPE(Optimizer):
         A joint estimator over the always-active numeric addresses.
     constant_liar:
         Count pending trials as bad observations.
+    forget:
+        Linear forgetting: all but the newest ``forget`` observations of an
+        estimator weigh less with age (hyperopt's ``LF = 25``); ``None``
+        (the default, the seed's equal weights) keeps every weight at 1.
     """
 
     def __init__(
@@ -94,18 +106,22 @@ class TPE(Optimizer):
         prior_weight: float = 1.0,
         multivariate: bool = False,
         constant_liar: bool = True,
+        forget: int | None = None,
     ) -> None:
         if not callable(gamma) and not (isinstance(gamma, (int, float)) and 0 < gamma < 1):
             raise ConfigError(f"gamma must be in (0, 1) or a function of n, but got gamma={gamma!r}")
         check_int("n_candidates", n_candidates)
         check_int("n_startup", n_startup, minimum=0)
         check_positive("prior_weight", prior_weight)
+        if forget is not None:
+            check_int("forget", forget)
         self.gamma = gamma
         self.n_candidates = n_candidates
         self.n_startup = n_startup
         self.prior_weight = float(prior_weight)
         self.multivariate = multivariate
         self.constant_liar = constant_liar
+        self.forget = forget
 
     def n_below(self, n: int) -> int:
         """How many of ``n`` completed trials make ``l(x)``: at least 1."""
@@ -115,31 +131,30 @@ class TPE(Optimizer):
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
         complete = [o for o in history.complete if math.isfinite(o.loss)]
-        order = np.argsort([o.loss for o in complete], kind="stable")
-        ranked = [complete[i].config for i in order]
+        seen = [*(o.config for o in history.complete), *history.failed, *history.pending]
         out: list[Config] = []
+        if len(complete) < max(self.n_startup, 1):
+            for _ in range(n):
+                out.append(_unseen(lambda: sample(root, rng), [*seen, *out]))
+            return out
+        order = np.argsort([o.loss for o in complete], kind="stable")
+        k = self.n_below(len(complete))
+        below = _columns([complete[i].config for i in np.sort(order[:k])])
+        worse = [complete[i].config for i in np.sort(order[k:])]
         for _ in range(n):
-            seen = history.seen() | set(out)
-            if len(complete) < max(self.n_startup, 1):
-                out.append(_unseen(lambda: sample(root, rng), seen))
-                continue
-            k = self.n_below(len(ranked))
             extra = [*history.failed, *((*history.pending, *out) if self.constant_liar else ())]
-            below, above = ranked[:k], [*ranked[k:], *extra]
-            out.append(_unseen(functools.partial(self._propose, root, below, above, rng), seen))
+            above = _columns([*worse, *extra])
+            propose = functools.partial(self._propose, root, below, above, rng)
+            out.append(_unseen(propose, [*seen, *out]))
         return out
 
-    def _propose(
-        self, root: Space, below: list[Config], above: list[Config], rng: np.random.Generator
-    ) -> Config:
+    def _propose(self, root: Space, below: _Columns, above: _Columns, rng: np.random.Generator) -> Config:
         fixed = self._joint(root, below, above, rng) if self.multivariate else {}
 
         def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
             if address in fixed:
                 return fixed[address]
-            good = [c[address] for c in below if address in c]
-            bad = [c[address] for c in above if address in c]
-            return self._choose(node, allowed, good, bad, rng)
+            return self._choose(node, allowed, below[1].get(address, []), above[1].get(address, []), rng)
 
         return walk(root, decide)[0]
 
@@ -155,36 +170,42 @@ class TPE(Optimizer):
         if not good:
             return draw_decision(node, allowed, rng)
         if isinstance(node, (Real, Int)):
-            l_est = numeric_parzen(node, np.array(good, dtype=float), prior_weight=self.prior_weight)
-            g_est = numeric_parzen(node, np.array(bad, dtype=float), prior_weight=self.prior_weight)
+            l_est, g_est = self._numeric(node, good), self._numeric(node, bad)
             x = l_est.sample(rng, self.n_candidates)
             best = x[int(np.argmax(l_est.logpdf(x) - g_est.logpdf(x)))]
             value = min(max(float(best), node.low), node.high)
             return round(value) if isinstance(node, Int) else value
         labels, prior = _options(node, allowed)
         index = {label: i for i, label in enumerate(labels)}
-        l_cat = CategoricalParzen.fit(prior, _indices(good, index), prior_weight=self.prior_weight)
-        g_cat = CategoricalParzen.fit(prior, _indices(bad, index), prior_weight=self.prior_weight)
+        l_cat, g_cat = self._categorical(prior, index, good), self._categorical(prior, index, bad)
         draws = l_cat.sample(rng, self.n_candidates)
         return labels[int(draws[int(np.argmax(l_cat.logpdf(draws) - g_cat.logpdf(draws)))])]
 
+    def _numeric(self, node: Real | Int, values: list[Scalar]) -> NumericParzen:
+        weights = forgetting_weights(len(values), self.forget)
+        return numeric_parzen(
+            node, np.array(values, dtype=float), prior_weight=self.prior_weight, weights=weights
+        )
+
+    def _categorical(
+        self, prior: np.ndarray, index: dict[Scalar, int], values: list[Scalar]
+    ) -> CategoricalParzen:
+        weights = forgetting_weights(len(values), self.forget)
+        known = np.array([v in index for v in values], dtype=bool)
+        indices = np.array([index[v] for v in values if v in index], dtype=int)
+        return CategoricalParzen.fit(prior, indices, prior_weight=self.prior_weight, weights=weights[known])
+
     def _joint(
-        self, root: Space, below: list[Config], above: list[Config], rng: np.random.Generator
+        self, root: Space, below: _Columns, above: _Columns, rng: np.random.Generator
     ) -> dict[str, Scalar]:
         """Values for the numeric addresses active in every trial, chosen jointly."""
-        everyone = [*below, *above]
+        (n_good, good), (n_bad, bad) = below, above
         nodes = dict(_numeric_addresses(root))
-        common = [a for a in nodes if all(a in c for c in everyone)]
+        common = [a for a in nodes if len(good.get(a, ())) == n_good and len(bad.get(a, ())) == n_bad]
         if len(common) < 2:
             return {}
-        l_dims = [
-            numeric_parzen(nodes[a], np.array([c[a] for c in below], float), prior_weight=self.prior_weight)
-            for a in common
-        ]
-        g_dims = [
-            numeric_parzen(nodes[a], np.array([c[a] for c in above], float), prior_weight=self.prior_weight)
-            for a in common
-        ]
+        l_dims = [self._numeric(nodes[a], good[a]) for a in common]
+        g_dims = [self._numeric(nodes[a], bad[a]) for a in common]
         k = rng.choice(len(l_dims[0].w), size=self.n_candidates, p=l_dims[0].w)
         X = [est.sample_components(rng, k) for est in l_dims]
         score = _joint_logpdf(l_dims, X) - _joint_logpdf(g_dims, X)
@@ -195,6 +216,19 @@ class TPE(Optimizer):
             value = min(max(float(column[i]), node.low), node.high)
             out[a] = round(value) if isinstance(node, Int) else value
         return out
+
+
+def _columns(configs: Sequence[Config]) -> _Columns:
+    """The number of configs and each address's decisions across them, in
+    order, from the configs where the address was active. Consecutive configs
+    with the same addresses are transposed at once (one run for a flat space),
+    so this costs O(total decisions) with little Python per decision."""
+    columns: dict[str, list[Scalar]] = {}
+    rows = (config.to_dict() for config in configs)
+    for keys, run in itertools.groupby(rows, key=tuple):
+        for address, values in zip(keys, zip(*(tuple(row.values()) for row in run))):
+            columns.setdefault(address, []).extend(values)
+    return len(configs), columns
 
 
 def _joint_logpdf(dims: Sequence[NumericParzen], X: Sequence[np.ndarray]) -> np.ndarray:
@@ -223,12 +257,10 @@ def _options(node: Choice | Join, allowed: tuple[int, ...]) -> tuple[list[Scalar
     return labels, weights / weights.sum()
 
 
-def _indices(values: list[Scalar], index: dict[Scalar, int]) -> np.ndarray:
-    return np.array([index[v] for v in values if v in index], dtype=int)
-
-
-def _unseen(propose: Callable[[], Config], seen: set[Config], tries: int = 10) -> Config:
-    """A proposal not seen before if one of a few is (the space may be exhausted)."""
+def _unseen(propose: Callable[[], Config], seen: Sequence[Config], tries: int = 10) -> Config:
+    """A proposal not seen before if one of a few is (the space may be exhausted).
+    ``seen`` is scanned, not hashed: one proposal compares cheaper than
+    hashing the whole history."""
     config = propose()
     for _ in range(tries):
         if config not in seen:
