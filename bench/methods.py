@@ -11,6 +11,11 @@ and the optimizer's own time per suggestion (never the objective's):
   the next, inside ``fmin`` (its suggestion and bookkeeping);
 - scikit-optimize: ``Optimizer.ask()`` plus ``tell()`` (the GP is refitted in ``tell``).
 
+Optuna's TPE: ``optuna-tpe`` is the default ``TPESampler()``, which since
+Optuna 5 is multivariate for one objective; ``optuna-tpe-uni`` forces the
+univariate estimator (``multivariate=False``); ``optuna-tpe-mv`` adds
+``group=True`` (the same as the default on spaces without conditions).
+
 Conditional parameters: treefarm and Optuna and Hyperopt express them;
 scikit-optimize gets every parameter, always active (the objective ignores
 the inactive ones). Recursive grammar spaces: treefarm only.
@@ -31,12 +36,51 @@ TREEFARM = {
     "tf-anneal": "anneal",
     "tf-gp": "gp",
 }
-PEERS = ("optuna-random", "optuna-tpe", "optuna-tpe-mv", "optuna-gp", "hyperopt-tpe", "skopt-gp")
+PEERS = (
+    "optuna-random",
+    "optuna-tpe",
+    "optuna-tpe-uni",
+    "optuna-tpe-mv",
+    "optuna-gp",
+    "hyperopt-tpe",
+    "skopt-gp",
+)
 METHODS = (*TREEFARM, *PEERS)
 
 
 class CannotExpressError(Exception):
     """The method has no way to express the problem's space."""
+
+
+class Stopwatch:
+    """Wall and CPU seconds of the optimizer's own work, one lap per suggestion.
+
+    ``start``/``pause`` bracket optimizer work (several brackets may make one
+    lap); ``lap`` records the accumulated times. CPU time (of this process,
+    all threads) is the steadier figure on a machine shared with other jobs.
+    """
+
+    def __init__(self) -> None:
+        self.walls: list[float] = []
+        self.cpus: list[float] = []
+        self._wall = self._cpu = 0.0
+        self._mark = (0.0, 0.0)
+
+    def start(self) -> None:
+        self._mark = (time.perf_counter(), time.process_time())
+
+    def pause(self) -> None:
+        self._wall += time.perf_counter() - self._mark[0]
+        self._cpu += time.process_time() - self._mark[1]
+
+    def lap(self) -> None:
+        self.pause()
+        self.walls.append(self._wall)
+        self.cpus.append(self._cpu)
+        self._wall = self._cpu = 0.0
+
+    def result(self, losses: list[float], version: str) -> Result:
+        return {"losses": losses, "suggest_times": self.walls, "suggest_cpu": self.cpus, "version": version}
 
 
 Result = dict[str, Any]
@@ -60,15 +104,15 @@ def _treefarm(algo: str, problem: Problem, seed: int, budget: int) -> Result:
 
     optimizer: Any = tf.TPE(multivariate=True) if algo == "tpe-mv" else algo
     study = tf.Study.create(space=problem.treefarm_space(), algo=optimizer, seed=seed)
-    losses, times = [], []
+    losses, clock = [], Stopwatch()
     for _ in range(budget):
-        start = time.perf_counter()
+        clock.start()
         trial = study.ask()
-        times.append(time.perf_counter() - start)
+        clock.lap()
         value = problem.objective(problem.flat_value(trial.value))
         study.tell(trial, value)
         losses.append(value)
-    return {"losses": losses, "suggest_times": times, "version": tf.__version__}
+    return clock.result(losses, tf.__version__)
 
 
 def _active(params: tuple[Param, ...], values: dict[str, Any], p: Param) -> bool:
@@ -82,13 +126,14 @@ def _optuna(method: str, problem: Problem, seed: int, budget: int) -> Result:
     samplers = {
         "optuna-random": lambda: optuna.samplers.RandomSampler(seed=seed),
         "optuna-tpe": lambda: optuna.samplers.TPESampler(seed=seed),
+        "optuna-tpe-uni": lambda: optuna.samplers.TPESampler(seed=seed, multivariate=False),
         "optuna-tpe-mv": lambda: optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True),
         "optuna-gp": lambda: optuna.samplers.GPSampler(seed=seed),
     }
     study = optuna.create_study(sampler=samplers[method]())
-    losses, times = [], []
+    losses, clock = [], Stopwatch()
     for _ in range(budget):
-        start = time.perf_counter()
+        clock.start()
         trial = study.ask()
         values: dict[str, Any] = {}
         for p in problem.params:
@@ -100,11 +145,11 @@ def _optuna(method: str, problem: Problem, seed: int, budget: int) -> Result:
                 values[p.name] = trial.suggest_int(p.name, int(p.low), int(p.high), log=p.log)
             else:
                 values[p.name] = trial.suggest_categorical(p.name, list(p.choices))
-        times.append(time.perf_counter() - start)
+        clock.lap()
         value = problem.objective(values)
         study.tell(trial, value)
         losses.append(value)
-    return {"losses": losses, "suggest_times": times, "version": optuna.__version__}
+    return clock.result(losses, optuna.__version__)
 
 
 def _hyperopt_space(params: tuple[Param, ...]) -> dict[str, Any]:
@@ -149,12 +194,12 @@ def _hyperopt(method: str, problem: Problem, seed: int, budget: int) -> Result:
     import numpy as np
 
     losses: list[float] = []
-    times: list[float] = []
+    clock = Stopwatch()
     ints = {p.name for p in problem.params if p.kind == "int"}
-    last = [time.perf_counter()]
+    clock.start()
 
     def objective(sampled: dict[str, Any]) -> float:
-        times.append(time.perf_counter() - last[0])
+        clock.lap()
         values: dict[str, Any] = {}
         for k, v in sampled.items():
             if k.startswith("__"):
@@ -164,7 +209,7 @@ def _hyperopt(method: str, problem: Problem, seed: int, budget: int) -> Result:
         values = {k: round(v) if k in ints else v for k, v in values.items()}
         loss = problem.objective(values)
         losses.append(loss)
-        last[0] = time.perf_counter()
+        clock.start()
         return loss
 
     hyperopt.fmin(
@@ -176,7 +221,7 @@ def _hyperopt(method: str, problem: Problem, seed: int, budget: int) -> Result:
         rstate=np.random.default_rng(seed),
         show_progressbar=False,
     )
-    return {"losses": losses, "suggest_times": times, "version": hyperopt.__version__}
+    return clock.result(losses, hyperopt.__version__)
 
 
 def _skopt(method: str, problem: Problem, seed: int, budget: int) -> Result:
@@ -198,16 +243,16 @@ def _skopt(method: str, problem: Problem, seed: int, budget: int) -> Result:
     opt = skopt.Optimizer(
         dims, base_estimator="GP", acq_func="gp_hedge", n_initial_points=10, random_state=seed
     )
-    losses, times = [], []
+    losses, clock = [], Stopwatch()
     for _ in range(budget):
-        start = time.perf_counter()
+        clock.start()
         x = opt.ask()
-        elapsed = time.perf_counter() - start
+        clock.pause()
         values = dict(zip(names, x))
         values = {k: (v.item() if hasattr(v, "item") else v) for k, v in values.items()}
         loss = problem.objective(values)
-        start = time.perf_counter()
+        clock.start()
         opt.tell(x, loss)
-        times.append(elapsed + time.perf_counter() - start)
+        clock.lap()
         losses.append(loss)
-    return {"losses": losses, "suggest_times": times, "version": skopt.__version__}
+    return clock.result(losses, skopt.__version__)

@@ -6,7 +6,9 @@ Measures, per problem and method, over seeds:
   synthetic functions and the best loss any method reached in the file for
   the others;
 - the optimizer's own time per suggestion: the median over runs of each
-  run's mean (start-up draws included, as a user pays them);
+  run's mean (start-up draws included, as a user pays them), wall clock and,
+  for runs that recorded it, CPU time of the run's process (the machine was
+  shared, so the wall figure includes waiting for a core);
 - peak resident memory of the run's process (interpreter and imports included);
 - across problems: the mean rank of the final median regret, and a normalized
   score, 100 (1 - regret / regret of treefarm's random search): random
@@ -57,13 +59,13 @@ def problem_table(rows: Rows, problem: str) -> str:
     budget = max((c.shape[1] for (p, _), c in curves.items() if p == problem), default=0)
     marks = sorted({max(budget // 4, 1), max(budget // 2, 1), budget})
     head = "| method | seeds | " + " | ".join(f"regret @{b} median [IQR]" for b in marks)
-    lines = [head + " | ms/suggestion | peak MB |", "|" + "---|" * (len(marks) + 4)]
+    lines = [head + " | ms/suggestion wall | CPU | peak MB |", "|" + "---|" * (len(marks) + 5)]
     for m in methods:
         mine = [r for r in rows if r["problem"] == problem and r["method"] == m]
         ok = [r for r in mine if r["status"] == "ok"]
         if not ok:
             reason = mine[0].get("error", mine[0]["status"]).splitlines()[0][:80]
-            lines.append(f"| {m} | 0 | {reason} |" + " |" * (len(marks) + 1))
+            lines.append(f"| {m} | 0 | {reason} |" + " |" * (len(marks) + 2))
             continue
         c = curves[(problem, m)] - optimum
         cells = []
@@ -74,8 +76,10 @@ def problem_table(rows: Rows, problem: str) -> str:
             else:
                 cells.append("–")
         ms = 1000 * np.median([np.mean(r["suggest_times"]) for r in ok])
+        cpu = [np.mean(r["suggest_cpu"]) for r in ok if r.get("suggest_cpu")]
+        cpu_ms = f"{1000 * np.median(cpu):.1f}" if cpu else "–"
         mb = np.median([r.get("peak_rss_mb", np.nan) for r in ok])
-        lines.append(f"| {m} | {len(ok)} | " + " | ".join(cells) + f" | {ms:.1f} | {mb:.0f} |")
+        lines.append(f"| {m} | {len(ok)} | " + " | ".join(cells) + f" | {ms:.1f} | {cpu_ms} | {mb:.0f} |")
     return "\n".join(lines)
 
 
