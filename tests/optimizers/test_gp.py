@@ -144,3 +144,23 @@ def test_same_seed_same_study() -> None:
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
     with pytest.raises(ConfigError, match=name):
         GP(**options)
+
+
+def test_posterior_slice_follows_one_parameter() -> None:
+    rng = np.random.default_rng(0)
+    configs = sample(BRANIN, rng, n=15)  # type: ignore[arg-type]
+    history = History(complete=tuple(Observation(c, branin(dict(c))) for c in configs))
+    values, mean, std = GP().posterior_slice(BRANIN, history, "y", configs[0], n_grid=20)  # type: ignore[arg-type]
+    assert values[0] == 0 and values[-1] == 15 and mean.shape == std.shape == (20,) and (std > 0).all()
+    with pytest.raises(ConfigError, match="address"):
+        GP().posterior_slice(BRANIN, history, "nope", configs[0])  # type: ignore[arg-type]
+
+
+def test_noisy_objective_recommends_the_best_posterior_mean() -> None:
+    rng = np.random.default_rng(1)
+    configs = sample({"x": Real(0, 1)}, rng, n=30)  # type: ignore[arg-type]
+    noisy = tuple(Observation(c, 4 * (c["x"] - 0.5) ** 2 + 0.1 * float(rng.standard_normal())) for c in configs)
+    recommended = GP().recommend({"x": Real(0, 1)}, History(complete=noisy))  # type: ignore[arg-type]
+    assert recommended is not None and abs(recommended["x"] - 0.5) < 0.2
+    exact = tuple(Observation(c, (c["x"] - 0.5) ** 2) for c in configs)
+    assert GP(deterministic=True).recommend({"x": Real(0, 1)}, History(complete=exact)) is None  # type: ignore[arg-type]

@@ -162,6 +162,33 @@ class GP(Optimizer):
             return None
         return configs[int(np.argmin(model.predict(X)[0]))]
 
+    def posterior_slice(
+        self, space: Space, history: History, address: str, at: Config, *, n_grid: int = 50
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The GP's posterior along one numeric parameter, the others fixed at
+        ``at`` (the 1-D posterior plot of seeds/003): grid values of
+        ``address`` (n_grid,), posterior mean and standard deviation there,
+        on the model's standardized scale (lower is better)."""
+        from ..encoding import numeric_value
+        from ..models.gp import fit_gp
+
+        root = convert(space)
+        complete = [o for o in history.complete if math.isfinite(o.loss)]
+        encoding = self._encoding(root, analyze(root).recursive, [o.config for o in complete] + [at])
+        if address not in encoding.start or encoding.columns[encoding.start[address]].option is not None:
+            raise ConfigError(
+                f"address must name a numeric parameter of the space, but got address={address!r}"
+            )
+        X, _ = encoding.encode([o.config for o in complete])
+        losses = np.array([o.loss for o in complete])
+        kernel = _kernel(self.kernel, analyze(root).recursive)
+        model = fit_gp(X, losses, _domain(encoding), kernel=kernel, rng=np.random.default_rng(0))
+        column = encoding.start[address]
+        node = encoding.columns[column].node
+        grid = np.linspace(0.0, 1.0, n_grid)
+        mean, std = model.slice_1d(encoding.encode([at])[0][0], column, grid)
+        return np.array([numeric_value(node, u) for u in grid], dtype=float), mean, std  # type: ignore[arg-type]
+
     def _encoding(self, root: Space, recursive: bool, configs: Sequence[Config]) -> UnitEncoding:
         return UnitEncoding.for_configs(root, configs) if recursive else UnitEncoding(root)
 
