@@ -74,6 +74,22 @@ def test_log_ei_is_finite_and_monotone_where_ei_underflows() -> None:
     )
 
 
+def test_log_h_follows_its_asymptote_far_in_the_tail() -> None:
+    u = -np.logspace(2.5, 8, 400)
+    value, rc, rp = analytic.log_h(u)
+    inv2 = 1 / u**2
+    asymptote = (
+        -0.5 * u**2
+        - 0.5 * np.log(2 * np.pi)
+        + np.log(inv2)
+        + np.log1p(-3 * inv2 + 15 * inv2**2 - 105 * inv2**3)
+    )
+    np.testing.assert_allclose(value, asymptote, rtol=1e-13)
+    assert np.all(np.diff(value) < 0) and np.all(rc > 0) and np.all(rp > 0)
+    edge = analytic.log_h(np.array([-1000.0 + 1e-9, -1000.0 - 1e-9]))[0]
+    assert edge[0] > edge[1] and edge[0] - edge[1] < 1e-5
+
+
 def test_ucb_beta_follows_the_gp_ucb_schedule() -> None:
     assert analytic.ucb_beta(2, 10) == pytest.approx(2 * np.log(2 * 100 * np.pi**2 / 0.6))
     assert analytic.ucb_beta(2, 100) > analytic.ucb_beta(2, 10)
