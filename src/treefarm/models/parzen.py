@@ -95,22 +95,31 @@ class NumericParzen:
     def component_logpdf(self, x: np.ndarray) -> np.ndarray:
         """(m, k) log density (numbers) or log mass (integers) of each
         truncated component at values ``x`` of the parameter (not its scale)."""
-        x = np.asarray(x, dtype=float)
+        return self._log_terms(np.asarray(x, dtype=float), np.zeros(len(self.w)))
+
+    def logpdf(self, x: np.ndarray) -> np.ndarray:
+        """Log density (or mass, for integers) of the mixture at ``x``, shape (m,)."""
+        return logsumexp_rows(self._log_terms(np.asarray(x, dtype=float), np.log(self.w)))
+
+    def _log_terms(self, x: np.ndarray, offset: np.ndarray) -> np.ndarray:
+        """(m, k) component log densities plus ``offset`` (k,), computed in
+        place: this is the inner loop of every l/g score."""
         if self.integer:
             a, b = x - 0.5, x + 0.5
             if self.log:
                 a, b = np.log(np.maximum(a, 1e-300)), np.log(b)
             a, b = np.maximum(a, self.lo), np.minimum(b, self.hi)
             mass = _ndtr((b[:, None] - self.mu) / self.sigma) - _ndtr((a[:, None] - self.mu) / self.sigma)
-            return np.log(np.maximum(mass, 1e-300)) - self._log_z()
+            return np.log(np.maximum(mass, 1e-300)) + (offset - self._log_z())
         t = np.log(x) if self.log else x
-        z = (t[:, None] - self.mu) / self.sigma
-        log_comp = -0.5 * z**2 - _LOG_SQRT_2PI - np.log(self.sigma) - self._log_z()
-        return log_comp - (t[:, None] if self.log else 0.0)
-
-    def logpdf(self, x: np.ndarray) -> np.ndarray:
-        """Log density (or mass, for integers) of the mixture at ``x``, shape (m,)."""
-        return logsumexp_rows(self.component_logpdf(x) + np.log(self.w))
+        terms = t[:, None] - self.mu
+        terms *= 1.0 / self.sigma
+        terms *= terms
+        terms *= -0.5
+        terms += offset - _LOG_SQRT_2PI - np.log(self.sigma) - self._log_z()
+        if self.log:
+            terms -= t[:, None]
+        return terms
 
     def sample_components(self, rng: np.random.Generator, k: np.ndarray) -> np.ndarray:
         """One draw from each component ``k[i]`` (values of the parameter), by
@@ -130,9 +139,12 @@ class NumericParzen:
 
 
 def logsumexp_rows(a: np.ndarray) -> np.ndarray:
-    """``log(sum(exp(a), axis=1))`` without overflow, shape (m,)."""
-    top = a.max(axis=1, keepdims=True)
-    return top[:, 0] + np.log(np.exp(a - top).sum(axis=1))
+    """``log(sum(exp(a), axis=1))`` without overflow, shape (m,); ``a`` is
+    overwritten (callers pass a temporary)."""
+    top = a.max(axis=1)
+    a -= top[:, None]
+    np.exp(a, out=a)
+    return top + np.log(a.sum(axis=1))
 
 
 def forgetting_weights(n: int, lf: int | None) -> np.ndarray:
