@@ -116,7 +116,10 @@ def plot(rows: Rows, problems: list[str], out_dir: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .methods import METHODS
+
     curves = _curves(rows)
+    colors = dict(zip(METHODS, plt.get_cmap("tab20").colors))
     paths = []
     for p in problems:
         fig, ax = plt.subplots(figsize=(6, 4))
@@ -126,7 +129,13 @@ def plot(rows: Rows, problems: list[str], out_dir: Path) -> list[Path]:
                 continue
             regret = np.maximum(c - optimum, 1e-12)
             x = np.arange(1, regret.shape[1] + 1)
-            ax.plot(x, np.median(regret, axis=0), label=m, ls="-" if m.startswith("tf-") else "--")
+            ax.plot(
+                x,
+                np.median(regret, axis=0),
+                label=m,
+                color=colors.get(m),
+                ls="-" if m.startswith("tf-") else "--",
+            )
         ax.set_yscale("log")
         ax.set_xlabel("evaluations")
         ax.set_ylabel("median simple regret")

@@ -61,6 +61,8 @@ def test_runs_resume_and_failures_are_rows(tmp_path: Path, monkeypatch: pytest.M
     assert runner.run_all(keys, out, jobs=1) == 0
     rows = runner.read_rows(out)
     assert len(rows) == 3 and sum(r["status"] == "error" for r in rows) == 1
+    ok = [r for r in rows if r["status"] == "ok"]
+    assert all(len(r["losses"]) == len(r["suggest_times"]) == len(r["suggest_cpu"]) == 8 for r in ok)
     assert "boom" in problem_table(rows, "branin")
     assert "tf-random" in summary_table(rows, ["branin"])
 
