@@ -2,7 +2,10 @@
 
 Two parameters: the regularization strength ``alpha`` on a log scale and the
 L1/L2 mix ``l1_ratio``; the loss is the 5-fold cross-validated mean squared
-error (fixed folds, so the objective is deterministic).
+error (fixed folds, so the objective is deterministic). The diabetes data
+(442 patients, 10 standardized features) ship with scikit-learn; for scale,
+predicting the mean scores an MSE near 5,900 and ordinary least squares
+about 3,000.
 
     pip install -e ".[examples]"
     treefarm run examples/elastic_net.py --algo gp --n-trials 30
@@ -25,17 +28,22 @@ def _data():  # type: ignore[no-untyped-def]
 
 
 def objective(params: dict) -> float:
+    """Mean squared error of the 5-fold cross-validation (folds shuffled with seed 0)."""
     from sklearn.linear_model import ElasticNet
     from sklearn.model_selection import KFold, cross_val_score
+    from threadpoolctl import threadpool_limits
 
     X, y = _data()
     model = ElasticNet(alpha=params["alpha"], l1_ratio=params["l1_ratio"], max_iter=5000)
-    scores = cross_val_score(
-        model, X, y, cv=KFold(5, shuffle=True, random_state=0), scoring="neg_mean_squared_error"
-    )
+    with threadpool_limits(1):
+        scores = cross_val_score(
+            model, X, y, cv=KFold(5, shuffle=True, random_state=0), scoring="neg_mean_squared_error"
+        )
     return float(-scores.mean())
 
 
 if __name__ == "__main__":
     result = tf.minimize(objective, space, algo="gp", max_evals=30, seed=0, storage=None)
-    print(f"best CV MSE {result.best_value:.1f} at {result.best_params}")
+    best = result.best_params
+    print(f"best CV MSE {result.best_value:.1f}")
+    print(f"best model: ElasticNet(alpha={best['alpha']:.4g}, l1_ratio={best['l1_ratio']:.3f})")

@@ -7,10 +7,14 @@ record: a slow quadratic trend, a yearly cycle whose shape drifts, and noise
 (generated in code with a fixed seed, 12 samples a year for 15 years). A
 scikit-learn ``GaussianProcessRegressor`` with the built kernel (its own
 optimizer switched off: the search chooses the hyperparameters) is fitted on
-the first 12 years; the loss is the RMSE of its forecast of the last 3.
+the first 12 years (80%); the loss is the RMSE of its forecast of the last 3,
+in the series' units. Depth <= 3 keeps kernels to at most 4 base terms and an
+evaluation to a few milliseconds (one Cholesky of 144 points; BLAS on one
+thread, which on a shared machine was 15x faster than OpenBLAS's default).
 
     pip install -e ".[examples]"
     treefarm run examples/kernel_search.py --algo tpe --n-trials 100
+    python examples/kernel_search.py
 """
 
 from __future__ import annotations
@@ -86,11 +90,12 @@ def _split() -> tuple[np.ndarray, ...]:
 def objective(kernel) -> float:  # type: ignore[no-untyped-def]
     """Forecast RMSE (in the series' units) of the GP with this kernel."""
     from sklearn.gaussian_process import GaussianProcessRegressor
+    from threadpoolctl import threadpool_limits
 
     Xtr, ytr, Xte, yte, std = _split()
     model = GaussianProcessRegressor(kernel, alpha=1e-6, optimizer=None, normalize_y=False)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), threadpool_limits(1):
             warnings.simplefilter("ignore")
             model.fit(Xtr, ytr)
             err = float(np.sqrt(np.mean((model.predict(Xte) - yte) ** 2)) * std)
@@ -101,4 +106,5 @@ def objective(kernel) -> float:  # type: ignore[no-untyped-def]
 
 if __name__ == "__main__":
     result = tf.minimize(objective, space, algo="tpe", max_evals=100, seed=0, storage=None)
-    print(f"best forecast RMSE {result.best_value:.3f} with kernel {result.best_params}")
+    print(f"best forecast RMSE {result.best_value:.3f}")
+    print(f"best kernel: {result.best_params}")

@@ -1,11 +1,18 @@
 """Symbolic regression over a recursive grammar: recover a formula from noisy data.
 
-The thesis's grammar spaces (seeds/001): an expression is ``E = E + E | E * E
-| sin(E) | exp(E) | x0 | x1 | c`` with real constants ``c``, depth-limited.
-The data are 200 noisy samples of ``x0 * sin(x1) + x0`` on [-3, 3]^2 (noise
-standard deviation 0.05); the loss is the mean squared error. ``+`` and ``*``
-are declared commutative and associative, so ``x0 + x1`` and ``x1 + x0`` are
-one point of the search and are never evaluated twice.
+Reproduces the thesis's grammar spaces (seeds/001, "recursive search
+spaces" and "Expression Equality"): an expression is
+
+    E = E + E | E * E | sin(E) | exp(E) | x0 | x1 | c,    c ~ Uniform(-2, 2)
+
+expanded at most 4 times along any path. The data are 200 samples of the
+known formula ``y = x0 * sin(x1) + x0`` at points drawn uniformly from
+[-3, 3]^2, plus Gaussian noise of standard deviation 0.05 (seed 0), so the
+true formula scores a mean squared error near the noise level 0.0025.
+``+`` and ``*`` are declared commutative and associative, so ``x0 + x1`` and
+``x1 + x0`` are one point of the search (one canonical form) and a study
+never evaluates an expression twice. Evaluation is vectorized numpy: tens of
+microseconds per expression.
 
     treefarm run examples/symbolic_regression.py --algo tpe --n-trials 200
     python examples/symbolic_regression.py
@@ -24,11 +31,17 @@ rng = np.random.default_rng(0)
 X = rng.uniform(-3.0, 3.0, size=(200, 2))
 y = X[:, 0] * np.sin(X[:, 1]) + X[:, 0] + 0.05 * rng.standard_normal(200)
 NOISE_MSE = 0.05**2
+#: The largest loss: an expression that overflows or misses by more scores this.
+WORST = 1e6
 
 
 @dataclass(frozen=True)
 class Expr:
-    """An expression tree: ``kind`` is add, mul, sin, exp, x0, x1 or const."""
+    """An expression tree: ``kind`` is add, mul, sin, exp, x0, x1 or const.
+
+    ``expr(X)`` evaluates it on the rows of ``X`` (n, 2); ``str(expr)`` reads
+    like the formula, e.g. ``(x0 * sin(x1)) + x0``.
+    """
 
     kind: str
     args: tuple[Expr, ...] = ()
@@ -48,14 +61,20 @@ class Expr:
             return np.sin(a[0])
         return np.exp(np.clip(a[0], -50.0, 50.0))
 
-    def __str__(self) -> str:
+    def text(self, *, nested: bool = False) -> str:
+        """The formula; a binary operation is parenthesized when ``nested`` in another."""
         if self.kind in ("x0", "x1"):
             return self.kind
         if self.kind == "const":
             return f"{self.value:.3g}"
         if self.kind in ("sin", "exp"):
-            return f"{self.kind}({self.args[0]})"
-        return f"({self.args[0]} {'+' if self.kind == 'add' else '*'} {self.args[1]})"
+            return f"{self.kind}({self.args[0].text()})"
+        sign = "+" if self.kind == "add" else "*"
+        inner = f"{self.args[0].text(nested=True)} {sign} {self.args[1].text(nested=True)}"
+        return f"({inner})" if nested else inner
+
+    def __str__(self) -> str:
+        return self.text()
 
 
 add = tf.op(lambda a, b: Expr("add", (a, b)), name="add", commutative=True, associative=True)
@@ -74,14 +93,28 @@ E.define(
 )
 space = E
 
+#: The formula that generated the data, ``(x0 * sin(x1)) + x0``, as a configuration of ``space``.
+TRUTH = tf.Config(
+    {
+        "E": "add",
+        "E.add.0": "mul",
+        "E.add.0.mul.0": "x0",
+        "E.add.0.mul.1": "sin",
+        "E.add.0.mul.1.sin.0": "x1",
+        "E.add.1": "x0",
+    }
+)
+
 
 def objective(expr: Expr) -> float:
-    """Mean squared error of the expression on the data (1e6 where it overflows)."""
+    """Mean squared error of the expression on the data (``WORST`` where it overflows)."""
     with np.errstate(all="ignore"):
         err = float(np.mean((expr(X) - y) ** 2))
-    return err if math.isfinite(err) and err < 1e6 else 1e6
+    return err if math.isfinite(err) and err < WORST else WORST
 
 
 if __name__ == "__main__":
     result = tf.minimize(objective, space, algo="tpe", max_evals=200, seed=0, storage=None)
-    print(f"best MSE {result.best_value:.4g} (noise level {NOISE_MSE:.4g}): {result.best_params}")
+    print(f"best MSE {result.best_value:.4g} (noise level {NOISE_MSE:.4g})")
+    print(f"best expression: {result.best_params}")
+    print(f"true formula:    {tf.build(space, TRUTH)}  (MSE {objective(tf.build(space, TRUTH)):.4g})")

@@ -2,29 +2,62 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
 import treefarm as tf
 from tests.test_examples import load
 
+EXAMPLES = ["symbolic_regression", "kernel_search", "elastic_net", "mlp_layers"]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_example_space_samples_and_builds(name: str) -> None:
+    ex = load(name)
+    for config in tf.sample(ex.space, 0, n=20):
+        tf.validate(ex.space, config)
+        assert tf.build(ex.space, config) is not None
+
 
 def test_symbolic_regression_true_formula_is_at_the_noise_level() -> None:
     ex = load("symbolic_regression")
-    x0, x1 = ex.Expr("x0"), ex.Expr("x1")
-    truth = ex.Expr("add", (ex.Expr("mul", (x0, ex.Expr("sin", (x1,)))), x0))
-    assert str(truth) == "((x0 * sin(x1)) + x0)"
-    assert ex.objective(truth) < 2 * ex.NOISE_MSE
+    truth = tf.build(ex.space, ex.TRUTH)
+    assert str(truth) == "(x0 * sin(x1)) + x0"
+    assert np.allclose(truth(ex.X), ex.X[:, 0] * np.sin(ex.X[:, 1]) + ex.X[:, 0])
+    assert abs(ex.objective(truth) - ex.NOISE_MSE) < 0.5 * ex.NOISE_MSE
     random_losses = [ex.objective(tf.build(ex.space, c)) for c in tf.sample(ex.space, 0, n=50)]
     assert np.median(random_losses) > 100 * ex.NOISE_MSE
 
 
+def test_symbolic_regression_overflow_is_a_large_finite_loss() -> None:
+    ex = load("symbolic_regression")
+    blowup = tf.Config({"E": "exp", "E.exp.0": "exp", "E.exp.0.exp.0": "exp", "E.exp.0.exp.0.exp.0": "x0"})
+    assert ex.objective(tf.build(ex.space, blowup)) == ex.WORST
+
+
+def _sum(a: str, b: str) -> tf.Config:
+    return tf.Config({"E": "add", "E.add.0": a, "E.add.1": b})
+
+
 def test_symbolic_regression_recognizes_equal_expressions() -> None:
     ex = load("symbolic_regression")
-    a = tf.Config({"E": "add", "E.add.0": "x0", "E.add.1": "x1"})
-    b = tf.Config({"E": "add", "E.add.0": "x1", "E.add.1": "x0"})
-    tf.validate(ex.space, a)
+    a, b = _sum("x0", "x1"), _sum("x1", "x0")
+    product = tf.Config({"E": "mul", "E.mul.0": "x0", "E.mul.1": "x1"})
+    left = tf.Config(
+        {"E": "add", "E.add.0": "add", "E.add.0.add.0": "x0", "E.add.0.add.1": "x1", "E.add.1": "x0"}
+    )
+    right = tf.Config(
+        {"E": "add", "E.add.0": "x0", "E.add.1": "add", "E.add.1.add.0": "x1", "E.add.1.add.1": "x0"}
+    )
+    for config in (a, b, product, left, right):
+        tf.validate(ex.space, config)
     assert tf.space.canonical(ex.space, a) == tf.space.canonical(ex.space, b)
+    assert tf.space.canonical(ex.space, a) != tf.space.canonical(ex.space, product)
+    assert tf.space.canonical(ex.space, left) == tf.space.canonical(ex.space, right)
 
 
 def test_an_equal_expression_is_never_evaluated_twice() -> None:
@@ -35,13 +68,28 @@ def test_an_equal_expression_is_never_evaluated_twice() -> None:
     assert len(keys) == len(set(keys)) == 60
 
 
-@pytest.mark.parametrize("name", ["symbolic_regression", "kernel_search", "elastic_net", "mlp_layers"])
-def test_examples_run_and_reproduce(name: str) -> None:
+def _cheap(name: str) -> tuple[Any, Callable[..., float], int]:
+    """The example, its objective made cheap for a test, and how many trials to run."""
     ex = load(name)
-    n = 4 if name in ("mlp_layers", "kernel_search") else 8
-    a = tf.minimize(ex.objective, ex.space, algo="random", max_evals=n, seed=1, storage=None)
-    b = tf.minimize(ex.objective, ex.space, algo="random", max_evals=n, seed=1, storage=None)
-    assert np.isfinite(a.best_value) and a.best_value == b.best_value
+    if name == "mlp_layers":
+        return ex, functools.partial(ex.objective, max_iter=5), 4
+    return ex, ex.objective, 20 if name == "symbolic_regression" else 10
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_examples_run_and_reproduce(name: str) -> None:
+    ex, objective, n = _cheap(name)
+    runs = [tf.minimize(objective, ex.space, algo="random", max_evals=n, seed=1, storage=None) for _ in "ab"]
+    assert np.isfinite(runs[0].best_value) and len(runs[0].trials) == n
+    assert [t.params for t in runs[0].trials] == [t.params for t in runs[1].trials]
+    assert [t.value for t in runs[0].trials] == [t.value for t in runs[1].trials]
+
+
+def test_elastic_net_a_light_penalty_matches_least_squares() -> None:
+    ex = load("elastic_net")
+    light = ex.objective({"alpha": 1e-4, "l1_ratio": 0.5})
+    heavy = ex.objective({"alpha": 10.0, "l1_ratio": 0.0})
+    assert 2800 < light < 3200 < 5000 < heavy
 
 
 def test_mlp_layers_each_layer_has_its_own_size() -> None:
@@ -49,6 +97,13 @@ def test_mlp_layers_each_layer_has_its_own_size() -> None:
     sizes = [tf.build(ex.space, c)["layers"] for c in tf.sample(ex.space, 0, n=60)]
     assert {len(s) for s in sizes} == {1, 2, 3}
     assert any(len(set(s)) > 1 for s in sizes if len(s) > 1)
+    assert all(4 <= n <= 128 for s in sizes for n in s)
+
+
+def test_mlp_layers_a_sensible_network_learns_digits() -> None:
+    ex = load("mlp_layers")
+    params = {"learning_rate": 1e-2, "alpha": 1e-4, "layers": (32,)}
+    assert ex.objective(params, max_iter=15) < 0.1
 
 
 def test_kernel_search_a_sensible_kernel_beats_a_bad_one() -> None:
@@ -59,3 +114,10 @@ def test_kernel_search_a_sensible_kernel_beats_a_bad_one() -> None:
         1.0, 1.0, "fixed", "fixed"
     )
     assert ex.objective(good) < 0.5 * ex.objective(k.WhiteKernel(0.1, "fixed"))
+
+
+def test_kernel_search_builds_sums_and_products_of_base_kernels() -> None:
+    ex = load("kernel_search")
+    texts = [str(tf.build(ex.space, c)) for c in tf.sample(ex.space, 2, n=40)]
+    assert any(" + " in s for s in texts) and any(" * " in s for s in texts)
+    assert any("ExpSineSquared" in s for s in texts)
