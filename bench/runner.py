@@ -30,16 +30,18 @@ Key = tuple[str, str, int, int]
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The rows of a results file (a torn last line from a killed run is skipped)."""
+    """The rows of a results file, one per key (a torn line from a killed run
+    is skipped; when two runners recorded the same key, the last row wins)."""
     if not path.exists():
         return []
-    rows = []
+    rows: dict[Key, dict[str, Any]] = {}
     for line in path.read_text().splitlines():
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError:
             continue
-    return rows
+        rows[key_of(row)] = row
+    return list(rows.values())
 
 
 def key_of(row: dict[str, Any]) -> Key:
