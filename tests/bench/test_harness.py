@@ -68,6 +68,6 @@ def test_runs_resume_and_failures_are_rows(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_a_recursive_problem_is_a_cannot_row_for_peers() -> None:
-    row = runner.run_one("symbolic_regression", "optuna-tpe", 0, 5)
+    row = runner.run_one("symbolic_regression", "hyperopt-tpe", 0, 5)
     assert row["status"] == "cannot"
     assert json.dumps(row)
