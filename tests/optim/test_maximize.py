@@ -40,11 +40,46 @@ def test_respects_integer_levels_and_one_hot_groups() -> None:
 
 def test_columns_that_are_not_free_never_move() -> None:
     rng = np.random.default_rng(2)
-    X0 = rng.random((10, 2))
-    free = np.zeros((10, 2), dtype=bool)
-    free[:, 0] = True
-    x, _ = maximize(_bump(np.array([0.5, 0.5])), Domain.continuous_box(2), X0, free=free, rng=rng)
-    assert any(np.isclose(x[1], X0[:, 1]).tolist())
+    domain = Domain(np.array([True, True, False]), np.array([0, 0, 5]), ())
+    X0 = domain.round(rng.random((10, 3)))
+    free = np.ones((10, 3), dtype=bool)
+    free[:, 1:] = False
+    x, _ = maximize(_bump(np.array([0.5, 0.5, 0.5])), domain, X0, free=free, rng=rng)
+    start = X0[np.flatnonzero(X0[:, 1] == x[1])]
+    assert len(start) == 1 and x[2] == start[0, 2]
+    assert abs(x[0] - 0.5) < 1e-5
+
+
+def test_inactive_entries_never_move() -> None:
+    domain = Domain(
+        np.array([True, True, False, False, False]), np.array([0, 0, 2, 0, 0]), (np.array([3, 4]),)
+    )
+    X0 = np.array([[0.1, -0.5, -0.5, -0.5, -0.5], [0.9, -0.5, -0.5, -0.5, -0.5]])
+    x, _ = maximize(_bump(np.array([0.3, 1.0, 1.0, 0.0, 1.0])), domain, X0, rng=np.random.default_rng(0))
+    np.testing.assert_allclose(x, [0.3, -0.5, -0.5, -0.5, -0.5], atol=1e-6)
+
+
+def test_continuous_columns_climb_again_after_a_discrete_move() -> None:
+    """The best real value depends on the integer level (x0* = x1 / 2), so
+    the optimum (0.5, 1) is reached from (0.9, 0) only by alternating the
+    gradient step and the level moves."""
+
+    def f(Z: np.ndarray, *, grad: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        gap = Z[:, 0] - Z[:, 1] / 2
+        return -(gap**2) - (Z[:, 1] - 1) ** 2, np.stack([-2 * gap, gap - 2 * (Z[:, 1] - 1)], axis=1)
+
+    domain = Domain(np.array([True, False]), np.array([0, 5]), ())
+    x, value = maximize(f, domain, np.array([[0.9, 0.0]]), n_starts=1, rng=np.random.default_rng(0))
+    np.testing.assert_allclose(x, [0.5, 1.0], atol=1e-5)
+    assert value > -1e-9
+
+
+def test_returns_a_rounded_point_from_unrounded_candidates() -> None:
+    domain = Domain(np.array([True, False, False, False]), np.array([0, 3, 0, 0]), (np.array([2, 3]),))
+    X0 = np.random.default_rng(6).random((30, 4))
+    x, _ = maximize(_bump(np.array([0.6, 0.4, 0.3, 0.7])), domain, X0, rng=np.random.default_rng(7))
+    np.testing.assert_array_equal(x, domain.round(x))
+    np.testing.assert_allclose(x, [0.6, 0.5, 0.0, 1.0], atol=1e-5)
 
 
 def test_reproducible_and_perturbations_stay_in_the_cube() -> None:
