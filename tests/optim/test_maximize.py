@@ -100,3 +100,26 @@ def test_reproducible_and_perturbations_stay_in_the_cube() -> None:
     P = perturb(np.array([[0.99, 1.0], [0.0, -0.5]]), 50, 0.2, domain, np.random.default_rng(5))
     assert np.all((P[:, 0] >= 0) & (P[:, 0] <= 1))
     assert np.all(P[1::2, 1] == -0.5)
+
+
+def test_sobol_candidates_are_reproducible_and_stratified() -> None:
+    a = sobol_candidates(3, 64, np.random.default_rng(8))
+    np.testing.assert_array_equal(a, sobol_candidates(3, 64, np.random.default_rng(8)))
+    assert not np.array_equal(a, sobol_candidates(3, 64, np.random.default_rng(9)))
+    assert a.shape == (64, 3) and np.all((a >= 0) & (a < 1))
+    for column in a.T:
+        np.testing.assert_array_equal(np.sort(np.floor(column * 64)), np.arange(64))
+    assert sobol_candidates(2, 5, np.random.default_rng(8)).shape == (5, 2)
+
+
+def test_perturbations_respect_the_domain_and_the_scale() -> None:
+    domain = Domain(
+        np.array([True, False, False, False, False]), np.array([0, 5, 0, 0, 0]), (np.array([2, 3, 4]),)
+    )
+    best = np.array([[0.5, 0.5, 0.0, 1.0, 0.0]])
+    P = perturb(best, 4000, 0.05, domain, np.random.default_rng(10))
+    np.testing.assert_array_equal(P, domain.round(P))
+    assert abs(np.std(P[:, 0]) - 0.05) < 0.003 and abs(np.mean(P[:, 0]) - 0.5) < 0.003
+    level_moved = P[:, 1] != 0.5
+    assert set(np.unique(P[:, 1])) == {0.25, 0.5, 0.75} and abs(level_moved.mean() - 0.5) < 0.03
+    assert abs((P[:, 2:] != best[0, 2:]).any(1).mean() - 0.5 * 2 / 3) < 0.03
