@@ -18,7 +18,9 @@ univariate estimator (``multivariate=False``); ``optuna-tpe-mv`` adds
 
 Conditional parameters: treefarm and Optuna and Hyperopt express them;
 scikit-optimize gets every parameter, always active (the objective ignores
-the inactive ones). Recursive grammar spaces: treefarm only.
+the inactive ones). Recursive grammar spaces: treefarm natively; Optuna
+define-by-run over the same depth-limited decisions (named by address);
+Hyperopt and scikit-optimize cannot express them (a recorded row).
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ Result = dict[str, Any]
 def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
     if method in TREEFARM:
         return _treefarm(TREEFARM[method], problem, seed, budget)
-    if problem.space is not None:
+    if problem.space is not None and not method.startswith("optuna"):
         raise CannotExpressError(f"{method} cannot express the recursive space of {problem.name}")
     runners: dict[str, Callable[[str, Problem, int, int], Result]] = {
         "optuna": _optuna,
@@ -131,25 +133,57 @@ def _optuna(method: str, problem: Problem, seed: int, budget: int) -> Result:
         "optuna-gp": lambda: optuna.samplers.GPSampler(seed=seed),
     }
     study = optuna.create_study(sampler=samplers[method]())
+    propose = _optuna_params if problem.space is None else _optuna_grammar
     losses, clock = [], Stopwatch()
     for _ in range(budget):
         clock.start()
         trial = study.ask()
-        values: dict[str, Any] = {}
-        for p in problem.params:
-            if p.name in values or not _active(problem.params, values, p):
-                continue
-            if p.kind == "real":
-                values[p.name] = trial.suggest_float(p.name, p.low, p.high, log=p.log)
-            elif p.kind == "int":
-                values[p.name] = trial.suggest_int(p.name, int(p.low), int(p.high), log=p.log)
-            else:
-                values[p.name] = trial.suggest_categorical(p.name, list(p.choices))
+        values = propose(problem, trial)
         clock.lap()
-        value = problem.objective(values)
+        value = problem.objective(values if problem.space is None else _build(problem.space, values))
         study.tell(trial, value)
         losses.append(value)
     return clock.result(losses, optuna.__version__)
+
+
+def _optuna_params(problem: Problem, trial: Any) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for p in problem.params:
+        if p.name in values or not _active(problem.params, values, p):
+            continue
+        if p.kind == "real":
+            values[p.name] = trial.suggest_float(p.name, p.low, p.high, log=p.log)
+        elif p.kind == "int":
+            values[p.name] = trial.suggest_int(p.name, int(p.low), int(p.high), log=p.log)
+        else:
+            values[p.name] = trial.suggest_categorical(p.name, list(p.choices))
+    return values
+
+
+def _optuna_grammar(problem: Problem, trial: Any) -> Any:
+    """A recursive space, define-by-run: every decision treefarm's walker meets
+    becomes an Optuna parameter named by its address, with the options that can
+    finish within the depth bound (fixed per address, as Optuna requires), so
+    Optuna searches the same depth-limited grammar; returns the configuration."""
+    import treefarm as tf
+    from treefarm.space import walk
+
+    def decide(address: str, node: Any, allowed: tuple[int, ...]) -> Any:
+        if isinstance(node, tf.Real):
+            return trial.suggest_float(address, node.low, node.high, log=node.log)
+        if isinstance(node, tf.Int):
+            return trial.suggest_int(address, int(node.low), int(node.high), log=node.log)
+        if isinstance(node, tf.Choice):
+            return trial.suggest_categorical(address, list(node.decisions()))
+        return trial.suggest_categorical(address, [node.labels[i] for i in allowed])
+
+    return walk(problem.space, decide)[0]
+
+
+def _build(space: Any, config: Any) -> Any:
+    import treefarm as tf
+
+    return tf.build(space, config)
 
 
 def _hyperopt_space(params: tuple[Param, ...]) -> dict[str, Any]:

@@ -6,9 +6,10 @@ same space. Grammar problems have a treefarm space only (recursive spaces
 have no equivalent elsewhere); peers get a row saying they cannot express it.
 
 Optima: the synthetic functions' global minima are known (Surjanovic &
-Bingham's Virtual Library of Simulation Experiments); for the tuning and
-grammar problems the regret is measured against the best loss any method
-found in the results file (documented in RESULTS.md).
+Bingham's Virtual Library of Simulation Experiments); symbolic regression's
+is the loss of the formula that generated its data; for the others the
+regret is measured against the best loss any method found in the results
+file (documented in RESULTS.md).
 """
 
 from __future__ import annotations
@@ -299,8 +300,14 @@ def _example(name: str) -> Any:
 
 
 def _grammar(name: str, notes: str) -> Problem:
+    """The example's space and objective; the optimum is the loss of its known
+    true configuration (``TRUTH``) where it has one."""
     ex = _example(name)
-    return Problem(name, ex.objective, space=ex.space, budget=100, kind="grammar", notes=notes)
+    truth = getattr(ex, "TRUTH", None)
+    optimum = None if truth is None else float(ex.objective(tf.build(ex.space, truth)))
+    return Problem(
+        name, ex.objective, space=ex.space, optimum=optimum, budget=100, kind="grammar", notes=notes
+    )
 
 
 GRAMMAR = {
