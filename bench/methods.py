@@ -54,6 +54,10 @@ class CannotExpressError(Exception):
     """The method has no way to express the problem's space."""
 
 
+class NotAvailableError(Exception):
+    """The method is not (yet) available in the installed libraries."""
+
+
 class Stopwatch:
     """Wall and CPU seconds of the optimizer's own work, one lap per suggestion.
 
@@ -104,6 +108,10 @@ def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
 def _treefarm(algo: str, problem: Problem, seed: int, budget: int) -> Result:
     import treefarm as tf
 
+    if algo.removesuffix("-mv") not in tf.optimizers.available():
+        raise NotAvailableError(
+            f"treefarm optimizer not available: algo={algo!r}, registered={tf.optimizers.available()}"
+        )
     optimizer: Any = tf.TPE(multivariate=True) if algo == "tpe-mv" else algo
     study = tf.Study.create(space=problem.treefarm_space(), algo=optimizer, seed=seed)
     losses, clock = [], Stopwatch()

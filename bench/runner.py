@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from .methods import CannotExpressError, run
+from .methods import CannotExpressError, NotAvailableError, run
 from .problems import all_problems
 
 Key = tuple[str, str, int, int]
@@ -49,7 +49,8 @@ def key_of(row: dict[str, Any]) -> Key:
 
 
 def run_one(problem: str, method: str, seed: int, budget: int) -> dict[str, Any]:
-    """One run in this process: the row to record (``status`` ok, cannot or error)."""
+    """One run in this process: the row to record (``status`` ok, cannot,
+    unavailable (a missing treefarm optimizer or peer library) or error)."""
     row: dict[str, Any] = {"problem": problem, "method": method, "seed": seed, "budget": budget}
     start = time.perf_counter()
     try:
@@ -57,8 +58,10 @@ def run_one(problem: str, method: str, seed: int, budget: int) -> dict[str, Any]
         row.update(status="ok", **result)
     except CannotExpressError as exc:
         row.update(status="cannot", error=str(exc))
+    except NotAvailableError as exc:
+        row.update(status="unavailable", error=str(exc))
     except ImportError as exc:
-        row.update(status="error", error=f"not installed: {exc}")
+        row.update(status="unavailable", error=f"not installed: {exc}")
     except Exception as exc:  # a failing method is a recorded row, not a dead benchmark
         row.update(
             status="error", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-2000:]

@@ -70,4 +70,13 @@ def test_runs_resume_and_failures_are_rows(tmp_path: Path, monkeypatch: pytest.M
 def test_a_recursive_problem_is_a_cannot_row_for_peers() -> None:
     row = runner.run_one("symbolic_regression", "hyperopt-tpe", 0, 5)
     assert row["status"] == "cannot"
+
+
+def test_a_missing_optimizer_is_a_not_available_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    import treefarm as tf
+
+    monkeypatch.setattr(tf.optimizers, "available", lambda: ["random"])
+    row = runner.run_one("branin", "tf-gp", 0, 5)
+    assert row["status"] == "unavailable" and "not available" in row["error"]
+    assert runner.run_one("branin", "tf-random", 0, 5)["status"] == "ok"
     assert json.dumps(row)
