@@ -123,3 +123,11 @@ def test_perturbations_respect_the_domain_and_the_scale() -> None:
     level_moved = P[:, 1] != 0.5
     assert set(np.unique(P[:, 1])) == {0.25, 0.5, 0.75} and abs(level_moved.mean() - 0.5) < 0.03
     assert abs((P[:, 2:] != best[0, 2:]).any(1).mean() - 0.5 * 2 / 3) < 0.03
+
+
+def test_local_search_crosses_a_wide_integer_range() -> None:
+    domain = Domain(np.array([True, False]), np.array([0, 1001]), ())
+    x, _ = maximize(
+        _bump(np.array([0.2, 0.7])), domain, np.array([[0.9, 0.0]]), n_starts=1, rng=np.random.default_rng(0)
+    )
+    np.testing.assert_allclose(x, [0.2, 0.7], atol=1e-6)
