@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from treefarm import Anneal, Config, History, Join, Observation, Optimizer, Real, Study
+from treefarm import Anneal, Config, History, Join, Observation, Optimizer, Real, Study, Var, op
 from treefarm.exceptions import ConfigError
+from treefarm.optimizers.anneal import spread
+from treefarm.optimizers.anneal_moves import neighbour
+from treefarm.space import convert, sample
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
@@ -30,19 +33,41 @@ def test_metropolis_acceptance_frequency() -> None:
     assert accept(-1.0, 1e-9, 0.999)
 
 
+def test_metropolis_acceptance_through_the_replayed_chain() -> None:
+    delta, temperature, n = 0.5, 1.0, 600
+    opt = Anneal(T0=temperature, cooling=1.0, n_startup=1)
+    complete = [Observation(Config({"x": 0.0}), 0.0)]
+    accepted = 0
+    for i in range(n):
+        state, _ = opt.chain(complete)
+        complete.append(Observation(Config({"x": float(i + 1)}), state.loss + delta))
+        accepted += opt.chain(complete)[0] is complete[-1]
+    assert stats.binomtest(accepted, n, math.exp(-delta / temperature)).pvalue > 1e-3
+
+
 def test_replayed_chain_equals_the_incremental_one() -> None:
     space = {"x": Real(-3, 3)}
-    study = Study.create(space=space, algo=Anneal(n_startup=4), seed=0)
-    states = []
-    for _ in range(25):
-        trial = study.ask()
-        study.tell(trial, (trial.value["x"] - 1) ** 2)
-        history = study.history()
-        if history.n_complete >= 4:
-            states.append(Anneal(n_startup=4).chain(list(history.complete))[0])
-    final = Anneal(n_startup=4).chain(list(study.history().complete))[0]
-    assert final == states[-1]
-    assert {s.config for s in states} <= {o.config for o in study.history().complete}
+    opt = Anneal(n_startup=4)
+    study = Study.create(space=space, algo=opt, seed=0)
+    study.optimize(lambda v: (v["x"] - 1) ** 2, n_trials=40)
+    complete = list(study.history().complete)
+    state, relative = opt.chain(complete[:4])
+    assert state.loss == min(o.loss for o in complete[:4]) and relative == 1.0
+    for k in range(5, len(complete) + 1):
+        proposal = complete[k - 1]
+        following, relative = opt.chain(complete[:k])
+        assert following in (state, proposal)
+        assert proposal.loss > state.loss or following is proposal
+        assert relative == pytest.approx(0.95 ** (k - 4))
+        state = following
+    assert state is opt.chain(complete)[0]
+
+
+def test_initial_temperature_ignores_a_diverged_evaluation() -> None:
+    losses = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 1e6])
+    assert 1.0 < spread(losses) < 5.0
+    assert spread(np.array([2.0, 2.0, 2.0, 7.0])) == 5.0
+    assert spread(np.array([3.0, 3.0])) == 1.0
 
 
 def test_proposals_are_local_steps_of_the_documented_scale() -> None:
@@ -63,6 +88,21 @@ def test_a_changed_branch_regrows_its_subtree_from_the_prior() -> None:
     ]  # type: ignore[arg-type]
     switched = [c for c in proposals if c["m"] == "b"]
     assert switched and all("m.a.u" not in c and 0 <= c["m.b.v"] <= 1 for c in switched)
+
+
+def test_proposals_on_a_deep_tree_keep_most_of_its_structure() -> None:
+    plus = op(lambda a, b: a + b, name="plus")
+    tree = Var("T", max_depth=5)
+    tree.define(plus(tree, tree) | Join(leaf=Real(0, 1)))
+    root = convert(tree)
+    rng = np.random.default_rng(0)
+    parents = [c for c in sample(root, rng, n=300) if len(c) >= 12][:20]
+    kept = [
+        len(set(p) & set(neighbour(root, p, rng, scale=0.1, rate=0.5))) / len(p)
+        for p in parents
+        for _ in range(10)
+    ]
+    assert np.mean(kept) > 0.7
 
 
 def _branin(v: dict) -> float:

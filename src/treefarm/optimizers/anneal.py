@@ -7,17 +7,19 @@ proposed and accepted with the Metropolis probability
     r = min(1, exp((f(x_k) - f(x')) / T_k)),    T_k = T0 C^k
 
 (exponential cooling). The seed suggests ``T0 ~ 1`` on a unit energy scale
-and ``C ~ 0.8``; we set ``T0`` from the observed scale of the objective
-(the standard deviation of the start-up losses) and cool by ``C = 0.95`` per
-evaluation, which spreads the cooling over the hundred-odd evaluations
-studies typically run.
+and ``C ~ 0.8``; we set ``T0`` from the observed scale of the objective (a
+robust spread of the start-up losses, :func:`spread`: a single diverging
+evaluation must not make every uphill move acceptable) and cool by
+``C = 0.95`` per evaluation, which spreads the cooling over the hundred-odd
+evaluations studies typically run.
 
-Neighbours (:func:`treefarm.optimizers.candidates.perturb_config`): each
-decision moves with probability ``rate`` (one always does) — a Gaussian step
-on the unit scale for numbers (reflected at the bounds), a neighbour level
-for integers, another option for a choice or a join, whose subtree is then
-regrown from the prior; so the walk works the same on flat, conditional and
-recursive spaces. The step shrinks with the temperature,
+Neighbours (:func:`treefarm.optimizers.anneal_moves.neighbour`): each number
+or choice moves with probability ``rate`` and each join option with
+``rate / J`` (one decision always moves) — a Gaussian step on the unit scale
+for numbers (reflected at the bounds), a neighbour level for integers,
+another option for a choice or a join, whose subtree is then regrown from
+the prior; so the walk works the same on flat, conditional and recursive
+spaces and stays local on deep trees. The step shrinks with the temperature,
 ``step * sqrt(T_k / T0)``, floored at a tenth of ``step``.
 
 Practical choices beyond the textbook: the chain starts from the best of
@@ -40,16 +42,29 @@ from collections.abc import Callable
 import numpy as np
 
 from ..space import Config, Space, analyze, convert, sample
+from .anneal_moves import neighbour
 from .base import History, Observation, Optimizer
-from .candidates import perturb_config
 from .options import check_int, check_positive, check_range
 
-__all__ = ["Anneal", "accept"]
+__all__ = ["Anneal", "accept", "spread"]
 
 
 def accept(delta: float, temperature: float, u: float) -> bool:
     """The Metropolis rule: accept a loss change ``delta`` at ``temperature`` given ``u ~ U(0, 1)``."""
     return delta <= 0 or (temperature > 0 and u < math.exp(-delta / temperature))
+
+
+def spread(losses: np.ndarray) -> float:
+    """The scale of ``losses`` (n,) for ``T0``: 1.4826 times their median
+    absolute deviation (the standard deviation of a normal sample), robust to
+    the few huge losses failed or diverging evaluations score; the median of
+    the nonzero deviations when most losses tie, 1 when all do."""
+    deviations = np.abs(losses - np.median(losses))
+    mad = float(np.median(deviations))
+    if mad > 0:
+        return 1.4826 * mad
+    nonzero = deviations[deviations > 0]
+    return float(np.median(nonzero)) if nonzero.size else 1.0
 
 
 class Anneal(Optimizer):
@@ -58,14 +73,15 @@ class Anneal(Optimizer):
     Parameters
     ----------
     T0:
-        Initial temperature; by default the standard deviation of the
-        start-up losses.
+        Initial temperature; by default the robust spread of the start-up
+        losses (:func:`spread`).
     cooling:
         ``C`` in ``T_k = T0 C^k``, per completed evaluation after the start.
     step:
         Standard deviation of a numeric step on the unit scale at ``T0``.
     rate:
-        Probability that each decision moves in a proposal.
+        Probability that each number or choice moves in a proposal; each of
+        the ``J`` join options moves with ``rate / J``.
     n_startup:
         Random draws before the chain starts from the best of them.
     restart:
@@ -99,7 +115,7 @@ class Anneal(Optimizer):
         """The chain's current state and temperature after replaying ``complete``."""
         start = complete[: self.n_startup]
         losses = np.array([o.loss for o in start])
-        t0 = self.T0 if self.T0 is not None else float(np.std(losses)) or 1.0
+        t0 = self.T0 if self.T0 is not None else spread(losses)
         key = min(o.config.to_json() for o in start)
         u = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")).random(
             max(len(complete) - len(start), 0)
@@ -125,7 +141,7 @@ class Anneal(Optimizer):
             state, relative = self.chain(complete)
             parent = min(complete, key=lambda o: o.loss) if rng.random() < self.restart else state
             scale = self.step * max(math.sqrt(relative), 0.1)
-            propose = functools.partial(perturb_config, root, parent.config, rng, scale=scale, rate=self.rate)
+            propose = functools.partial(neighbour, root, parent.config, rng, scale=scale, rate=self.rate)
             out.append(_unseen(root, seen, rng, propose))
         return out
 
