@@ -137,6 +137,18 @@ def test_min_value_samples_lie_below_the_incumbent() -> None:
     assert samples.shape == (50,) and np.all(samples <= -1.0)
 
 
+def test_min_value_samples_match_the_minimum_of_independent_values() -> None:
+    """The Gumbel is fitted to the quartiles of ``min_i f_i`` for independent
+    ``f_i ~ N(mean_i, std_i^2)``; its samples reproduce them."""
+    rng = np.random.default_rng(6)
+    mean, std = rng.normal(size=100), rng.uniform(0.1, 0.5, size=100)
+    samples = sample_min_values(mean, std, np.inf, 20_000, rng)
+    minima = (mean + std * rng.standard_normal((20_000, 100))).min(1)
+    np.testing.assert_allclose(
+        np.quantile(samples, [0.25, 0.5, 0.75]), np.quantile(minima, [0.25, 0.5, 0.75]), atol=0.02
+    )
+
+
 def test_unknown_acquisition_names_the_choices() -> None:
     with pytest.raises(ConfigError, match="acquisition"):
         make_acquisition("nope", _model(), best=0.0, n_observed=1, rng=np.random.default_rng(0))

@@ -110,7 +110,11 @@ def log_pi(mu: np.ndarray, sigma: np.ndarray, best: float) -> Triple:
 def ucb_beta(d: int, n: int, delta: float = 0.1) -> float:
     """The GP-UCB exploration weight ``beta_n = 2 log(d n^2 pi^2 / (6 delta))``
     (Srinivas, Krause, Kakade & Seeger 2010, Theorem 1 with |D| replaced by
-    the dimension, as in Brochu et al. 2010's tutorial)."""
+    the dimension, as in Brochu et al. 2010's tutorial): the confidence
+    level under which the regret bound holds with probability ``1 - delta``.
+    It grows like ``4 log n`` and is conservative in practice (Srinivas et
+    al. scale it down by 5 in their experiments); ``make_acquisition(...,
+    beta=...)`` overrides it."""
     return 2.0 * math.log(max(d, 1) * max(n, 1) ** 2 * math.pi**2 / (6.0 * delta))
 
 

@@ -83,9 +83,11 @@ def sample_min_values(
     def survival(y: float) -> float:
         return float(np.exp(log_ndtr((mean - y) / std).sum()))
 
-    lo, hi = float(np.min(mean - 6 * std)), float(np.min(mean) + 1e-9)
+    # P(y* > lo) >= Phi(6)^c ~ 1 and P(y* > hi) <= Phi(-6): the bracket holds every quartile.
+    lo, hi = float(np.min(mean - 6 * std)), float(np.min(mean + 6 * std))
 
     def quantile(q: float) -> float:
+        """The y with P(y* > y) = q, by bisection."""
         a, b = lo, hi
         for _ in range(60):
             mid = 0.5 * (a + b)
@@ -93,10 +95,11 @@ def sample_min_values(
         return 0.5 * (a + b)
 
     # w = -y* is the maximum of the negated values: Gumbel(a, b) with
-    # CDF exp(-exp(-(w - a) / b)), fitted to its quartiles w_q = -y_(1-q).
-    y75, y50, y25 = quantile(0.75), quantile(0.5), quantile(0.25)
-    b = max((y25 - y75) / (np.log(np.log(4.0)) - np.log(np.log(4.0 / 3.0))), 1e-9)
-    a = -y50 + b * np.log(np.log(2.0))
+    # CDF exp(-exp(-(w - a) / b)) and quantiles w_p = a - b log(-log p),
+    # fitted to the quartiles of y* (low, median, high), as w_p = -y*_(1-p).
+    low, median, high = quantile(0.75), quantile(0.5), quantile(0.25)
+    b = max((high - low) / (np.log(np.log(4.0)) - np.log(np.log(4.0 / 3.0))), 1e-9)
+    a = -median + b * np.log(np.log(2.0))
     w = a - b * np.log(-np.log(rng.random(k)))
     return np.minimum(-w, best)
 
