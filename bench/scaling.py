@@ -73,26 +73,40 @@ def optuna_time(sampler: str, d: int, n: int, repeats: int = 3) -> float:
     return float(np.median(times))
 
 
-def table(methods: list[str], dims: list[int], sizes: list[int]) -> str:
+def table(methods: list[str], dims: list[int], sizes: list[int], *, cap: float = 20.0) -> str:
+    """The markdown table, one row per (method, d). GP models are timed once
+    per cell (three times for the others), are not run at 10,000, and a row
+    stops once a suggestion took more than ``cap`` CPU seconds (marked ">cap")."""
     lines = [
         "| method | d | " + " | ".join(f"CPU ms, n={n}" for n in sizes) + " |",
         "|---|---|" + "---|" * len(sizes),
     ]
     for m in methods:
         lib, algo = m.split("-", 1)
+        timer = treefarm_time if lib == "tf" else optuna_time
+        repeats = 1 if algo == "gp" else 3
         for d in dims:
-            cells = []
+            cells: list[str] = []
+            seconds = 0.0
             for n in sizes:
                 if algo == "gp" and n > 1000:
                     cells.append("–")
-                    continue
-                try:
-                    t = treefarm_time(algo, d, n) if lib == "tf" else optuna_time(algo, d, n)
-                    cells.append(f"{1000 * t:.1f}")
-                except ImportError as exc:
-                    cells.append(f"not installed ({exc.name})")
-                except Exception as exc:  # a failure is a cell, not a dead table
-                    cells.append(f"{type(exc).__name__}")
+                elif seconds > cap:
+                    cells.append(f">{cap:g} s")
+                else:
+                    text, seconds = _cell(timer, algo, d, n, repeats)
+                    cells.append(text)
             lines.append(f"| {m} | {d} | " + " | ".join(cells) + " |")
             print(lines[-1], flush=True)
     return "\n".join(lines)
+
+
+def _cell(timer: Any, algo: str, d: int, n: int, repeats: int) -> tuple[str, float]:
+    """The cell's text and the seconds it measured (0 for a failure)."""
+    try:
+        seconds = timer(algo, d, n, repeats)
+    except ImportError as exc:
+        return f"not installed ({exc.name})", 0.0
+    except Exception as exc:  # a failure is a cell, not a dead table
+        return type(exc).__name__, 0.0
+    return f"{1000 * seconds:.1f}", seconds
