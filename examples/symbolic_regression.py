@@ -14,7 +14,15 @@ true formula scores a mean squared error near the noise level 0.0025.
 never evaluates an expression twice. Evaluation is vectorized numpy: tens of
 microseconds per expression.
 
-    treefarm run examples/symbolic_regression.py --algo tpe --n-trials 200
+Recovering the formula is rare for blind search: 2 of 20,000 random
+expressions reach the noise level, and most runs stall at ``x0`` (MSE 1.65).
+Measured (1,000 evaluations, seeds 0-4): annealing reaches the noise level in
+3 of 5 runs, e.g. seed 0 finds ``(sin(x1) + sin(1.57)) * x0`` (MSE 0.00246,
+12 s), the others stop at ``x0 + 0.33 * x0 * x1`` (MSE 0.54); TPE stays at
+``x0`` for seeds 0-2. The GP optimizer found the formula in 1 of its first 2
+benchmark seeds at 100 evaluations (bench/).
+
+    treefarm run examples/symbolic_regression.py --algo anneal --n-trials 1000
     python examples/symbolic_regression.py
 """
 
@@ -114,7 +122,7 @@ def objective(expr: Expr) -> float:
 
 
 if __name__ == "__main__":
-    result = tf.minimize(objective, space, algo="tpe", max_evals=200, seed=0, storage=None)
+    result = tf.minimize(objective, space, algo="anneal", max_evals=1000, seed=0, storage=None)
     print(f"best MSE {result.best_value:.4g} (noise level {NOISE_MSE:.4g})")
     print(f"best expression: {result.best_params}")
     print(f"true formula:    {tf.build(space, TRUTH)}  (MSE {objective(tf.build(space, TRUTH)):.4g})")
