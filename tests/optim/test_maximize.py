@@ -131,3 +131,15 @@ def test_local_search_crosses_a_wide_integer_range() -> None:
         _bump(np.array([0.2, 0.7])), domain, np.array([[0.9, 0.0]]), n_starts=1, rng=np.random.default_rng(0)
     )
     np.testing.assert_allclose(x, [0.2, 0.7], atol=1e-6)
+
+
+def test_a_start_with_huge_negative_values_does_not_stop_the_others() -> None:
+    def f(Z: np.ndarray, *, grad: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        t = 20 * (Z[:, 0] - 0.3)
+        value = -np.log(np.cosh(t)) - 1e6 * Z[:, 1] ** 2
+        return value, np.stack([-20 * np.tanh(t), -2e6 * Z[:, 1]], axis=1)
+
+    X0 = np.array([[0.9, 0.0], [0.1, 1.0]])
+    free = np.array([[True, False], [True, False]])
+    x, _ = maximize(f, Domain.continuous_box(2), X0, free=free, rng=np.random.default_rng(0))
+    np.testing.assert_allclose(x, [0.3, 0.0], atol=1e-6)
