@@ -12,8 +12,13 @@ in the series' units. Depth <= 3 keeps kernels to at most 4 base terms and an
 evaluation to a few milliseconds (one Cholesky of 144 points; BLAS on one
 thread, which on a shared machine was 15x faster than OpenBLAS's default).
 
+Measured (best forecast RMSE, seeds 0/1/2): annealing with 300 evaluations
+0.35/0.52/2.73 (seed 0: ``ExpSineSquared(6.57, 1.01) * RBF(49.3)``, a
+locally periodic kernel, in 11 s); random search with 300 2.80/3.21/0.74. A
+kernel that misses the yearly cycle, like a long RBF alone, scores about 3.1.
+
     pip install -e ".[examples]"
-    treefarm run examples/kernel_search.py --algo tpe --n-trials 100
+    treefarm run examples/kernel_search.py --algo anneal --n-trials 300
     python examples/kernel_search.py
 """
 
@@ -105,6 +110,6 @@ def objective(kernel) -> float:  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    result = tf.minimize(objective, space, algo="tpe", max_evals=100, seed=0, storage=None)
+    result = tf.minimize(objective, space, algo="anneal", max_evals=300, seed=0, storage=None)
     print(f"best forecast RMSE {result.best_value:.3f}")
     print(f"best kernel: {result.best_params}")
