@@ -4,7 +4,9 @@ Bergstra, Bardenet, Bengio & Kégl (2011), "Algorithms for hyper-parameter
 optimization"; the defaults are hyperopt's, as seeds/000 documents them:
 
 - the completed trials are split at the quantile ``gamma = 0.25`` of their
-  losses: the best ``ceil(gamma n)`` make ``l(x)``, the rest ``g(x)``;
+  losses: the best ``ceil(gamma n)`` make ``l(x)``, the rest ``g(x)``
+  (hyperopt's code takes ``ceil(gamma sqrt(n))``, at most 25, and Optuna's
+  ``min(ceil(0.1 n), 25)``; either is a ``gamma`` function away);
 - maximizing expected improvement is maximizing ``l(x) / g(x)``: 24
   candidates are drawn from ``l`` and the one with the largest ratio wins;
 - the first 20 trials are random draws from the prior;
@@ -19,6 +21,10 @@ option decided, from the trials that took the same option — so conditional
 parameters are never modelled as independent of the branch they live in, and
 an inactive address is never sampled. A recursive space is the same walk
 through a derivation tree: each position of the tree is an address.
+
+Observations weigh equally (the seed); ``forget=25`` is hyperopt's and
+Optuna's linear forgetting, which down-weights all but the 25 newest
+observations of each estimator (failed and pending ones count as newest).
 
 Failed trials and, with ``constant_liar``, pending ones count as bad
 observations (in ``g``): a configuration being evaluated elsewhere is made
