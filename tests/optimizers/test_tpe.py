@@ -187,3 +187,19 @@ def test_same_seed_same_study() -> None:
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
     with pytest.raises(ConfigError, match=name):
         TPE(**options)
+
+
+def test_failed_trials_count_as_bad_observations() -> None:
+    space = {"x": Real(0, 1)}
+    xs = np.random.default_rng(0).random(40)
+    complete = tuple(Observation(Config({"x": float(x)}), float(abs(x - 0.5))) for x in xs)
+    crashed = tuple(Config({"x": float(x)}) for x in np.linspace(0.46, 0.54, 40))
+
+    def mean_distance(failed: tuple[Config, ...]) -> float:
+        configs = [
+            TPE().suggest(space, History(complete=complete, failed=failed), 1, np.random.default_rng(s))[0]  # type: ignore[arg-type]
+            for s in range(150)
+        ]
+        return float(np.mean([abs(float(c["x"]) - 0.5) for c in configs]))  # type: ignore[arg-type]
+
+    assert mean_distance(crashed) > mean_distance(()) + 0.03
