@@ -43,12 +43,14 @@ NOISE_MSE = 0.05**2
 WORST = 1e6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Expr:
     """An expression tree: ``kind`` is add, mul, sin, exp, x0, x1 or const.
 
     ``expr(X)`` evaluates it on the rows of ``X`` (n, 2); ``str(expr)`` reads
-    like the formula, e.g. ``(x0 * sin(x1)) + x0``.
+    like the formula, e.g. ``(x0 * sin(x1)) + x0``, with constants to 3
+    significant digits; ``repr(expr)`` keeps them exact (canonical forms and
+    the CLI's report use it, and two constants must never print alike).
     """
 
     kind: str
@@ -69,20 +71,23 @@ class Expr:
             return np.sin(a[0])
         return np.exp(np.clip(a[0], -50.0, 50.0))
 
-    def text(self, *, nested: bool = False) -> str:
+    def text(self, *, exact: bool = False, nested: bool = False) -> str:
         """The formula; a binary operation is parenthesized when ``nested`` in another."""
         if self.kind in ("x0", "x1"):
             return self.kind
         if self.kind == "const":
-            return f"{self.value:.3g}"
+            return repr(self.value) if exact else f"{self.value:.3g}"
         if self.kind in ("sin", "exp"):
-            return f"{self.kind}({self.args[0].text()})"
+            return f"{self.kind}({self.args[0].text(exact=exact)})"
         sign = "+" if self.kind == "add" else "*"
-        inner = f"{self.args[0].text(nested=True)} {sign} {self.args[1].text(nested=True)}"
-        return f"({inner})" if nested else inner
+        a, b = (arg.text(exact=exact, nested=True) for arg in self.args)
+        return f"({a} {sign} {b})" if nested else f"{a} {sign} {b}"
 
     def __str__(self) -> str:
         return self.text()
+
+    def __repr__(self) -> str:
+        return self.text(exact=True)
 
 
 add = tf.op(lambda a, b: Expr("add", (a, b)), name="add", commutative=True, associative=True)

@@ -60,6 +60,13 @@ def test_symbolic_regression_recognizes_equal_expressions() -> None:
     assert tf.space.canonical(ex.space, left) == tf.space.canonical(ex.space, right)
 
 
+def test_symbolic_regression_constants_apart_in_the_fourth_digit_are_different_points() -> None:
+    ex = load("symbolic_regression")
+    a, b = (tf.Config({"E": "c", "E.c.0": v}) for v in (0.12341, 0.12342))
+    assert str(tf.build(ex.space, a)) == str(tf.build(ex.space, b)) == "0.123"
+    assert tf.space.canonical(ex.space, a) != tf.space.canonical(ex.space, b)
+
+
 def test_an_equal_expression_is_never_evaluated_twice() -> None:
     ex = load("symbolic_regression")
     study = tf.Study.create(space=ex.space, algo="random", seed=0)
