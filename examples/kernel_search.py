@@ -1,6 +1,8 @@
 """GP kernel-combination search on a CO2-like series (a thesis experiment).
 
-The thesis's kernel grammar: ``K = K + K | K * K | base`` with base kernels
+The thesis (seeds/001, Experiments: "Kernel Parameter and Kernel Combination
+Optimization") names this experiment without a setup or results; this is
+ours. The kernel grammar: ``K = K + K | K * K | base`` with base kernels
 (RBF, periodic, rational quadratic, linear, white noise) and their
 hyperparameters in the search space. The series imitates the Mauna Loa CO2
 record: a slow quadratic trend, a yearly cycle whose shape drifts, and noise

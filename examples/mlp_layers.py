@@ -1,13 +1,19 @@
 """Feed-forward networks with a variable number of layers (a thesis experiment).
 
-Reproduces the thesis's conditional network space (seeds/001): the number of
-hidden layers (1 to 3) is a choice, and each chosen layer has its own size,
-an integer on a log scale in [4, 128] — a Join over depths of tuples of
-sizes, so a 2-layer network has exactly two size parameters. The learning
-rate and the L2 penalty (alpha) are shared, both on log scales. The loss is
-the held-out classification error of scikit-learn's ``MLPClassifier`` on the
-bundled digits data (8x8 images, 10 classes; 70/30 split, fixed seeds,
-``max_iter`` epochs of Adam without early stopping).
+The thesis (seeds/001, Experiments: "Feed-Forward Networks"; the number of
+layers is its example of a discrete parameter) names this experiment without
+a setup or results; this is ours. The number of hidden layers (1 to 3) is a
+choice, and each chosen layer has its own size, an integer on a log scale in
+[4, 128] — a Join over depths of tuples of sizes, so a 2-layer network has
+exactly two size parameters. The learning rate and the L2 penalty (alpha)
+are shared, both on log scales. The loss is the held-out classification
+error of scikit-learn's ``MLPClassifier`` on the bundled digits data (8x8
+images, 10 classes; 70/30 split, fixed seeds, ``max_iter`` epochs of Adam
+without early stopping): about 0.6 s of CPU per evaluation.
+
+Measured: TPE with 40 evaluations (seed 0) reaches a held-out error of
+0.0204 with one layer of 39 units, learning rate 0.005, alpha 0.084 (25 s
+of CPU, 85 s wall on a loaded 2-core machine).
 
 BLAS runs on one thread inside the objective: these matrices are small, and
 on a shared machine OpenBLAS's spinning threads made a fit 10-15x slower
