@@ -75,10 +75,8 @@ def _reference_real(good: list[float], bad: list[float], n: int, rng: np.random.
 def test_real_proposals_follow_the_prescribed_distribution() -> None:
     good, bad = [0.2, 0.5, 0.55], [0.05, 0.8, 0.9, 0.95, 0.7]
     history = _history(good + bad, [0, 0, 0, 1, 1, 1, 1, 1], "x")
-    tpe = TPE(n_startup=1, gamma=lambda n: 3)
-    ours = np.array(
-        [tpe.suggest({"x": Real(0, 1)}, history, 1, np.random.default_rng(s))[0]["x"] for s in range(1500)]
-    )  # type: ignore[arg-type]
+    tpe, space = TPE(n_startup=1, gamma=lambda n: 3), {"x": Real(0, 1)}
+    ours = np.array([tpe.suggest(space, history, 1, np.random.default_rng(s))[0]["x"] for s in range(1500)])  # type: ignore[arg-type]
     reference = _reference_real(good, bad, 1500, np.random.default_rng(10_000))
     assert stats.ks_2samp(ours, reference).pvalue > 1e-3
 
@@ -117,7 +115,7 @@ def test_conditional_parameters_use_only_trials_where_they_were_active() -> None
         complete.append(Observation(Config({"m": branch, f"m.{branch}.u": u}), loss))
     history = History(complete=tuple(complete))
     proposals = TPE().suggest(space, history, 200, np.random.default_rng(1))  # type: ignore[arg-type]
-    a = [c["m.a.u"] for c in proposals if c["m"] == "a"]
+    a = [float(c["m.a.u"]) for c in proposals if c["m"] == "a"]  # type: ignore[arg-type]
     assert len(a) > 100 and np.median(a) > 0.7
     assert all(("m.a.u" in c) != ("m.b.u" in c) for c in proposals)
 
