@@ -49,7 +49,8 @@ Acq = Callable[..., tuple[np.ndarray, np.ndarray]]
 #: Alternations of local search and gradient steps; each round only helps the
 #: starts whose discrete columns moved, and two are rarely needed.
 _ROUNDS = 3
-#: Greedy moves per local search: enough to walk across a 20-level integer.
+#: Greedy moves per local search: a thousand levels take about ten jumps of
+#: 1, 2, 4, ... levels; each move changes one column or one group.
 _MAX_MOVES = 20
 #: Integer columns with at most this many levels try every level in one move
 #: (as Optuna's mixed optimizer does); larger ones try power-of-two jumps.
