@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -46,29 +47,29 @@ series = (
 TRAIN = t < 12
 
 
-def _kernels():  # type: ignore[no-untyped-def]
+def _kernels() -> Any:
     from sklearn.gaussian_process import kernels
 
     return kernels
 
 
-def rbf(length: float):  # type: ignore[no-untyped-def]
+def rbf(length: float) -> Any:
     return _kernels().ConstantKernel(1.0, "fixed") * _kernels().RBF(length, "fixed")
 
 
-def periodic(length: float, period: float):  # type: ignore[no-untyped-def]
+def periodic(length: float, period: float) -> Any:
     return _kernels().ExpSineSquared(length, period, "fixed", "fixed")
 
 
-def rational_quadratic(length: float, alpha: float):  # type: ignore[no-untyped-def]
+def rational_quadratic(length: float, alpha: float) -> Any:
     return _kernels().RationalQuadratic(length, alpha, "fixed", "fixed")
 
 
-def linear(sigma0: float):  # type: ignore[no-untyped-def]
+def linear(sigma0: float) -> Any:
     return _kernels().DotProduct(sigma0, "fixed")
 
 
-def white(level: float):  # type: ignore[no-untyped-def]
+def white(level: float) -> Any:
     return _kernels().WhiteKernel(level, "fixed")
 
 
@@ -94,7 +95,7 @@ def _split() -> tuple[np.ndarray, ...]:
     return t[TRAIN, None], y[TRAIN], t[~TRAIN, None], y[~TRAIN], np.array(std)
 
 
-def objective(kernel) -> float:  # type: ignore[no-untyped-def]
+def objective(kernel: Any) -> float:
     """Forecast RMSE (in the series' units) of the GP with this kernel."""
     from sklearn.gaussian_process import GaussianProcessRegressor
     from threadpoolctl import threadpool_limits

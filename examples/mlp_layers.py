@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from typing import Any
 
 import treefarm as tf
 
@@ -40,7 +41,7 @@ space = {
 
 
 @functools.cache
-def _data():  # type: ignore[no-untyped-def]
+def _data() -> Any:
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
@@ -48,7 +49,7 @@ def _data():  # type: ignore[no-untyped-def]
     return train_test_split(X / 16.0, y, test_size=0.3, random_state=0)
 
 
-def objective(params: dict, *, max_iter: int = 60) -> float:
+def objective(params: dict[str, Any], *, max_iter: int = 60) -> float:
     """Held-out error (1 - accuracy) of the network ``params`` describes, after ``max_iter`` epochs."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.neural_network import MLPClassifier

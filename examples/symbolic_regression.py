@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 import treefarm as tf
 
@@ -57,7 +58,7 @@ class Expr:
     args: tuple[Expr, ...] = ()
     value: float = 0.0
 
-    def __call__(self, data: np.ndarray) -> np.ndarray:
+    def __call__(self, data: NDArray[np.float64]) -> NDArray[np.float64]:
         if self.kind in ("x0", "x1"):
             return data[:, int(self.kind[1])]
         if self.kind == "const":
