@@ -12,7 +12,7 @@ from scipy import stats
 from treefarm import Anneal, Config, History, Join, Observation, Optimizer, Real, Study, Var, op
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.anneal import spread
-from treefarm.optimizers.anneal_moves import neighbour
+from treefarm.optimizers.anneal_moves import HOIST, WRAP, neighbour
 from treefarm.space import convert, sample
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
@@ -103,6 +103,31 @@ def test_proposals_on_a_deep_tree_keep_most_of_its_structure() -> None:
         for _ in range(10)
     ]
     assert np.mean(kept) > 0.7
+
+
+def _unary_grammar() -> Var:
+    plus = op(lambda a, b: a + b, name="plus")
+    neg = op(lambda a: -a, name="neg")
+    leaf = op(lambda v: v, name="leaf")
+    expr = Var("E", max_depth=3)
+    expr.define(plus(expr, expr) | neg(expr) | leaf(Real(0, 1)))
+    return expr
+
+
+def test_structural_moves_hoist_and_wrap_subtrees_at_the_documented_rates() -> None:
+    root = convert(_unary_grammar())
+    parent = Config({"E": "neg", "E.neg.0": "leaf", "E.neg.0.leaf.0": 0.25})
+    hoisted = Config({"E": "leaf", "E.leaf.0": 0.25})
+    wrapped = Config({"E": "neg", "E.neg.0": "neg", "E.neg.0.neg.0": "leaf", "E.neg.0.neg.0.leaf.0": 0.25})
+    rng = np.random.default_rng(0)
+    n = 900
+    proposals = [neighbour(root, parent, rng, scale=0.1, rate=0.5) for _ in range(n)]
+    # a join is forced with probability 2/3; at "E" a hoist with 1/3; at "E.neg.0"
+    # the option "neg" (one of two others) and then a wrap with 1/2
+    assert stats.binomtest(proposals.count(hoisted), n, 1 / 3 * HOIST).pvalue > 1e-3
+    assert stats.binomtest(proposals.count(wrapped), n, 1 / 3 * 1 / 2 * WRAP).pvalue > 1e-3
+    grafted = [c for c in proposals if c["E"] == "plus" and 0.25 in c.values()]
+    assert grafted and all(c.get("E.plus.0") == "neg" or c.get("E.plus.1") == "neg" for c in grafted)
 
 
 def _branin(v: dict) -> float:

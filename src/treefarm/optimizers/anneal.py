@@ -13,14 +13,17 @@ evaluation must not make every uphill move acceptable) and cool by
 ``C = 0.95`` per evaluation, which spreads the cooling over the hundred-odd
 evaluations studies typically run.
 
-Neighbours (:func:`treefarm.optimizers.anneal_moves.neighbour`): each number
-or choice moves with probability ``rate`` and each join option with
-``rate / J`` (one decision always moves) — a Gaussian step on the unit scale
-for numbers (reflected at the bounds), a neighbour level for integers,
-another option for a choice or a join, whose subtree is then regrown from
-the prior; so the walk works the same on flat, conditional and recursive
-spaces and stays local on deep trees. The step shrinks with the temperature,
-``step * sqrt(T_k / T0)``, floored at a tenth of ``step``.
+Neighbours (:func:`treefarm.optimizers.anneal_moves.neighbour`): one
+decision always moves. A forced number or choice moves by a Gaussian step on
+the unit scale (reflected at the bounds; a neighbour level for integers) or
+to another value, and every other number or choice moves with probability
+``rate`` and every join option with ``rate / J``; a forced join option
+reshapes the tree there alone — hoists a deeper subtree, wraps the subtree
+in another option, or regrows it from the prior. So the walk works the same
+on flat, conditional and recursive spaces and stays local on deep trees,
+where a tree can grow or shrink by one level without losing what it had.
+The numeric step shrinks with the temperature, ``step * sqrt(T_k / T0)``,
+floored at a tenth of ``step``.
 
 Practical choices beyond the textbook: the chain starts from the best of
 ``n_startup`` random draws, and with probability ``restart`` a proposal is
