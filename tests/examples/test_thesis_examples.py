@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 import treefarm as tf
+from tests.test_examples import EXAMPLES as EXAMPLES_DIR
 from tests.test_examples import load
 
 EXAMPLES = ["symbolic_regression", "kernel_search", "elastic_net", "mlp_layers"]
@@ -128,3 +130,18 @@ def test_kernel_search_builds_sums_and_products_of_base_kernels() -> None:
     texts = [str(tf.build(ex.space, c)) for c in tf.sample(ex.space, 2, n=40)]
     assert any(" + " in s for s in texts) and any(" * " in s for s in texts)
     assert any("ExpSineSquared" in s for s in texts)
+
+
+def test_the_documented_command_runs_and_resumes_a_grammar_study(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from treefarm.cli.main import main
+
+    path, db = str(EXAMPLES_DIR / "symbolic_regression.py"), str(tmp_path / "sr.db")
+    assert main(["run", path, "--algo", "random", "--n-trials", "15", "--storage", db, "--seed", "0"]) == 0
+    assert main(["run", path, "--algo", "random", "--n-trials", "30", "--storage", db, "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "30 trials" in out and "Expr(" not in out
+    study = tf.Study.load("symbolic_regression", space=load("symbolic_regression").space, storage=db)
+    keys = [t.system_attrs.get("canonical") for t in study.trials]
+    assert len(set(keys)) == len(keys) == 30
