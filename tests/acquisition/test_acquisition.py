@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -99,7 +101,8 @@ def test_ucb_beta_follows_the_gp_ucb_schedule() -> None:
     assert analytic.ucb_beta(2, 100) > analytic.ucb_beta(2, 10)
 
 
-def _model():
+@functools.cache
+def _model():  # the GP is immutable: one fit serves every test
     rng = np.random.default_rng(1)
     X = rng.random((15, 2))
     return fit_gp(X, np.sin(5 * X[:, 0]) + X[:, 1], Domain.continuous_box(2), rng=rng)
