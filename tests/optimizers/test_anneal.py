@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from treefarm import Anneal, Config, History, Join, Observation, Optimizer, Real, Study, Var, op
+from treefarm import Anneal, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.anneal import spread
 from treefarm.optimizers.anneal_moves import HOIST, WRAP, neighbour
@@ -77,6 +77,16 @@ def test_proposals_are_local_steps_of_the_documented_scale() -> None:
     opt = Anneal(n_startup=5, restart=0.0, step=0.1, T0=1.0)
     xs = np.array([opt.suggest(space, history, 1, np.random.default_rng(s))[0]["x"] for s in range(1500)])  # type: ignore[arg-type]
     assert abs(np.std(xs - 50) - 10) < 1.0
+
+
+def test_proposals_avoid_pending_and_evaluated_configs() -> None:
+    space = {"x": Int(0, 19)}
+    complete = tuple(Observation(Config({"x": x}), float(abs(x - 3))) for x in range(5))
+    pending = tuple(Config({"x": x}) for x in (1, 2, 4, 5))
+    history = History(complete=complete, pending=pending)
+    for seed in range(20):
+        proposals = Anneal(n_startup=5).suggest(space, history, 3, np.random.default_rng(seed))  # type: ignore[arg-type]
+        assert len(set(proposals)) == 3 and not set(proposals) & history.seen()
 
 
 def test_a_changed_branch_regrows_its_subtree_from_the_prior() -> None:
