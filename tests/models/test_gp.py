@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from treefarm.exceptions import TreefarmError
 from treefarm.models.domain import Domain
 from treefarm.models.gp import (
     RBF,
@@ -14,6 +15,7 @@ from treefarm.models.gp import (
     OutputTransform,
     Product,
     Sum,
+    cholesky,
     fit_gp,
     log_posterior,
 )
@@ -159,3 +161,101 @@ def test_domain_round_snaps_levels_and_groups_and_keeps_inactive() -> None:
     domain = Domain(np.array([False, False, False, False]), np.array([3, 0, 0, 0]), (np.array([1, 2, 3]),))
     X = np.array([[0.3, 0.2, 0.7, 0.1], [-0.5, -0.5, -0.5, -0.5]])
     np.testing.assert_array_equal(domain.round(X), [[0.5, 0, 1, 0], [-0.5, -0.5, -0.5, -0.5]])
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_query_gradient_contraction_matches_finite_differences(kernel) -> None:
+    rng = np.random.default_rng(13)
+    Z, X, A = rng.random((4, 3)), rng.random((6, 3)), rng.standard_normal((4, 6))
+    theta = kernel.default_theta(3) + rng.normal(0, 0.3, kernel.n_params(3))
+    _, grad_dot = kernel.cross(theta, Z, X)
+    for i in range(len(Z)):
+
+        def weighted(z, i=i):
+            return float(A[i] @ kernel(theta, z[None, :], X)[0])
+
+        np.testing.assert_allclose(grad_dot(A)[i], _fd(weighted, Z[i]), rtol=1e-5, atol=1e-8)
+
+
+def test_gram_equals_the_cross_covariance_with_itself() -> None:
+    X = np.random.default_rng(14).random((7, 3))
+    for kernel in KERNELS:
+        theta = kernel.default_theta(3)
+        np.testing.assert_allclose(kernel.gram(theta, X)[0], kernel(theta, X, X), atol=1e-12)
+        np.testing.assert_allclose(np.diag(kernel(theta, X, X)), kernel.diag(theta, X), atol=1e-12)
+
+
+def test_fit_recovers_length_scales_of_a_gp_draw() -> None:
+    rng = np.random.default_rng(15)
+    X = rng.random((80, 2))
+    true = GPParams(np.log([1.0, 0.15, 1.5]), np.log(1e-4), 0.0)
+    C = Matern52()(true.theta, X, X) + 1e-4 * np.eye(80)
+    y = np.linalg.cholesky(C) @ rng.standard_normal(80)
+    ell = np.exp(fit_gp(X, y, Domain.continuous_box(2), rng=rng).params.theta[1:])
+    assert 0.15 / 2.5 < ell[0] < 0.15 * 2.5
+    assert ell[1] > 3 * ell[0]
+
+
+def test_cholesky_escalates_jitter_and_then_fails_clearly() -> None:
+    v = np.random.default_rng(16).random(5)
+    singular = np.outer(v, v)
+    L, jitter = cholesky(singular)
+    assert 0 < jitter <= 1e-2 * np.mean(np.diag(singular))
+    np.testing.assert_allclose(L @ L.T, singular + jitter * np.eye(5), atol=1e-12)
+    assert cholesky(np.eye(3))[1] == 0.0
+    with pytest.raises(TreefarmError, match="not positive definite even with jitter"):
+        cholesky(-np.eye(3))
+
+
+def test_constant_outputs_map_to_zeros() -> None:
+    y = np.full(10, 3.7)
+    np.testing.assert_array_equal(OutputTransform.fit(y)(y), np.zeros(10))
+    X = np.random.default_rng(17).random((10, 2))
+    gp = fit_gp(X, y, Domain.continuous_box(2), rng=np.random.default_rng(0))
+    assert np.isfinite(gp.params.vector()).all()
+    np.testing.assert_allclose(gp.predict(X)[0], 0.0, atol=1e-3)
+
+
+def test_warm_start_returns_to_the_same_optimum() -> None:
+    rng = np.random.default_rng(18)
+    X = rng.random((40, 3))
+    y = np.sin(4 * X[:, 0]) + X[:, 1] ** 2
+    cold = fit_gp(X, y, Domain.continuous_box(3), rng=rng)
+    warm = fit_gp(X, y, Domain.continuous_box(3), warm_start=cold.params, n_restarts=0, rng=rng)
+    lp = [log_posterior(g.kernel, g.params.vector(), g.X, g.y)[0] for g in (cold, warm)]
+    assert lp[1] >= lp[0] - 1e-6
+
+
+def test_many_points_fit_a_subset_then_refine_on_all(monkeypatch) -> None:
+    from treefarm.models.gp import fit
+
+    rng = np.random.default_rng(19)
+    X = rng.random((90, 2))
+    y = np.cos(5 * X[:, 0]) + 0.05 * rng.standard_normal(90)
+    full = fit_gp(X, y, Domain.continuous_box(2), rng=np.random.default_rng(0))
+    monkeypatch.setattr(fit, "SUBSET", 30)
+    quick = fit_gp(X, y, Domain.continuous_box(2), rng=np.random.default_rng(0))
+    lp = [log_posterior(g.kernel, g.params.vector(), g.X, g.y)[0] for g in (full, quick)]
+    assert lp[1] > lp[0] - 0.02 * abs(lp[0])
+    assert len(quick.X) == 90
+
+
+def test_mixed_domain_gradients_are_zero_on_rounded_columns() -> None:
+    domain = Domain(np.array([True, False, False, False]), np.array([0, 4, 0, 0]), (np.array([2, 3]),))
+    rng = np.random.default_rng(20)
+    X = domain.round(rng.random((25, 4)))
+    gp = fit_gp(X, X[:, 0] ** 2 + X[:, 1] + X[:, 2], domain, rng=rng)
+    z = np.array([0.4, 0.3, 0.8, 0.1])
+    _, _, dm, dv = gp.predict_with_grad(z[None])
+    assert np.all(dm[0, 1:] == 0) and np.all(dv[0, 1:] == 0)
+    step = np.array([1e-6, 0, 0, 0])
+    fd_mean = (gp.predict((z + step)[None])[0] - gp.predict((z - step)[None])[0]) / 2e-6
+    np.testing.assert_allclose(dm[0, 0], fd_mean[0], rtol=1e-4, atol=1e-6)
+
+
+def test_transform_y_matches_the_training_targets() -> None:
+    rng = np.random.default_rng(21)
+    X, y = rng.random((15, 2)), rng.standard_cauchy(15)
+    gp = fit_gp(X, y, Domain.continuous_box(2), rng=rng)
+    np.testing.assert_allclose(gp.transform_y(y), gp.y)
+    assert np.all(np.diff(gp.transform_y(np.sort(y))) >= 0)

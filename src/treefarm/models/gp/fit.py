@@ -9,14 +9,15 @@ Notation (shapes):
 Log marginal likelihood and its gradient (Rasmussen & Williams 2006, eq. 5.8-5.9):
 
     lml = -1/2 r^T alpha - sum log diag L - n/2 log 2 pi
-    d lml / d theta_p      = 1/2 sum_ab W_ab dK_ab/d theta_p     (Kernel.contract)
+    d lml / d theta_p      = 1/2 sum_ab W_ab dK_ab/d theta_p     (Kernel.gram)
     d lml / d log s2_noise = 1/2 s2_noise trace(W)
     d lml / d mu0          = sum alpha
 
-plus the log priors of :mod:`.priors`. One evaluation costs a Cholesky and a
-triangular inverse, O(n^3), and the contractions, O(n^2 d). Restarts from
+plus the log priors of :mod:`.priors`. One evaluation costs a Cholesky and
+the inverse from it, O(n^3), and the contractions, O(n^2 d). Restarts from
 prior draws guard against the local optima the likelihood is known for; a
-warm start from the previous fit's parameters is an extra start.
+warm start from the previous fit's parameters replaces the prior-mode start.
+Many points: hyperparameters from a random subset, refined on all (``fit_gp``).
 """
 
 from __future__ import annotations
@@ -29,13 +30,19 @@ from ...exceptions import TreefarmError
 from ..domain import Domain
 from .kernels import Kernel, make_kernel
 from .priors import LENGTH_SCALE_SIGMA, NOISE_LOC, NOISE_SCALE, length_scale_location, log_normal
-from .regressor import GaussianProcess, GPParams, cholesky
+from .regressor import GaussianProcess, GPParams, add_diagonal, cholesky
 from .transform import OutputTransform
 
-__all__ = ["NOISE_FLOOR", "fit_gp", "log_posterior"]
+__all__ = ["NOISE_FLOOR", "POLISH_STEPS", "SUBSET", "fit_gp", "log_posterior"]
 
 #: The smallest noise variance on the model's (standardized) scale.
 NOISE_FLOOR = 1e-6
+#: L-BFGS-B steps of one run of the fit.
+MAX_STEPS = 200
+#: Past this many points the hyperparameters are first fitted on a random subset this large,
+SUBSET = 300
+#: then refined on all points by at most this many steps.
+POLISH_STEPS = 10
 
 
 def _log_prior(kernel: Kernel, phi: np.ndarray, d: int) -> tuple[float, np.ndarray]:
@@ -59,23 +66,32 @@ def log_posterior(kernel: Kernel, phi: np.ndarray, X: np.ndarray, y: np.ndarray)
 
     n, d = X.shape
     theta, noise, mu0 = phi[:-2], math.exp(phi[-2]), phi[-1]
-    L, _ = cholesky(kernel(theta, X, X) + noise * np.eye(n))
+    K, contract = kernel.gram(theta, X)
+    L, _ = cholesky(add_diagonal(K, noise))
     r = y - mu0
     alpha = cho_solve((L, True), r, check_finite=False)
     lml = -0.5 * float(r @ alpha) - float(np.log(np.diag(L)).sum()) - 0.5 * n * math.log(2 * math.pi)
-    W = np.outer(alpha, alpha) - _inverse(L)
-    grad = np.concatenate([0.5 * kernel.contract(theta, X, W), [0.5 * noise * np.trace(W), alpha.sum()]])
+    W = _inverse(L)
+    trace = float(alpha @ alpha) - float(np.trace(W))
+    W *= -1.0
+    W += np.multiply.outer(alpha, alpha)
+    grad = np.concatenate([0.5 * contract(W), [0.5 * noise * trace, alpha.sum()]])
     prior, prior_grad = _log_prior(kernel, phi, d)
     return lml + prior, grad + prior_grad
 
 
 def _inverse(L: np.ndarray) -> np.ndarray:
-    """C^{-1} from its Cholesky factor (LAPACK potri: half the work of two
-    triangular solves against the identity)."""
+    """C^{-1} from its Cholesky factor L (zeros above the diagonal, so
+    ``L^T`` is the upper factor in Fortran order: no copy) by LAPACK potri (a third of the work of
+    two triangular solves against the identity). It is the one inverse we
+    form: the gradient's trace term ``trace(C^{-1} dK/dtheta)`` has no
+    cheaper exact form."""
     from scipy.linalg import lapack
 
-    lower, _ = lapack.dpotri(L, lower=1)
-    return np.tril(lower) + np.tril(lower, -1).T
+    upper, _ = lapack.dpotri(L.T, lower=0)
+    full = upper + upper.T
+    full.flat[:: len(L) + 1] *= 0.5
+    return full
 
 
 def _bounds(kernel: Kernel, d: int, deterministic: bool) -> list[tuple[float, float]]:
@@ -95,16 +111,51 @@ def _starts(
     rng: np.random.Generator,
     deterministic: bool,
 ) -> list[np.ndarray]:
+    """The warm start (when it fits this kernel) or else the prior modes, then
+    ``n_restarts`` draws of the length scales around the prior mode."""
     noise = math.log(NOISE_FLOOR) if deterministic else NOISE_LOC
-    starts = [np.concatenate([kernel.default_theta(d), [noise, 0.0]])]
-    if warm is not None and len(warm.vector()) == len(starts[0]):
-        starts.append(warm.vector())
+    default = np.concatenate([kernel.default_theta(d), [noise, 0.0]])
+    first = warm.vector() if warm is not None and len(warm.vector()) == len(default) else default
+    starts = [first]
     for _ in range(n_restarts):
-        phi = starts[0].copy()
+        phi = default.copy()
         for s in kernel.length_scale_slices(d):
             phi[s] = rng.normal(length_scale_location(d), LENGTH_SCALE_SIGMA / 2, size=s.stop - s.start)
         starts.append(phi)
     return starts
+
+
+def _maximize(
+    kernel: Kernel,
+    X: np.ndarray,
+    t: np.ndarray,
+    starts: list[np.ndarray],
+    bounds: list[tuple[float, float]],
+    max_steps: int,
+) -> np.ndarray:
+    """The best of the L-BFGS-B runs of the log posterior from ``starts``."""
+    from scipy.optimize import minimize
+
+    def objective(phi: np.ndarray) -> tuple[float, np.ndarray]:
+        try:
+            value, grad = log_posterior(kernel, phi, X, t)
+        except TreefarmError:
+            return 1e25, np.zeros_like(phi)
+        return -value, -grad
+
+    low, high = np.array(bounds).T
+    results = [
+        minimize(
+            objective,
+            np.clip(phi0, low, high),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            options={"maxiter": max_steps},
+        )
+        for phi0 in starts
+    ]
+    return min(results, key=lambda r: float(r.fun)).x
 
 
 def fit_gp(
@@ -122,40 +173,28 @@ def fit_gp(
 
     ``y`` are raw losses; they are mapped to the model scale by a fitted
     :class:`OutputTransform`. ``deterministic`` fixes the noise at the floor.
-    Cost: (restarts + 1) L-BFGS-B runs of O(n^3) steps; past 300 points a
-    single run of at most 30 steps (from the warm start when given), since
-    the hyperparameters then move little between fits.
-    """
-    from scipy.optimize import minimize
+    Starts: ``warm_start`` (the previous fit's ``params``; then 0-1 restarts
+    suffice) or the prior modes, plus ``n_restarts`` random ones.
 
+    Cost: ``1 + n_restarts`` L-BFGS-B runs of O(n^3) steps. Past
+    :data:`SUBSET` points the runs use a random subset of that size (cheap;
+    skipped when warm-started), and their best is refined on all points by
+    at most :data:`POLISH_STEPS` steps: the hyperparameters of a few hundred
+    points are close to those of all of them, so a few full O(n^3) steps
+    finish the job (1,000 points in 20 dimensions: ~2 s instead of ~10 s).
+    """
     k = make_kernel(kernel)
     transform = OutputTransform.fit(y)
     t = transform(y)
     Xr = domain.round(np.asarray(X, dtype=float))
-    d = Xr.shape[1]
+    n, d = Xr.shape
     bounds = _bounds(k, d, deterministic)
-    large = len(t) > 300
-    restarts = 0 if large else n_restarts
-
-    def objective(phi: np.ndarray) -> tuple[float, np.ndarray]:
-        try:
-            value, grad = log_posterior(k, phi, Xr, t)
-        except TreefarmError:
-            return 1e25, np.zeros_like(phi)
-        return -value, -grad
-
-    best: tuple[float, np.ndarray] | None = None
-    for phi0 in _starts(k, d, warm_start, restarts, rng, deterministic):
-        phi0 = np.clip(phi0, [b[0] for b in bounds], [b[1] for b in bounds])
-        result = minimize(
-            objective,
-            phi0,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=bounds,
-            options={"maxiter": 30 if large else 200},
-        )
-        if np.isfinite(result.fun) and (best is None or result.fun < best[0]):
-            best = (float(result.fun), result.x)
-    assert best is not None
-    return GaussianProcess.build(k, GPParams.from_vector(best[1]), domain, Xr, t, transform)
+    starts = _starts(k, d, warm_start, n_restarts, rng, deterministic)
+    if n <= SUBSET:
+        phi = _maximize(k, Xr, t, starts, bounds, MAX_STEPS)
+    else:
+        if warm_start is None:
+            subset = np.sort(rng.choice(n, SUBSET, replace=False))
+            starts = [_maximize(k, Xr[subset], t[subset], starts, bounds, MAX_STEPS)]
+        phi = _maximize(k, Xr, t, starts[:1], bounds, POLISH_STEPS)
+    return GaussianProcess.build(k, GPParams.from_vector(phi), domain, Xr, t, transform)

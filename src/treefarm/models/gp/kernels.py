@@ -5,7 +5,8 @@ Notation (shapes):
     X       (n, d), Z (m, d): points already rounded by the domain
     theta   (p,) log-hyperparameters of a kernel
     K       (m, n) covariance k(Z, X)
-    W       (n, n) symmetric weights; ``contract`` returns sum_ab W_ab dK_ab/dtheta
+    W       (n, n) symmetric weights; ``gram`` gives ``W -> sum_ab W_ab dK(X, X)_ab/dtheta``, (p,)
+    A       (m, n) weights; ``cross`` gives ``A -> sum_b A_ib dk(z_i, x_b)/dz_i``, (m, d)
     r2      (m, n) squared scaled distance sum_j ((z_j - x_j) / l_j)^2
 
 Stationary ARD kernels have ``theta = [log s2, log l_1, ..., log l_d]`` (an
@@ -20,21 +21,30 @@ amplitude and one length scale per column) and ``k = s2 * g(r2)``:
 likelihood is a contraction ``sum_ab G_ab D_abj^2`` with ``G = W * s2 g'``,
 computed in O(n^2 d) without forming the (d, n, n) derivative tensor:
 ``sum_ab G_ab (u_a - u_b)^2 = u^2 . (G 1 + G^T 1) - 2 u . (G u)``.
+Likewise the gradient in the query, ``dk(z_i, x_b)/dz_i = 2 s2 g'_ib (z_i - x_b) / l^2``,
+is only ever needed contracted with weights A, which is two matrix products,
+``((H 1) z_i - H X) / l^2`` with ``H = 2 s2 g' * A``, O(m n d) with no (m, n, d) tensor.
 
-:class:`Sum` and :class:`Product` combine kernels; their parameters are the
-concatenation of their parts'.
+``gram`` and ``cross`` return the covariance together with its contraction,
+so the distances and profile computed once serve both (the fit evaluates
+them at every L-BFGS-B step). :class:`Sum` and :class:`Product` combine
+kernels; their parameters are the concatenation of their parts'.
 """
 
 from __future__ import annotations
 
 import abc
 import math
+from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["RBF", "Kernel", "Matern52", "Product", "Stationary", "Sum", "make_kernel"]
+__all__ = ["RBF", "Contraction", "Kernel", "Matern52", "Product", "Stationary", "Sum", "make_kernel"]
 
 _SQRT5 = math.sqrt(5.0)
+
+#: A covariance's derivative contracted with weights (see the module docstring).
+Contraction = Callable[[np.ndarray], np.ndarray]
 
 
 class Kernel(abc.ABC):
@@ -49,20 +59,24 @@ class Kernel(abc.ABC):
         """A reasonable starting theta (the prior modes)."""
 
     @abc.abstractmethod
-    def __call__(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """K = k(Z, X), shape (m, n)."""
-
-    @abc.abstractmethod
     def diag(self, theta: np.ndarray, Z: np.ndarray) -> np.ndarray:
         """k(z, z) for each row, shape (m,)."""
 
     @abc.abstractmethod
-    def contract(self, theta: np.ndarray, X: np.ndarray, W: np.ndarray) -> np.ndarray:
-        """sum_ab W_ab dK(X, X)_ab / dtheta_p for each p, shape (p,)."""
+    def gram(self, theta: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, Contraction]:
+        """K(X, X) (n, n) and ``W -> sum_ab W_ab dK_ab/dtheta`` (p,)."""
 
     @abc.abstractmethod
-    def grad_z(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """dk(z_i, x_b)/dz_i, shape (m, n, d)."""
+    def cross(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, Contraction]:
+        """K(Z, X) (m, n) and ``A -> sum_b A_ib dk(z_i, x_b)/dz_i`` (m, d)."""
+
+    def __call__(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """K = k(Z, X), shape (m, n)."""
+        return self.cross(theta, Z, X)[0]
+
+    def contract(self, theta: np.ndarray, X: np.ndarray, W: np.ndarray) -> np.ndarray:
+        """sum_ab W_ab dK(X, X)_ab / dtheta_p for each p, shape (p,)."""
+        return self.gram(theta, X)[1](W)
 
     def length_scale_slices(self, d: int) -> list[slice]:
         """Where the log length scales sit in theta (for their prior)."""
@@ -77,6 +91,15 @@ class Kernel(abc.ABC):
 
     def __mul__(self, other: Kernel) -> Kernel:
         return Product(self, other)
+
+
+def _squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """(m, n) squared Euclidean distances between rows, by one matrix product."""
+    r2 = A @ B.T
+    r2 *= -2.0
+    r2 += (A**2).sum(1)[:, None]
+    r2 += (B**2).sum(1)[None, :]
+    return np.maximum(r2, 0.0, out=r2)
 
 
 class Stationary(Kernel):
@@ -107,35 +130,35 @@ class Stationary(Kernel):
     def profile(r2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(g, dg/dr2)`` at squared distances r2."""
 
-    def _scaled(self, theta: np.ndarray, A: np.ndarray) -> np.ndarray:
-        return A / np.exp(theta[1:])
-
-    def _r2(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
-        Zs, Xs = self._scaled(theta, Z), self._scaled(theta, X)
-        r2 = (Zs**2).sum(1)[:, None] + (Xs**2).sum(1)[None, :] - 2.0 * Zs @ Xs.T
-        return np.maximum(r2, 0.0)
-
-    def __call__(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
-        return math.exp(theta[0]) * self.profile(self._r2(theta, Z, X))[0]
-
     def diag(self, theta: np.ndarray, Z: np.ndarray) -> np.ndarray:
         return np.full(Z.shape[0], math.exp(theta[0]))
 
-    def contract(self, theta: np.ndarray, X: np.ndarray, W: np.ndarray) -> np.ndarray:
+    def gram(self, theta: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, Contraction]:
         s2 = math.exp(theta[0])
-        g, dg = self.profile(self._r2(theta, X, X))
-        G = W * (s2 * dg)
-        Xs = self._scaled(theta, X)
-        squares = (Xs**2 * (G.sum(1) + G.sum(0))[:, None]).sum(0) - 2.0 * (Xs * (G @ Xs)).sum(0)
-        if not self.ard:
-            squares = squares.sum(keepdims=True)
-        return np.concatenate([[s2 * float((W * g).sum())], -2.0 * squares])
+        Xs = X / np.exp(theta[1:])
+        g, dg = self.profile(_squared_distances(Xs, Xs))
+        K = g * s2
 
-    def grad_z(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
+        def contract(W: np.ndarray) -> np.ndarray:
+            G = W * dg
+            G *= s2
+            squares = (Xs**2 * (G.sum(1) + G.sum(0))[:, None]).sum(0) - 2.0 * (Xs * (G @ Xs)).sum(0)
+            if not self.ard:
+                squares = squares.sum(keepdims=True)
+            return np.concatenate([[float(np.vdot(W, K))], -2.0 * squares])
+
+        return K, contract
+
+    def cross(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, Contraction]:
         s2, ell = math.exp(theta[0]), np.exp(theta[1:])
-        _, dg = self.profile(self._r2(theta, Z, X))
-        diff = (Z[:, None, :] - X[None, :, :]) / ell**2
-        return (2.0 * s2 * dg)[:, :, None] * diff
+        g, dg = self.profile(_squared_distances(Z / ell, X / ell))
+
+        def contract(A: np.ndarray) -> np.ndarray:
+            H = A * dg
+            H *= 2.0 * s2
+            return (H.sum(1)[:, None] * Z - H @ X) / ell**2
+
+        return g * s2, contract
 
     def length_scale_slices(self, d: int) -> list[slice]:
         return [slice(1, self._n_scales(d) + 1)]
@@ -152,9 +175,17 @@ class Matern52(Stationary):
 
     @staticmethod
     def profile(r2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        r = np.sqrt(r2)
-        e = np.exp(-_SQRT5 * r)
-        return (1.0 + _SQRT5 * r + (5.0 / 3.0) * r2) * e, -(5.0 / 6.0) * (1.0 + _SQRT5 * r) * e
+        sr = np.sqrt(r2)
+        sr *= _SQRT5
+        e = np.exp(-sr)
+        dg = sr
+        dg += 1.0
+        dg *= e
+        g = r2 * (5.0 / 3.0)
+        g *= e
+        g += dg
+        dg *= -5.0 / 6.0
+        return g, dg
 
 
 class RBF(Stationary):
@@ -194,46 +225,41 @@ class _Pair(Kernel):
 class Sum(_Pair):
     """``k1 + k2``: independent effects added."""
 
-    def __call__(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
-        a, b = self._split(theta, Z.shape[1])
-        return self.left(a, Z, X) + self.right(b, Z, X)
-
     def diag(self, theta: np.ndarray, Z: np.ndarray) -> np.ndarray:
         a, b = self._split(theta, Z.shape[1])
         return self.left.diag(a, Z) + self.right.diag(b, Z)
 
-    def contract(self, theta: np.ndarray, X: np.ndarray, W: np.ndarray) -> np.ndarray:
+    def gram(self, theta: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, Contraction]:
         a, b = self._split(theta, X.shape[1])
-        return np.concatenate([self.left.contract(a, X, W), self.right.contract(b, X, W)])
+        (Ka, ca), (Kb, cb) = self.left.gram(a, X), self.right.gram(b, X)
+        return Ka + Kb, lambda W: np.concatenate([ca(W), cb(W)])
 
-    def grad_z(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
+    def cross(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, Contraction]:
         a, b = self._split(theta, Z.shape[1])
-        return self.left.grad_z(a, Z, X) + self.right.grad_z(b, Z, X)
+        (Ka, ca), (Kb, cb) = self.left.cross(a, Z, X), self.right.cross(b, Z, X)
+        return Ka + Kb, lambda A: ca(A) + cb(A)
 
     def __repr__(self) -> str:
         return f"({self.left!r} + {self.right!r})"
 
 
 class Product(_Pair):
-    """``k1 * k2``: an interaction; ``d(k1 k2) = dk1 k2 + k1 dk2``."""
-
-    def __call__(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
-        a, b = self._split(theta, Z.shape[1])
-        return self.left(a, Z, X) * self.right(b, Z, X)
+    """``k1 * k2``: an interaction; ``d(k1 k2) = dk1 k2 + k1 dk2``, so each
+    part's contraction takes the weights times the other part."""
 
     def diag(self, theta: np.ndarray, Z: np.ndarray) -> np.ndarray:
         a, b = self._split(theta, Z.shape[1])
         return self.left.diag(a, Z) * self.right.diag(b, Z)
 
-    def contract(self, theta: np.ndarray, X: np.ndarray, W: np.ndarray) -> np.ndarray:
+    def gram(self, theta: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, Contraction]:
         a, b = self._split(theta, X.shape[1])
-        Ka, Kb = self.left(a, X, X), self.right(b, X, X)
-        return np.concatenate([self.left.contract(a, X, W * Kb), self.right.contract(b, X, W * Ka)])
+        (Ka, ca), (Kb, cb) = self.left.gram(a, X), self.right.gram(b, X)
+        return Ka * Kb, lambda W: np.concatenate([ca(W * Kb), cb(W * Ka)])
 
-    def grad_z(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
+    def cross(self, theta: np.ndarray, Z: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, Contraction]:
         a, b = self._split(theta, Z.shape[1])
-        Ka, Kb = self.left(a, Z, X), self.right(b, Z, X)
-        return self.left.grad_z(a, Z, X) * Kb[:, :, None] + Ka[:, :, None] * self.right.grad_z(b, Z, X)
+        (Ka, ca), (Kb, cb) = self.left.cross(a, Z, X), self.right.cross(b, Z, X)
+        return Ka * Kb, lambda A: ca(A * Kb) + cb(A * Ka)
 
     def __repr__(self) -> str:
         return f"({self.left!r} * {self.right!r})"

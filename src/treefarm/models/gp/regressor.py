@@ -14,10 +14,10 @@ Posterior of the latent function (Rasmussen & Williams 2006, eq. 2.25-2.26):
     mean(Z) = mu0 + Kz alpha                       O(m n d)
     var(Z)  = k(z, z) - sum_a V_a^2                O(m n^2)
 
-and their gradients in Z from ``dk(z, X)/dz`` (m, n, d):
+and their gradients in Z, contractions of ``dk(z_i, x_b)/dz_i`` (``Kernel.cross``):
 
-    dmean = sum_b dk_b alpha_b
-    dvar  = -2 sum_b dk_b (C^{-1} Kz^T)_b
+    dmean_i = sum_b dk_ib alpha_b                  O(m n d)
+    dvar_i  = -2 sum_b dk_ib (C^{-1} Kz^T)_bi      O(m n^2 + m n d)
 
 Adding k points (fantasies, ``condition_on``) extends L by a block instead of
 refactorizing: ``L12 = L^{-1} k(X, Xp)``, ``L22 = chol(Cpp - L12^T L12)``,
@@ -35,7 +35,7 @@ from ..domain import Domain
 from .kernels import Kernel
 from .transform import OutputTransform
 
-__all__ = ["GPParams", "GaussianProcess", "cholesky"]
+__all__ = ["GPParams", "GaussianProcess", "add_diagonal", "cholesky"]
 
 #: Jitter added to the diagonal, relative to its mean, when a factorization
 #: fails: each failure multiplies it by ten (as GPy does), up to 1e-2.
@@ -49,7 +49,7 @@ def cholesky(C: np.ndarray) -> tuple[np.ndarray, float]:
     scale = float(np.mean(np.diag(C))) or 1.0
     for jitter in JITTERS:
         try:
-            return np.linalg.cholesky(C + (jitter * scale) * np.eye(C.shape[0])), jitter * scale
+            return np.linalg.cholesky(add_diagonal(C, jitter * scale)), jitter * scale
         except np.linalg.LinAlgError:
             continue
     raise TreefarmError(
@@ -99,8 +99,7 @@ class GaussianProcess:
     ) -> GaussianProcess:
         """The posterior for data ``(X, y)`` (y on the model scale) and fixed hyperparameters."""
         X = domain.round(X)
-        C = kernel(params.theta, X, X) + np.exp(params.log_noise) * np.eye(len(X))
-        L, _ = cholesky(C)
+        L, _ = cholesky(add_diagonal(kernel(params.theta, X, X), np.exp(params.log_noise)))
         return cls(kernel, params, domain, X, y, transform, L, _solve(L, y - params.mean))
 
     @property
@@ -128,12 +127,11 @@ class GaussianProcess:
         """
         Z = self.domain.round(np.atleast_2d(Z))
         theta = self.params.theta
-        Kz = self.kernel(theta, Z, self.X)
-        dK = self.kernel.grad_z(theta, Z, self.X) * self.domain.continuous[None, None, :]
+        Kz, grad_dot = self.kernel.cross(theta, Z, self.X)
         W = _solve(self.L, Kz.T)
         var = self.kernel.diag(theta, Z) - (Kz * W.T).sum(1)
-        dmean = np.einsum("mnd,n->md", dK, self.alpha)
-        dvar = -2.0 * np.einsum("mnd,nm->md", dK, W)
+        dmean = grad_dot(np.broadcast_to(self.alpha, Kz.shape)) * self.domain.continuous
+        dvar = -2.0 * grad_dot(W.T) * self.domain.continuous
         return self.params.mean + Kz @ self.alpha, np.maximum(var, 1e-12), dmean, dvar
 
     def posterior_cov(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -150,8 +148,8 @@ class GaussianProcess:
         Xp = self.domain.round(np.atleast_2d(Xp))
         theta = self.params.theta
         L12 = _tri(self.L, self.kernel(theta, self.X, Xp))
-        Cpp = self.kernel(theta, Xp, Xp) + np.exp(self.params.log_noise) * np.eye(len(Xp))
-        L22, _ = cholesky(Cpp - L12.T @ L12)
+        Cpp = self.kernel(theta, Xp, Xp) - L12.T @ L12
+        L22, _ = cholesky(add_diagonal(Cpp, np.exp(self.params.log_noise)))
         n, k = len(self.X), len(Xp)
         L = np.zeros((n + k, n + k))
         L[:n, :n], L[n:, :n], L[n:, n:] = self.L, L12.T, L22
@@ -165,6 +163,15 @@ class GaussianProcess:
         Z[:, column] = grid
         mean, var = self.predict(Z)
         return mean, np.sqrt(var)
+
+
+def add_diagonal(C: np.ndarray, value: float) -> np.ndarray:
+    """``C + value I`` (C itself when value is zero)."""
+    if value == 0.0:
+        return C
+    C = C.copy()
+    C.flat[:: C.shape[0] + 1] += value
+    return C
 
 
 def _tri(L: np.ndarray, B: np.ndarray) -> np.ndarray:
