@@ -40,7 +40,7 @@ NOISE_FLOOR = 1e-6
 #: L-BFGS-B steps of one run of the fit.
 MAX_STEPS = 200
 #: Past this many points the hyperparameters are first fitted on a random subset this large,
-SUBSET = 300
+SUBSET = 200
 #: then refined on all points by at most this many steps.
 POLISH_STEPS = 10
 
@@ -181,7 +181,8 @@ def fit_gp(
     skipped when warm-started), and their best is refined on all points by
     at most :data:`POLISH_STEPS` steps: the hyperparameters of a few hundred
     points are close to those of all of them, so a few full O(n^3) steps
-    finish the job (1,000 points in 20 dimensions: ~2 s instead of ~10 s).
+    finish the job (1,000 points in 20 dimensions, one core: ~3 s cold and
+    ~2 s warm, against ~24 s for full runs, at a log posterior within ~1%).
     """
     k = make_kernel(kernel)
     transform = OutputTransform.fit(y)

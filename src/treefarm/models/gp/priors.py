@@ -18,6 +18,9 @@ interpolate noise, or that are so long the model is flat. The priors
 - noise variance: ``log s2_noise ~ N(-4, 1.5^2)``: small noise is expected,
   large noise must be earned by the data;
 - constant mean: ``N(0, 1)``.
+
+Notation (shapes): x (k,) log-parameters under one prior; ``log_normal``
+returns the log density (a float, up to a constant) and its gradient (k,).
 """
 
 from __future__ import annotations

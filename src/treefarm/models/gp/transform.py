@@ -9,6 +9,12 @@ transform with its MLE exponent (Yeo & Johnson 2000; used for BO by
 Cowen-Rivers et al. 2022, HEBO), which compresses a heavy tail while keeping
 the order of the values, and standardize again. A constant output maps to
 zeros; the fit stays finite.
+
+Notation (shapes):
+    n       observations
+    y       (n,) raw losses;  z = (y - median) / (IQR / 1.349)  (n,)
+    t       (n,) model scale: (yeojohnson(z, lam) - mean) / std
+    lam     the Yeo-Johnson exponent maximizing the normal likelihood of t
 """
 
 from __future__ import annotations
