@@ -259,3 +259,12 @@ def test_transform_y_matches_the_training_targets() -> None:
     gp = fit_gp(X, y, Domain.continuous_box(2), rng=rng)
     np.testing.assert_allclose(gp.transform_y(y), gp.y)
     assert np.all(np.diff(gp.transform_y(np.sort(y))) >= 0)
+
+
+def test_domain_round_handles_several_levels_single_rows_and_ties() -> None:
+    domain = Domain(np.zeros(5, dtype=bool), np.array([3, 5, 0, 0, 0]), (np.array([2, 3, 4]),))
+    x = np.array([0.74, 1.3, 0.6, 0.6, 0.2])
+    np.testing.assert_array_equal(domain.round(x), [0.5, 1.0, 1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(domain.round(x[None, :])[0], domain.round(x))
+    assert domain.round(x) is not x and x[0] == 0.74
+    np.testing.assert_array_equal(Domain.continuous_box(2).round(np.array([[0.3, -0.5]])), [[0.3, -0.5]])

@@ -44,10 +44,11 @@ class Domain:
         kernel applies before distances (Garrido-Merchán & Hernández-Lobato
         2020), so the model is constant between integer values."""
         X = np.array(X, dtype=float, copy=True)
-        for j in np.flatnonzero(self.integer_levels >= 2):
-            k = self.integer_levels[j] - 1
-            col = X[..., j]
-            X[..., j] = np.where(col < 0, col, np.round(np.clip(col, 0.0, 1.0) * k) / k)
+        cols = np.flatnonzero(self.integer_levels >= 2)
+        if cols.size:
+            k = self.integer_levels[cols] - 1.0
+            block = X[..., cols]
+            X[..., cols] = np.where(block < 0, block, np.round(np.clip(block, 0.0, 1.0) * k) / k)
         for group in self.categorical_groups:
             block = X[..., group]
             active = (block >= 0).any(axis=-1, keepdims=True)
