@@ -262,7 +262,7 @@ TUNING = {
         (
             Param("learning_rate", "real", 1e-3, 1.0, log=True),
             Param("max_leaf_nodes", "int", 4, 64, log=True),
-            Param("max_iter", "int", 10, 200),
+            Param("max_iter", "int", 10, 100),
             Param("min_samples_leaf", "int", 2, 64, log=True),
             Param("l2_regularization", "real", 1e-6, 10.0, log=True),
         ),
