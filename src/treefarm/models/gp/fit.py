@@ -81,11 +81,11 @@ def log_posterior(kernel: Kernel, phi: np.ndarray, X: np.ndarray, y: np.ndarray)
 
 
 def _inverse(L: np.ndarray) -> np.ndarray:
-    """C^{-1} from its Cholesky factor L (zeros above the diagonal, so
-    ``L^T`` is the upper factor in Fortran order: no copy) by LAPACK potri (a third of the work of
-    two triangular solves against the identity). It is the one inverse we
-    form: the gradient's trace term ``trace(C^{-1} dK/dtheta)`` has no
-    cheaper exact form."""
+    """C^{-1} from its Cholesky factor L by LAPACK potri (a third of the work
+    of two triangular solves against the identity); L has zeros above the
+    diagonal, so ``L^T`` is the upper factor in Fortran order, with no copy.
+    It is the one inverse we form: the gradient's trace term
+    ``trace(C^{-1} dK/dtheta)`` has no cheaper exact form."""
     from scipy.linalg import lapack
 
     upper, _ = lapack.dpotri(L.T, lower=0)
