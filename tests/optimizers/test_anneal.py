@@ -13,7 +13,7 @@ from treefarm import Anneal, Config, History, Int, Join, Observation, Optimizer,
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.anneal import spread
 from treefarm.optimizers.anneal_moves import HOIST, WRAP, neighbour
-from treefarm.space import convert, sample
+from treefarm.space import convert, sample, validate
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
@@ -87,6 +87,15 @@ def test_proposals_avoid_pending_and_evaluated_configs() -> None:
     for seed in range(20):
         proposals = Anneal(n_startup=5).suggest(space, history, 3, np.random.default_rng(seed))  # type: ignore[arg-type]
         assert len(set(proposals)) == 3 and not set(proposals) & history.seen()
+
+
+def test_a_parent_from_an_older_space_is_repaired_first() -> None:
+    root = convert({"x": Real(0, 1), "k": Join(a={"u": Real(0, 1)}, b={})})
+    parent = Config({"x": 5.0, "k": "c", "k.c.w": 1.0})
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        config = neighbour(root, parent, rng, scale=0.1, rate=0.5)
+        assert validate(root, config) == config
 
 
 def test_a_changed_branch_regrows_its_subtree_from_the_prior() -> None:

@@ -61,7 +61,7 @@ def reflect(u: float) -> float:
 
 def neighbour(space: Space, parent: Config, rng: np.random.Generator, *, scale: float, rate: float) -> Config:
     """A random neighbour of ``parent`` (see the module docstring)."""
-    nodes = _nodes(space, parent)
+    parent, nodes = _nodes(space, parent, rng)
     targets = list(parent)
     forced = targets[int(rng.integers(len(targets)))] if targets else None
     if forced is not None and isinstance(nodes[forced], Join):
@@ -133,16 +133,20 @@ def _graft(space: Space, decisions: dict[str, Scalar], rng: np.random.Generator)
     return walk(space, decide)[0]
 
 
-def _nodes(space: Space, parent: Config) -> dict[str, Decision]:
-    """The decision node at each of ``parent``'s addresses."""
+def _nodes(space: Space, parent: Config, rng: np.random.Generator) -> tuple[Config, dict[str, Decision]]:
+    """``parent`` as a configuration of ``space`` (a decision it lacks or that
+    is no longer valid, as after a bound changed, drawn from the prior) and
+    the decision node at each of its addresses."""
     nodes: dict[str, Decision] = {}
 
     def record(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
         nodes[address] = node
-        return parent[address]
+        old = parent.get(address)
+        if old is None or not _valid(address, node, old, allowed):
+            return draw_decision(node, allowed, rng)
+        return old
 
-    walk(space, record)
-    return nodes
+    return walk(space, record)[0], nodes
 
 
 def _valid(address: str, node: Decision, value: Scalar, allowed: tuple[int, ...]) -> bool:
