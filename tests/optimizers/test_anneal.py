@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from treefarm import Anneal, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
+from treefarm import Anneal, Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.anneal import spread
 from treefarm.optimizers.anneal_moves import HOIST, WRAP, neighbour
@@ -76,7 +76,19 @@ def test_proposals_are_local_steps_of_the_documented_scale() -> None:
     history = History(complete=complete)
     opt = Anneal(n_startup=5, restart=0.0, step=0.1, T0=1.0)
     xs = np.array([opt.suggest(space, history, 1, np.random.default_rng(s))[0]["x"] for s in range(1500)])  # type: ignore[arg-type]
-    assert abs(np.std(xs - 50) - 10) < 1.0
+    assert stats.kstest((xs - 50) / 10, "norm").pvalue > 1e-3
+
+
+def test_each_kind_of_decision_moves_to_a_neighbour() -> None:
+    root = convert({"r": Real(1e-3, 1e3, log=True), "i": Int(0, 100), "c": Choice("a", "b", "c", "d")})
+    parent = Config({"r": 1.0, "i": 50, "c": "a"})
+    rng = np.random.default_rng(0)
+    moves = [neighbour(root, parent, rng, scale=0.001, rate=1.0) for _ in range(600)]
+    decades = np.log10([m["r"] for m in moves])
+    assert stats.kstest(decades / (0.001 * 6), "norm").pvalue > 1e-3
+    assert {m["i"] for m in moves} == {49, 51}
+    counts = [sum(m["c"] == v for m in moves) for v in "bcd"]
+    assert sum(counts) == 600 and stats.chisquare(counts).pvalue > 1e-3
 
 
 def test_proposals_avoid_pending_and_evaluated_configs() -> None:
