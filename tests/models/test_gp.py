@@ -273,3 +273,11 @@ def test_domain_round_handles_several_levels_single_rows_and_ties() -> None:
     np.testing.assert_array_equal(domain.round(x[None, :])[0], domain.round(x))
     assert domain.round(x) is not x and x[0] == 0.74
     np.testing.assert_array_equal(Domain.continuous_box(2).round(np.array([[0.3, -0.5]])), [[0.3, -0.5]])
+
+
+def test_fit_rejects_non_finite_or_misshapen_data_clearly() -> None:
+    X, domain = np.random.default_rng(22).random((5, 2)), Domain.continuous_box(2)
+    with pytest.raises(TreefarmError, match=r"must be finite, but got .* y=1"):
+        fit_gp(X, np.array([1.0, np.nan, 2.0, 3.0, 4.0]), domain, rng=np.random.default_rng(0))
+    with pytest.raises(TreefarmError, match=r"X must be \(n, d\).*d=3"):
+        fit_gp(X, np.ones(5), Domain.continuous_box(3), rng=np.random.default_rng(0))

@@ -94,6 +94,22 @@ def _inverse(L: np.ndarray) -> np.ndarray:
     return full
 
 
+def _checked(X: np.ndarray, y: np.ndarray, domain: Domain) -> tuple[np.ndarray, np.ndarray]:
+    """X and y as float arrays, or a clear error instead of a silently NaN model."""
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    if X.ndim != 2 or X.shape[1] != domain.dim or y.shape != (len(X),) or len(X) == 0:
+        raise TreefarmError(
+            "X must be (n, d) with d the domain's columns and y (n,) with n >= 1, "
+            f"but got X.shape={X.shape}, y.shape={y.shape}, d={domain.dim}"
+        )
+    if not (np.isfinite(X).all() and np.isfinite(y).all()):
+        raise TreefarmError(
+            "X and y must be finite, "
+            f"but got non-finite X rows={int((~np.isfinite(X)).any(1).sum())}, y={int((~np.isfinite(y)).sum())}"
+        )
+    return X, y
+
+
 def _bounds(kernel: Kernel, d: int, deterministic: bool) -> list[tuple[float, float]]:
     bounds = [(-7.0, 7.0)] * kernel.n_params(d)
     for i in kernel.amplitude_indices(d):
@@ -185,9 +201,10 @@ def fit_gp(
     ~2 s warm, against ~24 s for full runs, at a log posterior within ~1%).
     """
     k = make_kernel(kernel)
+    X, y = _checked(X, y, domain)
     transform = OutputTransform.fit(y)
     t = transform(y)
-    Xr = domain.round(np.asarray(X, dtype=float))
+    Xr = domain.round(X)
     n, d = Xr.shape
     bounds = _bounds(k, d, deterministic)
     starts = _starts(k, d, warm_start, n_restarts, rng, deterministic)
