@@ -13,8 +13,6 @@ the changed structure reaches addresses the parent never had:
 - :func:`mutate` changes one decision: a numeric one by a Gaussian step on its
   unit scale (reflected at the bounds), a choice or a join option by drawing
   another option; a changed join option regrows the subtree under it.
-- :func:`perturb_config` changes each decision with some probability (the
-  random-walk proposal of annealing);
 - :func:`crossover` grafts the subtree of a second parent at one of its
   addresses onto the first.
 """
@@ -30,7 +28,7 @@ from ..exceptions import ConfigError
 from ..space import Choice, Config, Int, Join, Real, Space, draw_decision, walk
 from ..space.config import Decision, Scalar, check_decision
 
-__all__ = ["crossover", "mutate", "neighbours", "perturb_config"]
+__all__ = ["crossover", "mutate", "neighbours"]
 
 
 def _reflect(u: float) -> float:
@@ -79,25 +77,6 @@ def mutate(space: Space, parent: Config, rng: np.random.Generator, *, scale: flo
     def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
         old = parent.get(address)
         if address == target and old is not None:
-            return _step(node, old, allowed, rng, scale)
-        return old if _kept(node, address, old, allowed) else draw_decision(node, allowed, rng)
-
-    return walk(space, decide)[0]
-
-
-def perturb_config(
-    space: Space, parent: Config, rng: np.random.Generator, *, scale: float = 0.1, rate: float = 0.5
-) -> Config:
-    """``parent`` with each decision changed with probability ``rate`` (at
-    least one always is): numeric ones by a Gaussian step of ``scale`` on the
-    unit scale, choices and join options to another option (regrowing the
-    subtree of a changed join)."""
-    targets = list(parent)
-    forced = targets[int(rng.integers(len(targets)))] if targets else None
-
-    def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
-        old = parent.get(address)
-        if old is not None and (address == forced or rng.random() < rate):
             return _step(node, old, allowed, rng, scale)
         return old if _kept(node, address, old, allowed) else draw_decision(node, allowed, rng)
 
