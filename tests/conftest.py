@@ -1,4 +1,4 @@
-"""One BLAS thread for the model tests.
+"""One BLAS thread for every test (the README test command runs without CI's environment).
 
 The matrices here are small (tens to hundreds of rows), where BLAS threads
 only add synchronization; on a shared, busy machine OpenBLAS's threads then
