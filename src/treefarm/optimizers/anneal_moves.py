@@ -40,23 +40,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..encoding import numeric_unit, numeric_value
-from ..exceptions import ConfigError
-from ..space import Choice, Config, Int, Join, Real, Space, draw_decision, walk
-from ..space.config import Decision, Scalar, check_decision
+from ..space import Config, Join, Space, draw_decision, walk
+from ..space.config import Decision, Scalar
+from .candidates import step_decision, still_valid
 
-__all__ = ["HOIST", "WRAP", "neighbour", "reflect"]
+__all__ = ["HOIST", "WRAP", "neighbour"]
 
 #: Probability of a hoist, when one is possible, in a structural move.
 HOIST = 1 / 3
 #: Probability of a wrap, when one is possible, in a structural move that is no hoist.
 WRAP = 1 / 2
-
-
-def reflect(u: float) -> float:
-    """``u`` folded into [0, 1] by reflection at both ends."""
-    u = abs(u) % 2.0
-    return 2.0 - u if u > 1.0 else u
 
 
 def neighbour(space: Space, parent: Config, rng: np.random.Generator, *, scale: float, rate: float) -> Config:
@@ -70,11 +63,11 @@ def neighbour(space: Space, parent: Config, rng: np.random.Generator, *, scale: 
 
     def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
         old = parent.get(address)
-        if old is None or not _valid(address, node, old, allowed):
+        if old is None or not still_valid(address, node, old, allowed):
             return draw_decision(node, allowed, rng)
         chance = rate / joins if isinstance(node, Join) else rate
         if address == forced or rng.random() < chance:
-            return _move(node, old, allowed, rng, scale)
+            return step_decision(node, old, allowed, rng, scale)
         return old
 
     return walk(space, decide)[0]
@@ -94,11 +87,11 @@ def _reshape(
     def regrow(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
         probe[address] = node
         if address == at:
-            return _move(node, parent[at], allowed, rng, 0.0)
+            return step_decision(node, parent[at], allowed, rng, 0.0)
         if _inside(address, at) or address not in parent:
             return draw_decision(node, allowed, rng)
         old = parent[address]
-        return old if _valid(address, node, old, allowed) else draw_decision(node, allowed, rng)
+        return old if still_valid(address, node, old, allowed) else draw_decision(node, allowed, rng)
 
     grown = walk(space, regrow)[0]
     slots = [b for b in probe if _inside(b, at) and b != at and probe[b] is nodes[at]]
@@ -126,7 +119,7 @@ def _graft(space: Space, decisions: dict[str, Scalar], rng: np.random.Generator)
 
     def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
         old = decisions.get(address)
-        if old is None or not _valid(address, node, old, allowed):
+        if old is None or not still_valid(address, node, old, allowed):
             return draw_decision(node, allowed, rng)
         return old
 
@@ -142,36 +135,8 @@ def _nodes(space: Space, parent: Config, rng: np.random.Generator) -> tuple[Conf
     def record(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
         nodes[address] = node
         old = parent.get(address)
-        if old is None or not _valid(address, node, old, allowed):
+        if old is None or not still_valid(address, node, old, allowed):
             return draw_decision(node, allowed, rng)
         return old
 
     return walk(space, record)[0], nodes
-
-
-def _valid(address: str, node: Decision, value: Scalar, allowed: tuple[int, ...]) -> bool:
-    """Whether the parent's ``value`` is still a valid decision here."""
-    if isinstance(node, Join):
-        return value in {node.labels[i] for i in allowed}
-    try:
-        check_decision(address, node, value)
-    except ConfigError:
-        return False
-    return True
-
-
-def _move(
-    node: Decision, old: Scalar, allowed: tuple[int, ...], rng: np.random.Generator, scale: float
-) -> Scalar:
-    """A decision near ``old``, different from it where the node allows."""
-    if isinstance(node, (Real, Int)):
-        assert isinstance(old, (int, float))
-        value = numeric_value(node, reflect(numeric_unit(node, float(old)) + scale * rng.standard_normal()))
-        if isinstance(node, Int) and value == old and node.high > node.low:
-            value = int(old) + (
-                1 if old == node.low else -1 if old == node.high else int(rng.choice([-1, 1]))
-            )
-        return value
-    options = node.decisions() if isinstance(node, Choice) else [node.labels[i] for i in allowed]
-    others = [o for o in options if o != old]
-    return others[int(rng.integers(len(others)))] if others else old

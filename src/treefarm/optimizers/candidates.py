@@ -28,21 +28,25 @@ from ..exceptions import ConfigError
 from ..space import Choice, Config, Int, Join, Real, Space, draw_decision, walk
 from ..space.config import Decision, Scalar, check_decision
 
-__all__ = ["crossover", "mutate", "neighbours"]
+__all__ = ["crossover", "mutate", "neighbours", "reflect", "step_decision", "still_valid"]
 
 
-def _reflect(u: float) -> float:
+def reflect(u: float) -> float:
     """``u`` folded into [0, 1] by reflection at both ends."""
     u = abs(u) % 2.0
     return 2.0 - u if u > 1.0 else u
 
 
-def _step(
+def step_decision(
     node: Decision, old: Scalar, allowed: tuple[int, ...], rng: np.random.Generator, scale: float
 ) -> Scalar:
-    """A decision different from ``old`` where the node allows one."""
+    """A decision near ``old``, different from it where the node allows: a
+    Gaussian step of ``scale`` on the unit scale (reflected) for numbers, an
+    integer that rounds back moves one level, another option for a choice or
+    a join."""
     if isinstance(node, (Real, Int)):
-        value = numeric_value(node, _reflect(numeric_unit(node, float(old)) + scale * rng.standard_normal()))  # type: ignore[arg-type]
+        assert isinstance(old, (int, float))
+        value = numeric_value(node, reflect(numeric_unit(node, float(old)) + scale * rng.standard_normal()))
         if isinstance(node, Int) and value == old and node.high > node.low:
             value = int(old) + (
                 1 if old == node.low else -1 if old == node.high else int(rng.choice([-1, 1]))
@@ -53,7 +57,7 @@ def _step(
     return others[int(rng.integers(len(others)))] if others else old
 
 
-def _kept(node: Decision, address: str, value: Scalar | None, allowed: tuple[int, ...]) -> bool:
+def still_valid(address: str, node: Decision, value: Scalar | None, allowed: tuple[int, ...]) -> bool:
     """Whether a parent's decision is still a valid decision here."""
     if value is None:
         return False
@@ -77,8 +81,8 @@ def mutate(space: Space, parent: Config, rng: np.random.Generator, *, scale: flo
     def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
         old = parent.get(address)
         if address == target and old is not None:
-            return _step(node, old, allowed, rng, scale)
-        return old if _kept(node, address, old, allowed) else draw_decision(node, allowed, rng)
+            return step_decision(node, old, allowed, rng, scale)
+        return old if still_valid(address, node, old, allowed) else draw_decision(node, allowed, rng)
 
     return walk(space, decide)[0]
 
@@ -95,7 +99,7 @@ def crossover(space: Space, first: Config, second: Config, rng: np.random.Genera
         donors = (second, first) if inside(address) else (first, second)
         for donor in donors:
             value = donor.get(address)
-            if _kept(node, address, value, allowed):
+            if still_valid(address, node, value, allowed):
                 return value
         return draw_decision(node, allowed, rng)
 
