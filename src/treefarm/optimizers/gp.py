@@ -134,17 +134,14 @@ class GP(Optimizer):
         recursive = analyze(root).recursive
         complete = [o for o in history.complete if math.isfinite(o.loss)]
         startup = self.n_startup or (10 if recursive else startup_size(len(addresses(root))))
+        if len(complete) >= startup:
+            configs = [o.config for o in complete]
+            losses = np.array([o.loss for o in complete])
+            return self._model_points(root, recursive, configs, losses, history, n, rng)
         out: list[Config] = []
         for _ in range(n):
-            seen = history.seen() | set(out)
-            pending = [*history.pending, *out]
-            if len(complete) < startup:
-                taken = [*(o.config for o in complete), *history.failed, *pending]
-                out.append(self._design_point(root, recursive, taken, seen, rng))
-            else:
-                configs = [o.config for o in complete]
-                losses = np.array([o.loss for o in complete])
-                out.append(self._model_point(root, recursive, configs, losses, pending, seen, rng))
+            taken = [*(o.config for o in complete), *history.failed, *history.pending, *out]
+            out.append(self._design_point(root, recursive, taken, history.seen() | set(out), rng))
         return out
 
     def recommend(self, space: Space, history: History) -> Config | None:
@@ -247,20 +244,23 @@ class GP(Optimizer):
             cover = [encoding.decode(x) for x in sobol_candidates(encoding.dim, self.n_candidates, rng)]
         return [*cover, *neighbours(root, parents, self.n_local, rng)]
 
-    def _model_point(
+    def _model_points(
         self,
         root: Space,
         recursive: bool,
         configs: list[Config],
         losses: np.ndarray,
-        pending: list[Config],
-        seen: set[Config],
+        history: History,
+        n: int,
         rng: np.random.Generator,
-    ) -> Config:
+    ) -> list[Config]:
+        """``n`` points from one fit: each chosen point joins the model at its
+        posterior mean (kriging believer) before the next is chosen."""
         from ..acquisition import make_acquisition
         from ..models.gp import fit_gp
         from ..optim import maximize
 
+        pending = list(history.pending)
         candidates = self._candidates(root, recursive, configs, losses, rng)
         encoding = self._encoding(root, recursive, [*configs, *pending, *candidates])
         X, _ = encoding.encode(configs)
@@ -275,21 +275,29 @@ class GP(Optimizer):
         if pending:
             Xp, _ = encoding.encode(pending)
             model = model.condition_on(Xp, model.predict(Xp)[0])
+        best = _incumbent(model, X)
         Xc, Ac = encoding.encode(candidates)
-        acq = make_acquisition(
-            self.acquisition, model, best=_incumbent(model, X), n_observed=len(losses), rng=rng, candidates=Xc
-        )
-        if self.acquisition == "ts":
-            x = Xc[int(np.argmax(acq(Xc, grad=False)[0]))]
-        else:
-            free = Ac & ~_join_columns(encoding)[None, :]
-            x, _ = maximize(
-                acq, _domain(encoding, joins=False), Xc, free=free, n_starts=self.n_starts, rng=rng
+        free = Ac & ~_join_columns(encoding)[None, :]
+        seen = history.seen()
+        out: list[Config] = []
+        for _ in range(n):
+            acq = make_acquisition(
+                self.acquisition, model, best=best, n_observed=len(losses), rng=rng, candidates=Xc
             )
-        config = encoding.decode(x)
-        if config not in seen:
-            return config
-        return _best_unseen(acq, Xc, candidates, seen) or _unseen_draw(root, seen, rng)
+            if self.acquisition == "ts":
+                x = Xc[int(np.argmax(acq(Xc, grad=False)[0]))]
+            else:
+                x, _ = maximize(
+                    acq, _domain(encoding, joins=False), Xc, free=free, n_starts=self.n_starts, rng=rng
+                )
+            config = encoding.decode(x)
+            if config in seen:
+                config = _best_unseen(acq, Xc, candidates, seen) or _unseen_draw(root, seen, rng)
+            out.append(config)
+            seen.add(config)
+            Xo, _ = encoding.encode([config])
+            model = model.condition_on(Xo, model.predict(Xo)[0])
+        return out
 
 
 def _kernel(name: str, recursive: bool) -> Any:
