@@ -132,11 +132,20 @@ def check_state(state: TrialState | str, *, allowed: tuple[TrialState, ...], act
     return checked
 
 
-def check_finish(state: TrialState | str, value: float | None) -> tuple[TrialState, float | None]:
+def check_finish(
+    state: TrialState | str,
+    value: float | None,
+    user_attrs: Mapping[str, JSON],
+    system_attrs: Mapping[str, JSON],
+) -> tuple[TrialState, float | None]:
     """The state and value to store for a finished trial; an error naming them if not allowed.
 
-    COMPLETE needs a finite float; FAILED and PRUNED take None or a finite float.
+    COMPLETE needs a finite float; FAILED and PRUNED take None or a finite float;
+    both attribute mappings must be JSON. Every backend calls this before it
+    touches anything, so a refused finish leaves the storage unchanged.
     """
+    encode_attrs(user_attrs, what="user_attrs")
+    encode_attrs(system_attrs, what="system_attrs")
     finished = (TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
     state = check_state(state, allowed=finished, action="finishing a trial")
     if value is None and state is not TrialState.COMPLETE:

@@ -162,9 +162,7 @@ class InMemoryStorage(Storage):
         user_attrs: Mapping[str, JSON] = _NO_ATTRS,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
     ) -> TrialRecord:
-        state, value = checks.check_finish(state, value)
-        checks.encode_attrs(user_attrs, what="user_attrs")
-        checks.encode_attrs(system_attrs, what="system_attrs")
+        state, value = checks.check_finish(state, value, user_attrs, system_attrs)
         with self._lock:
             trial = self._running(study_id, number, action="finishing a trial")
             trial.user_attrs = _merge(trial.user_attrs, user_attrs, what="user_attrs")

@@ -415,9 +415,7 @@ class SQLStorage(Storage):
         user_attrs: Mapping[str, JSON] = _NO_ATTRS,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
     ) -> TrialRecord:
-        state, value = checks.check_finish(state, value)
-        checks.encode_attrs(user_attrs, what="user_attrs")
-        checks.encode_attrs(system_attrs, what="system_attrs")
+        state, value = checks.check_finish(state, value, user_attrs, system_attrs)
 
         def body(connection: sa.Connection) -> TrialRecord:
             row = _running_trial(connection, study_id, number, action="finishing a trial")
