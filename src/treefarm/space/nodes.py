@@ -123,7 +123,15 @@ class _Numeric(Space):
     log: bool
     prior: Prior
 
-    def _init_prior(self, prior: Prior | None) -> None:
+    def _init(self, low: Any, high: Any, log: bool, prior: Prior | None, cast: type) -> None:
+        """Validate and set the bounds, scale and prior (errors name the class)."""
+        kind = type(self).__name__
+        _check_number(kind, "low", low, cast)
+        _check_number(kind, "high", high, cast)
+        _check_bounds(kind, float(low), float(high), log)
+        object.__setattr__(self, "low", cast(low))
+        object.__setattr__(self, "high", cast(high))
+        object.__setattr__(self, "log", bool(log))
         if prior is not None and not isinstance(prior, (Uniform, Normal)):
             raise SpaceError(
                 f"{type(self).__name__}: prior must be Uniform() or Normal(mu, sigma), "
@@ -151,13 +159,7 @@ class Real(_Numeric):
     __slots__ = ()
 
     def __init__(self, low: float, high: float, *, log: bool = False, prior: Prior | None = None) -> None:
-        _check_number("Real", "low", low, float)
-        _check_number("Real", "high", high, float)
-        _check_bounds("Real", float(low), float(high), log)
-        object.__setattr__(self, "low", float(low))
-        object.__setattr__(self, "high", float(high))
-        object.__setattr__(self, "log", bool(log))
-        self._init_prior(prior)
+        self._init(low, high, log, prior, float)
 
     def __repr__(self) -> str:
         suffix = self._suffix()
@@ -178,13 +180,7 @@ class Int(_Numeric):
     high: int
 
     def __init__(self, low: int, high: int, *, log: bool = False, prior: Prior | None = None) -> None:
-        _check_number("Int", "low", low, int)
-        _check_number("Int", "high", high, int)
-        _check_bounds("Int", float(low), float(high), log)
-        object.__setattr__(self, "low", int(low))
-        object.__setattr__(self, "high", int(high))
-        object.__setattr__(self, "log", bool(log))
-        self._init_prior(prior)
+        self._init(low, high, log, prior, int)
 
     def scale_bounds(self) -> tuple[float, float]:
         """Bounds on the sampling scale, widened by half a step so that rounding a
