@@ -76,7 +76,19 @@ def test_crossover_grafts_a_subtree_of_the_second_parent() -> None:
     G = _grammar()
     rng = np.random.default_rng(4)
     first, second = sample(G, rng, n=2)
+
+    def grafted_at(child, root: str) -> bool:
+        def under(k: str) -> bool:
+            return k == root or k.startswith(root + ".")
+
+        donor = all(child.get(k) == v for k, v in second.items() if under(k))
+        rest = all(child[k] == first[k] for k in child if not under(k) and k in first)
+        return donor and rest
+
+    changed = 0
     for _ in range(30):
         child = crossover(G, first, second, rng)
         validate(G, child)
-        assert any(child.get(k) == v for k, v in second.items())
+        assert any(grafted_at(child, root) for root in second)
+        changed += child != first
+    assert changed > 10
