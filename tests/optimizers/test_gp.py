@@ -121,8 +121,14 @@ def test_startup_size_scales_with_dimension() -> None:
 
 @pytest.mark.parametrize("acquisition", ["ei", "logei", "pi", "logpi", "ucb", "ts", "mes"])
 def test_every_acquisition_runs_and_improves(acquisition: str) -> None:
-    gap = _best(GP(acquisition=acquisition, n_candidates=128, n_local=64), 0, n=20) - BRANIN_MIN
-    assert gap < 2.0
+    """Median over 3 seeds at 20 evaluations; random search's is about 1.1 there.
+    GP-UCB's schedule explores on purpose (about 1.5 here), so it only has to
+    stay within the bound the others beat by far."""
+    gaps = [
+        _best(GP(acquisition=acquisition, n_candidates=128, n_local=64), s, n=20) - BRANIN_MIN
+        for s in range(3)
+    ]
+    assert np.median(gaps) < (2.0 if acquisition == "ucb" else 0.3)
 
 
 def test_same_seed_same_study() -> None:
@@ -159,7 +165,9 @@ def test_posterior_slice_follows_one_parameter() -> None:
 def test_noisy_objective_recommends_the_best_posterior_mean() -> None:
     rng = np.random.default_rng(1)
     configs = sample({"x": Real(0, 1)}, rng, n=30)  # type: ignore[arg-type]
-    noisy = tuple(Observation(c, 4 * (c["x"] - 0.5) ** 2 + 0.1 * float(rng.standard_normal())) for c in configs)
+    noisy = tuple(
+        Observation(c, 4 * (c["x"] - 0.5) ** 2 + 0.1 * float(rng.standard_normal())) for c in configs
+    )
     recommended = GP().recommend({"x": Real(0, 1)}, History(complete=noisy))  # type: ignore[arg-type]
     assert recommended is not None and abs(recommended["x"] - 0.5) < 0.2
     exact = tuple(Observation(c, (c["x"] - 0.5) ** 2) for c in configs)
