@@ -74,3 +74,43 @@ def test_encoding_from_the_configs_of_a_recursive_space() -> None:
     unseen = next(c for c in tf.sample(G, 1, n=200) if set(c) - set(enc.start))
     X2, _ = enc.encode([unseen])
     assert X2.shape == (1, enc.dim)
+
+
+FLAT = {
+    "lr": tf.Real(1e-5, 1e-1, log=True),
+    "x": tf.Real(-2.0, 3.0),
+    "n": tf.Int(1, 8),
+    "width": tf.Int(16, 1024, log=True),
+    "act": tf.Choice("relu", "tanh", "gelu"),
+    "only": tf.Choice("adam"),
+}
+FLAT_ENC = UnitEncoding(FLAT)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.lists(st.floats(-1, 2), min_size=FLAT_ENC.dim, max_size=FLAT_ENC.dim), min_size=1, max_size=5)
+)
+def test_flat_spaces_decode_and_encode_by_columns_as_one_by_one(rows: list[list[float]]) -> None:
+    """The array path of a flat space gives the configurations and vectors of the general walk."""
+    assert FLAT_ENC.flat and not ENC.flat
+    X = np.array(rows)
+    configs = FLAT_ENC.decode_many(X)
+    assert configs == [FLAT_ENC.decode(x) for x in X]
+    assert all(tf.validate(FLAT, c) == c for c in configs)
+    encoded, mask = FLAT_ENC.encode(configs)
+    one_by_one = np.vstack([FLAT_ENC.encode([c])[0] for c in configs])
+    np.testing.assert_allclose(encoded, one_by_one, rtol=0, atol=1e-12)
+    assert mask.all() and encoded.shape == (len(rows), FLAT_ENC.dim)
+
+
+def test_a_choice_of_one_value_has_no_column_and_decodes_to_its_value() -> None:
+    config = tf.validate(FLAT, {"lr": 0.01, "x": 0.0, "n": 2, "width": 64, "act": "relu", "only": "adam"})
+    X, _ = FLAT_ENC.encode([config])
+    assert "only" not in [c.address for c in FLAT_ENC.columns]
+    assert FLAT_ENC.decode(X[0])["only"] == "adam" == FLAT_ENC.decode_many(X)[0]["only"]
+    mixed = {**FLAT, "model": SPACE["model"]}
+    enc = UnitEncoding(mixed)
+    tree = tf.validate(mixed, {**config, "model": "tree", "model.tree.depth": 3})
+    back = enc.decode(enc.encode([tree])[0][0])
+    assert (back["only"], back["model"], back["model.tree.depth"]) == ("adam", "tree", 3)

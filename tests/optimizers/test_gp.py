@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections.abc import Callable
@@ -9,9 +10,9 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from treefarm import Choice, History, Int, Join, Observation, Optimizer, Real, Study, Var, op, sample
+from treefarm import Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op, sample
 from treefarm.exceptions import ConfigError
-from treefarm.optimizers.gp import GP, startup_size
+from treefarm.optimizers.gp import GP, REFIT_ALL, refit_point, startup_size
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
@@ -129,6 +130,27 @@ def test_every_acquisition_runs_and_improves(acquisition: str) -> None:
         for s in range(3)
     ]
     assert np.median(gaps) < (2.0 if acquisition == "ucb" else 0.3)
+
+
+def test_refit_points_follow_the_history_at_a_tenth_of_its_size() -> None:
+    points = [refit_point(n) for n in range(1, 3000)]
+    assert points[:REFIT_ALL] == list(range(1, REFIT_ALL + 1))
+    assert all(a <= b for a, b in itertools.pairwise(points))
+    assert all(n - 1 - n // 10 <= p <= n for n, p in enumerate(points, 1))
+
+
+def test_a_fresh_optimizer_suggests_what_a_cached_one_does() -> None:
+    """The cache of fits never changes a suggestion: a process that resumes a
+    study (empty cache) continues exactly as the one that ran it would have."""
+    study = Study.create(space=BRANIN, algo=GP(n_candidates=64, n_local=32), seed=3)
+    study.optimize(branin, n_trials=27)
+    history = History(complete=tuple(Observation(Config(t.params), t.value) for t in study.trials))  # type: ignore[arg-type]
+    warm = GP(n_candidates=64, n_local=32)
+    for n in (24, 25, 26, 27):  # refit points 24 and 26: the warm optimizer reuses them at 25 and 27
+        part = History(complete=history.complete[:n])
+        first = warm.suggest(BRANIN, part, 1, np.random.default_rng(n))
+        assert GP(n_candidates=64, n_local=32).suggest(BRANIN, part, 1, np.random.default_rng(n)) == first
+        assert warm.suggest(BRANIN, part, 1, np.random.default_rng(n)) == first
 
 
 def test_same_seed_same_study() -> None:

@@ -88,8 +88,11 @@ class UnitEncoding:
         self.space: Space = convert(space)
         columns: list[Column] = []
         self.start: dict[str, int] = {}
+        #: The node of every address, including choices of one value (which have no column).
+        self.nodes: dict[str, Decision] = {}
         for address, node in addresses(self.space) if decisions is None else decisions:
             self.start[address] = len(columns)
+            self.nodes[address] = node
             if isinstance(node, (Real, Int)):
                 columns.append(Column(address, node))
             elif isinstance(node, Choice) and len(node.values) > 1:
@@ -99,6 +102,9 @@ class UnitEncoding:
         self.columns: tuple[Column, ...] = tuple(columns)
         #: An address without a column is an error (static encodings) or ignored (from configs).
         self.strict = decisions is None
+        #: Every address is active in every configuration (no join): encoding and
+        #: decoding many configurations then work column by column on arrays.
+        self.flat = self.strict and not any(isinstance(c.node, Join) for c in columns)
 
     @classmethod
     def for_configs(cls, space: Any, configs: Sequence[Config]) -> UnitEncoding:
@@ -135,21 +141,24 @@ class UnitEncoding:
 
     def encode(self, configs: Sequence[Config]) -> tuple[np.ndarray, np.ndarray]:
         """``(X, A)`` for ``configs``: (n, d) values and (n, d) activity mask."""
+        if self.flat and all(config.keys() == self.start.keys() for config in configs):
+            return self._encode_flat(configs)
         X = np.full((len(configs), self.dim), INACTIVE)
         A = np.zeros((len(configs), self.dim), dtype=bool)
         for i, config in enumerate(configs):
             for address, value in config.items():
-                j = self.start.get(address)
-                if j is not None:
-                    self._encode_one(X[i], A[i], j, value)
+                if address in self.start:
+                    self._encode_one(X[i], A[i], address, value)
                 elif self.strict:
                     raise SpaceError(
                         f"the config has an address the encoding does not know: {address}={value!r}"
                     )
         return X, A
 
-    def _encode_one(self, x: np.ndarray, a: np.ndarray, j: int, value: Scalar) -> None:
-        node = self.columns[j].node
+    def _encode_one(self, x: np.ndarray, a: np.ndarray, address: str, value: Scalar) -> None:
+        node, j = self.nodes[address], self.start[address]
+        if isinstance(node, Choice) and len(node.values) == 1:
+            return
         if isinstance(node, (Real, Int)):
             x[j], a[j] = numeric_unit(node, float(value)), True  # type: ignore[arg-type]
             return
@@ -158,6 +167,45 @@ class UnitEncoding:
         x[j : j + width] = 0.0
         x[j + (index or 0)] = 1.0
         a[j : j + width] = True
+
+    def _encode_flat(self, configs: Sequence[Config]) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`encode` column by column, for a flat space's complete configurations."""
+        X = np.zeros((len(configs), self.dim))
+        for address, j in self.start.items():
+            node = self.nodes[address]
+            values = [config[address] for config in configs]
+            if isinstance(node, Choice) and len(node.values) == 1:
+                continue
+            if isinstance(node, (Real, Int)):
+                lo, hi = node.scale_bounds() if isinstance(node, Real) else _int_bounds(node)
+                t = np.array(values, dtype=float)
+                X[:, j] = ((np.log(t) if node.log else t) - lo) / (hi - lo)
+            else:
+                index = [node.index_of(v) or 0 for v in values]
+                X[np.arange(len(configs)), j + np.array(index, dtype=int)] = 1.0
+        return X, np.ones(X.shape, dtype=bool)
+
+    def decode_many(self, X: np.ndarray) -> list[Config]:
+        """:meth:`decode` of each row of ``X`` (n, d); column by column on arrays for a flat space."""
+        if not self.flat:
+            return [self.decode(x) for x in X]
+        columns: dict[str, list[Scalar]] = {}
+        for address, j in self.start.items():
+            node = self.nodes[address]
+            if isinstance(node, (Real, Int)):
+                lo, hi = node.scale_bounds() if isinstance(node, Real) else _int_bounds(node)
+                t = lo + np.clip(X[:, j], 0.0, 1.0) * (hi - lo)
+                v = np.exp(t) if node.log else t
+                if isinstance(node, Int):
+                    columns[address] = np.clip(np.round(v), node.low, node.high).astype(int).tolist()
+                else:
+                    columns[address] = np.clip(v, node.low, node.high).tolist()
+            else:
+                options = node.decisions()  # type: ignore[union-attr]
+                picks = np.argmax(X[:, j : j + len(options)], axis=1) if len(options) > 1 else [0] * len(X)
+                columns[address] = [options[int(i)] for i in picks]
+        keys = list(columns)
+        return [Config.trusted(dict(zip(keys, row))) for row in zip(*columns.values())]
 
     def decode(self, x: np.ndarray) -> Config:
         """The configuration a vector stands for (only active branches are read)."""
@@ -169,7 +217,8 @@ class UnitEncoding:
             if isinstance(node, (Real, Int)):
                 return numeric_value(node, float(x[j]))
             if isinstance(node, Choice):
-                return node.decisions()[int(np.argmax(x[j : j + len(node.values)]))]
+                options = node.decisions()
+                return options[int(np.argmax(x[j : j + len(options)]))] if len(options) > 1 else options[0]
             scores = x[j : j + len(node.options)]
             return node.labels[max(allowed, key=lambda i: scores[i])]
 

@@ -39,6 +39,18 @@ TPE 3.58/3.48/3.20).
 Tree kernels (Weisfeiler-Lehman features) and the thesis's level-by-level
 choice of join options are the untried alternatives.
 
+Refits (seeds/004's "refit every k trials"): the hyperparameters are fitted
+from scratch, with restarts, at every refit point, and in between the GP is
+conditioned on all observations with the last refit point's hyperparameters
+and output transform (one Cholesky, no optimization). The refit points are every trial up to
+:data:`REFIT_ALL` trials, then every ``s`` trials with ``s`` doubling as the
+history doubles, about a tenth of it (:func:`refit_point`). The fit at a refit
+point ``m`` is a pure function of the first ``m`` complete trials (its
+restarts are seeded by their hash), so caching it changes no result: a
+resumed or parallel run that misses the cache recomputes the same
+hyperparameters. 100 observations in 6 dimensions: ~70 ms CPU for a fit from
+scratch every 8 trials, ~2 ms for the Cholesky otherwise.
+
 Batches of ``n`` are chosen one at a time, each conditioning the model on the
 previous ones at their posterior mean. A configuration already evaluated,
 failed or pending is never suggested while an unseen candidate remains.
@@ -67,7 +79,22 @@ __all__ = ["GP"]
 #: deviation, where a single lucky observation starts to mislead.
 NOISY = 1e-3
 
+#: Up to this many complete trials the hyperparameters are refitted for every suggestion.
+REFIT_ALL = 20
+#: Scratch fits kept per optimizer (a study needs one; a few serve interleaved studies).
+_CACHED_FITS = 8
+
 _ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
+
+
+def refit_point(n: int) -> int:
+    """The last refit point at or before ``n`` complete trials: ``n`` itself up
+    to :data:`REFIT_ALL`, else the last multiple of ``s = 2^floor(log2(n / 10))``
+    (s = 2 from 20 trials, 8 from 80, 64 from 640: about a tenth of n)."""
+    if n <= REFIT_ALL:
+        return n
+    step = 2 ** math.floor(math.log2(n / 10))
+    return n - n % step
 
 
 def startup_size(n_decisions: int) -> int:
@@ -128,6 +155,7 @@ class GP(Optimizer):
         self.n_candidates = n_candidates
         self.n_local = n_local
         self.n_starts = n_starts
+        self._fits: dict[str, Any] = {}
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
@@ -241,7 +269,7 @@ class GP(Optimizer):
             from ..optim import sobol_candidates
 
             encoding = UnitEncoding(root)
-            cover = [encoding.decode(x) for x in sobol_candidates(encoding.dim, self.n_candidates, rng)]
+            cover = encoding.decode_many(sobol_candidates(encoding.dim, self.n_candidates, rng))
         return [*cover, *neighbours(root, parents, self.n_local, rng)]
 
     def _model_points(
@@ -257,20 +285,16 @@ class GP(Optimizer):
         """``n`` points from one fit: each chosen point joins the model at its
         posterior mean (kriging believer) before the next is chosen."""
         from ..acquisition import make_acquisition
-        from ..models.gp import fit_gp
+        from ..models.gp import gp_with_params
         from ..optim import maximize
 
         pending = list(history.pending)
         candidates = self._candidates(root, recursive, configs, losses, rng)
         encoding = self._encoding(root, recursive, [*configs, *pending, *candidates])
         X, _ = encoding.encode(configs)
-        model = fit_gp(
-            X,
-            losses,
-            _domain(encoding),
-            kernel=_kernel(self.kernel, recursive),
-            deterministic=self.deterministic,
-            rng=rng,
+        params, transform = self._fit_at_refit_point(root, recursive, configs, losses)
+        model = gp_with_params(
+            X, losses, _domain(encoding), params, transform, kernel=_kernel(self.kernel, recursive)
         )
         if pending:
             Xp, _ = encoding.encode(pending)
@@ -298,6 +322,36 @@ class GP(Optimizer):
             Xo, _ = encoding.encode([config])
             model = model.condition_on(Xo, model.predict(Xo)[0])
         return out
+
+    def _fit_at_refit_point(
+        self, root: Space, recursive: bool, configs: list[Config], losses: np.ndarray
+    ) -> Any:
+        """The hyperparameters and output transform fitted from scratch on the
+        first :func:`refit_point` complete trials (cached). The restarts' generator is seeded by those
+        trials' hash and they are encoded on their own, so the result depends
+        on them alone, never on the cache's state."""
+        from ..models.gp import fit_gp
+
+        m = refit_point(len(configs))
+        digest = hashlib.sha256(f"{self.kernel} {self.deterministic} {losses[:m].tobytes().hex()}".encode())
+        for config in configs[:m]:
+            digest.update(config.to_json().encode())
+        key = digest.hexdigest()
+        if key not in self._fits:
+            encoding = self._encoding(root, recursive, configs[:m])
+            X, _ = encoding.encode(configs[:m])
+            model = fit_gp(
+                X,
+                losses[:m],
+                _domain(encoding),
+                kernel=_kernel(self.kernel, recursive),
+                deterministic=self.deterministic,
+                rng=np.random.default_rng(int.from_bytes(digest.digest()[:8], "little")),
+            )
+            while len(self._fits) >= _CACHED_FITS:
+                self._fits.pop(next(iter(self._fits)))
+            self._fits[key] = (model.params, model.transform)
+        return self._fits[key]
 
 
 def _kernel(name: str, recursive: bool) -> Any:

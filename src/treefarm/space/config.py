@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, KeysView, Mapping
 from typing import Any
 
 from ..exceptions import ConfigError, format_values
@@ -82,6 +82,10 @@ class Config(Mapping[str, Scalar]):
 
     def __len__(self) -> int:
         return len(self._data)
+
+    def keys(self) -> KeysView[str]:
+        """The addresses (a view of the underlying dict: fast set operations)."""
+        return self._data.keys()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Config):

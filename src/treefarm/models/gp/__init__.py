@@ -1,6 +1,6 @@
 """Gaussian-process regression for Bayesian optimization (NumPy and SciPy only)."""
 
-from .fit import NOISE_FLOOR, fit_gp, log_posterior
+from .fit import NOISE_FLOOR, fit_gp, gp_with_params, log_posterior
 from .kernels import RBF, Kernel, Matern52, Product, Stationary, Sum, make_kernel
 from .regressor import GaussianProcess, GPParams, cholesky
 from .transform import OutputTransform
@@ -18,6 +18,7 @@ __all__ = [
     "Sum",
     "cholesky",
     "fit_gp",
+    "gp_with_params",
     "log_posterior",
     "make_kernel",
 ]

@@ -33,7 +33,7 @@ from .priors import LENGTH_SCALE_SIGMA, NOISE_LOC, NOISE_SCALE, length_scale_loc
 from .regressor import GaussianProcess, GPParams, add_diagonal, cholesky
 from .transform import OutputTransform
 
-__all__ = ["NOISE_FLOOR", "POLISH_STEPS", "SUBSET", "fit_gp", "log_posterior"]
+__all__ = ["NOISE_FLOOR", "POLISH_STEPS", "SUBSET", "fit_gp", "gp_with_params", "log_posterior"]
 
 #: The smallest noise variance on the model's (standardized) scale.
 NOISE_FLOOR = 1e-6
@@ -175,6 +175,24 @@ def _maximize(
         for phi0 in starts
     ]
     return min(results, key=lambda r: float(r.fun)).x
+
+
+def gp_with_params(
+    X: np.ndarray,
+    y: np.ndarray,
+    domain: Domain,
+    params: GPParams,
+    transform: OutputTransform,
+    *,
+    kernel: str | Kernel = "matern52",
+) -> GaussianProcess:
+    """The GP on ``(X, y)`` with the hyperparameters and output transform of an
+    earlier :func:`fit_gp` (on a subset of these points, say): nothing is
+    optimized. Cost: one O(n^3) Cholesky."""
+    X, y = _checked(X, y, domain)
+    return GaussianProcess.build(
+        make_kernel(kernel), params, domain, domain.round(X), transform(y), transform
+    )
 
 
 def fit_gp(
