@@ -9,6 +9,8 @@ seconds of this process (the machine is shared, so wall time would include
 waiting for a core). treefarm: ``optimizer.suggest(space, history, 1, rng)``
 (what ``ask`` calls); Optuna: ``study.ask()`` plus the ``suggest_float``
 calls, then ``study.tell``, after ``study.add_trials`` of the preloaded trials.
+Each library first makes one untimed suggestion from 25 observations, so
+imports and first-call costs are not counted.
 treefarm's peak memory is that of one suggestion at the largest n, traced by
 ``tracemalloc`` (NumPy reports its buffers to it; torch does not, so Optuna
 has no such column).
@@ -49,6 +51,8 @@ def treefarm_time(algo: str, d: int, n: int, repeats: int = 3) -> list[float]:
     import treefarm as tf
 
     space, history, optimizer = _treefarm_setup(algo, d, n)
+    warmup = tf.History(complete=history.complete[:25])  # imports and first-call costs, untimed
+    optimizer.suggest(space, warmup, 1, np.random.default_rng(0))
     times: list[float] = []
     for r in range(repeats):
         start = time.process_time()
@@ -81,17 +85,19 @@ def optuna_time(sampler: str, d: int, n: int, repeats: int = 3) -> list[float]:
         "gp": lambda: optuna.samplers.GPSampler(seed=0),
         "random": lambda: optuna.samplers.RandomSampler(seed=0),
     }
-    study = optuna.create_study(sampler=make[sampler]())
     X, y = _data(d, n)
     dists = {f"x{i}": optuna.distributions.FloatDistribution(0.0, 1.0) for i in range(d)}
-    study.add_trials(
-        [
-            optuna.trial.create_trial(
-                params={f"x{i}": float(v) for i, v in enumerate(row)}, distributions=dists, value=float(v)
-            )
-            for row, v in zip(X, y)
-        ]
-    )
+    trials = [
+        optuna.trial.create_trial(
+            params={f"x{i}": float(v) for i, v in enumerate(row)}, distributions=dists, value=float(v)
+        )
+        for row, v in zip(X, y)
+    ]
+    warmup = optuna.create_study(sampler=make[sampler]())  # imports and first-call costs, untimed
+    warmup.add_trials(trials[:25])
+    warmup.ask().suggest_float("x0", 0.0, 1.0)
+    study = optuna.create_study(sampler=make[sampler]())
+    study.add_trials(trials)
     times: list[float] = []
     for _ in range(repeats):
         start = time.process_time()
