@@ -13,6 +13,14 @@ from .problems import GRAMMAR, SYNTHETIC, TUNING, all_problems
 QUICK_PROBLEMS = ["branin", "hartmann6", "styblinski8", "svc_digits"]
 
 
+#: The head-to-head tables of the report: each treefarm optimizer against the peers its issue names.
+VERSUS = (
+    ("tf-gp", ["optuna-tpe", "optuna-gp", "skopt-gp", "tf-random", "tf-anneal", "tf-tpe"]),
+    ("tf-tpe", ["hyperopt-tpe", "optuna-tpe", "optuna-tpe-uni", "tf-random"]),
+    ("tf-anneal", ["tf-random", "optuna-random"]),
+)
+
+
 def _csv(text: str) -> list[str]:
     return [t for t in text.split(",") if t]
 
@@ -32,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     report = sub.add_parser("report", help="markdown tables (and --plots) from results files")
     report.add_argument("results", type=Path, nargs="+")
     report.add_argument("--plots", type=Path, default=None, help="directory for convergence PNGs")
+    report.add_argument(
+        "--commit", default=None, help="treefarm's rows only from this commit (peers' rows are kept)"
+    )
     scaling = sub.add_parser("scaling", help="time per suggestion against history size")
     scaling.add_argument(
         "--methods", default="tf-random,tf-tpe,tf-anneal,tf-gp,optuna-random,optuna-tpe,optuna-gp"
@@ -82,11 +93,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
         return 0
     if args.command == "report":
-        from .report import plot, problem_table, summary_table
+        from .report import coverage_table, plot, problem_table, select, summary_table, versus_table
         from .runner import read_rows
 
-        rows = [r for path in args.results for r in read_rows(path)]
+        rows = select([r for path in args.results for r in read_rows(path)], args.commit)
         problems = [p for p in all_problems() if any(r["problem"] == p for r in rows)]
+        print(f"\n### Coverage: successful seeds\n\n{coverage_table(rows, problems)}")
+        for ours, peers in VERSUS:
+            print(f"\n### {ours} against its peers: final median regret (seeds)\n")
+            print(versus_table(rows, problems, ours, peers))
         for group, names in (("synthetic", SYNTHETIC), ("tuning", TUNING), ("grammar", GRAMMAR)):
             mine = [p for p in problems if p in names]
             if mine:

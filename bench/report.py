@@ -111,6 +111,54 @@ def summary_table(rows: Rows, problems: list[str], baseline: str = "tf-random") 
     return "\n".join(lines)
 
 
+def select(rows: Rows, commit: str | None) -> Rows:
+    """One row per key (the last), treefarm's rows only from ``commit`` when
+    given: a peer's rows do not depend on treefarm's code, treefarm's do."""
+    by_key = {(r["problem"], r["method"], int(r["seed"]), int(r["budget"])): r for r in rows}
+    return [
+        r
+        for r in by_key.values()
+        if commit is None or not r["method"].startswith("tf-") or r.get("commit") == commit
+    ]
+
+
+def coverage_table(rows: Rows, problems: list[str]) -> str:
+    """Successful seeds per (problem, method); ``cannot`` where a library cannot express the space."""
+    methods = sorted({r["method"] for r in rows})
+    lines = ["| problem | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+    for p in problems:
+        cells = []
+        for m in methods:
+            mine = [r for r in rows if r["problem"] == p and r["method"] == m]
+            ok = sum(r["status"] == "ok" for r in mine)
+            cells.append("cannot" if any(r["status"] == "cannot" for r in mine) else str(ok) if mine else "·")
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def versus_table(rows: Rows, problems: list[str], ours: str, peers: list[str]) -> str:
+    """Final median regret of ``ours`` against each peer per problem (seeds in
+    parentheses), and on how many of the problems both ran ours is no worse."""
+    curves = _curves(rows)
+    cols = [ours, *peers]
+    lines = ["| problem | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+    wins, compared = dict.fromkeys(peers, 0), dict.fromkeys(peers, 0)
+    for p in problems:
+        optimum = _optimum(p, curves)
+        finals = {m: curves[(p, m)][:, -1] - optimum for m in cols if (p, m) in curves}
+        cells = [
+            f"{_fmt(float(np.median(finals[m])))} ({len(finals[m])})" if m in finals else "·" for m in cols
+        ]
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+        for m in peers:
+            if ours in finals and m in finals:
+                wins[m] += int(np.median(finals[ours]) <= np.median(finals[m]))
+                compared[m] += 1
+    counts = " | ".join(f"{wins[m]}/{compared[m]}" for m in peers)
+    lines.append(f"| {ours} no worse on | – | {counts} |")
+    return "\n".join(lines)
+
+
 def plot(rows: Rows, problems: list[str], out_dir: Path) -> list[Path]:
     """One PNG per problem: median best-so-far regret against evaluations."""
     import matplotlib

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from bench.problems import SYNTHETIC, hartmann6, levy, params_to_space
-from bench.report import problem_table, summary_table
+from bench.report import coverage_table, problem_table, select, summary_table, versus_table
 
 from bench import runner
 from treefarm import sample
@@ -80,3 +80,42 @@ def test_a_missing_optimizer_is_a_not_available_row(monkeypatch: pytest.MonkeyPa
     assert row["status"] == "unavailable" and "not available" in row["error"]
     assert runner.run_one("branin", "tf-random", 0, 5)["status"] == "ok"
     assert json.dumps(row)
+
+
+def _row(method: str, seed: int, best: float, commit: str = "new", status: str = "ok") -> dict:
+    losses = [best + 1.0, best] if status == "ok" else []
+    return {
+        "problem": "branin",
+        "method": method,
+        "seed": seed,
+        "budget": 2,
+        "status": status,
+        "losses": losses,
+        "commit": commit,
+    }
+
+
+def test_report_keeps_treefarm_rows_of_one_commit_and_counts_wins() -> None:
+    rows = select(
+        [
+            _row("tf-gp", 0, 9.0, commit="old"),
+            _row("tf-gp", 0, 1.0),
+            _row("tf-gp", 1, 2.0),
+            _row("tf-gp", 2, 5.0, commit="old"),
+            _row("optuna-gp", 0, 3.0, commit="old"),
+            _row("optuna-gp", 1, 4.0, commit="old"),
+            _row("hyperopt-tpe", 0, 0.0, status="cannot"),
+        ],
+        "new",
+    )
+    assert sorted((r["method"], r["seed"]) for r in rows) == [
+        ("hyperopt-tpe", 0),
+        ("optuna-gp", 0),
+        ("optuna-gp", 1),
+        ("tf-gp", 0),
+        ("tf-gp", 1),
+    ]
+    coverage = coverage_table(rows, ["branin"])
+    assert "| branin | cannot | 2 | 2 |" in coverage
+    versus = versus_table(rows, ["branin"], "tf-gp", ["optuna-gp"])
+    assert "1/1" in versus.splitlines()[-1]
