@@ -151,6 +151,10 @@ def test_a_fresh_optimizer_suggests_what_a_cached_one_does() -> None:
         first = warm.suggest(BRANIN, part, 1, np.random.default_rng(n))
         assert GP(n_candidates=64, n_local=32).suggest(BRANIN, part, 1, np.random.default_rng(n)) == first
         assert warm.suggest(BRANIN, part, 1, np.random.default_rng(n)) == first
+    wider = {"x": Real(-5, 20), "y": Real(0, 15)}  # the same trials, encoded otherwise
+    part = History(complete=history.complete[:25])
+    fresh = GP(n_candidates=64, n_local=32).suggest(wider, part, 1, np.random.default_rng(0))
+    assert warm.suggest(wider, part, 1, np.random.default_rng(0)) == fresh
 
 
 def test_same_seed_same_study() -> None:

@@ -155,7 +155,7 @@ class GP(Optimizer):
         self.n_candidates = n_candidates
         self.n_local = n_local
         self.n_starts = n_starts
-        self._fits: dict[str, Any] = {}
+        self._fits: dict[tuple[str, tuple[str, ...]], Any] = {}
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
@@ -327,18 +327,20 @@ class GP(Optimizer):
         self, root: Space, recursive: bool, configs: list[Config], losses: np.ndarray
     ) -> Any:
         """The hyperparameters and output transform fitted from scratch on the
-        first :func:`refit_point` complete trials (cached). The restarts' generator is seeded by those
-        trials' hash and they are encoded on their own, so the result depends
-        on them alone, never on the cache's state."""
+        first :func:`refit_point` complete trials, cached under their hash and
+        the columns they are encoded in (two spaces may share configurations).
+        The restarts' generator is seeded by that hash and the trials are
+        encoded on their own, so the result depends on them alone, never on
+        the cache's state."""
         from ..models.gp import fit_gp
 
         m = refit_point(len(configs))
         digest = hashlib.sha256(f"{self.kernel} {self.deterministic} {losses[:m].tobytes().hex()}".encode())
         for config in configs[:m]:
             digest.update(config.to_json().encode())
-        key = digest.hexdigest()
+        encoding = self._encoding(root, recursive, configs[:m])
+        key = (digest.hexdigest(), _fingerprint(encoding))
         if key not in self._fits:
-            encoding = self._encoding(root, recursive, configs[:m])
             X, _ = encoding.encode(configs[:m])
             model = fit_gp(
                 X,
@@ -352,6 +354,14 @@ class GP(Optimizer):
                 self._fits.pop(next(iter(self._fits)))
             self._fits[key] = (model.params, model.transform)
         return self._fits[key]
+
+
+def _fingerprint(encoding: UnitEncoding) -> tuple[str, ...]:
+    """The encoding's columns as text: address and bounds or options of each."""
+    return tuple(
+        f"{c.address}={c.node.labels if isinstance(c.node, Join) else c.node!r}:{c.option}"
+        for c in encoding.columns
+    )
 
 
 def _kernel(name: str, recursive: bool) -> Any:
