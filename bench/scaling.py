@@ -18,6 +18,7 @@ has no such column).
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -138,7 +139,7 @@ def table(methods: list[str], dims: list[int], sizes: list[int], *, cap: float =
                     largest = n
             peak = f"{treefarm_peak_mb(algo, d, largest):.0f}" if lib == "tf" and largest else "–"
             lines.append(f"| {m} | {d} | " + " | ".join(cells) + f" | {peak} |")
-            print(lines[-1], flush=True)
+            print(lines[-1], file=sys.stderr, flush=True)  # progress; the table goes to stdout at the end
     return "\n".join(lines)
 
 
