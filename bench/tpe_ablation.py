@@ -1,0 +1,120 @@
+"""Which of TPE's settings close the gap to Optuna's default TPESampler?
+
+treefarm's TPE keeps the seed's defaults (seeds/000: gamma 0.25 of the
+trials in l(x), 20 random start-up trials, 24 candidates, univariate). This
+runs variants that change one setting at a time on the synthetic set, in
+this process (the optimizer's time is not measured here), and prints the
+final median regret per problem beside the peers' medians from a results
+file, so a change of defaults can be argued from figures:
+
+    python -m bench.tpe_ablation bench/results/main.jsonl [--seeds 10]
+
+Rows go to ``bench/results/tpe_ablation.jsonl`` (resumable: a variant,
+problem and seed already there is not rerun).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .problems import SYNTHETIC
+from .report import _curves, select
+from .runner import read_rows
+
+OUT = Path(__file__).parent / "results" / "tpe_ablation.jsonl"
+PEERS = ("optuna-tpe", "optuna-tpe-uni", "hyperopt-tpe")
+
+
+def optuna_split(n: int) -> int:
+    """Optuna's ``default_gamma``: the best ``min(ceil(0.1 n), 25)`` trials make l(x)."""
+    return min(math.ceil(0.1 * n), 25)
+
+
+def variants() -> dict[str, Callable[[], Any]]:
+    import treefarm as tf
+
+    return {
+        "seed defaults": lambda: tf.TPE(),
+        "multivariate": lambda: tf.TPE(multivariate=True),
+        "Optuna's split": lambda: tf.TPE(gamma=optuna_split),
+        "multivariate, Optuna's split": lambda: tf.TPE(gamma=optuna_split, multivariate=True),
+        "multivariate, 10 start-up": lambda: tf.TPE(multivariate=True, n_startup=10),
+        "multivariate, Optuna's split, 10 start-up": lambda: tf.TPE(
+            gamma=optuna_split, multivariate=True, n_startup=10
+        ),
+    }
+
+
+def run(seeds: int, budget: int = 100) -> list[dict[str, Any]]:
+    import treefarm as tf
+
+    rows = [json.loads(line) for line in OUT.read_text().splitlines()] if OUT.exists() else []
+    done = {(r["variant"], r["problem"], r["seed"]) for r in rows}
+    with OUT.open("a") as fh:
+        for name, make in variants().items():
+            for p, problem in SYNTHETIC.items():
+                for seed in range(seeds):
+                    if (name, p, seed) in done:
+                        continue
+                    study = tf.Study.create(space=problem.treefarm_space(), algo=make(), seed=seed)
+                    best = math.inf
+                    for _ in range(budget):
+                        trial = study.ask()
+                        value = problem.objective(problem.flat_value(trial.value))
+                        study.tell(trial, value)
+                        best = min(best, value)
+                    row = {"variant": name, "problem": p, "seed": seed, "regret": best - problem.optimum}
+                    fh.write(json.dumps(row) + "\n")
+                    fh.flush()
+                    rows.append(row)
+    return rows
+
+
+def table(rows: list[dict[str, Any]], peer_rows: list[dict[str, Any]]) -> str:
+    problems = list(SYNTHETIC)
+    curves = _curves(peer_rows)
+    head = "| variant | " + " | ".join(problems) + " | no worse than optuna-tpe |"
+    lines = [head, "|---|" + "---|" * (len(problems) + 1)]
+    reference = {
+        p: float(np.median(curves[(p, "optuna-tpe")][:, -1])) - SYNTHETIC[p].optimum
+        for p in problems
+        if (p, "optuna-tpe") in curves
+    }
+    for peer in PEERS:
+        cells = [
+            f"{np.median(curves[(p, peer)][:, -1]) - SYNTHETIC[p].optimum:.3g}"
+            if (p, peer) in curves
+            else "·"
+            for p in problems
+        ]
+        lines.append(f"| {peer} (peer) | " + " | ".join(cells) + " | |")
+    for name in variants():
+        meds = {
+            p: float(np.median([r["regret"] for r in rows if r["variant"] == name and r["problem"] == p]))
+            for p in problems
+        }
+        wins = sum(meds[p] <= reference[p] for p in problems if p in reference)
+        lines.append(
+            f"| {name} | " + " | ".join(f"{meds[p]:.3g}" for p in problems) + f" | {wins}/{len(reference)} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path, help="a benchmark results file with the peers' rows")
+    parser.add_argument("--seeds", type=int, default=10)
+    args = parser.parse_args()
+    rows = run(args.seeds)
+    print(table(rows, select(read_rows(args.results), None)))
+
+
+if __name__ == "__main__":
+    main()
