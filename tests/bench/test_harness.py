@@ -119,3 +119,27 @@ def test_report_keeps_treefarm_rows_of_one_commit_and_counts_wins() -> None:
     assert "| branin | cannot | 2 | 2 |" in coverage
     versus = versus_table(rows, ["branin"], "tf-gp", ["optuna-gp"])
     assert "1/1" in versus.splitlines()[-1]
+
+
+def test_tpe_ablation_table_counts_the_problems_no_worse_than_optuna() -> None:
+    from bench.problems import SYNTHETIC
+    from bench.tpe_ablation import table, variants
+
+    peers = [
+        {
+            "problem": p,
+            "method": "optuna-tpe",
+            "seed": 0,
+            "budget": 1,
+            "status": "ok",
+            "losses": [f.optimum + 1.0],
+        }
+        for p, f in SYNTHETIC.items()
+    ]
+    regret = {name: (0.5 if name == "seed defaults" else 2.0) for name in variants()}
+    rows = [
+        {"variant": v, "problem": p, "seed": 0, "regret": r} for v, r in regret.items() for p in SYNTHETIC
+    ]
+    lines = table(rows, peers).splitlines()
+    assert next(line for line in lines if line.startswith("| seed defaults |")).endswith("| 6/6 |")
+    assert next(line for line in lines if line.startswith("| multivariate |")).endswith("| 0/6 |")
