@@ -94,7 +94,7 @@ Result = dict[str, Any]
 
 def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
     if method in TREEFARM:
-        return _treefarm(TREEFARM[method], problem, seed, budget)
+        return run_treefarm(TREEFARM[method], problem, seed, budget)
     if problem.space is not None and not method.startswith("optuna"):
         raise CannotExpressError(f"{method} cannot express the recursive space of {problem.name}")
     runners: dict[str, Callable[[str, Problem, int, int], Result]] = {
@@ -105,15 +105,18 @@ def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
     return runners[method.split("-")[0]](method, problem, seed, budget)
 
 
-def _treefarm(algo: str, problem: Problem, seed: int, budget: int) -> Result:
+def run_treefarm(algo: Any, problem: Problem, seed: int, budget: int) -> Result:
+    """One treefarm study on ``problem``: ``algo`` is a method's algorithm name
+    (:data:`TREEFARM`'s values) or an optimizer instance."""
     import treefarm as tf
 
-    if algo.removesuffix("-mv") not in tf.optimizers.available():
-        raise NotAvailableError(
-            f"treefarm optimizer not available: algo={algo!r}, registered={tf.optimizers.available()}"
-        )
-    optimizer: Any = tf.TPE(multivariate=True) if algo == "tpe-mv" else algo
-    study = tf.Study.create(space=problem.treefarm_space(), algo=optimizer, seed=seed)
+    if isinstance(algo, str):
+        if algo.removesuffix("-mv") not in tf.optimizers.available():
+            raise NotAvailableError(
+                f"treefarm optimizer not available: algo={algo!r}, registered={tf.optimizers.available()}"
+            )
+        algo = tf.TPE(multivariate=True) if algo == "tpe-mv" else algo
+    study = tf.Study.create(space=problem.treefarm_space(), algo=algo, seed=seed)
     losses, clock = [], Stopwatch()
     for _ in range(budget):
         clock.start()

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .problems import all_problems
+from .runner import key_of
 
 Rows = list[dict[str, Any]]
 
@@ -114,7 +115,7 @@ def summary_table(rows: Rows, problems: list[str], baseline: str = "tf-random") 
 def select(rows: Rows, commit: str | None) -> Rows:
     """One row per key (the last), treefarm's rows only from ``commit`` when
     given: a peer's rows do not depend on treefarm's code, treefarm's do."""
-    by_key = {(r["problem"], r["method"], int(r["seed"]), int(r["budget"])): r for r in rows}
+    by_key = {key_of(r): r for r in rows}
     return [
         r
         for r in by_key.values()

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .methods import run_treefarm
 from .problems import SYNTHETIC
 from .report import _curves, select
 from .runner import read_rows
@@ -53,8 +54,6 @@ def variants() -> dict[str, Callable[[], Any]]:
 
 
 def run(seeds: int, budget: int = 100) -> list[dict[str, Any]]:
-    import treefarm as tf
-
     rows = [json.loads(line) for line in OUT.read_text().splitlines()] if OUT.exists() else []
     done = {(r["variant"], r["problem"], r["seed"]) for r in rows}
     with OUT.open("a") as fh:
@@ -63,13 +62,7 @@ def run(seeds: int, budget: int = 100) -> list[dict[str, Any]]:
                 for seed in range(seeds):
                     if (name, p, seed) in done:
                         continue
-                    study = tf.Study.create(space=problem.treefarm_space(), algo=make(), seed=seed)
-                    best = math.inf
-                    for _ in range(budget):
-                        trial = study.ask()
-                        value = problem.objective(problem.flat_value(trial.value))
-                        study.tell(trial, value)
-                        best = min(best, value)
+                    best = min(run_treefarm(make(), problem, seed, budget)["losses"])
                     row = {"variant": name, "problem": p, "seed": seed, "regret": best - problem.optimum}
                     fh.write(json.dumps(row) + "\n")
                     fh.flush()

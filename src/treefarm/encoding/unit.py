@@ -54,19 +54,24 @@ class Column:
 
 def numeric_unit(node: Real | Int, value: float) -> float:
     """The position of ``value`` in [0, 1] on the node's scale (log for ``log=True``)."""
-    lo, hi = node.scale_bounds() if isinstance(node, Real) else _int_bounds(node)
+    lo, hi = _unit_bounds(node)
     t = math.log(value) if node.log else float(value)
     return (t - lo) / (hi - lo)
 
 
-def _int_bounds(node: Int) -> tuple[float, float]:
+def _unit_bounds(node: Real | Int) -> tuple[float, float]:
+    """The scale values at 0 and 1: a real's bounds on its sampling scale; an
+    integer's own bounds (not :meth:`Int.scale_bounds`, which widens them by
+    half a step for sampling)."""
+    if isinstance(node, Real):
+        return node.scale_bounds()
     return (math.log(node.low), math.log(node.high)) if node.log else (float(node.low), float(node.high))
 
 
 def numeric_value(node: Real | Int, u: float) -> float | int:
     """The value at unit position ``u`` (clipped to [0, 1]; integers rounded)."""
     u = min(max(u, 0.0), 1.0)
-    lo, hi = node.scale_bounds() if isinstance(node, Real) else _int_bounds(node)
+    lo, hi = _unit_bounds(node)
     t = lo + u * (hi - lo)
     x = math.exp(t) if node.log else t
     if isinstance(node, Int):
@@ -173,11 +178,11 @@ class UnitEncoding:
         X = np.zeros((len(configs), self.dim))
         for address, j in self.start.items():
             node = self.nodes[address]
-            values = [config[address] for config in configs]
             if isinstance(node, Choice) and len(node.values) == 1:
                 continue
+            values = [config[address] for config in configs]
             if isinstance(node, (Real, Int)):
-                lo, hi = node.scale_bounds() if isinstance(node, Real) else _int_bounds(node)
+                lo, hi = _unit_bounds(node)
                 t = np.array(values, dtype=float)
                 X[:, j] = ((np.log(t) if node.log else t) - lo) / (hi - lo)
             else:
@@ -193,7 +198,7 @@ class UnitEncoding:
         for address, j in self.start.items():
             node = self.nodes[address]
             if isinstance(node, (Real, Int)):
-                lo, hi = node.scale_bounds() if isinstance(node, Real) else _int_bounds(node)
+                lo, hi = _unit_bounds(node)
                 t = lo + np.clip(X[:, j], 0.0, 1.0) * (hi - lo)
                 v = np.exp(t) if node.log else t
                 if isinstance(node, Int):

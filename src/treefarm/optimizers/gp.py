@@ -255,21 +255,21 @@ class GP(Optimizer):
     def _candidates(
         self,
         root: Space,
-        recursive: bool,
+        flat: UnitEncoding | None,
         configs: list[Config],
         losses: np.ndarray,
         rng: np.random.Generator,
     ) -> list[Config]:
-        """Space-covering candidates (scrambled Sobol points decoded, or prior
-        draws for a recursive space) and neighbours of the five best."""
+        """Space-covering candidates (scrambled Sobol points decoded by the
+        encoding of a non-recursive space, or prior draws for a recursive one,
+        ``flat=None``) and neighbours of the five best."""
         parents = [configs[i] for i in np.argsort(losses, kind="stable")[:5]]
-        if recursive:
+        if flat is None:
             cover = sample(root, rng, n=self.n_candidates)
         else:
             from ..optim import sobol_candidates
 
-            encoding = UnitEncoding(root)
-            cover = encoding.decode_many(sobol_candidates(encoding.dim, self.n_candidates, rng))
+            cover = flat.decode_many(sobol_candidates(flat.dim, self.n_candidates, rng))
         return [*cover, *neighbours(root, parents, self.n_local, rng)]
 
     def _model_points(
@@ -289,10 +289,11 @@ class GP(Optimizer):
         from ..optim import maximize
 
         pending = list(history.pending)
-        candidates = self._candidates(root, recursive, configs, losses, rng)
-        encoding = self._encoding(root, recursive, [*configs, *pending, *candidates])
+        flat = None if recursive else UnitEncoding(root)
+        candidates = self._candidates(root, flat, configs, losses, rng)
+        encoding = flat or UnitEncoding.for_configs(root, [*configs, *pending, *candidates])
         X, _ = encoding.encode(configs)
-        params, transform = self._fit_at_refit_point(root, recursive, configs, losses)
+        params, transform = self._fit_at_refit_point(root, recursive, configs, losses, encoding)
         model = gp_with_params(
             X, losses, _domain(encoding), params, transform, kernel=_kernel(self.kernel, recursive)
         )
@@ -324,28 +325,34 @@ class GP(Optimizer):
         return out
 
     def _fit_at_refit_point(
-        self, root: Space, recursive: bool, configs: list[Config], losses: np.ndarray
+        self,
+        root: Space,
+        recursive: bool,
+        configs: list[Config],
+        losses: np.ndarray,
+        encoding: UnitEncoding,
     ) -> Any:
         """The hyperparameters and output transform fitted from scratch on the
         first :func:`refit_point` complete trials, cached under their hash and
-        the columns they are encoded in (two spaces may share configurations).
-        The restarts' generator is seeded by that hash and the trials are
-        encoded on their own, so the result depends on them alone, never on
-        the cache's state."""
+        the columns of ``encoding`` (the suggestion's) that their addresses use
+        (two spaces may share configurations). The restarts' generator is
+        seeded by that hash and the trials are encoded on their own, so the
+        result depends on them alone, never on the cache's state."""
         from ..models.gp import fit_gp
 
         m = refit_point(len(configs))
         digest = hashlib.sha256(f"{self.kernel} {self.deterministic} {losses[:m].tobytes().hex()}".encode())
         for config in configs[:m]:
             digest.update(config.to_json().encode())
-        encoding = self._encoding(root, recursive, configs[:m])
-        key = (digest.hexdigest(), _fingerprint(encoding))
+        used = set().union(*(config.keys() for config in configs[:m]))
+        key = (digest.hexdigest(), _fingerprint(encoding, used))
         if key not in self._fits:
-            X, _ = encoding.encode(configs[:m])
+            prefix = self._encoding(root, recursive, configs[:m])
+            X, _ = prefix.encode(configs[:m])
             model = fit_gp(
                 X,
                 losses[:m],
-                _domain(encoding),
+                _domain(prefix),
                 kernel=_kernel(self.kernel, recursive),
                 deterministic=self.deterministic,
                 rng=np.random.default_rng(int.from_bytes(digest.digest()[:8], "little")),
@@ -356,11 +363,12 @@ class GP(Optimizer):
         return self._fits[key]
 
 
-def _fingerprint(encoding: UnitEncoding) -> tuple[str, ...]:
-    """The encoding's columns as text: address and bounds or options of each."""
+def _fingerprint(encoding: UnitEncoding, addresses: set[str]) -> tuple[str, ...]:
+    """The encoding's columns of ``addresses`` as text: address and bounds or options of each."""
     return tuple(
         f"{c.address}={c.node.labels if isinstance(c.node, Join) else c.node!r}:{c.option}"
         for c in encoding.columns
+        if c.address in addresses
     )
 
 
