@@ -22,6 +22,7 @@ __all__ = [
     "check_finish",
     "check_seed",
     "check_state",
+    "check_study",
     "decode",
     "encode_attrs",
     "encode_params",
@@ -117,6 +118,13 @@ def check_seed(seed: int | None) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int) or not -SEED_LIMIT < seed < SEED_LIMIT:
         got = format_values(seed=seed)
         raise StorageError(f"seed must be None or an int with |seed| < 2**63, but got {got}")
+
+
+def check_study(direction: str, seed: int | None, attrs: Mapping[str, JSON]) -> str:
+    """A new study's arguments checked (errors name the bad one); its attrs as stored text."""
+    check_direction(direction)
+    check_seed(seed)
+    return encode_attrs(attrs, what="attrs")
 
 
 def check_state(state: TrialState | str, *, allowed: tuple[TrialState, ...], action: str) -> TrialState:

@@ -69,9 +69,7 @@ class InMemoryStorage(Storage):
         attrs: Mapping[str, JSON],
         load_if_exists: bool = False,
     ) -> StudyRecord:
-        checks.check_direction(direction)
-        checks.check_seed(seed)
-        text = checks.encode_attrs(attrs, what="attrs")
+        text = checks.check_study(direction, seed, attrs)
         with self._lock:
             if name in self._names:
                 if load_if_exists:

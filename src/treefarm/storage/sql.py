@@ -268,9 +268,7 @@ class SQLStorage(Storage):
         attrs: Mapping[str, JSON],
         load_if_exists: bool = False,
     ) -> StudyRecord:
-        checks.check_direction(direction)
-        checks.check_seed(seed)
-        text = checks.encode_attrs(attrs, what="attrs")
+        text = checks.check_study(direction, seed, attrs)
         exists = StorageError(f"the study name must be new, but got {format_values(name=name)}")
 
         def body(connection: sa.Connection) -> StudyRecord:
