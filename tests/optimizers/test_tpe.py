@@ -104,6 +104,45 @@ def test_categorical_proposals_follow_the_prescribed_distribution() -> None:
         )
 
 
+def test_a_candidate_is_a_whole_configuration_scored_by_its_summed_log_ratio() -> None:
+    """Two parameters: each of the 24 candidates draws x from l_x and k from l_k,
+    and the winner maximizes log l_x/g_x + log l_k/g_k (not each separately)."""
+    xs = [0.2, 0.5, 0.55, 0.05, 0.8, 0.9, 0.95, 0.7, 0.35, 0.1]
+    ks = ["a", "a", "b", "a", "a", "a", "b", "c", "c", "c"]
+    losses = [0, 0, 0, 1, 1, 1, 1, 1, 1, 1]
+    history = History(
+        complete=tuple(Observation(Config({"x": x, "k": k}), loss) for x, k, loss in zip(xs, ks, losses))
+    )
+    tpe, space = TPE(n_startup=1, gamma=lambda n: 3), {"x": Real(0, 1), "k": Choice("a", "b", "c")}
+    ours = [tpe.suggest(space, history, 1, np.random.default_rng(s))[0] for s in range(1500)]  # type: ignore[arg-type]
+
+    rng = np.random.default_rng(10_000)
+    lm, ls = np.array([0.5, 0.2, 0.5, 0.55]), np.concatenate([[1.0], bandwidths(np.array([0.2, 0.5, 0.55]), 0, 1)])
+    bad = np.array(xs[3:])
+    gm, gs = np.concatenate([[0.5], bad]), np.concatenate([[1.0], bandwidths(bad, 0, 1)])
+    # k alone would always be "b" (ratio 5/3 against 5/4 for "a"); with the sum, the winner's x is
+    # the best of the candidates that drew "b" (about 8), not of all 24, so x's distribution shifts.
+    pl, pg = np.array([3.0, 2.0, 1.0]) / 6, np.array([4.0, 2.0, 4.0]) / 10
+
+    def pdf(x: np.ndarray, mu: np.ndarray, sd: np.ndarray) -> np.ndarray:
+        return stats.truncnorm.pdf(x[:, None], -mu / sd, (1 - mu) / sd, loc=mu, scale=sd).mean(1)
+
+    reference_x, reference_k = [], []
+    for _ in range(1500):
+        c = rng.integers(len(lm), size=24)
+        x = stats.truncnorm.rvs(-lm[c] / ls[c], (1 - lm[c]) / ls[c], loc=lm[c], scale=ls[c], random_state=rng)
+        k = rng.choice(3, size=24, p=pl)
+        best = np.argmax(np.log(pdf(x, lm, ls) / pdf(x, gm, gs)) + np.log(pl[k] / pg[k]))
+        reference_x.append(x[best])
+        reference_k.append(k[best])
+    assert stats.ks_2samp([float(c["x"]) for c in ours], reference_x).pvalue > 1e-3  # type: ignore[arg-type]
+    observed = np.array([sum(c["k"] == label for c in ours) for label in "abc"])
+    expected = np.bincount(reference_k, minlength=3)
+    mask = expected > 0
+    assert observed[~mask].sum() == 0
+    assert stats.chisquare(observed[mask], expected[mask] / expected[mask].sum() * len(ours)).pvalue > 1e-3
+
+
 def test_conditional_parameters_use_only_trials_where_they_were_active() -> None:
     space = {"m": Join(a={"u": Real(0, 1)}, b={"u": Real(0, 1)})}
     rng = np.random.default_rng(0)
