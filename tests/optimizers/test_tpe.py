@@ -117,7 +117,10 @@ def test_a_candidate_is_a_whole_configuration_scored_by_its_summed_log_ratio() -
     ours = [tpe.suggest(space, history, 1, np.random.default_rng(s))[0] for s in range(1500)]  # type: ignore[arg-type]
 
     rng = np.random.default_rng(10_000)
-    lm, ls = np.array([0.5, 0.2, 0.5, 0.55]), np.concatenate([[1.0], bandwidths(np.array([0.2, 0.5, 0.55]), 0, 1)])
+    lm, ls = (
+        np.array([0.5, 0.2, 0.5, 0.55]),
+        np.concatenate([[1.0], bandwidths(np.array([0.2, 0.5, 0.55]), 0, 1)]),
+    )
     bad = np.array(xs[3:])
     gm, gs = np.concatenate([[0.5], bad]), np.concatenate([[1.0], bandwidths(bad, 0, 1)])
     # k alone would always be "b" (ratio 5/3 against 5/4 for "a"); with the sum, the winner's x is
