@@ -41,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("results", type=Path, nargs="+")
     report.add_argument("--plots", type=Path, default=None, help="directory for convergence PNGs")
     report.add_argument(
-        "--commit", default=None, help="treefarm's rows only from this commit (peers' rows are kept)"
+        "--commit",
+        action="append",
+        help="treefarm's rows only from this commit, or METHOD=COMMIT for one method (repeatable);"
+        " peers' rows are kept",
     )
     scaling = sub.add_parser("scaling", help="time per suggestion against history size")
     scaling.add_argument(
@@ -93,10 +96,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
         return 0
     if args.command == "report":
-        from .report import coverage_table, plot, problem_table, select, summary_table, versus_table
+        from .report import (
+            coverage_table,
+            parse_commits,
+            plot,
+            problem_table,
+            select,
+            summary_table,
+            versus_table,
+        )
         from .runner import read_rows
 
-        rows = select([r for path in args.results for r in read_rows(path)], args.commit)
+        rows = select([r for path in args.results for r in read_rows(path)], parse_commits(args.commit))
         problems = [p for p in all_problems() if any(r["problem"] == p for r in rows)]
         print(f"\n### Coverage: successful seeds\n\n{coverage_table(rows, problems)}")
         for ours, peers in VERSUS:

@@ -19,6 +19,7 @@ Measures, per problem and method, over seeds:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,15 +113,30 @@ def summary_table(rows: Rows, problems: list[str], baseline: str = "tf-random") 
     return "\n".join(lines)
 
 
-def select(rows: Rows, commit: str | None) -> Rows:
+def select(rows: Rows, commit: str | Mapping[str, str] | None) -> Rows:
     """One row per key (the last), treefarm's rows only from ``commit`` when
-    given: a peer's rows do not depend on treefarm's code, treefarm's do."""
-    by_key = {key_of(r): r for r in rows}
-    return [
-        r
-        for r in by_key.values()
-        if commit is None or not r["method"].startswith("tf-") or r.get("commit") == commit
-    ]
+    given: a peer's rows do not depend on treefarm's code, treefarm's do.
+    ``commit`` is one commit for every treefarm method, or a mapping from
+    method to commit whose ``"*"`` entry is the default (an optimizer rerun
+    after a change, the others kept from the commit they were run on)."""
+    wanted = {"*": commit} if isinstance(commit, str) else dict(commit or {})
+
+    def kept(r: dict[str, Any]) -> bool:
+        if not wanted or not r["method"].startswith("tf-"):
+            return True
+        return r.get("commit") == wanted.get(r["method"], wanted.get("*"))
+
+    by_key = {key_of(r): r for r in rows if kept(r)}
+    return list(by_key.values())
+
+
+def parse_commits(values: Sequence[str] | None) -> dict[str, str]:
+    """``--commit`` arguments: ``C`` (every treefarm method) or ``METHOD=C``."""
+    out: dict[str, str] = {}
+    for value in values or ():
+        method, _, commit = value.rpartition("=")
+        out[method or "*"] = commit
+    return out
 
 
 def coverage_table(rows: Rows, problems: list[str]) -> str:

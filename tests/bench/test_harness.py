@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from bench.problems import SYNTHETIC, hartmann6, levy, params_to_space
-from bench.report import coverage_table, problem_table, select, summary_table, versus_table
+from bench.report import coverage_table, parse_commits, problem_table, select, summary_table, versus_table
 
 from bench import runner
 from treefarm import sample
@@ -119,6 +119,20 @@ def test_report_keeps_treefarm_rows_of_one_commit_and_counts_wins() -> None:
     assert "| branin | cannot | 2 | 2 |" in coverage
     versus = versus_table(rows, ["branin"], "tf-gp", ["optuna-gp"])
     assert "1/1" in versus.splitlines()[-1]
+
+
+def test_report_takes_each_treefarm_method_from_its_own_commit() -> None:
+    rows = [
+        _row("tf-gp", 0, 1.0, commit="old"),
+        _row("tf-tpe", 0, 9.0, commit="old"),
+        _row("tf-tpe", 0, 2.0, commit="new"),
+        _row("tf-gp", 0, 7.0, commit="new"),
+        _row("tf-tpe", 1, 8.0, commit="old"),
+    ]
+    commits = parse_commits(["old", "tf-tpe=new"])
+    assert commits == {"*": "old", "tf-tpe": "new"}
+    kept = {(r["method"], r["seed"]): r["losses"][-1] for r in select(rows, commits)}
+    assert kept == {("tf-gp", 0): 1.0, ("tf-tpe", 0): 2.0}
 
 
 def test_tpe_ablation_table_counts_the_problems_no_worse_than_optuna() -> None:
