@@ -67,12 +67,12 @@ def run_one(problem: str, method: str, seed: int, budget: int) -> dict[str, Any]
             status="error", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-2000:]
         )
     row["wall"] = time.perf_counter() - start
-    row["commit"] = _commit()
+    row["commit"] = head_commit()
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return row
 
 
-def _commit() -> str:
+def head_commit() -> str:
     """The repository's HEAD (the treefarm code a run used; the tree is edited while benchmarks run)."""
     done = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent

@@ -1,16 +1,20 @@
 """Which of TPE's settings close the gap to Optuna's default TPESampler?
 
 treefarm's TPE keeps the seed's defaults (seeds/000: gamma 0.25 of the
-trials in l(x), 20 random start-up trials, 24 candidates, univariate). This
-runs variants that change one setting at a time on the synthetic set, in
-this process (the optimizer's time is not measured here), and prints the
-final median regret per problem beside the peers' medians from a results
-file, so a change of defaults can be argued from figures:
+trials in l(x), 20 random start-up trials, 24 candidates, univariate
+densities) and chooses among 24 whole configurations drawn from l. This runs
+variants that change one thing at a time on the synthetic set, in this
+process (the optimizer's time is not measured here), and prints the final
+median regret per problem beside the peers' medians from a results file, so
+a change of defaults can be argued from figures:
 
-    python -m bench.tpe_ablation bench/results/main.jsonl [--seeds 10]
+    python -m bench.tpe_ablation bench/results/main.jsonl [--seeds 30]
 
-Rows go to ``bench/results/tpe_ablation.jsonl`` (resumable: a variant,
-problem and seed already there is not rerun).
+"per-address choice" is Hyperopt's and Optuna's univariate proposal, each
+address keeping its own best of 24 draws (treefarm's before it chose whole
+configurations). Rows go to ``bench/results/tpe_ablation.jsonl`` with the commit
+that made them (resumable: a variant, problem and seed already there from
+this commit is not rerun; rows of other commits are ignored).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import numpy as np
 from .methods import run_treefarm
 from .problems import SYNTHETIC
 from .report import _curves, select
-from .runner import read_rows
+from .runner import head_commit, read_rows
 
 OUT = Path(__file__).parent / "results" / "tpe_ablation.jsonl"
 PEERS = ("optuna-tpe", "optuna-tpe-uni", "hyperopt-tpe")
@@ -38,11 +42,31 @@ def optuna_split(n: int) -> int:
     return min(math.ceil(0.1 * n), 25)
 
 
+def per_address_tpe() -> Any:
+    """TPE whose every address keeps its own best draw (the per-address mode of l/g)."""
+    import treefarm as tf
+    from treefarm.space import walk
+
+    class PerAddressTPE(tf.TPE):
+        def _propose(self, root: Any, below: Any, above: Any, rng: np.random.Generator) -> Any:
+            def decide(address: str, node: Any, allowed: tuple[int, ...]) -> Any:
+                good, bad = below[1].get(address, []), above[1].get(address, [])
+                values, log_ratio = self._draws(node, allowed, good, bad, rng)
+                return values[int(np.argmax(log_ratio))]
+
+            return walk(root, decide)[0]
+
+    return PerAddressTPE()
+
+
 def variants() -> dict[str, Callable[[], Any]]:
     import treefarm as tf
 
     return {
         "seed defaults": lambda: tf.TPE(),
+        "per-address choice": per_address_tpe,
+        "linear forgetting (25)": lambda: tf.TPE(forget=25),
+        "10 start-up": lambda: tf.TPE(n_startup=10),
         "multivariate": lambda: tf.TPE(multivariate=True),
         "Optuna's split": lambda: tf.TPE(gamma=optuna_split),
         "multivariate, Optuna's split": lambda: tf.TPE(gamma=optuna_split, multivariate=True),
@@ -54,7 +78,10 @@ def variants() -> dict[str, Callable[[], Any]]:
 
 
 def run(seeds: int, budget: int = 100) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in OUT.read_text().splitlines()] if OUT.exists() else []
+    """The rows of this commit for ``seeds`` seeds, running the missing ones."""
+    commit = head_commit()
+    old = [json.loads(line) for line in OUT.read_text().splitlines()] if OUT.exists() else []
+    rows = [r for r in old if r.get("commit") == commit and r["seed"] < seeds]
     done = {(r["variant"], r["problem"], r["seed"]) for r in rows}
     with OUT.open("a") as fh:
         for name, make in variants().items():
@@ -63,7 +90,13 @@ def run(seeds: int, budget: int = 100) -> list[dict[str, Any]]:
                     if (name, p, seed) in done:
                         continue
                     best = min(run_treefarm(make(), problem, seed, budget)["losses"])
-                    row = {"variant": name, "problem": p, "seed": seed, "regret": best - problem.optimum}
+                    row = {
+                        "variant": name,
+                        "problem": p,
+                        "seed": seed,
+                        "regret": best - problem.optimum,
+                        "commit": commit,
+                    }
                     fh.write(json.dumps(row) + "\n")
                     fh.flush()
                     rows.append(row)
@@ -103,7 +136,7 @@ def table(rows: list[dict[str, Any]], peer_rows: list[dict[str, Any]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="a benchmark results file with the peers' rows")
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=30)
     args = parser.parse_args()
     rows = run(args.seeds)
     print(table(rows, select(read_rows(args.results), None)))

@@ -157,3 +157,14 @@ def test_tpe_ablation_table_counts_the_problems_no_worse_than_optuna() -> None:
     lines = table(rows, peers).splitlines()
     assert next(line for line in lines if line.startswith("| seed defaults |")).endswith("| 6/6 |")
     assert next(line for line in lines if line.startswith("| multivariate |")).endswith("| 0/6 |")
+
+
+def test_the_ablations_per_address_tpe_runs_a_study() -> None:
+    import treefarm as tf
+    from bench.tpe_ablation import per_address_tpe
+
+    study = tf.Study.create(
+        space={"x": tf.Real(0, 1), "k": tf.Choice("a", "b")}, algo=per_address_tpe(), seed=0
+    )
+    study.optimize(lambda v: abs(v["x"] - 0.3) + (v["k"] == "b"), n_trials=30)
+    assert study.best_value < 0.2
