@@ -160,8 +160,9 @@ def test_tpe_ablation_table_counts_the_problems_no_worse_than_optuna() -> None:
 
 
 def test_the_ablations_per_address_tpe_runs_a_study() -> None:
-    import treefarm as tf
     from bench.tpe_ablation import per_address_tpe
+
+    import treefarm as tf
 
     study = tf.Study.create(
         space={"x": tf.Real(0, 1), "k": tf.Choice("a", "b")}, algo=per_address_tpe(), seed=0
