@@ -176,6 +176,35 @@ def test_tpe_runs_on_a_grammar_and_beats_random_search() -> None:
     assert np.median([best(TPE(), s) for s in range(3)]) <= np.median([best("random", s) for s in range(3)])
 
 
+def test_a_position_no_trial_reached_learns_from_the_same_node_elsewhere_in_the_tree() -> None:
+    """A chain grammar whose leaf is best near 0.9 at every depth, and deeper is better:
+    when TPE first reaches a depth, that leaf address has no observation of its own,
+    and its value comes from the leaf's estimators tied over all depths."""
+    wrap = op(lambda x: ("wrap", x), name="wrap")
+    G = Var("G", max_depth=12)
+    G.define(wrap(G) | Real(0, 1))
+
+    def depth_and_leaf(value: object) -> tuple[int, float]:
+        depth = 0
+        while isinstance(value, tuple):
+            value, depth = value[1], depth + 1
+        return depth, float(value)  # type: ignore[arg-type]
+
+    first_visits = []
+    for seed in range(3):
+        study = Study.create(space=G, algo=TPE(), seed=seed)
+        reached: set[int] = set()
+        for i in range(60):
+            trial = study.ask()
+            depth, leaf = depth_and_leaf(trial.value)
+            if i >= 20 and depth not in reached:
+                first_visits.append(abs(leaf - 0.9))
+            reached.add(depth)
+            study.tell(trial, abs(leaf - 0.9) - 0.1 * depth)
+    assert len(first_visits) >= 10
+    assert np.median(first_visits) < 0.1
+
+
 def _branin(v: dict) -> float:
     x, y = v["x"], v["y"]
     b, c, t = 5.1 / (4 * math.pi**2), 5 / math.pi, 1 / (8 * math.pi)
