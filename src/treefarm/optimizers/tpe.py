@@ -196,6 +196,9 @@ class TPE(Optimizer):
         space), an address no good trial reached uses its node's estimators
         pooled over every position (see the module docstring)."""
         fixed = self._joint(root, below, above, rng) if self.multivariate else {}
+        flat = _flat_addresses(root)
+        if flat is not None:
+            return self._propose_flat(root, flat, below, above, fixed, rng)
         pools: dict[tuple[str, tuple[int, ...]], tuple[list[Scalar], np.ndarray]] = {}
         configs: list[Config] = []
         scores = np.zeros(self.n_candidates)
@@ -216,6 +219,29 @@ class TPE(Optimizer):
 
             configs.append(walk(root, decide)[0])
         return configs[int(np.argmax(scores))]
+
+    def _propose_flat(
+        self,
+        root: Space,
+        flat: list[tuple[str, Decision]],
+        below: _Columns,
+        above: _Columns,
+        fixed: dict[str, Scalar],
+        rng: np.random.Generator,
+    ) -> Config:
+        """:meth:`_propose` for a space without joins, where every candidate
+        visits every address: the same draws, in walk order, and the same
+        winner, scored as arrays and built by a single walk."""
+        columns: dict[str, list[Scalar]] = {}
+        scores = np.zeros(self.n_candidates)
+        for address, node in flat:
+            if address not in fixed:
+                good, bad = below[1].get(address, []), above[1].get(address, [])
+                columns[address], log_ratio = self._draws(node, (), good, bad, rng)
+                scores += log_ratio
+        j = int(np.argmax(scores))
+        chosen = {a: column[j] for a, column in columns.items()} | fixed
+        return walk(root, lambda address, node, allowed: chosen[address])[0]
 
     def _draws(
         self,
@@ -330,6 +356,15 @@ def _joint_logpdf(dims: Sequence[NumericParzen], X: Sequence[np.ndarray]) -> np.
     """Log density of the product-kernel mixture: components shared across dimensions."""
     total = sum(est.component_logpdf(x) for est, x in zip(dims, X))
     return logsumexp_rows(total + np.log(dims[0].w))
+
+
+def _flat_addresses(root: Space) -> list[tuple[str, Decision]] | None:
+    """(address, node) of every decision, in walk order, when the space has no
+    join (so every configuration has them all); ``None`` otherwise."""
+    if analyze(root).recursive:
+        return None
+    nodes = addresses(root)
+    return None if any(isinstance(node, Join) for _, node in nodes) else nodes
 
 
 def _numeric_addresses(root: Space) -> list[tuple[str, Real | Int]]:
