@@ -48,7 +48,9 @@ def per_address_tpe() -> Any:
     from treefarm.space import walk
 
     class PerAddressTPE(tf.TPE):
-        def _propose(self, root: Any, below: Any, above: Any, rng: np.random.Generator) -> Any:
+        def _propose(
+            self, root: Any, below: Any, above: Any, rng: np.random.Generator, tied: Any = None
+        ) -> Any:
             def decide(address: str, node: Any, allowed: tuple[int, ...]) -> Any:
                 good, bad = below[1].get(address, []), above[1].get(address, [])
                 values, log_ratio = self._draws(node, allowed, good, bad, rng)
