@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,23 @@ def test_a_dying_worker_process_fails_its_trial_only() -> None:
     died = [t for t in study.trials if "died" in t.system_attrs.get("fail_reason", "")]
     assert any(t.params["x"] > 3.0 for t in died)
     assert all(t.params["x"] <= 3.0 for t in study.trials if t.state is TrialState.COMPLETE)
+
+
+def test_a_trial_submitted_after_its_batch_broke_the_pool_runs_in_a_fresh_one() -> None:
+    """The race behind a flaky run: a trial of the batch kills its worker before
+    the next trial is submitted, so submitting to the broken pool must not fail."""
+    from treefarm.study.parallel import Evaluator
+
+    ev = Evaluator(objectives.quadratic, n_jobs=2, backend="process", wants_trial=False)
+    with ev:
+        broken = ev._get_pool()
+        with pytest.raises(BrokenProcessPool):
+            broken.submit(os._exit, 1).result()
+        study = tf.Study.create(space=objectives.SPACE, seed=0)
+        trials = [study.ask(), study.ask()]
+        outcomes = ev.run(trials)
+    assert [o.state for o, _ in outcomes] == [TrialState.COMPLETE, TrialState.COMPLETE]
+    assert ev._pool is None
 
 
 def test_unpicklable_objective_is_a_clear_error() -> None:

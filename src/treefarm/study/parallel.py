@@ -92,25 +92,48 @@ class Evaluator:
         """Evaluate ``trials``; results in the same order."""
         if self.n_jobs == 1 or (len(trials) <= 1 and self.backend == "thread"):
             return [_evaluate_inline(self.objective, t, self.wants_trial) for t in trials]
-        pool = self._get_pool()
         if self.backend == "thread":
+            pool = self._get_pool()
             futures = [pool.submit(_evaluate_inline, self.objective, t, self.wants_trial) for t in trials]
             return [f.result() for f in futures]
         submitted: list[Future[tuple[str, Any]] | Result] = []
+        pools: dict[int, Executor] = {}
         for t in trials:
             try:
-                submitted.append(pool.submit(call_in_worker, self.objective, t.value))
+                future, pools[len(submitted)] = self._submit(t)
+                submitted.append(future)
             except (pickle.PicklingError, TypeError, AttributeError) as exc:
                 submitted.append((from_exception(exc), None))
-        return [self._collect(item) for item in submitted]
+        return [self._collect(item, pools.get(i)) for i, item in enumerate(submitted)]
 
-    def _collect(self, item: Future[tuple[str, Any]] | Result) -> Result:
+    def _submit(self, trial: Trial) -> tuple[Future[tuple[str, Any]], Executor]:
+        """Send ``trial`` to a worker; the future and the pool it went to.
+
+        A trial submitted earlier in the batch may already have killed its
+        worker, which breaks the pool: this trial then goes to a fresh pool,
+        since it did not run (only the trials the broken pool held fail)."""
+        pool = self._get_pool()
+        try:
+            return pool.submit(call_in_worker, self.objective, trial.value), pool
+        except BrokenProcessPool:
+            self._forget(pool)
+            pool = self._get_pool()
+            return pool.submit(call_in_worker, self.objective, trial.value), pool
+
+    def _forget(self, pool: Executor) -> None:
+        """Stop using a broken pool (its remaining futures fail as died)."""
+        if self._pool is pool:
+            self._pool = None
+        pool.shutdown(wait=False)
+
+    def _collect(self, item: Future[tuple[str, Any]] | Result, pool: Executor | None) -> Result:
         if isinstance(item, tuple):
             return item
         try:
             kind, payload = item.result()
         except BrokenProcessPool as exc:
-            self._pool = None
+            if pool is not None:
+                self._forget(pool)
             reason = f"the worker process died while evaluating the trial: {exc}"
             return Outcome(TrialState.FAILED, system_attrs={"fail_reason": reason}), None
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
