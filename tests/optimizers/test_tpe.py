@@ -146,6 +146,27 @@ def test_a_candidate_is_a_whole_configuration_scored_by_its_summed_log_ratio() -
     assert stats.chisquare(observed[mask], expected[mask] / expected[mask].sum() * len(ours)).pvalue > 1e-3
 
 
+def test_losses_tied_at_the_quantile_go_to_g_so_a_plateau_is_left() -> None:
+    """l holds y < y* and g y >= y* (seeds/000). 20 of 40 trials on a plateau in
+    [0.4, 0.5], the rest in [0.6, 1] and worse. With distinct plateau losses its best
+    10 make l and proposals stay at its edge; when all 20 tie at the best loss, y* is
+    that loss, l is left to the prior, and proposals move to the unexplored [0, 0.4)."""
+    rng = np.random.default_rng(0)
+    plateau, elsewhere = rng.uniform(0.4, 0.5, 20), rng.uniform(0.6, 1.0, 20)
+
+    def median_proposal(plateau_losses: np.ndarray) -> float:
+        complete = [Observation(Config({"x": float(x)}), float(y)) for x, y in zip(plateau, plateau_losses)]
+        complete += [Observation(Config({"x": float(x)}), 1.0) for x in elsewhere]
+        history = History(complete=tuple(complete))
+        xs = [
+            TPE().suggest({"x": Real(0, 1)}, history, 1, np.random.default_rng(s))[0]["x"] for s in range(100)
+        ]  # type: ignore[arg-type]
+        return float(np.median(xs))  # type: ignore[arg-type]
+
+    assert median_proposal(np.arange(20) * 1e-9) > 0.25
+    assert median_proposal(np.zeros(20)) < 0.15
+
+
 def test_conditional_parameters_use_only_trials_where_they_were_active() -> None:
     space = {"m": Join(a={"u": Real(0, 1)}, b={"u": Real(0, 1)})}
     rng = np.random.default_rng(0)

@@ -4,7 +4,9 @@ Bergstra, Bardenet, Bengio & Kégl (2011), "Algorithms for hyper-parameter
 optimization"; the defaults are hyperopt's, as seeds/000 documents them:
 
 - the completed trials are split at the quantile ``gamma = 0.25`` of their
-  losses: the best ``ceil(gamma n)`` make ``l(x)``, the rest ``g(x)``
+  losses: the best ``ceil(gamma n)`` make ``l(x)``, the rest ``g(x)``; the
+  seed's ``y < y*`` for l and ``y >= y*`` for g sends losses tied across the
+  boundary to g
   (hyperopt's code takes ``ceil(gamma sqrt(n))``, at most 25, and Optuna's
   ``min(ceil(0.1 n), 25)``; either is a ``gamma`` function away);
 - maximizing expected improvement is maximizing ``l(x) / g(x)``: 24
@@ -149,7 +151,8 @@ class TPE(Optimizer):
         self.forget = forget
 
     def n_below(self, n: int) -> int:
-        """How many of ``n`` completed trials make ``l(x)``: at least 1."""
+        """How many of ``n`` completed trials make ``l(x)`` at most (at least 1;
+        fewer when losses tie across the boundary, see ``_strictly_below``)."""
         below = self.gamma(n) if callable(self.gamma) else math.ceil(self.gamma * n)
         return int(min(max(below, 1), n))
 
@@ -162,8 +165,9 @@ class TPE(Optimizer):
             for _ in range(n):
                 out.append(_unseen(lambda: sample(root, rng), [*seen, *out]))
             return out
-        order = np.argsort([o.loss for o in complete], kind="stable")
-        k = self.n_below(len(complete))
+        losses = np.array([o.loss for o in complete])
+        order = np.argsort(losses, kind="stable")
+        k = _strictly_below(losses[order], self.n_below(len(complete)))
         good = [complete[i].config for i in np.sort(order[:k])]
         worse = [complete[i].config for i in np.sort(order[k:])]
         below = _columns(good)
@@ -318,6 +322,17 @@ def _columns(configs: Sequence[Config]) -> _Columns:
         for address, values in zip(keys, zip(*(tuple(row.values()) for row in run))):
             columns.setdefault(address, []).extend(values)
     return len(configs), columns
+
+
+def _strictly_below(sorted_losses: np.ndarray, k: int) -> int:
+    """How many losses lie strictly below ``y*``, the best loss outside the
+    ``k`` best: ``k`` unless ties straddle the boundary, which all go to g
+    (seeds/000: l for ``y < y*``, g for ``y >= y*``). A plateau of equal
+    losses larger than the quantile then leaves l to the prior, so the search
+    moves off it instead of sampling it over and over."""
+    if k >= len(sorted_losses):
+        return k
+    return int(np.searchsorted(sorted_losses, sorted_losses[k], side="left"))
 
 
 def _node_columns(root: Space, configs: Sequence[Config]) -> dict[int, list[Scalar]]:
