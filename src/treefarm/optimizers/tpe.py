@@ -86,6 +86,7 @@ from ..space import (
     convert,
     draw_decision,
     sample,
+    trace,
     walk,
 )
 from ..space.config import Decision, Scalar
@@ -151,8 +152,9 @@ class TPE(Optimizer):
         self.forget = forget
 
     def n_below(self, n: int) -> int:
-        """How many of ``n`` completed trials make ``l(x)`` at most (at least 1;
-        fewer when losses tie across the boundary, see ``_strictly_below``)."""
+        """How many of ``n`` completed trials make ``l(x)``: ``ceil(gamma n)``,
+        at least 1 (``suggest`` takes fewer when losses tie across the boundary,
+        see ``_strictly_below``)."""
         below = self.gamma(n) if callable(self.gamma) else math.ceil(self.gamma * n)
         return int(min(max(below, 1), n))
 
@@ -341,25 +343,13 @@ def _node_columns(root: Space, configs: Sequence[Config]) -> dict[int, list[Scal
     node at many addresses). A config the space no longer accepts adds nothing."""
     columns: dict[int, list[Scalar]] = {}
     for config in configs:
-        for key, value in _node_values(root, config):
-            columns.setdefault(key, []).append(value)
+        try:
+            decisions = trace(root, config)
+        except ConfigError:
+            continue
+        for address, node in decisions:
+            columns.setdefault(id(node), []).append(config[address])
     return columns
-
-
-def _node_values(root: Space, config: Config) -> list[tuple[int, Scalar]]:
-    """(node identity, value) of each decision of ``config``, in walk order."""
-    values = config.to_dict()
-    out: list[tuple[int, Scalar]] = []
-
-    def replay(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
-        out.append((id(node), values[address]))
-        return values[address]
-
-    try:
-        walk(root, replay)
-    except (KeyError, ConfigError):
-        return []
-    return out
 
 
 def _concat(a: dict[int, list[Scalar]], b: dict[int, list[Scalar]]) -> dict[int, list[Scalar]]:
