@@ -42,8 +42,8 @@ def optuna_split(n: int) -> int:
     return min(math.ceil(0.1 * n), 25)
 
 
-def per_address_tpe() -> Any:
-    """TPE whose every address keeps its own best draw (the per-address mode of l/g)."""
+def per_address_tpe(**options: Any) -> Any:
+    """TPE (with ``options``) whose every address keeps its own best draw (the per-address mode of l/g)."""
     import treefarm as tf
     from treefarm.space import walk
 
@@ -58,7 +58,7 @@ def per_address_tpe() -> Any:
 
             return walk(root, decide)[0]
 
-    return PerAddressTPE()
+    return PerAddressTPE(**options)
 
 
 def variants() -> dict[str, Callable[[], Any]]:
