@@ -167,6 +167,29 @@ def test_losses_tied_at_the_quantile_go_to_g_so_a_plateau_is_left() -> None:
     assert median_proposal(np.zeros(20)) < 0.15
 
 
+def test_a_space_without_joins_gets_the_same_proposals_from_its_array_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The one-walk path of a join-free space is only faster: with it switched off
+    (every candidate walked), the same history and seeds give the same configs."""
+    import treefarm.optimizers.tpe as tpe_module
+
+    space = {"x": Real(-5, 10), "n": Int(1, 100, log=True), "k": Choice("a", "b", "c")}
+    rng = np.random.default_rng(0)
+    complete = tuple(
+        Observation(Config({"x": float(x), "n": int(n), "k": str(k)}), float(abs(x - 2) + np.log(n)))
+        for x, n, k in zip(rng.uniform(-5, 10, 40), rng.integers(1, 101, 40), rng.choice(list("abc"), 40))
+    )
+    history = History(complete=complete)
+
+    def proposals() -> list[Config]:
+        return [TPE().suggest(space, history, 2, np.random.default_rng(s))[1] for s in range(20)]  # type: ignore[arg-type]
+
+    fast = proposals()
+    monkeypatch.setattr(tpe_module, "_flat_addresses", lambda root: None)
+    assert proposals() == fast
+
+
 def test_conditional_parameters_use_only_trials_where_they_were_active() -> None:
     space = {"m": Join(a={"u": Real(0, 1)}, b={"u": Real(0, 1)})}
     rng = np.random.default_rng(0)
