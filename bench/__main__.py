@@ -46,6 +46,13 @@ def main(argv: list[str] | None = None) -> int:
         help="treefarm's rows only from this commit, or METHOD=COMMIT for one method (repeatable);"
         " peers' rows are kept",
     )
+    report.add_argument(
+        "--gap",
+        action="append",
+        default=[],
+        metavar="OURS:PEER",
+        help="also test whether OURS's final regret differs from PEER's beyond seed noise (repeatable)",
+    )
     scaling = sub.add_parser("scaling", help="time per suggestion against history size")
     scaling.add_argument(
         "--methods", default="tf-random,tf-tpe,tf-anneal,tf-gp,optuna-random,optuna-tpe,optuna-gp"
@@ -98,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "report":
         from .report import (
             coverage_table,
+            gap_table,
             parse_commits,
             plot,
             problem_table,
@@ -107,12 +115,19 @@ def main(argv: list[str] | None = None) -> int:
         )
         from .runner import read_rows
 
+        gaps = [tuple(pair.split(":")) for pair in args.gap]
+        bad_gaps = [pair for pair, gap in zip(args.gap, gaps) if len(gap) != 2 or not all(gap)]
+        if bad_gaps:
+            parser.error(f"--gap takes OURS:PEER (two method names), but got {bad_gaps}")
         rows = select([r for path in args.results for r in read_rows(path)], parse_commits(args.commit))
         problems = [p for p in all_problems() if any(r["problem"] == p for r in rows)]
         print(f"\n### Coverage: successful seeds\n\n{coverage_table(rows, problems)}")
         for ours, peers in VERSUS:
             print(f"\n### {ours} against its peers: final median regret (seeds)\n")
             print(versus_table(rows, problems, ours, peers))
+        for ours, peer in gaps:
+            print(f"\n### {ours} against {peer}: difference of final median regret, and is it noise?\n")
+            print(gap_table(rows, problems, ours, peer))
         for group, names in (("synthetic", SYNTHETIC), ("tuning", TUNING), ("grammar", GRAMMAR)):
             mine = [p for p in problems if p in names]
             if mine:

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 from bench.problems import SYNTHETIC, hartmann6, levy, params_to_space
-from bench.report import coverage_table, parse_commits, problem_table, select, summary_table, versus_table
+from bench.report import (
+    coverage_table,
+    gap_table,
+    parse_commits,
+    problem_table,
+    select,
+    summary_table,
+    versus_table,
+)
 
 from bench import runner
 from treefarm import sample
@@ -133,6 +141,34 @@ def test_report_takes_each_treefarm_method_from_its_own_commit() -> None:
     assert commits == {"*": "old", "tf-tpe": "new"}
     kept = {(r["method"], r["seed"]): r["losses"][-1] for r in select(rows, commits)}
     assert kept == {("tf-gp", 0): 1.0, ("tf-tpe", 0): 2.0}
+
+
+def test_the_gap_table_tells_a_real_gap_from_seed_noise() -> None:
+    """20 seeds each, Branin's optimum (0.397887) added so regrets are the values below."""
+    base = 0.397887
+    spread = [0.1 * i for i in range(20)]
+    rows = [
+        *(_row("tf-tpe", s, base + 5.0 + x) for s, x in enumerate(spread)),
+        *(_row("optuna-tpe", s, base + x) for s, x in enumerate(spread)),
+        *(_row("tf-random", s, base + x + (0.05 if s % 2 else -0.05)) for s, x in enumerate(spread)),
+    ]
+    worse = gap_table(rows, ["branin"], "tf-tpe", "optuna-tpe").splitlines()[-1]
+    assert worse.endswith("| worse |") and "| 0.000 |" in worse
+    better = gap_table(rows, ["branin"], "optuna-tpe", "tf-tpe").splitlines()[-1]
+    assert better.endswith("| better |")
+    noise = gap_table(rows, ["branin"], "tf-random", "optuna-tpe")
+    assert noise.splitlines()[-1].endswith("| not resolved |")
+    assert noise == gap_table(rows, ["branin"], "tf-random", "optuna-tpe")
+    assert len(gap_table(rows, ["branin"], "tf-tpe", "hyperopt-tpe").splitlines()) == 2
+
+
+def test_report_rejects_a_malformed_gap_pair(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main(["report", "missing.jsonl", "--gap", "tf-tpe", "--gap", "tf-tpe:optuna-tpe"])
+    err = capsys.readouterr().err
+    assert "OURS:PEER" in err and "['tf-tpe']" in err
 
 
 def test_tpe_ablation_table_counts_the_problems_no_worse_than_optuna() -> None:
