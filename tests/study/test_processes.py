@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -65,9 +66,40 @@ def test_sigkill_mid_run_then_resume_loses_nothing(tmp_path: Path) -> None:
     study.optimize(objectives.quadratic, budget - len(after))
     final = [t for t in study.trials if t.state is TrialState.COMPLETE]
     assert len(final) == budget
-    if interrupted:
+    if interrupted and interrupted[0].params:  # killed mid-objective, not mid-suggestion
         requeued = [t for t in study.trials if t.system_attrs.get("requeued_from") == interrupted[0].number]
         assert requeued and dict(requeued[0].params) == dict(interrupted[0].params)
+
+
+def test_trials_of_a_dead_worker_are_failed_and_requeued_when_they_have_a_configuration(
+    tmp_path: Path,
+) -> None:
+    """The SIGKILL test cannot choose where the kill lands; this places it: one
+    trial died mid-objective (params set), one mid-suggestion (none yet)."""
+    db = tmp_path / "dead.db"
+    tf.Study.create("dead", space=objectives.SPACE, storage=db, seed=0)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    worker = {"worker": f"{socket.gethostname()}:{dead.pid}"}
+    storage = open_storage(db)
+    try:
+        sid = storage.get_study("dead").study_id
+        params = {"x": 0.25, "k": "b"}
+        evaluating = storage.create_trial(sid, params=params, system_attrs=worker).number
+        suggesting = storage.create_trial(sid, params={}, system_attrs=worker).number
+    finally:
+        storage.close()
+
+    study = tf.Study.load("dead", space=objectives.SPACE, storage=db, requeue_interrupted=True)
+    trials = {t.number: t for t in study.trials}
+    assert trials[evaluating].state is TrialState.FAILED
+    assert "died while running the trial" in trials[evaluating].system_attrs["fail_reason"]
+    assert trials[suggesting].state is TrialState.FAILED
+    assert "before the trial's configuration was chosen" in trials[suggesting].system_attrs["fail_reason"]
+    requeued = [t for t in study.trials if "requeued_from" in t.system_attrs]
+    assert [(t.system_attrs["requeued_from"], dict(t.params)) for t in requeued] == [(evaluating, params)]
+    study.optimize(objectives.quadratic, 1)
+    assert dict(study.trials[-1].params) == params and study.trials[-1].state is TrialState.COMPLETE
 
 
 def test_two_processes_share_one_sqlite_study(tmp_path: Path) -> None:

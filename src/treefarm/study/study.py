@@ -459,16 +459,19 @@ class Study:
     def recover(self) -> list[int]:
         """Fail RUNNING trials whose worker is gone (stale heartbeat, or a dead
         process on this host); re-queue their configurations if the study was
-        opened with ``requeue_interrupted``. Returns the failed numbers."""
+        opened with ``requeue_interrupted``. A trial whose worker died while
+        its configuration was being suggested has none: it is failed and not
+        re-queued (nothing was evaluated). Returns the failed numbers."""
         failed = list(self._storage.fail_stale_trials(self._id, grace=self.stale_after))
         host = socket.gethostname()
         for r in self._storage.get_trials(self._id, states=[TrialState.RUNNING]):
             owner = str(r.system_attrs.get("worker", ""))
             who, _, pid = owner.rpartition(":")
             if who == host and pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
-                self._finish(
-                    r.number, _failure(f"worker process {pid} on {host} died while running the trial")
+                when = (
+                    "while running the trial" if r.params else "before the trial's configuration was chosen"
                 )
+                self._finish(r.number, _failure(f"worker process {pid} on {host} died {when}"))
                 failed.append(r.number)
         if self.requeue_interrupted and failed:
             self._queue_empty_until = 0.0
