@@ -179,6 +179,17 @@ def versus_table(rows: Rows, problems: list[str], ours: str, peers: list[str]) -
     return "\n".join(lines)
 
 
+def median_difference_interval(
+    a: np.ndarray, b: np.ndarray, rng: np.random.Generator, *, n_boot: int = 2000
+) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of ``median(a) - median(b)``, each
+    sample resampled with replacement ``n_boot`` times."""
+    boot_a = np.median(rng.choice(a, size=(n_boot, len(a))), axis=1)
+    boot_b = np.median(rng.choice(b, size=(n_boot, len(b))), axis=1)
+    lo, hi = np.percentile(boot_a - boot_b, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
 def gap_table(rows: Rows, problems: list[str], ours: str, peer: str, *, n_boot: int = 2000) -> str:
     """Per problem: the final median regret of ``ours`` and ``peer``, a 95%
     bootstrap interval of ``median(ours) - median(peer)`` (each method's seeds
@@ -199,9 +210,7 @@ def gap_table(rows: Rows, problems: list[str], ours: str, peer: str, *, n_boot: 
             continue
         optimum = _optimum(p, curves)
         a, b = curves[(p, ours)][:, -1] - optimum, curves[(p, peer)][:, -1] - optimum
-        boot_a = np.median(rng.choice(a, size=(n_boot, len(a))), axis=1)
-        boot_b = np.median(rng.choice(b, size=(n_boot, len(b))), axis=1)
-        lo, hi = np.percentile(boot_a - boot_b, [2.5, 97.5])
+        lo, hi = median_difference_interval(a, b, rng, n_boot=n_boot)
         verdict = "worse" if lo > 0 else "better" if hi < 0 else "not resolved"
         p_worse = float(mannwhitneyu(a, b, alternative="greater").pvalue)
         lines.append(

@@ -171,28 +171,38 @@ def test_report_rejects_a_malformed_gap_pair(capsys: pytest.CaptureFixture[str])
     assert "OURS:PEER" in err and "['tf-tpe']" in err
 
 
-def test_tpe_ablation_table_counts_the_problems_no_worse_than_optuna() -> None:
+def test_tpe_ablation_table_counts_the_problems_no_worse_than_optuna_and_beyond_noise() -> None:
     from bench.problems import SYNTHETIC
     from bench.tpe_ablation import table, variants
 
+    seeds = range(10)
     peers = [
         {
             "problem": p,
             "method": "optuna-tpe",
-            "seed": 0,
+            "seed": s,
             "budget": 1,
             "status": "ok",
-            "losses": [f.optimum + 1.0],
+            "losses": [f.optimum + 1.0 + 0.01 * s],
         }
         for p, f in SYNTHETIC.items()
+        for s in seeds
     ]
-    regret = {name: (0.5 if name == "seed defaults" else 2.0) for name in variants()}
+    offset = {"seed defaults": -0.5, "multivariate": 1.0}
     rows = [
-        {"variant": v, "problem": p, "seed": 0, "regret": r} for v, r in regret.items() for p in SYNTHETIC
+        {"variant": v, "problem": p, "seed": s, "regret": 1.0 + offset.get(v, 0.0) + 0.01 * (9 - s)}
+        for v in variants()
+        for p in SYNTHETIC
+        for s in seeds
     ]
     lines = table(rows, peers).splitlines()
-    assert next(line for line in lines if line.startswith("| seed defaults |")).endswith("| 6/6 |")
-    assert next(line for line in lines if line.startswith("| multivariate |")).endswith("| 0/6 |")
+
+    def row(name: str) -> str:
+        return next(line for line in lines if line.startswith(f"| {name} |"))
+
+    assert row("seed defaults").endswith("| 6/6 | 6 / 0 |")
+    assert row("multivariate").endswith("| 0/6 | 0 / 6 |")
+    assert row("10 start-up").endswith("| 6/6 | 0 / 0 |")
 
 
 def test_the_ablations_per_address_tpe_keeps_each_addresss_own_best_draw() -> None:

@@ -36,12 +36,25 @@ def test_defaults_are_the_seeds() -> None:
     assert defaults["n_candidates"] == 24
     assert defaults["n_startup"] == 20
     assert defaults["prior_weight"] == 1.0
+    assert defaults["bounds_as_neighbours"] is True
     assert TPE().n_below(100) == 25
 
 
 def test_bandwidth_is_the_distance_to_the_farther_neighbour_bounds_included() -> None:
     np.testing.assert_allclose(bandwidths(np.array([0.5, 0.2, 0.55]), 0.0, 1.0), [0.3, 0.3, 0.45])
     assert bandwidths(np.linspace(0.4, 0.41, 5), 0.0, 1.0).min() == pytest.approx(1 / 6)
+
+
+def test_without_bounds_as_neighbours_the_edge_points_take_their_inner_neighbour() -> None:
+    points = np.linspace(0.3, 0.7, 20)
+    clip = 1 / 21
+    with_bounds = bandwidths(points, 0.0, 1.0)
+    without = bandwidths(points, 0.0, 1.0, bounds_as_neighbours=False)
+    np.testing.assert_allclose(with_bounds[[0, -1]], [0.3, 0.3])
+    np.testing.assert_allclose(without, clip)
+    np.testing.assert_allclose(bandwidths(np.array([0.4]), 0.0, 1.0, bounds_as_neighbours=False), [0.6])
+    est = TPE(bounds_as_neighbours=False)._numeric(Real(0.0, 1.0), points.tolist())
+    np.testing.assert_allclose(est.sigma[1:], clip)
 
 
 def _history(values: list, losses: list, key: str) -> History:

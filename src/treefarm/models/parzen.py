@@ -59,14 +59,20 @@ def _ndtr(z: np.ndarray) -> np.ndarray:
     return np.asarray(ndtr(z))
 
 
-def bandwidths(points: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """Each point's sigma: distance to its farther neighbour, bounds included, clipped."""
+def bandwidths(points: np.ndarray, lo: float, hi: float, *, bounds_as_neighbours: bool = True) -> np.ndarray:
+    """Each point's sigma: distance to its farther neighbour, bounds included, clipped.
+
+    Without ``bounds_as_neighbours`` (hyperopt's code and Optuna's default,
+    where seeds/000 counts the bounds), the lowest and the highest of two or
+    more points take the distance to their one neighbour among the points."""
     n = len(points)
     if n == 0:
         return np.zeros(0)
     order = np.argsort(points, kind="stable")
     padded = np.concatenate([[lo], points[order], [hi]])
     sigma_sorted = np.maximum(padded[1:-1] - padded[:-2], padded[2:] - padded[1:-1])
+    if not bounds_as_neighbours and n >= 2:
+        sigma_sorted[0], sigma_sorted[-1] = padded[2] - padded[1], padded[-2] - padded[-3]
     sigma = np.empty(n)
     sigma[order] = sigma_sorted
     return np.clip(sigma, (hi - lo) / min(100.0, n + 1.0), hi - lo)
@@ -162,9 +168,11 @@ def numeric_parzen(
     *,
     prior_weight: float = 1.0,
     weights: np.ndarray | None = None,
+    bounds_as_neighbours: bool = True,
 ) -> NumericParzen:
     """The Parzen estimator of a numeric node from its observed ``values``
-    (``weights``: one per value, ones by default)."""
+    (``weights``: one per value, ones by default; ``bounds_as_neighbours``:
+    see :func:`bandwidths`)."""
     lo, hi = node.scale_bounds()
     t = np.log(values) if node.log else np.asarray(values, dtype=float)
     if isinstance(node.prior, Normal):
@@ -172,7 +180,7 @@ def numeric_parzen(
     else:
         prior_mu, prior_sigma = 0.5 * (lo + hi), hi - lo
     mu = np.concatenate([[prior_mu], t])
-    sigma = np.concatenate([[prior_sigma], bandwidths(t, lo, hi)])
+    sigma = np.concatenate([[prior_sigma], bandwidths(t, lo, hi, bounds_as_neighbours=bounds_as_neighbours)])
     w = np.concatenate([[prior_weight], np.ones(len(t)) if weights is None else weights])
     return NumericParzen(mu, sigma, w / w.sum(), lo, hi, isinstance(node, Int), node.log)
 

@@ -123,6 +123,10 @@ class TPE(Optimizer):
         Linear forgetting: all but the newest ``forget`` observations of an
         estimator weigh less with age (hyperopt's ``LF = 25``); ``None``
         (the default, the seed's equal weights) keeps every weight at 1.
+    bounds_as_neighbours:
+        Whether a parameter's bounds count as neighbours of its lowest and
+        highest observations in the bandwidth rule (the seed's, the default);
+        ``False`` is hyperopt's code and Optuna's ``consider_endpoints=False``.
     """
 
     def __init__(
@@ -135,6 +139,7 @@ class TPE(Optimizer):
         multivariate: bool = False,
         constant_liar: bool = True,
         forget: int | None = None,
+        bounds_as_neighbours: bool = True,
     ) -> None:
         if not callable(gamma) and not (isinstance(gamma, (int, float)) and 0 < gamma < 1):
             raise ConfigError(f"gamma must be in (0, 1) or a function of n, but got gamma={gamma!r}")
@@ -150,6 +155,7 @@ class TPE(Optimizer):
         self.multivariate = multivariate
         self.constant_liar = constant_liar
         self.forget = forget
+        self.bounds_as_neighbours = bounds_as_neighbours
 
     def n_below(self, n: int) -> int:
         """How many of ``n`` completed trials make ``l(x)``: ``ceil(gamma n)``,
@@ -279,7 +285,11 @@ class TPE(Optimizer):
     def _numeric(self, node: Real | Int, values: list[Scalar]) -> NumericParzen:
         weights = forgetting_weights(len(values), self.forget)
         return numeric_parzen(
-            node, np.array(values, dtype=float), prior_weight=self.prior_weight, weights=weights
+            node,
+            np.array(values, dtype=float),
+            prior_weight=self.prior_weight,
+            weights=weights,
+            bounds_as_neighbours=self.bounds_as_neighbours,
         )
 
     def _categorical(
