@@ -17,9 +17,10 @@ TPESampler at once: whether it matches Optuna's own runs says how far the
 medians of two equal algorithms drift apart at this many seeds. The last
 column counts the problems where a variant's final regret differs from
 Optuna's default beyond the seeds' noise (the 95% bootstrap interval of the
-difference of medians excludes 0), better and worse. Rows go to ``bench/results/tpe_ablation.jsonl`` with the commit
-that made them (resumable: a variant, problem and seed already there from
-this commit is not rerun; rows of other commits are ignored).
+difference of medians excludes 0), better and worse. Rows go to
+``bench/results/tpe_ablation.jsonl`` with the commit that made them
+(resumable: a variant, problem and seed already there from this commit is
+not rerun; rows of other commits are ignored).
 """
 
 from __future__ import annotations

@@ -308,6 +308,8 @@ def test_same_seed_same_study() -> None:
         ({"n_candidates": 0}, "n_candidates"),
         ({"prior_weight": -1}, "prior_weight"),
         ({"forget": 0}, "forget"),
+        ({"multivariate": "yes"}, "multivariate"),
+        ({"bounds_as_neighbours": "no"}, "bounds_as_neighbours"),
     ],
 )
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:

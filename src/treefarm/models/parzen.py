@@ -62,9 +62,10 @@ def _ndtr(z: np.ndarray) -> np.ndarray:
 def bandwidths(points: np.ndarray, lo: float, hi: float, *, bounds_as_neighbours: bool = True) -> np.ndarray:
     """Each point's sigma: distance to its farther neighbour, bounds included, clipped.
 
-    Without ``bounds_as_neighbours`` (hyperopt's code and Optuna's default,
-    where seeds/000 counts the bounds), the lowest and the highest of two or
-    more points take the distance to their one neighbour among the points."""
+    seeds/000 counts the bounds as neighbours; hyperopt's code and Optuna's
+    default do not. Without ``bounds_as_neighbours`` the lowest and the
+    highest of two or more points take the distance to their one neighbour
+    among the points."""
     n = len(points)
     if n == 0:
         return np.zeros(0)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from ..exceptions import ConfigError
 
-__all__ = ["check_int", "check_positive", "check_range"]
+__all__ = ["check_bool", "check_int", "check_positive", "check_range"]
+
+
+def check_bool(name: str, value: object) -> None:
+    """``value`` is ``True`` or ``False`` (a string such as ``"no"`` would read as true)."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be True or False, but got {name}={value!r}")
 
 
 def check_int(name: str, value: object, minimum: int = 1) -> None:

@@ -91,7 +91,7 @@ from ..space import (
 )
 from ..space.config import Decision, Scalar
 from .base import History, Optimizer
-from .options import check_int, check_positive
+from .options import check_bool, check_int, check_positive
 
 __all__ = ["TPE"]
 
@@ -146,6 +146,12 @@ class TPE(Optimizer):
         check_int("n_candidates", n_candidates)
         check_int("n_startup", n_startup, minimum=0)
         check_positive("prior_weight", prior_weight)
+        for name, flag in (
+            ("multivariate", multivariate),
+            ("constant_liar", constant_liar),
+            ("bounds_as_neighbours", bounds_as_neighbours),
+        ):
+            check_bool(name, flag)
         if forget is not None:
             check_int("forget", forget)
         self.gamma = gamma
