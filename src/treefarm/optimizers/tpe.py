@@ -63,6 +63,7 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
@@ -97,6 +98,7 @@ __all__ = ["TPE"]
 
 Gamma = float | Callable[[int], int]
 _Columns = tuple[int, dict[str, list[Scalar]]]
+_Key = TypeVar("_Key", str, int)
 #: Good and bad values per decision node (its identity), over all the positions it was reached at.
 _Tied = tuple[dict[int, list[Scalar]], dict[int, list[Scalar]]]
 
@@ -184,13 +186,13 @@ class TPE(Optimizer):
         k = _strictly_below(losses[order], self.n_below(len(complete)))
         good = [complete[i].config for i in np.sort(order[:k])]
         worse = [complete[i].config for i in np.sort(order[k:])]
-        below = _columns(good)
+        below, (n_worse, worse_columns) = _columns(good), _columns(worse)
         recursive = analyze(root).recursive
         tied_good = _node_columns(root, good) if recursive else {}
         tied_worse = _node_columns(root, worse) if recursive else {}
         for _ in range(n):
             extra = [*history.failed, *((*history.pending, *out) if self.constant_liar else ())]
-            above = _columns([*worse, *extra])
+            above = (n_worse + len(extra), _concat(worse_columns, _columns(extra)[1]))
             tied = (tied_good, _concat(tied_worse, _node_columns(root, extra))) if recursive else None
             propose = functools.partial(self._propose, root, below, above, rng, tied)
             out.append(_unseen(propose, [*seen, *out]))
@@ -368,9 +370,14 @@ def _node_columns(root: Space, configs: Sequence[Config]) -> dict[int, list[Scal
     return columns
 
 
-def _concat(a: dict[int, list[Scalar]], b: dict[int, list[Scalar]]) -> dict[int, list[Scalar]]:
-    """Per-key concatenation, ``a``'s values first."""
-    return {key: [*a.get(key, []), *b.get(key, [])] for key in {**a, **b}}
+def _concat(a: dict[_Key, list[Scalar]], b: dict[_Key, list[Scalar]]) -> dict[_Key, list[Scalar]]:
+    """Per-key concatenation, ``a``'s values first (the columns of the configs
+    behind ``a`` followed by those behind ``b``: the worse trials' columns are
+    built once per suggestion, not once per batch member)."""
+    out = {key: list(values) for key, values in a.items()}
+    for key, values in b.items():
+        out.setdefault(key, []).extend(values)
+    return out
 
 
 def _joint_logpdf(dims: Sequence[NumericParzen], X: Sequence[np.ndarray]) -> np.ndarray:
