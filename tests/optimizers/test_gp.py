@@ -171,6 +171,7 @@ def test_same_seed_same_study() -> None:
         ({"acquisition": "foo"}, "acquisition"),
         ({"kernel": "linear"}, "kernel"),
         ({"n_startup": 0}, "n_startup"),
+        ({"deterministic": "false"}, "deterministic"),
     ],
 )
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:

@@ -70,7 +70,7 @@ from ..exceptions import ConfigError
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
 from .base import History, Optimizer
 from .candidates import neighbours
-from .options import check_int
+from .options import check_bool, check_int
 
 __all__ = ["GP"]
 
@@ -148,6 +148,7 @@ class GP(Optimizer):
             check_int(name, value)
         if n_startup is not None:
             check_int("n_startup", n_startup)
+        check_bool("deterministic", deterministic)
         self.acquisition = acquisition
         self.kernel = kernel
         self.n_startup = n_startup
