@@ -96,15 +96,13 @@ class Evaluator:
             pool = self._get_pool()
             futures = [pool.submit(_evaluate_inline, self.objective, t, self.wants_trial) for t in trials]
             return [f.result() for f in futures]
-        submitted: list[Future[tuple[str, Any]] | Result] = []
-        pools: dict[int, Executor] = {}
+        submitted: list[tuple[Future[tuple[str, Any]] | Result, Executor | None]] = []
         for t in trials:
             try:
-                future, pools[len(submitted)] = self._submit(t)
-                submitted.append(future)
+                submitted.append(self._submit(t))
             except (pickle.PicklingError, TypeError, AttributeError) as exc:
-                submitted.append((from_exception(exc), None))
-        return [self._collect(item, pools.get(i)) for i, item in enumerate(submitted)]
+                submitted.append(((from_exception(exc), None), None))
+        return [self._collect(item, pool) for item, pool in submitted]
 
     def _submit(self, trial: Trial) -> tuple[Future[tuple[str, Any]], Executor]:
         """Send ``trial`` to a worker; the future and the pool it went to.
