@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import importlib.metadata
 import json
 from pathlib import Path
 
@@ -55,3 +56,49 @@ def test_bad_arguments_exit_2_with_the_argument_named(
 def test_bad_storage_url_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["studies", "mysqlx://nowhere"]) == 1
     assert "mysqlx://nowhere" in capsys.readouterr().err
+
+
+def test_version_is_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import treefarm
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"treefarm {treefarm.__version__}"
+    assert treefarm.__version__ == importlib.metadata.version("treefarm")
+
+
+@pytest.mark.parametrize("command", [["show", "{db}", "--study", "x"], ["studies", "{db}"], ["export", "{db}", "--study", "x"]])
+def test_read_only_commands_refuse_a_missing_file_and_create_nothing(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "typo.db"
+    assert main([c.format(db=db) for c in command]) == 1
+    assert f"must exist, but got path='{db}'" in capsys.readouterr().err
+    assert not db.exists()
+
+
+FAILING = '''
+import treefarm as tf
+space = {"x": tf.Real(0, 1)}
+def objective(p):
+    if p["x"] < 0.5:
+        raise ValueError("x too small: " + "y" * 200 + "\\nsecond line")
+    return p["x"]
+'''
+
+
+def test_failed_trials_show_their_reason_in_run_and_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "failing.py"
+    script.write_text(FAILING)
+    db = str(tmp_path / "f.db")
+    assert main(["run", str(script), "--n-trials", "12", "--storage", db, "--seed", "0"]) == 0
+    err = capsys.readouterr().err
+    failed_lines = [line for line in err.splitlines() if ": failed (" in line]
+    assert failed_lines and all("ValueError: x too small" in line for line in failed_lines)
+    assert all("second line" not in line for line in failed_lines)
+    assert main(["show", db, "--study", "failing"]) == 0
+    shown = capsys.readouterr().out
+    header = shown.splitlines()[0].split()
+    assert header[-1] == "reason"
+    assert any(line.startswith(tuple("0123456789")) and "ValueError: x too small" in line for line in shown.splitlines())

@@ -12,14 +12,17 @@ import pytest
 
 from treefarm import Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op, sample
 from treefarm.exceptions import ConfigError
-from treefarm.optimizers.gp import GP, REFIT_ALL, refit_point, startup_size
+from treefarm.optimizers.gp import _ACQUISITIONS, GP, REFIT_ALL, refit_point, startup_size
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
 class TestGPConformance(OptimizerSuite):
-    @pytest.fixture
-    def optimizer_factory(self) -> Callable[[], Optimizer]:
-        return lambda: GP(n_candidates=64, n_local=32, n_starts=2)
+    """Every acquisition through the contract (the optimizer is the same; the acquisition
+    decides which candidates win, so each must keep batches distinct and avoid seen points)."""
+
+    @pytest.fixture(params=sorted(_ACQUISITIONS))
+    def optimizer_factory(self, request: pytest.FixtureRequest) -> Callable[[], Optimizer]:
+        return lambda: GP(acquisition=request.param, n_candidates=64, n_local=32, n_starts=2)
 
 
 def branin(v: dict[str, float]) -> float:

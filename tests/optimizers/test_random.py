@@ -13,6 +13,8 @@ from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
 class TestRandomSearch(OptimizerSuite):
+    avoids_seen = False
+
     @pytest.fixture
     def optimizer_factory(self) -> Callable[[], Optimizer]:
         return RandomSearch

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ import pytest
 import treefarm as tf
 from treefarm.exceptions import StudyError
 from treefarm.storage import TrialState, open_storage
+from treefarm.study.worker import identity
 
 from . import objectives
 
@@ -56,6 +56,9 @@ def test_sigkill_mid_run_then_resume_loses_nothing(tmp_path: Path) -> None:
     assert len(before) >= 8
 
     study = tf.Study.load("crash", space=objectives.SPACE, storage=db, requeue_interrupted=True)
+    opened = [(t.number, t.state) for t in study.trials]
+    assert [(t.number, t.state) for t in study.trials] == opened  # opening changed nothing
+    study.recover()
     after = {t.number: (dict(t.params), t.value) for t in study.trials if t.state is TrialState.COMPLETE}
     assert all(after[n] == before[n] for n in before)
     assert not [t for t in study.trials if t.state is TrialState.RUNNING]
@@ -63,7 +66,7 @@ def test_sigkill_mid_run_then_resume_loses_nothing(tmp_path: Path) -> None:
     if interrupted:
         assert "died" in interrupted[0].system_attrs["fail_reason"]
     budget = 30
-    study.optimize(objectives.quadratic, budget - len(after))
+    study.optimize(objectives.quadratic, n_new_trials=budget - len(after))
     final = [t for t in study.trials if t.state is TrialState.COMPLETE]
     assert len(final) == budget
     if interrupted and interrupted[0].params:  # killed mid-objective, not mid-suggestion
@@ -80,7 +83,7 @@ def test_trials_of_a_dead_worker_are_failed_and_requeued_when_they_have_a_config
     tf.Study.create("dead", space=objectives.SPACE, storage=db, seed=0)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    worker = {"worker": f"{socket.gethostname()}:{dead.pid}"}
+    worker = {"worker": {**identity(), "pid": dead.pid, "token": "dead"}}
     storage = open_storage(db)
     try:
         sid = storage.get_study("dead").study_id
@@ -91,6 +94,7 @@ def test_trials_of_a_dead_worker_are_failed_and_requeued_when_they_have_a_config
         storage.close()
 
     study = tf.Study.load("dead", space=objectives.SPACE, storage=db, requeue_interrupted=True)
+    assert study.recover() == [evaluating, suggesting]
     trials = {t.number: t for t in study.trials}
     assert trials[evaluating].state is TrialState.FAILED
     assert "died while running the trial" in trials[evaluating].system_attrs["fail_reason"]
@@ -98,23 +102,26 @@ def test_trials_of_a_dead_worker_are_failed_and_requeued_when_they_have_a_config
     assert "before the trial's configuration was chosen" in trials[suggesting].system_attrs["fail_reason"]
     requeued = [t for t in study.trials if "requeued_from" in t.system_attrs]
     assert [(t.system_attrs["requeued_from"], dict(t.params)) for t in requeued] == [(evaluating, params)]
-    study.optimize(objectives.quadratic, 1)
+    study.optimize(objectives.quadratic, n_new_trials=1)
     assert dict(study.trials[-1].params) == params and study.trials[-1].state is TrialState.COMPLETE
 
 
-def test_two_processes_share_one_sqlite_study(tmp_path: Path) -> None:
+def test_four_processes_share_one_sqlite_study_and_its_budget(tmp_path: Path) -> None:
+    """Each worker is given the study's total: together they make exactly that many trials."""
     db = tmp_path / "shared.db"
     tf.Study.create("shared", space=objectives.SPACE, storage=db, seed=1)
-    procs = [spawn(db, "shared", 100, 0.0) for _ in range(2)]
+    budget = 60
+    procs = [spawn(db, "shared", budget, 0.0) for _ in range(4)]
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
         assert "locked" not in err
     storage = open_storage(db)
     trials = storage.get_trials(storage.get_study("shared").study_id)
-    assert [t.number for t in trials] == list(range(200))
+    assert [t.number for t in trials] == list(range(budget))
     assert all(t.state is TrialState.COMPLETE and t.value is not None for t in trials)
-    assert len({tuple(sorted(t.params.items())) for t in trials}) == 200
+    assert len({tuple(sorted(t.params.items())) for t in trials}) == budget
+    assert len({t.system_attrs["worker"]["token"] for t in trials}) > 1
 
 
 @pytest.mark.parametrize("backend", ["process", "thread"])

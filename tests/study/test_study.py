@@ -167,7 +167,7 @@ def test_bad_study_arguments_are_named(tmp_path: Path) -> None:
         tf.Study.create(space=SPACE, algo="nope")
     with pytest.raises(StorageError, match=r"sqlit://x\.db"):
         tf.Study.create(space=SPACE, storage="sqlit://x.db")
-    with pytest.raises(StudyError, match="no completed trial"):
+    with pytest.raises(StudyError, match="must have a completed trial, but got name=.* with none yet"):
         _ = tf.Study.create(space=SPACE).best_value
 
 
@@ -213,14 +213,20 @@ def test_random_search_ask_reads_no_history() -> None:
     assert calls == []
 
 
-def test_resume_continues_the_same_sequence(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("algo", "total", "stops"), [("tpe", 30, (12, 25)), (tf.GP(n_startup=4, n_candidates=64, n_starts=2), 10, (3, 7))]
+)
+def test_resume_continues_the_same_sequence(tmp_path: Path, algo: object, total: int, stops: tuple) -> None:
+    """Stopped inside the start-up design and again once the model proposes, the
+    resumed study makes the trials of an uninterrupted one."""
     db = tmp_path / "s.db"
-    full = tf.Study.create("full", space=SPACE, storage=db, seed=5)
-    full.optimize(quadratic, 10)
-    part = tf.Study.create("part", space=SPACE, storage=db, seed=5)
-    part.optimize(quadratic, 4)
+    full = tf.Study.create("full", space=SPACE, storage=db, seed=5, algo=algo)  # type: ignore[arg-type]
+    full.optimize(quadratic, total)
+    tf.Study.create("part", space=SPACE, storage=db, seed=5, algo=algo).optimize(quadratic, stops[0])  # type: ignore[arg-type]
+    tf.Study.load("part", space=SPACE, storage=db).optimize(quadratic, stops[1])
     resumed = tf.Study.load("part", space=SPACE, storage=db)
-    resumed.optimize(quadratic, 6)
+    resumed.optimize(quadratic, total)
+    assert len(resumed.trials) == total
     assert [dict(t.params) for t in resumed.trials] == [dict(t.params) for t in full.trials]
 
 

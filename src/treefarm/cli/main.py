@@ -14,6 +14,7 @@ names the argument.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import importlib.util
 import io
@@ -24,14 +25,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from .. import __version__
 from ..exceptions import TreefarmError
 from ..optimizers import available
-from ..storage import open_storage
+from ..storage import TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import trial_rows
 from .progress import Progress
 
 __all__ = ["main"]
+
+CLAIMED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
+"""The states a study-wide budget counts."""
 
 
 class UsageError(Exception):
@@ -59,6 +64,18 @@ def _attribute(module: ModuleType, name: str, what: str) -> Any:
     return getattr(module, name)
 
 
+def _summary(study: Study, storage: str) -> None:
+    counts: dict[str, int] = {}
+    for t in study.trials:
+        counts[t.state.value] = counts.get(t.state.value, 0) + 1
+    states = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    print(f"study {study.name!r} in {storage}: {sum(counts.values())} trials ({states})")
+    best = study.best_trial
+    print(f"best value: {best.value!r} (trial {best.number})")
+    print(f"best config: {json.dumps(dict(best.params))}")
+    print(f"best params: {study.best_params!r}")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     module, objective_name = _load_file(args.file)
     objective = _attribute(module, objective_name, "the objective")
@@ -72,24 +89,25 @@ def cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         load_if_exists=True,
     )
-    done = sum(1 for t in study.trials if t.state.is_finished)
-    todo = max(args.n_trials - done, 0) if args.n_trials is not None else None
-    progress = Progress(todo, stream=sys.stderr)
+    done = study.storage.count_trials(study.study_id, states=CLAIMED)
+    progress = Progress(args.n_trials, stream=sys.stderr, done=done)
     try:
-        if todo != 0:
-            study.optimize(objective, todo, timeout=args.timeout, n_jobs=args.jobs, callbacks=[progress])
-    finally:
+        study.optimize(
+            objective, args.n_trials, timeout=args.timeout, n_jobs=args.jobs, callbacks=[progress]
+        )
+    except KeyboardInterrupt:
         progress.close()
-    best = study.best_trial
-    print(f"study {study.name!r} in {args.storage}: {len(study.trials)} trials")
-    print(f"best value: {best.value!r} (trial {best.number})")
-    print(f"best config: {json.dumps(dict(best.params))}")
-    print(f"best params: {study.best_params!r}")
+        print("interrupted: the running trials were recorded as failed (reason 'interrupted')", file=sys.stderr)
+        with contextlib.suppress(TreefarmError):
+            _summary(study, args.storage)
+        return 130
+    progress.close()
+    _summary(study, args.storage)
     return 0
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
-    storage = open_storage(args.storage)
+    storage = open_storage(args.storage, read_only=True)
     studies = storage.list_studies()
     if not studies:
         print(f"no studies in {args.storage}")
@@ -115,13 +133,23 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     return "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells)
 
 
+def _one_line(text: Any, width: int = 80) -> Any:
+    if not isinstance(text, str):
+        return text
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
 def cmd_show(args: argparse.Namespace) -> int:
-    storage = open_storage(args.storage)
+    storage = open_storage(args.storage, read_only=True)
     record = storage.get_study(args.study)
     trials = storage.get_trials(record.study_id)
     rows = trial_rows(trials)
+    for row in rows:
+        row["reason"] = _one_line(row.get("fail_reason"))
     columns = ["number", "state", "value", "duration"]
     columns += sorted({k for r in rows for k in r if k.startswith("params.")})
+    columns += ["reason"] if any(r["reason"] for r in rows) else []
     print(_table(rows[-args.last :] if args.last else rows, columns))
     counts: dict[str, int] = {}
     for t in trials:
@@ -136,7 +164,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    storage = open_storage(args.storage)
+    storage = open_storage(args.storage, read_only=True)
     record = storage.get_study(args.study)
     rows = trial_rows(storage.get_trials(record.study_id))
     out = io.StringIO()
@@ -177,16 +205,26 @@ def _positive_float(text: str) -> float:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="treefarm", description=__doc__.split("\n")[0])
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="optimize the objective defined in a Python file")
     run.add_argument("file", metavar="FILE.py[:objective]")
     run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
-    run.add_argument("--algo", default="tpe", choices=available())
-    run.add_argument("--n-trials", type=_positive_int, default=None, help="total trials in the study")
+    run.add_argument(
+        "--algo", default=None, choices=available(), help="optimizer (default: the study's stored one, else tpe)"
+    )
+    run.add_argument(
+        "--n-trials",
+        type=_positive_int,
+        default=None,
+        help="the study's total trials, shared by every process running it (default: no limit)",
+    )
     run.add_argument("--timeout", type=_positive_float, default=None, help="seconds")
     run.add_argument("--storage", default=DEFAULT_STORAGE, help=f"path or URL (default: {DEFAULT_STORAGE})")
     run.add_argument("--study", default=None, help="study name (default: the file's stem)")
-    run.add_argument("--direction", default="minimize", choices=["minimize", "maximize"])
+    run.add_argument(
+        "--direction", default=None, choices=["minimize", "maximize"], help="(default: stored, else minimize)"
+    )
     run.add_argument("--jobs", type=_positive_int, default=1, help="parallel worker processes")
     run.add_argument("--seed", type=int, default=None)
     run.set_defaults(func=cmd_run)

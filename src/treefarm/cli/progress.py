@@ -25,12 +25,13 @@ def _clock(seconds: float) -> str:
 class Progress:
     """A study callback printing progress towards ``total`` trials (None: unknown)."""
 
-    def __init__(self, total: int | None, *, stream: TextIO | None = None) -> None:
+    def __init__(self, total: int | None, *, stream: TextIO | None = None, done: int = 0) -> None:
         self.total = total
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.started = time.monotonic()
-        self.done = 0
+        self.done = done
+        self.new = 0
         self.failed = 0
 
     def line(self, study: Study, record: TrialRecord) -> str:
@@ -42,14 +43,19 @@ class Progress:
         except Exception:
             best = "-"
         eta = ""
-        if self.total and self.done:
-            eta = f" eta {_clock(elapsed / self.done * (self.total - self.done))}"
+        if self.total and self.new:
+            eta = f" eta {_clock(elapsed / self.new * max(self.total - self.done, 0))}"
         state = f"{record.value:.6g}" if record.state is TrialState.COMPLETE else record.state.value
+        reason = record.system_attrs.get("fail_reason")
+        if isinstance(reason, str) and reason.strip():
+            first = reason.strip().splitlines()[0]
+            state += f" ({first[:77] + '…' if len(first) > 78 else first})"
         fails = f" failed {self.failed}" if self.failed else ""
         return f"trial {record.number}: {state} | done {count}{fails} | best {best} | {_clock(elapsed)}{eta}"
 
     def __call__(self, study: Study, record: TrialRecord) -> None:
         self.done += 1
+        self.new += 1
         self.failed += record.state is TrialState.FAILED
         text = self.line(study, record)
         if self.tty:

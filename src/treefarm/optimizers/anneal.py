@@ -45,9 +45,10 @@ study or another worker reaches the same state.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -55,6 +56,7 @@ from ..space import Config, Space, analyze, convert, sample
 from .anneal_moves import neighbour
 from .base import History, Observation, Optimizer
 from .options import check_int, check_positive, check_range
+from .unseen import unseen
 
 __all__ = ["Anneal", "accept", "spread"]
 
@@ -147,7 +149,7 @@ class Anneal(Optimizer):
             return sample(root, rng)
 
         if len(complete) < self.n_startup:
-            return _distinct(history.seen(), n, prior, prior)
+            return _distinct(root, history.seen(), n, prior, prior, rng)
         state, relative = self.chain(complete)
         best = min(complete, key=lambda o: o.loss)
         scale = self.step * max(math.sqrt(relative), 0.1)
@@ -156,20 +158,26 @@ class Anneal(Optimizer):
             parent = best if rng.random() < self.restart else state
             return neighbour(root, parent.config, rng, scale=scale, rate=self.rate)
 
-        return _distinct(history.seen(), n, propose, prior)
+        return _distinct(root, history.seen(), n, propose, prior, rng)
+
+
+def _next_draw(draws: Iterator[Callable[[], Config]]) -> Config:
+    return next(draws)()
 
 
 def _distinct(
-    seen: set[Config], n: int, propose: Callable[[], Config], prior: Callable[[], Config]
+    space: Space,
+    seen: set[Config],
+    n: int,
+    propose: Callable[[], Config],
+    prior: Callable[[], Config],
+    rng: np.random.Generator,
 ) -> list[Config]:
-    """``n`` proposals, each new to ``seen`` and to the others if one of ten
-    tries is, else one of ten draws from the ``prior`` (the last if none is)."""
+    """``n`` proposals, each new to ``seen`` and to the others: ten tries of
+    ``propose``, then ten draws from the ``prior``, then the unseen points of a
+    small finite space (see :func:`treefarm.optimizers.unseen.unseen`)."""
     out: list[Config] = []
     for _ in range(n):
-        taken = seen | set(out)
-        for draw in [propose] * 10 + [prior] * 10:
-            config = draw()
-            if config not in taken:
-                break
-        out.append(config)
+        draws = iter([propose] * 10 + [prior] * 10)
+        out.append(unseen(space, functools.partial(_next_draw, draws), seen | set(out), rng, tries=19))
     return out

@@ -7,12 +7,13 @@ not import SciPy's optimizers for a user of random search.
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any
 
 from ..exceptions import StudyError
 from .base import Optimizer
 
-__all__ = ["available", "make_optimizer"]
+__all__ = ["available", "from_spec", "make_optimizer", "spec_of"]
 
 _REGISTRY: dict[str, tuple[str, str]] = {
     "anneal": ("treefarm.optimizers.anneal", "Anneal"),
@@ -38,3 +39,43 @@ def make_optimizer(algo: str | Optimizer, **options: Any) -> Optimizer:
     module, name = _REGISTRY[algo]
     cls = getattr(importlib.import_module(module), name)
     return cls(**options)
+
+
+def spec_of(optimizer: Optimizer) -> dict[str, Any]:
+    """What a study stores of its optimizer: ``{"algo": name, "options": {...}}``.
+
+    The options are the constructor's arguments (optimizers store them as
+    public attributes). ``"exact"`` is False when the optimizer is not a
+    registered class or an option is not JSON (a function, say): the study
+    then cannot rebuild it alone and asks for it when reopened.
+    """
+    name = next(
+        (
+            n
+            for n, (m, c) in _REGISTRY.items()
+            if type(optimizer).__name__ == c and type(optimizer).__module__ == m
+        ),
+        None,
+    )
+    options: dict[str, Any] = {}
+    exact = name is not None
+    for key, value in vars(optimizer).items():
+        if key.startswith("_"):
+            continue
+        try:
+            json.dumps(value, allow_nan=False)
+            options[key] = value
+        except (TypeError, ValueError):
+            options[key] = repr(value)
+            exact = False
+    return {"algo": name or type(optimizer).__qualname__, "options": options, "exact": exact}
+
+
+def from_spec(spec: dict[str, Any]) -> Optimizer:
+    """The optimizer a stored :func:`spec_of` describes; StudyError if it cannot be rebuilt."""
+    if not spec.get("exact", False):
+        raise StudyError(
+            "the stored optimizer must be rebuildable from its settings (pass algo= to reopen the study), "
+            f"but got stored_algo={spec.get('algo')!r}, options={spec.get('options')!r}"
+        )
+    return make_optimizer(spec["algo"], **spec["options"])

@@ -2,7 +2,7 @@
 recursion and shared sub-spaces; configurations, sampling and building."""
 
 from .analysis import analyze
-from .build import build, trace, validate
+from .build import Expression, build, params, trace, validate
 from .canonical import canonical, has_rules
 from .config import Config
 from .convert import I, R, convert
@@ -19,6 +19,7 @@ __all__ = [
     "Config",
     "Const",
     "Decide",
+    "Expression",
     "Family",
     "I",
     "Int",
@@ -41,6 +42,7 @@ __all__ = [
     "enumerate_configs",
     "has_rules",
     "op",
+    "params",
     "sample",
     "size",
     "trace",

@@ -16,10 +16,10 @@ from typing import Any
 from ..exceptions import ConfigError
 from .config import Config, Decision, Scalar
 from .convert import convert
-from .nodes import Space
-from .walk import Call, walk
+from .nodes import Apply, Op, Space
+from .walk import Args, Call, walk
 
-__all__ = ["build", "trace", "validate"]
+__all__ = ["Expression", "build", "params", "trace", "validate"]
 
 
 def _replay(
@@ -68,3 +68,49 @@ def trace(space: Any, config: Mapping[str, Any]) -> list[tuple[str, Decision]]:
 
     walk(convert(space), decide)
     return nodes
+
+
+class Expression:
+    """An op's application left uncalled: the op's name and its built arguments,
+    shown as the code that would call it (``add(1, mul(2, 3))``)."""
+
+    __slots__ = ("arguments", "name")
+
+    def __init__(self, name: str, arguments: Any) -> None:
+        self.name = name
+        self.arguments = arguments
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Expression) and (self.name, self.arguments) == (other.name, other.arguments)
+
+    def __hash__(self) -> int:
+        return hash((self.name, repr(self.arguments)))
+
+    def __repr__(self) -> str:
+        a = self.arguments
+        if isinstance(a, Args):
+            parts = [*map(repr, a.args), *(f"{k}={v!r}" for k, v in a.kwargs.items())]
+        elif isinstance(a, dict):
+            parts = [f"{k}={v!r}" for k, v in a.items()]
+        else:
+            parts = [repr(v) for v in a]
+        return f"{self.name}({', '.join(parts)})"
+
+
+def _uncalled(op: Op, arguments: Any) -> Expression:
+    return Expression(op.name, arguments)
+
+
+def params(space: Any, config: Mapping[str, Any]) -> Any:
+    """The configuration's values arranged as the space arranges them, without
+    calling any op (no user code runs): choices as their values, families as
+    lists, tuples and dicts, applications as :class:`Expression`. For a space
+    that applies a function to its parameters (``op(f)(params)``), the
+    arguments of that application: the value ``f`` would receive."""
+    root = convert(space)
+    if isinstance(root, Apply):
+        built = _replay(root.args, config, build=True, call=_uncalled)[1]
+        if isinstance(built, (tuple, list)) and len(built) == 1:
+            return built[0]
+        return built
+    return _replay(root, config, build=True, call=_uncalled)[1]

@@ -24,9 +24,12 @@ class Storage(abc.ABC):
     :meth:`set_trial_params` (to record a suggestion made after the number was
     reserved), :meth:`report_intermediate`, :meth:`heartbeat` and
     :meth:`set_trial_user_attr`; it ends the trial with exactly one
-    :meth:`finish_trial` (COMPLETE, FAILED or PRUNED). Anyone may call
-    :meth:`fail_stale_trials` to fail RUNNING trials whose worker stopped
-    sending heartbeats. The lifecycle is therefore::
+    :meth:`finish_trial` (COMPLETE, FAILED or PRUNED). Workers running an
+    optimization take their trials with :meth:`claim_trial`, which does both
+    in one transaction (the oldest WAITING trial, else a new RUNNING one) and
+    enforces a study-wide budget. Anyone may call :meth:`fail_stale_trials`
+    to fail RUNNING trials whose worker stopped sending heartbeats. The
+    lifecycle is therefore::
 
         WAITING --claim--> RUNNING --finish--> COMPLETE | FAILED | PRUNED
                            RUNNING --stale heartbeat--> FAILED
@@ -45,6 +48,25 @@ class Storage(abc.ABC):
     ``tell()`` twice, raises :class:`~treefarm.TrialStateError` naming the
     trial and its state, and leaves the storage unchanged). Transient lock
     contention is retried inside the storage; it never reaches the caller.
+
+    **Budgets.** :meth:`claim_trial` counts the study's *claimed* trials
+    (every state but WAITING: RUNNING, COMPLETE, FAILED, PRUNED) inside the
+    same transaction that adds one, so N workers sharing a budget B make
+    exactly B trials between them, however they interleave.
+
+    **Ownership.** A worker marks the trials it claims with its identity
+    (``system_attrs["worker"]``, a mapping whose ``"token"`` is random per
+    process) and, in ``system_attrs["stale_after"]``, how many seconds
+    without a heartbeat mean it is dead: each trial is judged by its own
+    worker's setting, never by the reader's. :meth:`finish_trial` with
+    ``owner=token`` is refused (TrialStateError) unless the trial is RUNNING
+    for that token; repeated with the same outcome after it succeeded (a retry
+    whose acknowledgement was lost) it returns the stored record and records
+    nothing twice.
+
+    **Readers.** A storage opened ``read_only`` refuses every write with a
+    StorageError, and a read never changes anything: recovering stale trials
+    is an explicit :meth:`fail_stale_trials`, never a side effect of reading.
 
     **Immutability.** Methods return :class:`StudyRecord` and
     :class:`TrialRecord` values: snapshots built afresh for each call, whose
@@ -105,6 +127,19 @@ class Storage(abc.ABC):
         ``heartbeat`` set to now) or WAITING."""
 
     @abc.abstractmethod
+    def claim_trial(
+        self,
+        study_id: int,
+        *,
+        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        budget: int | None = None,
+    ) -> TrialRecord | None:
+        """Start a trial for a worker, atomically: the lowest-numbered WAITING trial
+        (merging ``system_attrs``) if there is one, else a new RUNNING trial with empty
+        params. None, and nothing written, when ``budget`` is given and the study
+        already has ``budget`` claimed (non-WAITING) trials."""
+
+    @abc.abstractmethod
     def claim_waiting_trial(
         self, study_id: int, *, system_attrs: Mapping[str, JSON] = _NO_ATTRS
     ) -> TrialRecord | None:
@@ -125,12 +160,16 @@ class Storage(abc.ABC):
         value: float | None = None,
         user_attrs: Mapping[str, JSON] = _NO_ATTRS,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        owner: str | None = None,
     ) -> TrialRecord:
         """Finish a RUNNING trial as ``state`` (COMPLETE needs a finite ``value``),
         merging the attributes into the stored ones; returns the finished record.
 
         Raises TrialStateError naming the number and current state if the trial
-        is not RUNNING; the storage is then unchanged.
+        is not RUNNING, or (with ``owner``) not the trial of the worker whose
+        token that is; the storage is then unchanged. With ``owner``, a finish
+        repeating one already recorded for that owner (same state and value)
+        returns the stored record instead (see "Ownership").
         """
 
     @abc.abstractmethod
@@ -149,7 +188,8 @@ class Storage(abc.ABC):
 
     @abc.abstractmethod
     def fail_stale_trials(self, study_id: int, *, grace: float) -> list[int]:
-        """Fail the RUNNING trials whose last heartbeat is older than ``grace`` seconds,
+        """Fail the RUNNING trials whose last heartbeat is older than their own
+        ``system_attrs["stale_after"]`` seconds (``grace`` for a trial that has none),
         with ``system_attrs["fail_reason"] = "stale heartbeat: worker presumed dead"``;
         atomic per trial (a trial finished meanwhile is left alone). Returns their numbers."""
 

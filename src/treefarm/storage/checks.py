@@ -20,6 +20,7 @@ __all__ = [
     "NotFoundError",
     "check_direction",
     "check_finish",
+    "check_owner",
     "check_seed",
     "check_state",
     "check_study",
@@ -28,6 +29,8 @@ __all__ = [
     "encode_params",
     "encode_value",
     "intermediate_value",
+    "owner_of",
+    "stale_after",
     "state_error",
     "study_not_found",
     "trial_not_found",
@@ -172,6 +175,40 @@ def intermediate_value(step: int, value: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise StorageError(f"an intermediate value must be a float, but got {format_values(value=value)}")
     return float(value)
+
+
+def stale_after(system_attrs: Mapping[str, JSON], grace: float) -> float:
+    """How long the trial's own worker said its heartbeat may pause (``grace`` if it said nothing)."""
+    own = system_attrs.get("stale_after")
+    if isinstance(own, (int, float)) and not isinstance(own, bool) and own > 0:
+        return float(own)
+    return grace
+
+
+def owner_of(system_attrs: Mapping[str, JSON]) -> str | None:
+    """The token of the worker that claimed a trial (None for an unclaimed or older trial)."""
+    worker = system_attrs.get("worker")
+    token = worker.get("token") if isinstance(worker, dict) else None
+    return token if isinstance(token, str) else None
+
+
+def check_owner(number: int, state: TrialState, system_attrs: Mapping[str, JSON], owner: str | None) -> bool:
+    """Whether a finish by ``owner`` may proceed on a trial in ``state``: True if it
+    is RUNNING for that owner (or no owner was given and it is RUNNING), False if it is
+    already finished for that owner (a repeated finish, answered with the stored
+    record); TrialStateError otherwise."""
+    mine = owner is None or owner_of(system_attrs) == owner
+    if state is TrialState.RUNNING and mine:
+        return True
+    if state.is_finished and mine and owner is not None:
+        return False
+    if not mine:
+        raise TrialStateError(
+            "finishing a trial needs it to be running for the worker finishing it (another worker "
+            "or a recovery took it over), but got "
+            f"{format_values(number=number, state=state.value, owner=owner, holder=owner_of(system_attrs))}"
+        )
+    raise state_error(number, state, action="finishing a trial", allowed="running")
 
 
 def state_error(number: int, state: TrialState, *, action: str, allowed: str) -> TrialStateError:

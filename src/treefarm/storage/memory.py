@@ -126,6 +126,25 @@ class InMemoryStorage(Storage):
             study.trials.append(trial)
             return self._trial_record(study_id, trial)
 
+    def claim_trial(
+        self,
+        study_id: int,
+        *,
+        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        budget: int | None = None,
+    ) -> TrialRecord | None:
+        attrs_text = checks.encode_attrs(system_attrs, what="system_attrs")
+        with self._lock:
+            study = self._study(study_id)
+            if budget is not None and len(study.trials) - len(study.waiting) >= budget:
+                return None
+            if study.waiting:
+                return self.claim_waiting_trial(study_id, system_attrs=system_attrs)
+            trial = _Trial(len(study.trials), TrialState.RUNNING, "{}", attrs_text)
+            trial.started = trial.heartbeat = time.time()
+            study.trials.append(trial)
+            return self._trial_record(study_id, trial)
+
     def claim_waiting_trial(
         self, study_id: int, *, system_attrs: Mapping[str, JSON] = _NO_ATTRS
     ) -> TrialRecord | None:
@@ -159,10 +178,17 @@ class InMemoryStorage(Storage):
         value: float | None = None,
         user_attrs: Mapping[str, JSON] = _NO_ATTRS,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        owner: str | None = None,
     ) -> TrialRecord:
         state, value = checks.check_finish(state, value, user_attrs, system_attrs)
         with self._lock:
-            trial = self._running(study_id, number, action="finishing a trial")
+            trial = self._trial(study_id, number)
+            if not checks.check_owner(number, trial.state, checks.decode(trial.system_attrs), owner):
+                if (trial.state, trial.value) != (state, value):
+                    raise checks.state_error(
+                        number, trial.state, action="finishing a trial", allowed="running"
+                    )
+                return self._trial_record(study_id, trial)
             trial.user_attrs = _merge(trial.user_attrs, user_attrs, what="user_attrs")
             trial.system_attrs = _merge(trial.system_attrs, system_attrs, what="system_attrs")
             trial.state, trial.value, trial.finished = state, value, time.time()
@@ -191,7 +217,8 @@ class InMemoryStorage(Storage):
             stale = [
                 t
                 for t in self._study(study_id).trials
-                if t.state is TrialState.RUNNING and (t.heartbeat or 0.0) < now - grace
+                if t.state is TrialState.RUNNING
+                and (t.heartbeat or 0.0) < now - checks.stale_after(checks.decode(t.system_attrs), grace)
             ]
             for trial in stale:
                 trial.state, trial.finished = TrialState.FAILED, now

@@ -33,7 +33,9 @@ import os
 import random
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
@@ -118,7 +120,36 @@ def _driver_url(url: str) -> sa.URL:
     return parsed
 
 
-def _install_sqlite_hooks(engine: sa.Engine) -> None:
+def _missing_driver(parsed: sa.URL, shown: str, error: ImportError) -> str:
+    """The message for a URL whose database driver is not installed, naming the extra to install."""
+    hint = " (pip install 'treefarm[postgres]')" if parsed.get_backend_name() == "postgresql" else ""
+    return (
+        f"the storage URL's database driver must be installed{hint}, but got {format_values(url=shown)} "
+        f"({error})"
+    )
+
+
+def _read_only(parsed: sa.URL, kwargs: dict[str, Any], *, shown: str) -> tuple[sa.URL, dict[str, Any]]:
+    """The URL and engine arguments of a read-only opening; a SQLite file must exist.
+
+    SQLite opens the file with ``mode=ro``, or, when its folder is not writable
+    (WAL needs a shared-memory file beside it), as ``immutable``: nobody can
+    write there either. PostgreSQL sessions default to read-only transactions.
+    """
+    if parsed.get_backend_name() != "sqlite":
+        return parsed, {**kwargs, "connect_args": {"options": "-c default_transaction_read_only=on"}}
+    path = Path(parsed.database or "")
+    if not path.is_file():
+        raise StorageError(
+            f"a storage opened for reading must exist, but got {format_values(path=str(path))}"
+        )
+    writable = os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)
+    flags = "mode=ro" if writable else "mode=ro&immutable=1"
+    uri = f"file:{quote(str(path.resolve()))}?{flags}"
+    return parsed.set(database=uri, query={"uri": "true"}), kwargs
+
+
+def _install_sqlite_hooks(engine: sa.Engine, *, read_only: bool) -> None:
     """WAL, busy timeout and our own BEGIN / BEGIN IMMEDIATE (see the module docstring)."""
 
     @event.listens_for(engine, "connect")
@@ -126,8 +157,9 @@ def _install_sqlite_hooks(engine: sa.Engine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA synchronous = NORMAL")
+        if not read_only:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -191,25 +223,32 @@ class SQLStorage(Storage):
     parent's connections on first use.
     """
 
-    def __init__(self, url: str, *, engine_kwargs: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, url: str, *, engine_kwargs: Mapping[str, Any] | None = None, read_only: bool = False
+    ) -> None:
         self.url = url
+        self.read_only = read_only
         parsed = _driver_url(url)
         self._shown = parsed.render_as_string(hide_password=True)
         self._sqlite = parsed.get_backend_name() == "sqlite"
         kwargs: dict[str, Any] = {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}} if self._sqlite else {}
+        if read_only:
+            parsed, kwargs = _read_only(parsed, kwargs, shown=self._shown)
         kwargs.update(engine_kwargs or {})
         try:
             self._engine = sa.create_engine(parsed, **kwargs)
-        except (exc.ArgumentError, ImportError) as error:
+        except ImportError as error:
+            raise StorageError(_missing_driver(parsed, self._shown, error)) from None
+        except exc.ArgumentError as error:
             raise StorageError(
                 f"the storage URL must be usable, but got {format_values(url=self._shown)} ({error})"
             ) from None
         if self._sqlite:
-            _install_sqlite_hooks(self._engine)
+            _install_sqlite_hooks(self._engine, read_only=read_only)
         self._writer = self._engine.execution_options(treefarm_write=True)
         self._pid = os.getpid()
         try:
-            self._write(self._init_schema)
+            self._run(self._engine if read_only else self._writer, self._init_schema)
         except BaseException:
             self._engine.dispose()
             raise
@@ -237,6 +276,11 @@ class SQLStorage(Storage):
         )
 
     def _write(self, body: Callable[[sa.Connection], _T]) -> _T:
+        if self.read_only:
+            raise StorageError(
+                f"a write needs a storage opened for writing, but got {format_values(url=self._shown)} "
+                "opened read_only=True"
+            )
         return self._run(self._writer, body)
 
     def _read(self, body: Callable[[sa.Connection], _T]) -> _T:
@@ -246,6 +290,11 @@ class SQLStorage(Storage):
         if connection.dialect.name == "postgresql":
             connection.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_SCHEMA_LOCK)))
         if not sa.inspect(connection).has_table(meta_table.name):
+            if self.read_only:
+                raise StorageError(
+                    "a storage opened for reading must hold treefarm's tables, but got "
+                    f"{format_values(url=self._shown)} (no treefarm_meta table)"
+                )
             metadata.create_all(connection)
             connection.execute(sa.insert(meta_table).values(key="schema_version", value=str(SCHEMA_VERSION)))
             return
@@ -362,6 +411,49 @@ class SQLStorage(Storage):
 
         return self._write(body)
 
+    def claim_trial(
+        self,
+        study_id: int,
+        *,
+        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        budget: int | None = None,
+    ) -> TrialRecord | None:
+        attrs_text = checks.encode_attrs(system_attrs, what="system_attrs")
+
+        def body(connection: sa.Connection) -> TrialRecord | None:
+            _lock_study(connection, study_id)
+            if budget is not None:
+                claimed = (
+                    sa.select(sa.func.count())
+                    .select_from(trials)
+                    .where(trials.c.study_id == study_id, trials.c.state != TrialState.WAITING.value)
+                )
+                if int(connection.execute(claimed).scalar_one()) >= budget:
+                    return None
+            waiting = _claim_waiting(connection, study_id, system_attrs)
+            if waiting is not None:
+                return waiting
+            last = connection.execute(
+                sa.select(sa.func.max(trials.c.number)).where(trials.c.study_id == study_id)
+            ).scalar()
+            now = time.time()
+            row = {
+                "study_id": study_id,
+                "number": 0 if last is None else last + 1,
+                "state": TrialState.RUNNING.value,
+                "params": "{}",
+                "value": None,
+                "user_attrs": "{}",
+                "system_attrs": attrs_text,
+                "started": now,
+                "finished": None,
+                "heartbeat": now,
+            }
+            connection.execute(sa.insert(trials).values(**row))
+            return _record(_as_row(row), {})
+
+        return self._write(body)
+
     def claim_waiting_trial(
         self, study_id: int, *, system_attrs: Mapping[str, JSON] = _NO_ATTRS
     ) -> TrialRecord | None:
@@ -369,24 +461,7 @@ class SQLStorage(Storage):
 
         def body(connection: sa.Connection) -> TrialRecord | None:
             _lock_study(connection, study_id)
-            query = (
-                sa.select(trials)
-                .where(trials.c.study_id == study_id, trials.c.state == TrialState.WAITING.value)
-                .order_by(trials.c.number)
-                .limit(1)
-            )
-            row = connection.execute(query).first()
-            if row is None:
-                return None
-            now = time.time()
-            changes = {
-                "state": TrialState.RUNNING.value,
-                "started": now,
-                "heartbeat": now,
-                "system_attrs": _merged(row.system_attrs, system_attrs, what="system_attrs"),
-            }
-            _update_trial(connection, row.trial_id, **changes)
-            return _record(_as_row({**row._asdict(), **changes}), _steps(connection, study_id, [row.number]))
+            return _claim_waiting(connection, study_id, system_attrs)
 
         return self._write(body)
 
@@ -412,11 +487,17 @@ class SQLStorage(Storage):
         value: float | None = None,
         user_attrs: Mapping[str, JSON] = _NO_ATTRS,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        owner: str | None = None,
     ) -> TrialRecord:
         state, value = checks.check_finish(state, value, user_attrs, system_attrs)
 
         def body(connection: sa.Connection) -> TrialRecord:
-            row = _running_trial(connection, study_id, number, action="finishing a trial")
+            row = _lock_trial(connection, study_id, number)
+            stored = TrialState(row.state)
+            if not checks.check_owner(number, stored, checks.decode(row.system_attrs), owner):
+                if (stored, row.value) != (state, value):
+                    raise checks.state_error(number, stored, action="finishing a trial", allowed="running")
+                return _record(row, _steps(connection, study_id, [number]))
             changes = {
                 "state": state.value,
                 "value": value,
@@ -471,15 +552,15 @@ class SQLStorage(Storage):
             now = time.time()
             query = (
                 sa.select(trials)
-                .where(
-                    trials.c.study_id == study_id,
-                    trials.c.state == TrialState.RUNNING.value,
-                    sa.func.coalesce(trials.c.heartbeat, 0.0) < now - grace,
-                )
+                .where(trials.c.study_id == study_id, trials.c.state == TrialState.RUNNING.value)
                 .order_by(trials.c.number)
                 .with_for_update()
             )
-            rows = connection.execute(query).all()
+            rows = [
+                row
+                for row in connection.execute(query).all()
+                if (row.heartbeat or 0.0) < now - checks.stale_after(checks.decode(row.system_attrs), grace)
+            ]
             for row in rows:
                 text = _merged(row.system_attrs, {"fail_reason": checks.STALE_REASON}, what="system_attrs")
                 changes = {"state": TrialState.FAILED.value, "finished": now, "system_attrs": text}
@@ -531,6 +612,30 @@ class SQLStorage(Storage):
 
     def close(self) -> None:
         self._engine.dispose()
+
+
+def _claim_waiting(
+    connection: sa.Connection, study_id: int, system_attrs: Mapping[str, JSON]
+) -> TrialRecord | None:
+    """Move the lowest-numbered WAITING trial to RUNNING (the study row is locked by the caller)."""
+    query = (
+        sa.select(trials)
+        .where(trials.c.study_id == study_id, trials.c.state == TrialState.WAITING.value)
+        .order_by(trials.c.number)
+        .limit(1)
+    )
+    row = connection.execute(query).first()
+    if row is None:
+        return None
+    now = time.time()
+    changes = {
+        "state": TrialState.RUNNING.value,
+        "started": now,
+        "heartbeat": now,
+        "system_attrs": _merged(row.system_attrs, system_attrs, what="system_attrs"),
+    }
+    _update_trial(connection, row.trial_id, **changes)
+    return _record(_as_row({**row._asdict(), **changes}), _steps(connection, study_id, [row.number]))
 
 
 def _update_trial(connection: sa.Connection, trial_id: int, **changes: Any) -> None:

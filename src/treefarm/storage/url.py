@@ -32,14 +32,19 @@ def _refuse(spec: object, why: str) -> StorageError:
     return StorageError(f"a storage must be {_EXPECTED} ({why}), but got {format_values(storage=spec)}")
 
 
-def _sql(url: str) -> Storage:
-    from .sql import SQLStorage
+def open_storage(spec: str | os.PathLike[str] | Storage | None, *, read_only: bool = False) -> Storage:
+    """The storage ``spec`` names; StorageError naming it and what is expected if none.
 
-    return SQLStorage(url)
+    ``read_only=True`` is for commands that only look (``show``, ``export``, a
+    dashboard): a SQLite file that does not exist is refused, naming the path,
+    instead of being created, and every write raises a StorageError.
+    """
 
+    def _sql(url: str) -> Storage:
+        from .sql import SQLStorage
 
-def open_storage(spec: str | os.PathLike[str] | Storage | None) -> Storage:
-    """The storage ``spec`` names; StorageError naming it and what is expected if none."""
+        return SQLStorage(url, read_only=read_only)
+
     if spec is None or isinstance(spec, Storage):
         return spec if spec is not None else InMemoryStorage()
     if isinstance(spec, os.PathLike):

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..exceptions import StudyError
 from ..optimizers import Optimizer
 from ..space import Apply, Config, convert
 from ..storage import Storage, TrialRecord
@@ -31,13 +32,19 @@ DEFAULT_STORAGE = "treefarm.db"
 
 @dataclass(frozen=True)
 class Result:
-    """What ``minimize`` found: the best value, its configuration and built value, every trial."""
+    """What ``minimize`` found: the best value, its configuration, its parameters
+    (the decisions' values, no op called: see :func:`treefarm.space.params`) and every trial."""
 
     best_value: float
     best_config: Config
     best_params: Any
     trials: Sequence[TrialRecord]
     study: Study
+
+    @property
+    def n_trials(self) -> int:
+        """How many trials the study holds."""
+        return len(self.trials)
 
     def __repr__(self) -> str:
         return (
@@ -61,21 +68,26 @@ def minimize(
     objective: Callable[..., Any] | None,
     space: Any,
     *,
-    algo: str | Optimizer = "tpe",
+    algo: str | Optimizer | None = None,
     max_evals: int = 100,
     storage: str | os.PathLike[str] | Storage | None = DEFAULT_STORAGE,
     study_name: str | None = None,
     seed: int | None = None,
-    direction: str = "minimize",
+    direction: str | None = None,
     n_jobs: int = 1,
     timeout: float | None = None,
 ) -> Result:
     """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
 
     Trials are kept in ``storage`` (a SQLite file ``treefarm.db`` by default;
-    None keeps them in memory). Giving an existing ``study_name`` resumes that
-    study: trials already done count towards ``max_evals``.
+    None keeps them in memory). ``max_evals`` is the study's total: giving an
+    existing ``study_name`` resumes that study, and trials already made there,
+    by this process or any other sharing the storage, count towards it.
+    ``algo`` and ``direction`` default to ``"tpe"`` and ``"minimize"`` for a
+    new study and to the stored ones for a resumed one.
     """
+    if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
+        raise StudyError(f"max_evals must be an integer >= 1, but got max_evals={max_evals!r}")
     study = Study.create(
         study_name,
         space=space,
@@ -87,9 +99,7 @@ def minimize(
     )
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None
-    done = sum(1 for t in study.trials if t.state.is_finished)
-    if max_evals > done:
-        study.optimize(evaluate, max_evals - done, timeout=timeout, n_jobs=n_jobs)
+    study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs)
     best = study.best_trial
     return Result(
         best_value=study.best_value,

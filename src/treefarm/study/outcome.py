@@ -19,7 +19,7 @@ from typing import Any
 
 from ..storage import TrialState
 
-__all__ = ["Outcome", "from_exception", "from_result"]
+__all__ = ["Outcome", "failure", "from_exception", "from_result"]
 
 LOSS_KEY = "loss"
 
@@ -32,6 +32,11 @@ class Outcome:
     value: float | None = None
     user_attrs: Mapping[str, Any] = field(default_factory=dict)
     system_attrs: Mapping[str, Any] = field(default_factory=dict)
+
+
+def failure(reason: str, *, state: TrialState = TrialState.FAILED) -> Outcome:
+    """A trial ended (failed, or pruned) for ``reason``, with no value."""
+    return Outcome(state, system_attrs={"fail_reason": reason})
 
 
 def _failed(reason: str, **extra: Any) -> Outcome:
@@ -61,7 +66,8 @@ def from_result(result: object) -> Outcome:
     attrs: dict[str, Any] = {}
     if isinstance(result, Mapping):
         if LOSS_KEY not in result:
-            return _failed(f"the objective returned a mapping without {LOSS_KEY!r}: keys={sorted(result)!r}")
+            keys = sorted(map(repr, result))[:20]
+            return _failed(f"the objective returned a mapping without {LOSS_KEY!r}: keys=[{', '.join(keys)}]")
         extra = _json_attrs({k: v for k, v in result.items() if k != LOSS_KEY})
         if isinstance(extra, str):
             return _failed(extra)

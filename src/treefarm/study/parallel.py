@@ -4,12 +4,25 @@ Workers only call the objective on built values; asking, telling and the
 storage stay in the study's process, so a worker that dies loses nothing
 recorded. Each result comes back as an :class:`Outcome` plus the exception
 the objective raised (if any), and the study decides whether to go on.
+
+Worker processes die with their parent: on Linux the kernel sends them
+SIGKILL when it dies (``PR_SET_PDEATHSIG``), and everywhere a watchdog
+thread ends a worker whose parent is gone, so a ``kill -9`` of the study's
+process leaves no orphan evaluating a trial nobody will record (the trial
+itself is failed by the next recovery).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing
+import os
 import pickle
+import signal
+import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -28,6 +41,39 @@ Result = tuple[Outcome, BaseException | None]
 
 class RemoteError(Exception):
     """An objective's exception that could not be sent back from its worker process."""
+
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2) option: the signal this process receives when its parent dies."""
+WATCHDOG_PERIOD = 0.5
+"""Seconds between a worker's checks that its parent is alive."""
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCHDOG_PERIOD)
+    os._exit(1)
+
+
+def die_with_parent(parent: int) -> None:
+    """Run in each worker process at start: end it when ``parent`` dies (see the module docstring)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it fails the trials
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="treefarm-parent-watch", daemon=True).start()
+
+
+def _terminate(pool: Executor) -> None:
+    """Kill a process pool's workers at once (an interrupted run must not wait for its
+    objectives): ``terminate_workers`` where Python has it (3.14), else each worker process."""
+    if hasattr(pool, "terminate_workers"):
+        pool.terminate_workers()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
 
 
 def call_in_worker(objective: Callable[[Any], Any], value: Any) -> tuple[str, Any]:
@@ -74,8 +120,10 @@ class Evaluator:
     def __enter__(self) -> Evaluator:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         if self._pool is not None:
+            if exc_type is not None:
+                _terminate(self._pool)
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
@@ -85,7 +133,12 @@ class Evaluator:
                 self._pool = ThreadPoolExecutor(max_workers=self.n_jobs)
             else:
                 ctx = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(max_workers=self.n_jobs, mp_context=ctx)
+                self._pool = ProcessPoolExecutor(
+                    max_workers=self.n_jobs,
+                    mp_context=ctx,
+                    initializer=die_with_parent,
+                    initargs=(os.getpid(),),
+                )
         return self._pool
 
     def run(self, trials: Sequence[Trial]) -> list[Result]:

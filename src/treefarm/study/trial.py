@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import StudyError
@@ -35,13 +36,21 @@ class Trial:
         """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch)."""
         if isinstance(step, bool) or not isinstance(step, int) or step < 0:
             raise StudyError(f"step must be an integer >= 0, but got step={step!r}")
-        if not math.isfinite(float(value)):
-            raise StudyError(f"an intermediate value must be finite, but got value={value!r} at step={step}")
-        self._study._storage.report_intermediate(self._study._id, self.number, step, float(value))
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isinf(value):
+            raise StudyError(
+                "an intermediate value must be a finite number or NaN (a diverging run), "
+                f"but got value={value!r} at step={step}"
+            )
+        self._study.storage.report_intermediate(self._study.study_id, self.number, step, float(value))
 
     def set_user_attr(self, key: str, value: Any) -> None:
         """Attach a JSON-serializable field to the trial."""
-        self._study._storage.set_trial_user_attr(self._study._id, self.number, key, value)
+        self._study.storage.set_trial_user_attr(self._study.study_id, self.number, key, value)
+
+    @property
+    def study(self) -> Study:
+        """The study this trial belongs to."""
+        return self._study
 
     def __repr__(self) -> str:
         return f"Trial(number={self.number}, config={dict(self.config)!r})"

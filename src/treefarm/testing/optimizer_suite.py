@@ -11,15 +11,18 @@ makes a fresh optimizer, and say whether it handles recursive spaces::
             return MyOptimizer
 
 Every test asserts what the study relies on: valid configurations of flat,
-conditional and (if supported) recursive spaces, from an empty history and a
-long one with failures and pending trials; the same generator state and
-history give the same suggestions, however often the optimizer is called
-(it is stateless); an unsupported space is a clear error, never a wrong
-configuration.
+conditional and (if supported) recursive spaces, from an empty history, a
+long one with failures and pending trials, and one of failures only; a batch
+of distinct configurations, none already seen where unseen ones remain; the
+same generator state and history give the same suggestions, however often the
+optimizer is called (it is stateless) and without changing the history; an
+unsupported space is a clear error, never a wrong configuration.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import operator
 from collections.abc import Callable
 
@@ -61,11 +64,19 @@ SPACES: dict[str, Callable[[], Space]] = {
 }
 
 
+def _stable_hash(text: str) -> int:
+    """A hash of ``text`` that is the same in every process (``hash()`` of a str is
+    salted per process by PYTHONHASHSEED)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
 def _loss(config: Config) -> float:
-    """A deterministic pseudo-loss of any configuration."""
-    return float(
-        sum(hash(k) % 97 * (v if isinstance(v, (int, float)) else 1.0) for k, v in config.items()) % 13.7
-    )
+    """A deterministic pseudo-loss of any configuration, equal in every process."""
+    total = 0.0
+    for k, v in config.items():
+        weight = _stable_hash(k) % 97
+        total += weight * (v if isinstance(v, (int, float)) else 1.0 + _stable_hash(str(v)) % 7)
+    return float(total % 13.7)
 
 
 def _history(space: Space, n: int, seed: int = 0) -> History:
@@ -78,6 +89,9 @@ class OptimizerSuite:
     """Conformance tests; subclasses provide ``optimizer_factory``."""
 
     supports_recursive: bool = True
+    #: Whether the optimizer reads the history to avoid repeats (random search does not:
+    #: its draws are independent, and the study does not load the history for it).
+    avoids_seen: bool = True
     #: History sizes to test with: empty, inside a typical start-up phase, past it.
     history_sizes: tuple[int, ...] = (0, 5, 30)
 
@@ -110,6 +124,45 @@ class OptimizerSuite:
             again = optimizer.suggest(space, history, 2, np.random.default_rng(11))
             fresh = optimizer_factory().suggest(space, history, 2, np.random.default_rng(11))
             assert first == again == fresh, name
+
+    def test_suggestions_avoid_seen_configurations_on_a_finite_space(
+        self, optimizer_factory: Callable[[], Optimizer]
+    ) -> None:
+        """On a space of 12 points with 8 seen, the unseen ones are proposed
+        (distinct within the batch) rather than the seen ones again."""
+        if not self.avoids_seen:
+            pytest.skip("the optimizer draws independently of the history")
+        space: Space = {"a": Choice(0, 1, 2), "b": Choice("p", "q", "r", "s")}  # type: ignore[assignment]
+        every = [validate(space, {"a": a, "b": b}) for a in (0, 1, 2) for b in "pqrs"]
+        history = History(
+            complete=tuple(Observation(c, _loss(c)) for c in every[:6]), failed=(every[6],), pending=(every[7],)
+        )
+        configs = optimizer_factory().suggest(space, history, 4, np.random.default_rng(5))
+        assert set(configs) == set(every[8:]), configs
+
+    def test_a_batch_is_distinct(self, optimizer_factory: Callable[[], Optimizer]) -> None:
+        for name in self._spaces():
+            space = SPACES[name]()
+            for n_history in self.history_sizes:
+                configs = optimizer_factory().suggest(space, _history(space, n_history), 4, np.random.default_rng(3))
+                assert len(set(configs)) == 4, (name, n_history)
+
+    def test_a_history_of_only_failures_still_gives_suggestions(
+        self, optimizer_factory: Callable[[], Optimizer]
+    ) -> None:
+        for name in self._spaces():
+            space = SPACES[name]()
+            history = History(failed=tuple(sample(space, 7, n=25)))
+            configs = optimizer_factory().suggest(space, history, 2, np.random.default_rng(0))
+            assert all(validate(space, c) == c for c in configs), name
+
+    def test_the_history_is_not_mutated(self, optimizer_factory: Callable[[], Optimizer]) -> None:
+        for name in self._spaces():
+            space = SPACES[name]()
+            history = _history(space, max(self.history_sizes))
+            before = copy.deepcopy(history)
+            optimizer_factory().suggest(space, history, 3, np.random.default_rng(2))
+            assert history == before, name
 
     def test_unsupported_recursive_space_is_a_clear_error(
         self, optimizer_factory: Callable[[], Optimizer]

@@ -1,0 +1,84 @@
+"""A space's fingerprint: what a stored study remembers of the space it was made for.
+
+Two spaces have the same fingerprint when they have the same structure and
+the same bounds, options, priors, labels, op names and rules, and recursion
+bounds: then every stored configuration means the same thing in both. The
+functions an op calls are identified by the op's name only (their code may
+change, as a bug fix would), and a constant by its JSON value, or by its type
+for a value JSON cannot hold. Reopening a study with a space of another
+fingerprint mixes trials of two problems, which the study refuses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from .nodes import Const, Op, Space, Var
+
+__all__ = ["describe", "fingerprint"]
+
+_SKIPPED_SLOTS = frozenset({"func", "_body", "by_index"})
+"""Slots that are code, or derived from other slots, rather than structure."""
+
+
+def _slots(node: Space) -> list[str]:
+    names: list[str] = []
+    for cls in type(node).__mro__:
+        names.extend(s for s in getattr(cls, "__slots__", ()) if s not in names)
+    return sorted(s for s in names if s not in _SKIPPED_SLOTS)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-able stand-in for an attribute: itself if JSON holds it, else its type and repr
+    (a prior's repr names its parameters; a function's would carry an address, so only its type)."""
+    try:
+        json.dumps(value, allow_nan=False)
+        return value
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if callable(value):
+        return {"type": type(value).__qualname__, "name": getattr(value, "__qualname__", None)}
+    text = repr(value)
+    return {"type": type(value).__qualname__, "repr": text if " at 0x" not in text else None}
+
+
+def describe(space: Space) -> Any:
+    """A JSON-able description of ``space``'s structure (see the module docstring);
+    a variable's body is described once, then referred to by name."""
+    seen: set[int] = set()
+
+    def visit(node: Space) -> Any:
+        if isinstance(node, Var):
+            if id(node) in seen:
+                return {"var": node.name}
+            seen.add(id(node))
+            body = visit(node.body) if node.defined else None
+            return {"var": node.name, "max_depth": node.max_depth, "body": body}
+        if isinstance(node, Const):
+            return {"const": _plain(node.value)}
+        out: dict[str, Any] = {"node": type(node).__name__}
+        for name in _slots(node):
+            value = getattr(node, name)
+            if isinstance(value, Space) or (
+                isinstance(value, (tuple, list)) and any(isinstance(v, Space) for v in value)
+            ):
+                continue
+            if isinstance(value, dict) and any(isinstance(v, Space) for v in value.values()):
+                out[name] = sorted(value)
+                continue
+            out[name] = _plain(value)
+        if not isinstance(node, Op):
+            out["children"] = [visit(child) for child in node.children()]
+        return out
+
+    return visit(space)
+
+
+def fingerprint(space: Space) -> str:
+    """The SHA-256 of :func:`describe` as canonical JSON, in hex."""
+    text = json.dumps(describe(space), sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()

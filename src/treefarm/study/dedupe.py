@@ -1,0 +1,47 @@
+"""Never evaluating one configuration twice.
+
+Two configurations are the same point when their canonical expressions are
+equal under the rules declared on the space's ops (commutative, associative,
+idempotent, identity; see :func:`treefarm.space.canonical`), or, in a space
+without rules, when they are equal decision by decision. A suggestion equal to
+a configuration already evaluated, failed or pending is drawn again, with the
+duplicates passed as pending so the optimizer steers away, up to
+``max_redraws`` draws in all. Past that the space is taken as exhausted (a finite
+space whose every point was tried) and the duplicate is evaluated: the study
+goes on rather than stopping, and its records show the repeat.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..optimizers import History, Optimizer
+from ..space import Config, Space, canonical, has_rules
+
+__all__ = ["Deduplicator"]
+
+
+class Deduplicator:
+    """The identity of configurations in one space, and distinct suggestions from an optimizer."""
+
+    def __init__(self, space: Space, *, max_redraws: int = 20) -> None:
+        self.space = space
+        self.max_redraws = max_redraws
+        self.rules = has_rules(space)
+        self._keys: dict[Config, str] = {}
+
+    def key(self, config: Config) -> str:
+        """What makes two configurations the same point: their canonical expression."""
+        if config not in self._keys:
+            self._keys[config] = canonical(self.space, config) if self.rules else config.to_json()
+        return self._keys[config]
+
+    def suggest(self, optimizer: Optimizer, history: History, rng: np.random.Generator) -> Config:
+        """One suggestion not in ``history`` (see the module docstring)."""
+        seen = {self.key(c) for c in history.seen()}
+        for _ in range(self.max_redraws):
+            config = optimizer.suggest(self.space, history, 1, rng)[0]
+            if self.key(config) not in seen:
+                break
+            history = History(history.complete, history.failed, (*history.pending, config))
+        return config

@@ -1,0 +1,120 @@
+"""The study's view of its stored trials, read incrementally.
+
+Finished trials never change, so they are cached, and each read fetches only
+trials at or after the oldest one last seen unfinished: the cost of an
+``ask`` does not grow with the history for optimizers that need none, and
+stays one indexed read for those that do. Each trial's configuration is
+validated against the study's space once; one that no longer fits (written
+for a wider space the caller explicitly accepted) is left out of what the
+optimizer sees.
+"""
+
+from __future__ import annotations
+
+from ..exceptions import ConfigError, StudyError
+from ..optimizers import History, Observation
+from ..space import Config, Space, validate
+from ..storage import Storage, TrialRecord, TrialState
+
+__all__ = ["TrialCache"]
+
+
+class TrialCache:
+    """Finished trials of one study (see the module docstring); ``sign`` is +1 to
+    minimize and -1 to maximize, so losses handed to optimizers are always minimized."""
+
+    def __init__(self, storage: Storage, study_id: int, space: Space, *, sign: float, name: str) -> None:
+        self._storage = storage
+        self._study_id = study_id
+        self._space = space
+        self._sign = sign
+        self._name = name
+        self._finished: dict[int, TrialRecord] = {}
+        self._configs: dict[int, Config | None] = {}
+        self._scan_from = 0
+
+    def remember(self, number: int, config: Config) -> None:
+        """Record the configuration of a trial this process started (already valid)."""
+        self._configs[number] = config
+
+    def known_config(self, number: int) -> Config | None:
+        """The configuration of trial ``number`` if this cache has seen it."""
+        return self._configs.get(number)
+
+    def config_of(self, record: TrialRecord) -> Config | None:
+        """The record's configuration validated against the space (None if it does not fit)."""
+        if record.number not in self._configs:
+            try:
+                self._configs[record.number] = validate(self._space, record.params)
+            except ConfigError:
+                self._configs[record.number] = None
+        return self._configs[record.number]
+
+    def sync(self) -> list[TrialRecord]:
+        """Read the trials changed since the last sync; return the unfinished ones."""
+        records = self._storage.get_trials(self._study_id, min_number=self._scan_from)
+        unfinished = []
+        for r in records:
+            if r.state.is_finished:
+                self._finished[r.number] = r
+            else:
+                unfinished.append(r)
+        if records:
+            self._scan_from = unfinished[0].number if unfinished else records[-1].number + 1
+        return unfinished
+
+    def history(self, *, exclude: int | None = None) -> History:
+        """What the optimizer sees: completed, failed and pending configurations."""
+        unfinished = self.sync()
+        complete, failed = [], []
+        for number in sorted(self._finished):
+            r = self._finished[number]
+            config = self.config_of(r)
+            if config is None:
+                continue
+            if r.state is TrialState.COMPLETE and r.value is not None:
+                complete.append(Observation(config, self._sign * r.value))
+            elif r.state is TrialState.FAILED:
+                failed.append(config)
+        pending = []
+        for r in unfinished:
+            config = self.config_of(r) if r.params and r.number != exclude else None
+            if config is not None:
+                pending.append(config)
+        return History(tuple(complete), tuple(failed), tuple(pending))
+
+    def completed(self) -> list[TrialRecord]:
+        """The completed trials, by number."""
+        self.sync()
+        return [
+            self._finished[n]
+            for n in sorted(self._finished)
+            if self._finished[n].state is TrialState.COMPLETE
+        ]
+
+    def best(self) -> TrialRecord:
+        """The completed trial with the best value (the lowest number among ties).
+
+        With none, the error says why: how many trials failed, quoting the first
+        and the most recent failure reasons."""
+        done = self.completed()
+        if done:
+            return min(done, key=lambda t: (self._sign * (t.value or 0.0), t.number))
+        failed = [
+            self._finished[n] for n in sorted(self._finished) if self._finished[n].state is TrialState.FAILED
+        ]
+        if not failed:
+            raise StudyError(
+                f"the study must have a completed trial, but got name={self._name!r} with none yet"
+            )
+
+        def reason(r: TrialRecord) -> str:
+            return f"trial {r.number}: {r.system_attrs.get('fail_reason', 'no reason recorded')}"
+
+        quoted = (
+            reason(failed[0]) if len(failed) == 1 else f"first {reason(failed[0])}; last {reason(failed[-1])}"
+        )
+        raise StudyError(
+            f"the study must have a completed trial, but got name={self._name!r} with all "
+            f"{len(failed)} finished trials failed ({quoted})"
+        )

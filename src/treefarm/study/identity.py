@@ -1,0 +1,94 @@
+"""What a study is: its direction, seed, optimizer and space, stored at creation
+and checked at every reopening.
+
+A study stores, beside its direction and seed, its optimizer's settings
+(:func:`treefarm.optimizers.registry.spec_of`) and its space's fingerprint
+(:func:`treefarm.space.fingerprint.fingerprint`). Reopening it:
+
+* uses the stored optimizer when the caller names none, and records a
+  different one the caller names explicitly (attribute ``"changes"``);
+* refuses another direction or seed, naming both;
+* refuses a space of another fingerprint, naming both, unless the caller
+  passes ``allow_space_change=True`` (a widened space, say), which is
+  recorded. Trials that no longer fit the new space are then left out of
+  what the optimizer sees.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..exceptions import StudyError
+from ..optimizers import Optimizer, make_optimizer
+from ..optimizers.registry import from_spec, spec_of
+from ..space import Space
+from ..space.fingerprint import fingerprint
+from ..storage import JSON, Storage, StudyRecord
+
+__all__ = ["DEFAULT_ALGO", "creation_attrs", "reconcile"]
+
+DEFAULT_ALGO = "tpe"
+"""The optimizer of a new study whose caller names none."""
+
+
+def creation_attrs(space: Space, optimizer: Optimizer) -> dict[str, JSON]:
+    """The attributes a new study is stored with."""
+    return {
+        "space": repr(space)[:4000],
+        "space_fingerprint": fingerprint(space),
+        "optimizer": spec_of(optimizer),
+    }
+
+
+def _refuse(what: str, name: str, stored: object, given: object, hint: str = "") -> StudyError:
+    return StudyError(
+        f"a reopened study must keep its {what}{hint}, but got study={name!r} stored_{what}={stored!r}, "
+        f"given_{what}={given!r}"
+    )
+
+
+def _record_change(storage: Storage, record: StudyRecord, change: dict[str, Any]) -> None:
+    changes = list(record.attrs.get("changes") or [])  # type: ignore[arg-type]
+    changes.append({"time": time.time(), **change})
+    storage.set_study_attr(record.study_id, "changes", changes)
+
+
+def reconcile(
+    storage: Storage,
+    record: StudyRecord,
+    space: Space,
+    *,
+    algo: str | Optimizer | None,
+    direction: str | None,
+    seed: int | None,
+    allow_space_change: bool,
+) -> Optimizer:
+    """The optimizer of a reopened study, after checking the caller's arguments
+    against what is stored (see the module docstring)."""
+    if direction is not None and direction != record.direction:
+        raise _refuse("direction", record.name, record.direction, direction)
+    if seed is not None and seed != record.seed:
+        raise _refuse("seed", record.name, record.seed, seed)
+    stored_print = record.attrs.get("space_fingerprint")
+    given_print = fingerprint(space)
+    if stored_print is not None and stored_print != given_print:
+        if not allow_space_change:
+            hint = " (pass allow_space_change=True to continue with a changed space)"
+            raise _refuse("space", record.name, record.attrs.get("space"), repr(space)[:4000], hint)
+        _record_change(storage, record, {"space": repr(space)[:4000], "space_fingerprint": given_print})
+        storage.set_study_attr(record.study_id, "space_fingerprint", given_print)
+        storage.set_study_attr(record.study_id, "space", repr(space)[:4000])
+    elif stored_print is None:
+        storage.set_study_attr(record.study_id, "space_fingerprint", given_print)
+    stored_spec = record.attrs.get("optimizer")
+    if algo is None:
+        if isinstance(stored_spec, dict):
+            return from_spec(stored_spec)
+        return make_optimizer(DEFAULT_ALGO)
+    optimizer = make_optimizer(algo)
+    spec = spec_of(optimizer)
+    if spec != stored_spec:
+        _record_change(storage, record, {"optimizer": spec})
+        storage.set_study_attr(record.study_id, "optimizer", spec)
+    return optimizer

@@ -1,0 +1,141 @@
+"""The optimize loop: ask a batch, evaluate it, tell the outcomes, until a rule stops it.
+
+The objective receives the built value; if it declares a parameter named
+``trial`` it also gets the :class:`~treefarm.Trial` (to ``report``
+intermediate values). It returns a number or a mapping with ``"loss"``. An
+exception of a type in ``catch`` fails the trial and the run goes on; any
+other, and KeyboardInterrupt, fails every trial this process is running
+(reason ``"interrupted"`` for Ctrl-C) and propagates. With ``n_jobs > 1``
+trials run in synchronous batches of ``n_jobs`` in worker processes
+(``backend="process"``) or threads (``"thread"``); each batch is asked with
+the earlier members pending, so a seeded parallel run is reproducible.
+
+A finish the storage refuses because the trial is no longer this process's
+(a recovery elsewhere presumed it dead) is logged and not recorded: each
+trial completes at most once.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..exceptions import StudyError, TrialStateError
+from ..storage import TrialRecord, TrialState
+from .parallel import Evaluator
+from .stopping import Stopper
+from .trial import Trial
+from .worker import Heartbeat
+
+if TYPE_CHECKING:
+    from .outcome import Outcome
+    from .study import Callback, Study
+
+__all__ = ["optimize"]
+
+log = logging.getLogger("treefarm")
+
+
+def _check(objective: Callable[..., Any], n_jobs: int, backend: str) -> bool:
+    """The arguments checked; whether the objective takes the trial."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise StudyError(f"n_jobs must be an integer >= 1, but got n_jobs={n_jobs!r}")
+    if backend not in ("process", "thread"):
+        raise StudyError(f"backend must be 'process' or 'thread', but got backend={backend!r}")
+    if not callable(objective):
+        raise StudyError(f"objective must be callable, but got objective={objective!r}")
+    wants_trial = "trial" in inspect.signature(objective).parameters
+    if wants_trial and n_jobs > 1 and backend == "process":
+        raise StudyError(
+            "an objective taking `trial` needs n_jobs=1 or backend='thread', but got backend='process'"
+        )
+    return wants_trial
+
+
+def _check_total(n_trials: int | None) -> None:
+    if n_trials is not None and (isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1):
+        raise StudyError(f"n_trials must be an integer >= 1 or None, but got n_trials={n_trials!r}")
+
+
+def _finish(study: Study, number: int, outcome: Outcome) -> TrialRecord | None:
+    try:
+        return study.finish(number, outcome)
+    except TrialStateError as exc:
+        log.warning("the result of trial %d was not recorded: %s", number, exc)
+        return None
+
+
+def optimize(
+    study: Study,
+    objective: Callable[..., Any],
+    *,
+    n_trials: int | None,
+    n_new_trials: int | None,
+    timeout: float | None,
+    n_jobs: int,
+    backend: str,
+    catch: Sequence[type[BaseException]],
+    callbacks: Iterable[Callback],
+    target: float | None,
+    patience: int | None,
+) -> None:
+    """Run ``objective`` on ``study``'s suggestions (see the module docstring)."""
+    wants_trial = _check(objective, n_jobs, backend)
+    _check_total(n_trials)
+    stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.direction == "maximize")
+    callbacks = list(callbacks)
+    study.recover()
+    heartbeat = Heartbeat(study.storage, study.study_id, lambda: study.running, study.heartbeat_interval)
+    try:
+        with heartbeat, Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial) as ev:
+            while not (stopper.done() or study.stop_requested):
+                remaining = stopper.remaining()
+                size = n_jobs if remaining is None else min(n_jobs, remaining)
+                trials, exhausted = _ask_batch(study, size, n_trials, catch, stopper)
+                _run_batch(study, ev, trials, catch, stopper, callbacks)
+                if exhausted:
+                    break
+    except BaseException as exc:
+        study.fail_running(
+            "interrupted" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}: {exc}"
+        )
+        raise
+
+
+def _ask_batch(
+    study: Study, size: int, budget: int | None, catch: Sequence[type[BaseException]], stopper: Stopper
+) -> tuple[list[Trial], bool]:
+    """Up to ``size`` trials, and whether the study's budget is spent. A trial whose
+    value fails to build (a caught error) is recorded failed and counts against the budget."""
+    trials: list[Trial] = []
+    while len(trials) < size and not stopper.done():
+        try:
+            trial = study.ask_within(budget)
+        except tuple(catch):
+            stopper.record(None)
+            continue
+        if trial is None:
+            return trials, True
+        trials.append(trial)
+    return trials, False
+
+
+def _run_batch(
+    study: Study,
+    ev: Evaluator,
+    trials: list[Trial],
+    catch: Sequence[type[BaseException]],
+    stopper: Stopper,
+    callbacks: list[Callback],
+) -> None:
+    """Evaluate ``trials`` and record each outcome; re-raise an uncaught error after recording."""
+    for trial, (outcome, exc) in zip(trials, ev.run(trials)):
+        record = _finish(study, trial.number, outcome)
+        if record is not None:
+            stopper.record(record.value if record.state is TrialState.COMPLETE else None)
+            for callback in callbacks:
+                callback(study, record)
+        if exc is not None and (not isinstance(exc, tuple(catch)) or isinstance(exc, KeyboardInterrupt)):
+            raise exc
