@@ -167,7 +167,7 @@ def test_bad_study_arguments_are_named(tmp_path: Path) -> None:
         tf.Study.create(space=SPACE, algo="nope")
     with pytest.raises(StorageError, match=r"sqlit://x\.db"):
         tf.Study.create(space=SPACE, storage="sqlit://x.db")
-    with pytest.raises(StudyError, match="must have a completed trial, but got name=.* with none yet"):
+    with pytest.raises(StudyError, match=r"must have a completed trial, but got name=.* with none yet"):
         _ = tf.Study.create(space=SPACE).best_value
 
 
