@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,13 @@ EXAMPLES = ["symbolic_regression", "kernel_search", "elastic_net", "mlp_layers"]
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_every_example_space_samples_and_builds(name: str) -> None:
     ex = load(name)
-    for config in tf.sample(ex.space, 0, n=20):
-        tf.validate(ex.space, config)
-        assert tf.build(ex.space, config) is not None
+    configs = tf.sample(ex.space, 0, n=20)
+    assert len(set(configs)) > 10  # the draws explore the space
+    for config in configs:
+        assert tf.validate(ex.space, config) == config
+        value = tf.build(ex.space, config)
+        assert value is not None
+        assert math.isfinite(ex.objective(value))  # what the example's study would evaluate
 
 
 def test_symbolic_regression_true_formula_is_at_the_noise_level() -> None:

@@ -157,7 +157,11 @@ def test_slice_1d_follows_the_grid() -> None:
     gp = _model()
     grid = np.linspace(0, 1, 7)
     mean, std = gp.slice_1d(np.full(3, 0.5), 1, grid)
-    assert mean.shape == std.shape == (7,) and (std > 0).all()
+    Z = np.column_stack([np.full(7, 0.5), grid, np.full(7, 0.5)])
+    expected_mean, expected_var = gp.predict(Z)
+    np.testing.assert_allclose(mean, expected_mean, rtol=1e-12)
+    np.testing.assert_allclose(std, np.sqrt(expected_var), rtol=1e-12)
+    assert (std > 0).all() and np.ptp(mean) > 0
 
 
 def test_domain_round_snaps_levels_and_groups_and_keeps_inactive() -> None:

@@ -85,6 +85,11 @@ def test_gp_runs_on_a_grammar() -> None:
     study = Study.create(space=G, algo=GP(n_startup=8, n_candidates=64, n_local=64, n_starts=2), seed=0)
     study.optimize(lambda v: abs(v - 100), n_trials=25)
     assert len(study.trials) == 25 and study.best_value <= 10
+    canonical = [t.system_attrs["canonical"] for t in study.trials]
+    assert len(set(canonical)) == 25  # equal expressions are never evaluated twice
+    model_made = [t.value for t in study.trials[8:]]
+    startup = [t.value for t in study.trials[:8]]
+    assert min(model_made) < min(startup)  # the model's proposals improve on its start-up draws
 
 
 def test_pending_points_are_avoided_and_batches_are_diverse() -> None:
@@ -188,6 +193,13 @@ def test_posterior_slice_follows_one_parameter() -> None:
     history = History(complete=tuple(Observation(c, branin(dict(c))) for c in configs))
     values, mean, std = GP().posterior_slice(BRANIN, history, "y", configs[0], n_grid=20)  # type: ignore[arg-type]
     assert values[0] == 0 and values[-1] == 15 and mean.shape == std.shape == (20,) and (std > 0).all()
+    # through the observed point itself
+    # the posterior's uncertainty dips there: the slice is the model's, along y only
+    at = int(np.argmin(np.abs(values - configs[0]["y"])))
+    assert 3 <= at <= 16 and min(std[at - 1 : at + 2]) < min(std[at - 3], std[at + 3])
+    assert np.ptp(mean) > 0
+    _, mean_x, _ = GP().posterior_slice(BRANIN, history, "x", configs[0], n_grid=20)  # type: ignore[arg-type]
+    assert not np.allclose(mean_x, mean)
     with pytest.raises(ConfigError, match="address"):
         GP().posterior_slice(BRANIN, history, "nope", configs[0])  # type: ignore[arg-type]
 

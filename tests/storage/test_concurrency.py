@@ -97,3 +97,18 @@ def test_a_held_write_lock_is_waited_for_not_reported(sqlite_path: Path) -> None
     release.join()
     other.close()
     storage.close()
+
+
+def test_processes_sharing_a_budget_make_exactly_that_many_trials(url: str, tmp_path: Path) -> None:
+    """Every process is given the study's total; the claims are counted in the storage."""
+    import treefarm as tf
+
+    space = {"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b")}
+    study = tf.Study.create("budget", space=space, storage=url, seed=0)
+    budget = 45
+    results = _in_processes(workers.optimize_with_budget, url, "budget", budget, folder=tmp_path)
+    ran = sorted(n for result in results for n in result)
+    assert ran == list(range(budget))
+    trials = study.trials
+    assert len(trials) == budget and all(t.state is TrialState.COMPLETE for t in trials)
+    study.storage.close()

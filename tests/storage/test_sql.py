@@ -11,7 +11,7 @@ import pytest
 
 from treefarm.exceptions import StorageError
 from treefarm.storage import SQLStorage, TrialState
-from treefarm.storage.sql import SCHEMA_VERSION
+from treefarm.storage.sql import BUSY_TIMEOUT_MS, SCHEMA_VERSION
 
 
 def _url(path: Path) -> str:
@@ -41,7 +41,14 @@ def test_reopening_a_file_keeps_everything(sqlite_path: Path) -> None:
 
 
 def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(sqlite_path: Path) -> None:
-    SQLStorage(_url(sqlite_path)).close()
+    storage = SQLStorage(_url(sqlite_path))
+    connection = storage._engine.raw_connection()
+    try:
+        assert connection.execute("PRAGMA busy_timeout").fetchone()[0] == BUSY_TIMEOUT_MS == 30_000
+        assert connection.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    finally:
+        connection.close()
+        storage.close()
     with sqlite3.connect(sqlite_path) as connection:
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 

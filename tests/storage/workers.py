@@ -69,3 +69,15 @@ def open_fresh(url: str, n: int, folder: str, me: int, parties: int) -> list[int
     numbers = [storage.create_trial(study.study_id, params={}).number for _ in range(n)]
     storage.close()
     return [study.study_id, *numbers]
+
+
+def optimize_with_budget(url: str, name: str, budget: int, folder: str, me: int, parties: int) -> list[int]:
+    """Run the study's optimize loop with the study-wide budget; the numbers this worker ran."""
+    import treefarm as tf
+
+    space = {"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b")}
+    study = tf.Study.load(name, space=space, storage=url, heartbeat_interval=0.5)
+    ran: list[int] = []
+    _barrier(folder, me, parties)
+    study.optimize(lambda p: (p["x"] - 1.0) ** 2, budget, callbacks=[lambda s, r: ran.append(r.number)])
+    return ran

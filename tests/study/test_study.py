@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import pytest
@@ -139,8 +140,15 @@ def test_stopping_rules() -> None:
     study.optimize(lambda p: 1.0, callbacks=[lambda s, r: s.stop() if r.number == 3 else None])
     assert len(study.trials) == 4
     study = tf.Study.create(space=SPACE, seed=0)
-    study.optimize(lambda p: 1.0, timeout=0.2)
-    assert len(study.trials) >= 1
+    start = time.monotonic()
+
+    def slow(p: dict) -> float:
+        time.sleep(0.05)
+        return 1.0
+
+    study.optimize(slow, timeout=0.3)
+    elapsed = time.monotonic() - start
+    assert 0.3 <= elapsed < 3.0 and 3 <= len(study.trials) <= 0.3 / 0.05 + 1
 
 
 @pytest.mark.parametrize(

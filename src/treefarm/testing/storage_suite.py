@@ -310,6 +310,67 @@ class StorageSuite:
         assert storage.fail_stale_trials(study.study_id, grace=0.0) == []
 
     # ---------------------------------------------------------------- reading
+    def test_claim_takes_the_queue_first_then_makes_new_trials(self, storage: Storage) -> None:
+        sid = _study(storage).study_id
+        storage.create_trial(sid, params={"x": 1}, state=WAITING)
+        first = storage.claim_trial(sid, system_attrs={"worker": {"token": "a"}})
+        second = storage.claim_trial(sid, system_attrs={"worker": {"token": "a"}})
+        assert first is not None and second is not None
+        assert (first.number, dict(first.params), first.state) == (0, {"x": 1}, RUNNING)
+        assert (second.number, dict(second.params), second.state) == (1, {}, RUNNING)
+        assert second.system_attrs == {"worker": {"token": "a"}} and second.heartbeat is not None
+
+    def test_claims_stop_at_the_budget_and_waiting_trials_do_not_count(self, storage: Storage) -> None:
+        sid = _study(storage).study_id
+        storage.create_trial(sid, params={"x": 1}, state=WAITING)
+        storage.create_trial(sid, params={"x": 2}, state=WAITING)
+        claimed = [storage.claim_trial(sid, budget=3) for _ in range(5)]
+        assert [c.number if c else None for c in claimed] == [0, 1, 2, None, None]
+        storage.finish_trial(sid, 2, state=FAILED)
+        assert storage.claim_trial(sid, budget=3) is None  # failed trials count
+        assert storage.count_trials(sid) == 3 and storage.claim_trial(sid, budget=4) is not None
+
+    def test_threads_claiming_with_a_budget_make_exactly_that_many(self, storage: Storage) -> None:
+        sid = _study(storage).study_id
+        got: list[int] = []
+        lock = threading.Lock()
+
+        def work() -> None:
+            while (record := storage.claim_trial(sid, budget=40)) is not None:
+                with lock:
+                    got.append(record.number)
+
+        threads = [threading.Thread(target=work) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(got) == list(range(40)) and storage.count_trials(sid) == 40
+
+    def test_a_finish_checks_the_owner_and_a_repeat_records_nothing_twice(self, storage: Storage) -> None:
+        sid = _study(storage).study_id
+        record = storage.claim_trial(sid, system_attrs={"worker": {"token": "mine"}})
+        assert record is not None
+        with pytest.raises(TrialStateError, match="holder='mine'"):
+            storage.finish_trial(sid, 0, state=COMPLETE, value=1.0, owner="theirs")
+        assert storage.get_trial(sid, 0).state is RUNNING
+        done = storage.finish_trial(sid, 0, state=COMPLETE, value=1.0, user_attrs={"a": 1}, owner="mine")
+        assert storage.finish_trial(sid, 0, state=COMPLETE, value=1.0, user_attrs={"a": 1}, owner="mine") == done
+        with pytest.raises(TrialStateError, match="needs a running trial"):
+            storage.finish_trial(sid, 0, state=FAILED, owner="mine")
+        with pytest.raises(TrialStateError, match="needs a running trial"):
+            storage.finish_trial(sid, 0, state=COMPLETE, value=1.0)
+
+    def test_each_trial_is_stale_after_its_own_deadline(self, storage: Storage) -> None:
+        sid = _study(storage).study_id
+        patient = storage.claim_trial(sid, system_attrs={"stale_after": 3600.0})
+        hasty = storage.claim_trial(sid, system_attrs={"stale_after": 0.05})
+        unstated = storage.claim_trial(sid)
+        assert patient and hasty and unstated
+        time.sleep(0.15)
+        assert storage.fail_stale_trials(sid, grace=0.1) == [hasty.number, unstated.number]
+        assert storage.get_trial(sid, patient.number).state is RUNNING
+
     def test_get_trials_filters_and_orders(self, storage: Storage) -> None:
         study = _study(storage)
         for value in (3.0, 1.0, 2.0):
