@@ -19,7 +19,7 @@ from typing import Any
 
 from ..storage import TrialState
 
-__all__ = ["Outcome", "failure", "from_exception", "from_result"]
+__all__ = ["Outcome", "failure", "from_exception", "from_result", "told"]
 
 LOSS_KEY = "loss"
 
@@ -88,3 +88,13 @@ def from_exception(exc: BaseException) -> Outcome:
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}: {exc}"
     return _failed(reason, traceback=text[-20_000:])
+
+
+def told(value: object, *, state: TrialState | str | None, exception: BaseException | None) -> Outcome:
+    """The outcome a user's ``tell`` gives: an exception, an explicit state that is
+    not COMPLETE (``"failed"``, ``"pruned"``), else the value as an objective's result."""
+    if exception is not None:
+        return from_exception(exception)
+    if state is not None and TrialState(state) is not TrialState.COMPLETE:
+        return failure(f"told {TrialState(state).value}", state=TrialState(state))
+    return from_result(value)

@@ -19,42 +19,30 @@ failing dead workers' trials (:mod:`.recovery`) and the optimize loop
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..exceptions import ConfigError, StudyError
-from ..optimizers import History, Optimizer, make_optimizer
-from ..space import Config, Space, build, convert, params, sample, validate
-from ..storage import JSON, Storage, StudyRecord, TrialRecord, TrialState, open_storage
-from ..storage.checks import owner_of
+from ..exceptions import StudyError
+from ..optimizers import History, Optimizer
+from ..space import Config, build, params, validate
+from ..storage import Storage, TrialRecord, TrialState
+from . import opening
+from .asking import Asker
 from .dedupe import Deduplicator
 from .history import TrialCache
-from .identity import DEFAULT_ALGO, creation_attrs, reconcile
 from .loop import optimize
-from .outcome import Outcome, failure, from_exception, from_result
+from .outcome import Outcome, failure, from_exception, told
+from .recording import Recorder
 from .recovery import recover
 from .trial import Trial
-from .worker import identity
 
 __all__ = ["Callback", "Study"]
 
 Callback = Callable[["Study", TrialRecord], None]
-DIRECTIONS = ("minimize", "maximize")
 STALE_FACTOR = 6
 """A trial is presumed dead after this many of its worker's heartbeat intervals without one."""
-
-
-def _check_space(space: Any) -> Space:
-    root = convert(space)
-    if not sample(root, np.random.default_rng(0)):
-        raise StudyError(
-            "a study's space must hold at least one decision (a Real, Int, Choice or Join), "
-            f"but got space={space!r}"
-        )
-    return root
 
 
 class Study:
@@ -63,16 +51,8 @@ class Study:
     Make one with :meth:`create` or :meth:`load`, never the constructor.
     """
 
-    def __init__(
-        self,
-        record: StudyRecord,
-        storage: Storage,
-        space: Space,
-        optimizer: Optimizer,
-        *,
-        heartbeat_interval: float,
-        requeue_interrupted: bool,
-    ) -> None:
+    def __init__(self, opened: opening.Opened, *, heartbeat_interval: float, requeue_interrupted: bool) -> None:
+        record, storage, space, optimizer = opened.record, opened.storage, opened.space, opened.optimizer
         if isinstance(heartbeat_interval, bool) or not (
             isinstance(heartbeat_interval, (int, float)) and heartbeat_interval > 0
         ):
@@ -87,9 +67,11 @@ class Study:
         self.stale_after = STALE_FACTOR * self.heartbeat_interval
         self.requeue_interrupted = requeue_interrupted
         self._cache = TrialCache(storage, record.study_id, space, sign=self._sign(1.0), name=record.name)
-        self._dedupe = Deduplicator(space)
-        self._check_dupes = self._dedupe.rules or optimizer.needs_history
-        self._running: set[int] = set()
+        dedupe = Deduplicator(space)
+        self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
+        self._asker = Asker(
+            storage, record.study_id, optimizer, self._cache, dedupe, seed=self.seed, stale_after=self.stale_after
+        )
         self._stop_requested = False
 
     # ------------------------------------------------------------------ opening
@@ -119,37 +101,17 @@ class Study:
         Trials not finished after ``STALE_FACTOR`` heartbeat intervals are
         presumed dead by any worker's recovery.
         """
-        if direction is not None and direction not in DIRECTIONS:
-            raise StudyError(f"direction must be one of {list(DIRECTIONS)}, but got direction={direction!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise StudyError(f"seed must be an integer >= 0 or None, but got seed={seed!r}")
-        root = _check_space(space)
-        optimizer = make_optimizer(algo if algo is not None else DEFAULT_ALGO)
-        store = open_storage(storage)
-        record = store.create_study(
-            name if name is not None else f"study-{secrets.token_hex(4)}",
-            direction=direction or "minimize",
-            seed=seed if seed is not None else secrets.randbits(63),
-            attrs=creation_attrs(root, optimizer),
-            load_if_exists=load_if_exists,
-        )
-        optimizer = reconcile(
-            store,
-            record,
-            root,
+        opened = opening.create(
+            name,
+            space=space,
+            storage=storage,
             algo=algo,
             direction=direction,
             seed=seed,
+            load_if_exists=load_if_exists,
             allow_space_change=allow_space_change,
         )
-        return cls(
-            record,
-            store,
-            root,
-            optimizer,
-            heartbeat_interval=heartbeat_interval,
-            requeue_interrupted=requeue_interrupted,
-        )
+        return cls(opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted)
 
     @classmethod
     def load(
@@ -165,20 +127,10 @@ class Study:
     ) -> Study:
         """Open an existing study to resume it or read it: its seed, direction and
         optimizer are the stored ones (``algo`` replaces the optimizer, recorded)."""
-        store = open_storage(storage)
-        record = store.get_study(name)
-        root = _check_space(space)
-        optimizer = reconcile(
-            store, record, root, algo=algo, direction=None, seed=None, allow_space_change=allow_space_change
+        opened = opening.load(
+            name, space=space, storage=storage, algo=algo, allow_space_change=allow_space_change
         )
-        return cls(
-            record,
-            store,
-            root,
-            optimizer,
-            heartbeat_interval=heartbeat_interval,
-            requeue_interrupted=requeue_interrupted,
-        )
+        return cls(opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted)
 
     # --------------------------------------------------------------- properties
     @property
@@ -204,7 +156,7 @@ class Study:
     @property
     def running(self) -> frozenset[int]:
         """The numbers of the trials this object has started and not finished."""
-        return frozenset(self._running)
+        return frozenset(self._recorder.running)
 
     @property
     def trials(self) -> list[TrialRecord]:
@@ -259,7 +211,7 @@ class Study:
     # ------------------------------------------------------------------ ask/tell
     def rng_for(self, number: int) -> np.random.Generator:
         """The generator of trial ``number``: a function of the study seed and the number only."""
-        return np.random.default_rng([self.seed, number])
+        return self._asker.rng_for(number)
 
     def ask(self) -> Trial:
         """Start a trial: an enqueued configuration if any, else the optimizer's suggestion.
@@ -274,7 +226,9 @@ class Study:
     def ask_within(self, budget: int | None) -> Trial | None:
         """:meth:`ask`, or None when the study already has ``budget`` claimed trials
         (every state but waiting), counted atomically across all processes."""
-        claimed = self._claim(budget)
+        claimed = self._asker.claim(
+            budget, claimed=self._recorder.running.add, refuse=lambda n, reason: self.finish(n, failure(reason))
+        )
         if claimed is None:
             return None
         number, config = claimed
@@ -284,35 +238,6 @@ class Study:
             self.finish(number, from_exception(exc))
             raise
         return Trial(self, number, config, value)
-
-    def _claim(self, budget: int | None) -> tuple[int, Config] | None:
-        """Claim a RUNNING trial and fix its configuration in storage; an enqueued
-        configuration that no longer fits the space fails its trial and the next is taken."""
-        me = identity()
-        attrs: dict[str, JSON] = {"worker": me, "stale_after": self.stale_after}
-        while True:
-            record = self._storage.claim_trial(self.study_id, system_attrs=attrs, budget=budget)
-            if record is None:
-                return None
-            self._running.add(record.number)
-            if not record.params:
-                config = self._suggest(record.number)
-                self._storage.set_trial_params(self.study_id, record.number, config.to_dict())
-                break
-            try:
-                config = validate(self.space, record.params)
-                break
-            except ConfigError as exc:
-                self.finish(record.number, failure(str(exc)))
-        self._cache.remember(record.number, config)
-        return record.number, config
-
-    def _suggest(self, number: int) -> Config:
-        rng = self.rng_for(number)
-        if not self._check_dupes:
-            history = self.history(exclude=number) if self.optimizer.needs_history else History()
-            return self.optimizer.suggest(self.space, history, 1, rng)[0]
-        return self._dedupe.suggest(self.optimizer, self.history(exclude=number), rng)
 
     def enqueue(self, config: Mapping[str, Any], *, user_attrs: Mapping[str, Any] | None = None) -> int:
         """Queue a configuration (a warm start, a point hint) to be evaluated before any
@@ -355,34 +280,11 @@ class Study:
                 f"study={self.name!r}, trial_study={trial.study.name!r}, number={trial.number}"
             )
         number = trial.number if isinstance(trial, Trial) else trial
-        if exception is not None:
-            outcome = from_exception(exception)
-        elif state is not None and TrialState(state) is not TrialState.COMPLETE:
-            outcome = failure(f"told {TrialState(state).value}", state=TrialState(state))
-        else:
-            outcome = from_result(value)
-        return self.finish(number, outcome)
+        return self.finish(number, told(value, state=state, exception=exception))
 
     def finish(self, number: int, outcome: Outcome) -> TrialRecord:
-        """Record ``outcome`` for trial ``number``; for a trial this object started,
-        only while it is still this process's (see the storage's "Ownership")."""
-        system_attrs = dict(outcome.system_attrs)
-        config = self._cache.known_config(number) if self._dedupe.rules else None
-        if config is not None:
-            system_attrs["canonical"] = self._dedupe.key(config)
-        owner = identity()["token"] if number in self._running else None
-        try:
-            return self._storage.finish_trial(
-                self.study_id,
-                number,
-                state=outcome.state,
-                value=outcome.value,
-                user_attrs=outcome.user_attrs,
-                system_attrs=system_attrs,
-                owner=owner if isinstance(owner, str) else None,
-            )
-        finally:
-            self._running.discard(number)
+        """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`)."""
+        return self._recorder.finish(number, outcome)
 
     # ----------------------------------------------------------------- recovery
     def recover(self) -> list[int]:
@@ -391,20 +293,8 @@ class Study:
         return recover(self._storage, self.study_id, grace=self.stale_after, requeue=self.requeue_interrupted)
 
     def fail_running(self, reason: str) -> None:
-        """Fail every trial this process still runs in this study (an interruption):
-        those this object started, and any other RUNNING trial carrying this process's token."""
-        token = identity()["token"]
-        mine = {
-            r.number
-            for r in self._storage.get_trials(self.study_id, states=[TrialState.RUNNING])
-            if owner_of(r.system_attrs) == token
-        }
-        for number in sorted(self._running | mine):
-            self._running.add(number)
-            try:
-                self.finish(number, failure(reason))
-            except StudyError:
-                continue
+        """Fail every trial this process still runs in this study (an interruption)."""
+        self._recorder.fail_running(reason)
 
     # ----------------------------------------------------------------- optimize
     def stop(self) -> None:

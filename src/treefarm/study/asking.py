@@ -1,0 +1,86 @@
+"""Asking: claiming a trial in the storage and choosing its configuration.
+
+A claim takes the oldest enqueued configuration, else a new trial whose
+configuration the optimizer suggests from the history with the trial's own
+generator, a function of the study seed and the trial number only (so a
+resumed study or a second worker suggests what the first would have). An
+enqueued configuration that no longer fits the space fails its trial and the
+next one is taken. Suggestions are kept new to the history by the
+:class:`~treefarm.study.dedupe.Deduplicator` where the optimizer reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..exceptions import ConfigError
+from ..optimizers import History, Optimizer
+from ..space import Config, validate
+from ..storage import JSON, Storage
+from .dedupe import Deduplicator
+from .history import TrialCache
+from .worker import identity
+
+__all__ = ["Asker"]
+
+
+class Asker:
+    """Claims trials of one study for this process and fixes their configurations."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        study_id: int,
+        optimizer: Optimizer,
+        cache: TrialCache,
+        dedupe: Deduplicator,
+        *,
+        seed: int,
+        stale_after: float,
+    ) -> None:
+        self._storage = storage
+        self._study_id = study_id
+        self._space = dedupe.space
+        self._optimizer = optimizer
+        self._cache = cache
+        self._seed = seed
+        self._stale_after = stale_after
+        self.dedupe = dedupe
+        self._check_dupes = dedupe.rules or optimizer.needs_history
+
+    def rng_for(self, number: int) -> np.random.Generator:
+        """The generator of trial ``number``: a function of the study seed and the number only."""
+        return np.random.default_rng([self._seed, number])
+
+    def claim(
+        self, budget: int | None, *, claimed: Callable[[int], None], refuse: Callable[[int, str], object]
+    ) -> tuple[int, Config] | None:
+        """Claim a RUNNING trial (None when ``budget`` is spent) and fix its configuration;
+        ``claimed(number)`` is called as soon as the storage has given the trial,
+        ``refuse(number, reason)`` for an enqueued configuration that does not fit."""
+        attrs: dict[str, JSON] = {"worker": identity(), "stale_after": self._stale_after}
+        while True:
+            record = self._storage.claim_trial(self._study_id, system_attrs=attrs, budget=budget)
+            if record is None:
+                return None
+            claimed(record.number)
+            if not record.params:
+                config = self._suggest(record.number)
+                self._storage.set_trial_params(self._study_id, record.number, config.to_dict())
+                break
+            try:
+                config = validate(self._space, record.params)
+                break
+            except ConfigError as exc:
+                refuse(record.number, str(exc))
+        self._cache.remember(record.number, config)
+        return record.number, config
+
+    def _suggest(self, number: int) -> Config:
+        rng = self.rng_for(number)
+        if not self._check_dupes:
+            history = self._cache.history(exclude=number) if self._optimizer.needs_history else History()
+            return self._optimizer.suggest(self._space, history, 1, rng)[0]
+        return self.dedupe.suggest(self._optimizer, self._cache.history(exclude=number), rng)

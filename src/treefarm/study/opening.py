@@ -1,0 +1,96 @@
+"""Opening a study: its arguments checked, its record created or read, its
+identity reconciled with the caller's (see :mod:`treefarm.study.identity`)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import StudyError
+from ..optimizers import Optimizer, make_optimizer
+from ..space import Space, convert, sample
+from ..storage import Storage, StudyRecord, open_storage
+from .identity import DEFAULT_ALGO, creation_attrs, reconcile
+
+__all__ = ["DIRECTIONS", "Opened", "check_space", "create", "load"]
+
+DIRECTIONS = ("minimize", "maximize")
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What a study object is made of."""
+
+    record: StudyRecord
+    storage: Storage
+    space: Space
+    optimizer: Optimizer
+
+
+def check_space(space: Any) -> Space:
+    """The space as a node; StudyError if it holds no decision (``5``, ``object()``)."""
+    root = convert(space)
+    if not sample(root, np.random.default_rng(0)):
+        raise StudyError(
+            "a study's space must hold at least one decision (a Real, Int, Choice or Join), "
+            f"but got space={space!r}"
+        )
+    return root
+
+
+def _check_arguments(direction: str | None, seed: int | None) -> None:
+    if direction is not None and direction not in DIRECTIONS:
+        raise StudyError(f"direction must be one of {list(DIRECTIONS)}, but got direction={direction!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise StudyError(f"seed must be an integer >= 0 or None, but got seed={seed!r}")
+
+
+def create(
+    name: str | None,
+    *,
+    space: Any,
+    storage: str | os.PathLike[str] | Storage | None,
+    algo: str | Optimizer | None,
+    direction: str | None,
+    seed: int | None,
+    load_if_exists: bool,
+    allow_space_change: bool,
+) -> Opened:
+    """A new study's parts, or (``load_if_exists``) an existing one's, reconciled."""
+    _check_arguments(direction, seed)
+    root = check_space(space)
+    optimizer = make_optimizer(algo if algo is not None else DEFAULT_ALGO)
+    store = open_storage(storage)
+    record = store.create_study(
+        name if name is not None else f"study-{secrets.token_hex(4)}",
+        direction=direction or "minimize",
+        seed=seed if seed is not None else secrets.randbits(63),
+        attrs=creation_attrs(root, optimizer),
+        load_if_exists=load_if_exists,
+    )
+    kept = reconcile(
+        store, record, root, algo=algo, direction=direction, seed=seed, allow_space_change=allow_space_change
+    )
+    return Opened(record, store, root, kept)
+
+
+def load(
+    name: str,
+    *,
+    space: Any,
+    storage: str | os.PathLike[str] | Storage,
+    algo: str | Optimizer | None,
+    allow_space_change: bool,
+) -> Opened:
+    """An existing study's parts, reconciled."""
+    store = open_storage(storage)
+    record = store.get_study(name)
+    root = check_space(space)
+    optimizer = reconcile(
+        store, record, root, algo=algo, direction=None, seed=None, allow_space_change=allow_space_change
+    )
+    return Opened(record, store, root, optimizer)
