@@ -4,6 +4,7 @@
     treefarm studies treefarm.db
     treefarm show treefarm.db --study quickstart
     treefarm export treefarm.db --study quickstart --format csv --output trials.csv
+    treefarm hint treefarm.db --study quickstart --config '{"layers": 3}' --credibility 0.8
 
 A file given to ``run`` defines the objective (``objective`` unless
 ``FILE.py:NAME`` says otherwise) and its space (``space`` unless ``--space``
@@ -31,6 +32,7 @@ from ..optimizers import available
 from ..storage import TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import trial_rows
+from . import hint
 from .progress import Progress
 
 __all__ = ["main"]
@@ -106,6 +108,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _space_from(target: str) -> Any:
+    """The space ``FILE.py[:NAME]`` defines (``space`` unless NAME says otherwise)."""
+    module, name = _load_file(target)
+    return _attribute(module, name if ":" in target else "space", "the space")
+
+
 def cmd_studies(args: argparse.Namespace) -> int:
     storage = open_storage(args.storage, read_only=True)
     studies = storage.list_studies()
@@ -155,6 +163,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     for t in trials:
         counts[t.state.value] = counts.get(t.state.value, 0) + 1
     print("\nstates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    for h in storage.get_hints(record.study_id):
+        kind = "bad" if h.weight < 0 else "good"
+        print(f"hint {h.hint_id} ({kind}, credibility {h.credibility:g}, by {h.author}): {json.dumps(dict(h.config))}")
     complete = [t for t in trials if t.value is not None and t.state.value == "complete"]
     if complete:
         sign = 1 if record.direction == "minimize" else -1
@@ -242,6 +253,7 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=["csv", "json"], default="csv")
     export.add_argument("--output", default=None, help="file (default: standard output)")
     export.set_defaults(func=cmd_export)
+    hint.add_parser(sub).set_defaults(func=lambda args: hint.cmd_hint(args, _space_from))
     return p
 
 

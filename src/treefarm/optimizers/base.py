@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..space import Config, Space
+from .hints import Hint
 
 __all__ = ["History", "Observation", "Optimizer"]
 
@@ -41,11 +42,15 @@ class History:
 
     ``complete`` is ordered by trial number. Losses are always minimized: the
     study negates the values of a maximization before they get here.
+    ``hints`` are the person's beliefs about where to look (see
+    :mod:`treefarm.optimizers.hints`); the study applies them to every
+    suggestion, and a model-based optimizer may also weigh them itself.
     """
 
     complete: Sequence[Observation] = ()
     failed: Sequence[Config] = ()
     pending: Sequence[Config] = field(default_factory=tuple)
+    hints: Sequence[Hint] = ()
 
     @property
     def n_complete(self) -> int:

@@ -6,7 +6,7 @@ import abc
 from collections.abc import Collection, Mapping
 from types import TracebackType
 
-from .records import JSON, StudyRecord, TrialRecord, TrialState
+from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
 
 __all__ = ["Storage"]
 
@@ -210,6 +210,29 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     def count_trials(self, study_id: int, *, states: Collection[TrialState] | None = None) -> int:
         """How many trials the study has (in ``states`` if given)."""
+
+    # ------------------------------------------------------------------- hints
+    @abc.abstractmethod
+    def add_hint(
+        self,
+        study_id: int,
+        *,
+        config: Mapping[str, JSON],
+        credibility: float,
+        weight: int = 1,
+        spread: float = 0.1,
+        author: str | None = None,
+    ) -> HintRecord:
+        """Store a search hint (any process, any time, also while the study runs);
+        errors name a bad credibility, weight or spread."""
+
+    @abc.abstractmethod
+    def get_hints(self, study_id: int) -> list[HintRecord]:
+        """The study's hints, oldest first."""
+
+    @abc.abstractmethod
+    def remove_hint(self, study_id: int, hint_id: int) -> None:
+        """Remove one hint; NotFoundError naming it if the study has no such hint."""
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -20,6 +20,7 @@ __all__ = [
     "NotFoundError",
     "check_direction",
     "check_finish",
+    "check_hint",
     "check_owner",
     "check_seed",
     "check_state",
@@ -175,6 +176,19 @@ def intermediate_value(step: int, value: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise StorageError(f"an intermediate value must be a float, but got {format_values(value=value)}")
     return float(value)
+
+
+def check_hint(config: Mapping[str, JSON], credibility: float, weight: int, spread: float) -> str:
+    """A hint's fields checked (errors name the bad one); its config as stored text."""
+    if not isinstance(credibility, (int, float)) or isinstance(credibility, bool) or not 0 <= credibility <= 1:
+        raise StorageError(f"credibility must be a number in [0, 1], but got {format_values(credibility=credibility)}")
+    if weight not in (1, -1) or isinstance(weight, bool):
+        raise StorageError(f"weight must be +1 (a good region) or -1 (a bad one), but got {format_values(weight=weight)}")
+    if not isinstance(spread, (int, float)) or isinstance(spread, bool) or not 0 < spread <= 1:
+        raise StorageError(f"spread must be a number in (0, 1], but got {format_values(spread=spread)}")
+    if not config:
+        raise StorageError(f"a hint needs at least one decision, but got {format_values(config=config)}")
+    return encode_params(config)
 
 
 def stale_after(system_attrs: Mapping[str, JSON], grace: float) -> float:

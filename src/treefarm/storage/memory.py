@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..exceptions import StorageError, format_values
 from . import checks
 from .base import _NO_ATTRS, Storage
-from .records import JSON, StudyRecord, TrialRecord, TrialState
+from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
 
 __all__ = ["InMemoryStorage"]
 
@@ -27,6 +27,7 @@ class _Study:
     attrs: str
     trials: list[_Trial] = field(default_factory=list)
     waiting: list[int] = field(default_factory=list)
+    hints: dict[int, HintRecord] = field(default_factory=dict)
 
 
 @dataclass
@@ -58,6 +59,7 @@ class InMemoryStorage(Storage):
         self._studies: dict[int, _Study] = {}
         self._names: dict[str, int] = {}
         self._next_id = 1
+        self._next_hint = 0
 
     # ----------------------------------------------------------------- studies
     def create_study(
@@ -247,6 +249,43 @@ class InMemoryStorage(Storage):
         with self._lock:
             trials = self._study(study_id).trials
             return len(trials) if wanted is None else sum(t.state in wanted for t in trials)
+
+    def add_hint(
+        self,
+        study_id: int,
+        *,
+        config: Mapping[str, JSON],
+        credibility: float,
+        weight: int = 1,
+        spread: float = 0.1,
+        author: str | None = None,
+    ) -> HintRecord:
+        text = checks.check_hint(config, credibility, weight, spread)
+        with self._lock:
+            study = self._study(study_id)
+            self._next_hint += 1
+            record = HintRecord(
+                self._next_hint, study_id, checks.decode(text), float(credibility), weight, float(spread), author, time.time()
+            )
+            study.hints[record.hint_id] = record
+            return record
+
+    def get_hints(self, study_id: int) -> list[HintRecord]:
+        with self._lock:
+            hints = self._study(study_id).hints
+            return [
+                HintRecord(h.hint_id, h.study_id, dict(h.config), h.credibility, h.weight, h.spread, h.author, h.created)
+                for h in hints.values()
+            ]
+
+    def remove_hint(self, study_id: int, hint_id: int) -> None:
+        with self._lock:
+            hints = self._study(study_id).hints
+            if hint_id not in hints:
+                raise checks.NotFoundError(
+                    f"the hint must exist in the study, but got {format_values(study_id=study_id, hint_id=hint_id)}"
+                )
+            del hints[hint_id]
 
     def close(self) -> None:
         """Nothing to release: the data lives as long as this object."""

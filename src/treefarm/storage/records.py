@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
-__all__ = ["JSON", "StudyRecord", "TrialRecord", "TrialState"]
+__all__ = ["JSON", "HintRecord", "StudyRecord", "TrialRecord", "TrialState"]
 
 JSON: TypeAlias = bool | int | float | str | list["JSON"] | dict[str, "JSON"] | None
 """A value JSON can hold; the only kind of value a storage keeps (never pickle)."""
@@ -69,3 +69,19 @@ class TrialRecord:
     started: float | None
     finished: float | None
     heartbeat: float | None
+
+
+@dataclass(frozen=True)
+class HintRecord:
+    """A search hint as stored: a partial configuration, how far to trust it
+    (``credibility`` in [0, 1]), whether it marks a good (+1) or bad (-1)
+    region, the width of its window (``spread``), who gave it and when."""
+
+    hint_id: int
+    study_id: int
+    config: Mapping[str, JSON]
+    credibility: float
+    weight: int
+    spread: float
+    author: str | None
+    created: float

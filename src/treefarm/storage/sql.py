@@ -43,7 +43,7 @@ from sqlalchemy import event, exc
 from ..exceptions import StorageError, format_values
 from . import checks
 from .base import _NO_ATTRS, Storage
-from .records import JSON, StudyRecord, TrialRecord, TrialState
+from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
 
 __all__ = ["SCHEMA_VERSION", "SQLStorage"]
 
@@ -93,6 +93,18 @@ trials = sa.Table(
     sa.Column("heartbeat", sa.Double, nullable=True),
     sa.UniqueConstraint("study_id", "number", name="treefarm_trials_study_number"),
     sa.Index("treefarm_trials_study_state", "study_id", "state", "number"),
+)
+hints_table = sa.Table(
+    "treefarm_hints",
+    metadata,
+    sa.Column("hint_id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("study_id", sa.Integer, sa.ForeignKey("treefarm_studies.study_id"), nullable=False, index=True),
+    sa.Column("config", sa.Text, nullable=False),
+    sa.Column("credibility", sa.Double, nullable=False),
+    sa.Column("weight", sa.Integer, nullable=False),
+    sa.Column("spread", sa.Double, nullable=False),
+    sa.Column("author", sa.String(256), nullable=True),
+    sa.Column("created", sa.Double, nullable=False),
 )
 intermediate = sa.Table(
     "treefarm_intermediate",
@@ -296,8 +308,12 @@ class SQLStorage(Storage):
                     f"{format_values(url=self._shown)} (no treefarm_meta table)"
                 )
             metadata.create_all(connection)
+            self._has_hints = True
             connection.execute(sa.insert(meta_table).values(key="schema_version", value=str(SCHEMA_VERSION)))
             return
+        if not self.read_only:  # tables added since a database was made (hints) are created on open
+            metadata.create_all(connection, tables=[hints_table], checkfirst=True)
+        self._has_hints = self.read_only is False or sa.inspect(connection).has_table(hints_table.name)
         query = sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")
         found = connection.execute(query).scalar()
         if found != str(SCHEMA_VERSION):
@@ -363,7 +379,7 @@ class SQLStorage(Storage):
             study_id = connection.execute(query).scalar()
             if study_id is None:
                 raise checks.study_not_found(name=name)
-            for table in (intermediate, trials, studies):
+            for table in (hints_table, intermediate, trials, studies):
                 connection.execute(sa.delete(table).where(table.c.study_id == study_id))
 
         self._write(body)
@@ -610,6 +626,56 @@ class SQLStorage(Storage):
 
         return self._read(body)
 
+    def add_hint(
+        self,
+        study_id: int,
+        *,
+        config: Mapping[str, JSON],
+        credibility: float,
+        weight: int = 1,
+        spread: float = 0.1,
+        author: str | None = None,
+    ) -> HintRecord:
+        text = checks.check_hint(config, credibility, weight, spread)
+        values = {
+            "study_id": study_id,
+            "config": text,
+            "credibility": float(credibility),
+            "weight": weight,
+            "spread": float(spread),
+            "author": author,
+            "created": time.time(),
+        }
+
+        def body(connection: sa.Connection) -> HintRecord:
+            _study_row(connection, study_id)
+            insert = sa.insert(hints_table).values(**values).returning(hints_table.c.hint_id)
+            hint_id = int(connection.execute(insert).scalar_one())
+            return _hint_record({**values, "hint_id": hint_id})
+
+        return self._write(body)
+
+    def get_hints(self, study_id: int) -> list[HintRecord]:
+        def body(connection: sa.Connection) -> list[HintRecord]:
+            _study_row(connection, study_id)
+            if not self._has_hints:  # a read-only open of a file older than hints
+                return []
+            query = sa.select(hints_table).where(hints_table.c.study_id == study_id).order_by(hints_table.c.hint_id)
+            return [_hint_record(row._asdict()) for row in connection.execute(query)]
+
+        return self._read(body)
+
+    def remove_hint(self, study_id: int, hint_id: int) -> None:
+        def body(connection: sa.Connection) -> None:
+            c = hints_table.c
+            done = connection.execute(sa.delete(hints_table).where(c.study_id == study_id, c.hint_id == hint_id))
+            if done.rowcount == 0:
+                raise checks.NotFoundError(
+                    f"the hint must exist in the study, but got {format_values(study_id=study_id, hint_id=hint_id)}"
+                )
+
+        self._write(body)
+
     def close(self) -> None:
         self._engine.dispose()
 
@@ -636,6 +702,19 @@ def _claim_waiting(
     }
     _update_trial(connection, row.trial_id, **changes)
     return _record(_as_row({**row._asdict(), **changes}), _steps(connection, study_id, [row.number]))
+
+
+def _hint_record(row: Mapping[str, Any]) -> HintRecord:
+    return HintRecord(
+        row["hint_id"],
+        row["study_id"],
+        checks.decode(row["config"]),
+        row["credibility"],
+        row["weight"],
+        row["spread"],
+        row["author"],
+        row["created"],
+    )
 
 
 def _update_trial(connection: sa.Connection, trial_id: int, **changes: Any) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..exceptions import ConfigError
 from ..optimizers import History, Optimizer
+from ..optimizers.hints import apply_hints
 from ..space import Config, validate
 from ..storage import JSON, Storage
 from .dedupe import Deduplicator
@@ -80,7 +81,16 @@ class Asker:
 
     def _suggest(self, number: int) -> Config:
         rng = self.rng_for(number)
+        space, optimizer = self._space, self._optimizer
+
+        def propose(history: History) -> Config:
+            def draw() -> Config:
+                return optimizer.suggest(space, history, 1, rng)[0]
+
+            return apply_hints(space, history.hints, draw(), history.n_complete, rng, draw)
+
         if not self._check_dupes:
-            history = self._cache.history(exclude=number) if self._optimizer.needs_history else History()
-            return self._optimizer.suggest(self._space, history, 1, rng)[0]
-        return self.dedupe.suggest(self._optimizer, self._cache.history(exclude=number), rng)
+            if optimizer.needs_history:
+                return propose(self._cache.history(exclude=number))
+            return propose(History(hints=self._cache.hints()))
+        return self.dedupe.suggest(propose, self._cache.history(exclude=number))

@@ -13,9 +13,9 @@ goes on rather than stopping, and its records show the repeat.
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Callable
 
-from ..optimizers import History, Optimizer
+from ..optimizers import History
 from ..space import Config, Space, canonical, has_rules
 
 __all__ = ["Deduplicator"]
@@ -36,11 +36,11 @@ class Deduplicator:
             self._keys[config] = canonical(self.space, config) if self.rules else config.to_json()
         return self._keys[config]
 
-    def suggest(self, optimizer: Optimizer, history: History, rng: np.random.Generator) -> Config:
-        """One suggestion not in ``history`` (see the module docstring)."""
+    def suggest(self, propose: Callable[[History], Config], history: History) -> Config:
+        """One suggestion of ``propose(history)`` not in ``history`` (see the module docstring)."""
         seen = {self.key(c) for c in history.seen()}
         for _ in range(self.max_redraws):
-            config = optimizer.suggest(self.space, history, 1, rng)[0]
+            config = propose(history)
             if self.key(config) not in seen:
                 break
             history = History(history.complete, history.failed, (*history.pending, config))

@@ -11,12 +11,18 @@ optimizer sees.
 
 from __future__ import annotations
 
+import logging
+
 from ..exceptions import ConfigError, StudyError
 from ..optimizers import History, Observation
+from ..optimizers.hints import Hint
 from ..space import Config, Space, validate
+from ..space.partial import check_partial
 from ..storage import Storage, TrialRecord, TrialState
 
 __all__ = ["TrialCache"]
+
+log = logging.getLogger("treefarm")
 
 
 class TrialCache:
@@ -32,6 +38,7 @@ class TrialCache:
         self._finished: dict[int, TrialRecord] = {}
         self._configs: dict[int, Config | None] = {}
         self._scan_from = 0
+        self._bad_hints: set[int] = set()
 
     def remember(self, number: int, config: Config) -> None:
         """Record the configuration of a trial this process started (already valid)."""
@@ -81,7 +88,22 @@ class TrialCache:
             config = self.config_of(r) if r.params and r.number != exclude else None
             if config is not None:
                 pending.append(config)
-        return History(tuple(complete), tuple(failed), tuple(pending))
+        return History(tuple(complete), tuple(failed), tuple(pending), self.hints())
+
+    def hints(self) -> tuple[Hint, ...]:
+        """The study's hints that fit the space (read afresh: a person may add one
+        mid-run); one that does not fit is left out and logged once."""
+        out = []
+        for record in self._storage.get_hints(self._study_id):
+            try:
+                config = check_partial(self._space, record.config)
+            except ConfigError as exc:
+                if record.hint_id not in self._bad_hints:
+                    self._bad_hints.add(record.hint_id)
+                    log.warning("hint %d of study %r is ignored: %s", record.hint_id, self._name, exc)
+                continue
+            out.append(Hint(config, record.credibility, record.weight, record.spread, record.hint_id))
+        return tuple(out)
 
     def completed(self) -> list[TrialRecord]:
         """The completed trials, by number."""

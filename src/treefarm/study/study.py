@@ -27,7 +27,8 @@ import numpy as np
 from ..exceptions import StudyError
 from ..optimizers import History, Optimizer
 from ..space import Config, build, params, validate
-from ..storage import Storage, TrialRecord, TrialState
+from ..space.partial import check_partial
+from ..storage import HintRecord, Storage, TrialRecord, TrialState
 from . import opening
 from .asking import Asker
 from .dedupe import Deduplicator
@@ -249,6 +250,37 @@ class Study:
         for key, value in (user_attrs or {}).items():
             self._storage.set_trial_user_attr(self.study_id, record.number, key, value)
         return record.number
+
+    # ------------------------------------------------------------------ hints
+    def hint(
+        self,
+        config: Mapping[str, Any],
+        *,
+        credibility: float = 1.0,
+        bad: bool = False,
+        spread: float = 0.1,
+        author: str | None = None,
+    ) -> int:
+        """Tell the optimizer where to look (or, ``bad=True``, where not to): a full
+        or partial configuration (a grammar sub-expression's decisions too), trusted
+        as far as ``credibility`` in [0, 1] says, with a window of width ``spread``
+        (in the unit cube). Stored, so every worker sees it from its next
+        suggestion on, also mid-run. Returns the hint's id (see
+        :mod:`treefarm.optimizers.hints` for how suggestions honour it)."""
+        checked = check_partial(self.space, config)
+        record = self._storage.add_hint(
+            self.study_id, config=checked, credibility=credibility, weight=-1 if bad else 1, spread=spread, author=author
+        )
+        return record.hint_id
+
+    @property
+    def hints(self) -> list[HintRecord]:
+        """The study's hints, oldest first."""
+        return self._storage.get_hints(self.study_id)
+
+    def remove_hint(self, hint_id: int) -> None:
+        """Withdraw a hint: suggestions from now on ignore it."""
+        self._storage.remove_hint(self.study_id, hint_id)
 
     def _same_study(self, other: Study) -> bool:
         if other is self:

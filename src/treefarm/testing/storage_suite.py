@@ -371,6 +371,32 @@ class StorageSuite:
         assert storage.fail_stale_trials(sid, grace=0.1) == [hasty.number, unstated.number]
         assert storage.get_trial(sid, patient.number).state is RUNNING
 
+    def test_hints_are_added_listed_and_removed_per_study(self, storage: Storage) -> None:
+        a, b = _study(storage, "a").study_id, _study(storage, "b").study_id
+        first = storage.add_hint(a, config={"x": 1.0}, credibility=0.5, author="ana")
+        second = storage.add_hint(a, config={"k": "u"}, credibility=1.0, weight=-1, spread=0.3)
+        storage.add_hint(b, config={"x": 2.0}, credibility=1.0)
+        got = storage.get_hints(a)
+        assert [(h.hint_id, dict(h.config), h.credibility, h.weight, h.spread, h.author) for h in got] == [
+            (first.hint_id, {"x": 1.0}, 0.5, 1, 0.1, "ana"),
+            (second.hint_id, {"k": "u"}, 1.0, -1, 0.3, None),
+        ]
+        storage.remove_hint(a, first.hint_id)
+        assert [h.hint_id for h in storage.get_hints(a)] == [second.hint_id]
+        with pytest.raises(NotFoundError, match=f"hint_id={first.hint_id}"):
+            storage.remove_hint(a, first.hint_id)
+        storage.delete_study("a")
+        assert len(storage.get_hints(b)) == 1
+
+    @pytest.mark.parametrize(
+        ("kwargs", "name"), [({"credibility": -0.1}, "credibility"), ({"weight": 0}, "weight"), ({"spread": 2.0}, "spread")]
+    )
+    def test_bad_hints_are_refused_naming_the_field(self, storage: Storage, kwargs: dict, name: str) -> None:
+        sid = _study(storage).study_id
+        with pytest.raises(StorageError, match=f"{name} must be"):
+            storage.add_hint(sid, config={"x": 1.0}, **{"credibility": 1.0, **kwargs})
+        assert storage.get_hints(sid) == []
+
     def test_get_trials_filters_and_orders(self, storage: Storage) -> None:
         study = _study(storage)
         for value in (3.0, 1.0, 2.0):

@@ -1,0 +1,105 @@
+"""``treefarm hint``: add, list or remove a study's search hints, also while it runs.
+
+    treefarm hint runs.db --study svm --config '{"C": 10.0}' --credibility 0.8
+    treefarm hint runs.db --study svm --config '{"kernel": "poly"}' --bad --space svm.py
+    treefarm hint runs.db --study svm --list
+    treefarm hint runs.db --study svm --remove 2
+
+With ``--space FILE.py[:NAME]`` the configuration is checked against the
+study's space now, naming a bad address or value; without it the study
+checks it when it reads it, and leaves out (and logs) a hint that does not
+fit its space.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import time
+from typing import Any
+
+from ..space import convert
+from ..space.partial import check_partial
+from ..storage import open_storage
+
+__all__ = ["add_parser", "cmd_hint"]
+
+
+def _config(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"expected a JSON object, but got {text!r} ({exc})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object of address to decision, but got {text!r}")
+    return value
+
+
+def _unit(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], but got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], but got {text!r}")
+    return value
+
+
+def cmd_hint(args: argparse.Namespace, load_space: Any) -> int:
+    """Run the command; ``load_space(target)`` reads a space from ``FILE.py[:NAME]``."""
+    if args.list or args.remove is not None:
+        storage = open_storage(args.storage, read_only=args.list)
+        study = storage.get_study(args.study)
+        if args.remove is not None:
+            storage.remove_hint(study.study_id, args.remove)
+            print(f"removed hint {args.remove} of study {args.study!r}")
+            return 0
+        for h in storage.get_hints(study.study_id):
+            kind = "bad" if h.weight < 0 else "good"
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(h.created))
+            print(
+                f"{h.hint_id}\t{kind}\tcredibility={h.credibility:g}\tspread={h.spread:g}\t{h.author or ''}\t{when}\t"
+                f"{json.dumps(dict(h.config))}"
+            )
+        return 0
+    config = args.config
+    if args.space is not None:
+        config = check_partial(convert(load_space(args.space)), config)
+    storage = open_storage(args.storage)
+    study = storage.get_study(args.study)
+    record = storage.add_hint(
+        study.study_id,
+        config=config,
+        credibility=args.credibility,
+        weight=-1 if args.bad else 1,
+        spread=args.spread,
+        author=args.author,
+    )
+    print(f"hint {record.hint_id} added to study {args.study!r}")
+    return 0
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register ``hint`` on the command's subparsers."""
+    p = sub.add_parser("hint", help="add, list or remove search hints of a study (also while it runs)")
+    p.add_argument("storage")
+    p.add_argument("--study", required=True)
+    action = p.add_mutually_exclusive_group(required=True)
+    action.add_argument(
+        "--config", type=_config, help="a JSON object of address to decision (full or partial)"
+    )
+    action.add_argument("--list", action="store_true", help="list the study's hints")
+    action.add_argument("--remove", type=int, metavar="ID", help="remove the hint with this id")
+    p.add_argument(
+        "--credibility", type=_unit, default=1.0, help="how far to trust the hint, in [0, 1] (default 1)"
+    )
+    p.add_argument("--bad", action="store_true", help="the region is bad: steer away from it")
+    p.add_argument(
+        "--spread", type=float, default=0.1, help="width of the hint's window in the unit cube (default 0.1)"
+    )
+    p.add_argument(
+        "--space", default=None, metavar="FILE.py[:NAME]", help="check the config against this space now"
+    )
+    p.add_argument("--author", default=getpass.getuser(), help="who gives the hint (default: the user)")
+    return p

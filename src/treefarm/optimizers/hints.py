@@ -1,0 +1,161 @@
+"""Search hints: regions a person believes good (or bad), and how suggestions honour them.
+
+A hint is a partial configuration with a *credibility* c in [0, 1] (how far
+to trust it), a *weight* +1 (good region) or -1 (bad region) and a *spread*
+(the width of its window). Read as the thesis reads it, a good hint is a
+sample from the distribution of the optimum's location: a Parzen window
+around it. Its window at a configuration x is the kernel
+
+    k_h(x) = prod over hinted numeric addresses a  exp(-(u_a(x) - u_a(h))^2 / (2 s^2))
+           * prod over hinted choices/joins a      (1 if x_a == h_a else s)
+
+with u the unit-cube coordinate (log-scaled where the parameter is) and s the
+spread; an address x does not reach counts as outside the window (factor s).
+k_h is 1 at the hint and 0 < k_h <= 1 elsewhere.
+
+Every optimizer's suggestion is passed through :func:`apply_hints`, a pure
+function of the history (hints included) and the trial's generator:
+
+* with probability ``c * n0 / (n0 + n)`` (n completed trials, n0 =
+  ``EVIDENCE``) the suggestion is replaced by a draw from a good hint's window
+  (hints chosen in proportion to their credibility): the hint's decisions
+  perturbed by the spread, the rest from the prior. The probability decays as
+  real evidence accumulates, so the model's own proposals take over; the
+  evaluated hint draws are real observations the model then learns from
+  (TPE's l(x) and the GP's posterior see them like any other trial).
+* a suggestion inside a bad hint's window is drawn again with probability
+  ``c * k_h(x)``, up to ``REDRAWS`` times.
+
+A hint of credibility 0 changes nothing: no random number is even drawn for
+it, so the suggestions are exactly those without it. The GP also weights its
+acquisition by the hints' prior, πBO-style (Hvarfner et al., "πBO:
+Augmenting Acquisition Functions with User Beliefs for Bayesian
+Optimization", ICLR 2022): :func:`hint_log_prior`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..encoding import numeric_unit, numeric_value
+from ..space import Config, Int, Join, Real, Space, convert, walk
+from ..space.config import Decision, Scalar
+from ..space.sample import decision_at
+
+__all__ = ["EVIDENCE", "REDRAWS", "Hint", "apply_hints", "hint_draw", "hint_kernel", "hint_log_prior"]
+
+EVIDENCE = 10
+"""n0: after n0 completed trials a good hint's draws are half as likely as at the start."""
+REDRAWS = 10
+"""How many times a suggestion inside a bad hint's window may be drawn again."""
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A region of the space, as an optimizer sees it (see the module docstring)."""
+
+    config: Mapping[str, Scalar]
+    credibility: float = 1.0
+    weight: int = 1
+    spread: float = 0.1
+    hint_id: int | None = field(default=None, compare=False)
+
+
+def _numeric(node: Decision) -> bool:
+    return isinstance(node, (Real, Int))
+
+
+def hint_draw(space: Space, hint: Hint, rng: np.random.Generator) -> Config:
+    """A configuration from the hint's window: hinted numbers moved by a normal of
+    sd ``spread`` in the unit cube (clipped), hinted choices kept with probability
+    1 - spread, everything else from the prior."""
+
+    def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+        if address not in hint.config:
+            return decision_at(node, allowed, float(rng.random()))
+        value = hint.config[address]
+        if _numeric(node):
+            u = numeric_unit(node, float(value)) + hint.spread * float(rng.standard_normal())  # type: ignore[arg-type]
+            return numeric_value(node, min(max(u, 0.0), 1.0))  # type: ignore[arg-type]
+        keep = rng.random() >= hint.spread
+        if keep and (not isinstance(node, Join) or node.index_of(value) in allowed):
+            return value
+        return decision_at(node, allowed, float(rng.random()))
+
+    return walk(convert(space), decide)[0]
+
+
+def hint_kernel(space: Space, hint: Hint, config: Mapping[str, Scalar]) -> float:
+    """k_h(config) in (0, 1] (see the module docstring)."""
+    nodes = _nodes_of(space, config)
+    log_k = 0.0
+    for address, value in hint.config.items():
+        if address not in config or address not in nodes:
+            log_k += math.log(hint.spread)
+        elif _numeric(nodes[address]):
+            node = nodes[address]
+            d = numeric_unit(node, float(config[address])) - numeric_unit(node, float(value))  # type: ignore[arg-type]
+            log_k -= d * d / (2.0 * hint.spread**2)
+        elif config[address] != value:
+            log_k += math.log(hint.spread)
+    return math.exp(log_k)
+
+
+def _nodes_of(space: Space, config: Mapping[str, Scalar]) -> dict[str, Decision]:
+    nodes: dict[str, Decision] = {}
+
+    def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+        nodes[address] = node
+        return config[address]
+
+    walk(convert(space), decide)
+    return nodes
+
+
+def hint_log_prior(space: Space, hints: Sequence[Hint], config: Mapping[str, Scalar]) -> float:
+    """log pi(config), the hints' belief about where the optimum is, up to a constant:
+
+        pi(x) = ((1 - c_max) + c_max * sum_good c_h k_h(x) / sum_good c_h) * prod_bad (1 - c_h k_h(x))
+
+    (1 everywhere when every credibility is 0). The GP adds ``beta / n`` times it
+    to its log-acquisition (πBO)."""
+    good = [h for h in hints if h.weight > 0 and h.credibility > 0]
+    bad = [h for h in hints if h.weight < 0 and h.credibility > 0]
+    log_pi = 0.0
+    if good:
+        c_max = max(h.credibility for h in good)
+        mixture = sum(h.credibility * hint_kernel(space, h, config) for h in good) / sum(h.credibility for h in good)
+        log_pi += math.log((1.0 - c_max) + c_max * mixture)
+    for h in bad:
+        log_pi += math.log(max(1.0 - h.credibility * hint_kernel(space, h, config), 1e-12))
+    return log_pi
+
+
+def apply_hints(
+    space: Space,
+    hints: Sequence[Hint],
+    config: Config,
+    n_complete: int,
+    rng: np.random.Generator,
+    redraw: Callable[[], Config],
+) -> Config:
+    """The suggestion ``config`` after the hints had their say (see the module docstring);
+    ``redraw`` gives another suggestion when a bad hint refuses one."""
+    good = [h for h in hints if h.weight > 0 and h.credibility > 0]
+    bad = [h for h in hints if h.weight < 0 and h.credibility > 0]
+    if good:
+        c_max = max(h.credibility for h in good)
+        if rng.random() < c_max * EVIDENCE / (EVIDENCE + n_complete):
+            weights = np.array([h.credibility for h in good])
+            chosen = good[int(rng.choice(len(good), p=weights / weights.sum()))]
+            config = hint_draw(space, chosen, rng)
+    for _ in range(REDRAWS if bad else 0):
+        refuse = max(h.credibility * hint_kernel(space, h, config) for h in bad)
+        if rng.random() >= refuse:
+            break
+        config = redraw()
+    return config

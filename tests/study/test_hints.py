@@ -1,0 +1,158 @@
+"""Search hints: stored, validated, honoured by every optimizer, harmless at credibility 0."""
+
+from __future__ import annotations
+
+import operator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import treefarm as tf
+from treefarm.cli.main import main
+from treefarm.exceptions import ConfigError, StorageError
+from treefarm.optimizers.hints import Hint, hint_draw, hint_kernel, hint_log_prior
+
+SPACE = {
+    "x": tf.Real(-5.0, 5.0),
+    "lr": tf.Real(1e-5, 1e-1, log=True),
+    "model": tf.Join(svm={"C": tf.Real(1e-3, 1e3, log=True)}, tree={"depth": tf.Int(1, 10)}),
+}
+ALGOS = ["random", "tpe", "anneal", tf.GP(n_startup=5, n_candidates=64, n_local=32, n_starts=2)]
+
+
+def loss(p: dict) -> float:
+    return (p["x"] - 3.0) ** 2 + abs(np.log10(p["lr"]) + 3)
+
+
+def _params(study: tf.Study) -> list[dict]:
+    return [dict(t.params) for t in study.trials]
+
+
+@pytest.mark.parametrize("algo", ALGOS, ids=["random", "tpe", "anneal", "gp"])
+def test_a_hint_of_credibility_zero_changes_nothing(algo: object) -> None:
+    plain = tf.Study.create(space=SPACE, algo=algo, seed=4)  # type: ignore[arg-type]
+    plain.optimize(loss, 12)
+    hinted = tf.Study.create(space=SPACE, algo=algo, seed=4)  # type: ignore[arg-type]
+    hinted.hint({"x": -4.0, "model": "tree"}, credibility=0.0)
+    hinted.hint({"x": 3.0}, credibility=0.0, bad=True)
+    hinted.optimize(loss, 12)
+    assert _params(hinted) == _params(plain)
+
+
+@pytest.mark.parametrize("algo", ALGOS, ids=["random", "tpe", "anneal", "gp"])
+def test_a_hint_given_mid_run_steers_the_next_suggestions(algo: object) -> None:
+    plain = tf.Study.create(space=SPACE, algo=algo, seed=1)  # type: ignore[arg-type]
+    plain.optimize(loss, 16)
+    hinted = tf.Study.create(space=SPACE, algo=algo, seed=1)  # type: ignore[arg-type]
+    hinted.optimize(loss, 4)
+    hinted.hint({"x": -4.5, "model": "tree"}, credibility=1.0, spread=0.05)
+    hinted.optimize(loss, 16)
+    assert _params(hinted)[:4] == _params(plain)[:4]
+    near = [abs(p["x"] + 4.5) < 1.0 and p["model"] == "tree" for p in _params(hinted)[4:]]
+    near_plain = [abs(p["x"] + 4.5) < 1.0 and p["model"] == "tree" for p in _params(plain)[4:]]
+    assert sum(near) >= 5 and sum(near) > sum(near_plain)
+
+
+def test_a_bad_hint_keeps_random_search_out_of_its_region() -> None:
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, algo="random", seed=0)
+    study.hint({"x": 0.5}, credibility=1.0, bad=True, spread=0.1)
+    study.optimize(lambda p: p["x"], 200)
+    inside = sum(abs(t.params["x"] - 0.5) < 0.1 for t in study.trials)
+    assert inside < 0.2 * 0.2 * 200  # a fifth of what 200 uniform draws would put there (about 40)
+
+
+@pytest.mark.parametrize(
+    ("config", "pattern"),
+    [
+        ({"nope": 1.0}, r"reached through the configuration's own choices.*nope=1.0"),
+        ({"x": 9.0}, r"x must lie in \[-5, 5\], but got x=9.0"),
+        ({"model.forest.depth": 3}, r"name the options of the joins above it.*model.forest.depth=3"),
+        ({"model": "forest"}, r"model must be the label of an option.*model='forest'"),
+        ({}, r"non-empty mapping"),
+    ],
+)
+def test_a_hint_that_does_not_fit_the_space_names_the_address(config: dict, pattern: str) -> None:
+    study = tf.Study.create(space=SPACE, seed=0)
+    with pytest.raises(ConfigError, match=pattern):
+        study.hint(config)
+    assert study.hints == []
+
+
+@pytest.mark.parametrize(("field", "value"), [("credibility", 1.5), ("spread", 0.0)])
+def test_bad_hint_settings_are_named(field: str, value: float) -> None:
+    study = tf.Study.create(space=SPACE, seed=0)
+    with pytest.raises(StorageError, match=f"{field} must be a number"):
+        study.hint({"x": 1.0}, **{field: value})
+
+
+def test_hints_are_stored_listed_and_removed(tmp_path: Path) -> None:
+    db = tmp_path / "h.db"
+    study = tf.Study.create("s", space=SPACE, storage=db, seed=2)
+    first = study.hint({"x": 1.0, "model": "svm", "model.svm.C": 10.0}, credibility=0.7, author="ana")
+    second = study.hint({"model": "tree"}, credibility=0.3, bad=True)
+    other = tf.Study.load("s", space=SPACE, storage=db)  # another worker sees them
+    assert [(h.hint_id, h.credibility, h.weight, h.author) for h in other.hints] == [
+        (first, 0.7, 1, "ana"),
+        (second, 0.3, -1, None),
+    ]
+    other.remove_hint(first)
+    assert [h.hint_id for h in study.hints] == [second]
+
+
+def test_hint_windows_and_prior() -> None:
+    space = tf.convert(SPACE)
+    hint = Hint({"x": 2.0, "model": "tree"}, credibility=1.0, spread=0.1)
+    at = {"x": 2.0, "lr": 1e-3, "model": "tree", "model.tree.depth": 4}
+    away = {"x": -2.0, "lr": 1e-3, "model": "svm", "model.svm.C": 1.0}
+    assert hint_kernel(space, hint, at) == 1.0
+    assert hint_kernel(space, hint, away) == pytest.approx(np.exp(-0.4**2 / (2 * 0.1**2)) * 0.1)
+    assert hint_log_prior(space, [hint], at) == 0.0 > hint_log_prior(space, [hint], away)
+    assert hint_log_prior(space, [Hint({"x": 2.0}, credibility=0.0)], away) == 0.0
+    draws = [hint_draw(space, hint, np.random.default_rng(s)) for s in range(200)]
+    xs = np.array([d["x"] for d in draws])
+    assert abs(np.median(xs) - 2.0) < 0.2 and 0.5 < np.std(xs) < 1.5  # sd 0.1 of the width 10
+    assert sum(d["model"] == "tree" for d in draws) > 170
+
+
+def test_a_hinted_grammar_sub_expression_raises_the_probability_of_its_decisions() -> None:
+    add = tf.op(operator.add, name="add")
+    mul = tf.op(operator.mul, name="mul")
+    G = tf.Var("G", max_depth=3)
+    G.define(add(G, G) | mul(G, G) | tf.Int(1, 9))
+    def count(study: tf.Study) -> int:
+        return sum(t.params.get("G") == "mul" and t.params.get("G.mul.0.2") == 7 for t in study.trials)
+
+    plain = tf.Study.create(space=G, algo="random", seed=0)
+    plain.optimize(lambda v: 0.0, 40)
+    study = tf.Study.create(space=G, algo="random", seed=0)
+    study.hint({"G.mul.0.2": 7}, credibility=1.0)  # implies G = mul, its first argument the integer
+    assert dict(study.hints[0].config) == {"G": "mul", "G.mul.0": "2", "G.mul.0.2": 7}
+    study.optimize(lambda v: 0.0, 40)
+    assert count(plain) <= 3 and count(study) >= 8
+
+
+def test_the_hint_command_adds_lists_checks_and_removes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "job.py"
+    script.write_text("import treefarm as tf\nspace = {'x': tf.Real(0, 1)}\ndef objective(p):\n    return p['x']\n")
+    db = str(tmp_path / "j.db")
+    assert main(["run", str(script), "--storage", db, "--n-trials", "3", "--seed", "0"]) == 0
+    capsys.readouterr()
+    assert main(["hint", db, "--study", "job", "--config", '{"x": 0.2}', "--credibility", "0.8"]) == 0
+    assert "hint 1 added" in capsys.readouterr().out
+    assert main(["hint", db, "--study", "job", "--config", '{"x": 2}', "--space", str(script)]) == 1
+    assert "x must lie in [0, 1], but got x=2" in capsys.readouterr().err
+    assert main(["hint", db, "--study", "job", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "credibility=0.8" in listed and '{"x": 0.2}' in listed and listed.count("\n") == 1
+    assert main(["run", str(script), "--storage", db, "--n-trials", "6"]) == 0
+    capsys.readouterr()
+    assert main(["hint", db, "--study", "job", "--remove", "1"]) == 0
+    assert main(["hint", db, "--study", "job", "--list"]) == 0
+    assert capsys.readouterr().out.endswith("removed hint 1 of study 'job'\n")
+
+
+def test_a_stated_address_below_a_join_implies_its_option() -> None:
+    study = tf.Study.create(space=SPACE, seed=0)
+    study.hint({"model.tree.depth": 3})
+    assert dict(study.hints[0].config) == {"model": "tree", "model.tree.depth": 3}
