@@ -156,3 +156,31 @@ def test_a_stated_address_below_a_join_implies_its_option() -> None:
     study = tf.Study.create(space=SPACE, seed=0)
     study.hint({"model.tree.depth": 3})
     assert dict(study.hints[0].config) == {"model": "tree", "model.tree.depth": 3}
+
+
+def test_a_warm_start_from_a_related_study_finds_good_values_sooner() -> None:
+    space = {"x": tf.Real(-5.0, 5.0), "y": tf.Real(-5.0, 5.0)}
+    source = tf.Study.create("source", space=space, algo="random", seed=0)
+    source.optimize(lambda p: (p["x"] - 3.0) ** 2 + (p["y"] + 1.0) ** 2, 60)
+
+    def shifted(p: dict) -> float:
+        return (p["x"] - 3.3) ** 2 + (p["y"] + 0.8) ** 2
+
+    cold, warm = [], []
+    for seed in range(8):
+        plain = tf.Study.create(space=space, algo="tpe", seed=seed)
+        plain.optimize(shifted, 10)
+        cold.append(plain.best_value)
+        started = tf.Study.create(space=space, algo="tpe", seed=seed, warm_start=[source], warm_start_credibility=1.0)
+        assert len(started.hints) == 6 and started.trials == []  # hints, not trials of this study
+        started.optimize(shifted, 10)
+        warm.append(started.best_value)
+    assert np.median(warm) < 0.25 * np.median(cold)
+
+
+def test_a_warm_start_keeps_only_the_addresses_both_spaces_share() -> None:
+    source = tf.Study.create(space={"x": tf.Real(-5.0, 5.0), "z": tf.Int(0, 3)}, algo="random", seed=0)
+    source.optimize(lambda p: abs(p["x"]), 20)
+    target = tf.Study.create(space={"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b")}, seed=0, warm_start=[source])
+    assert target.hints and all(set(h.config) == {"x"} for h in target.hints)
+    assert all(h.author == "warm start from " + repr(source.name) for h in target.hints)

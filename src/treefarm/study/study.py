@@ -38,6 +38,7 @@ from .outcome import Outcome, failure, from_exception, told
 from .recording import Recorder
 from .recovery import recover
 from .trial import Trial
+from .warm import warm_start_hints
 
 __all__ = ["Callback", "Study"]
 
@@ -90,6 +91,8 @@ class Study:
         allow_space_change: bool = False,
         heartbeat_interval: float = 10.0,
         requeue_interrupted: bool = False,
+        warm_start: Sequence[Study] = (),
+        warm_start_credibility: float = 0.5,
     ) -> Study:
         """Create a study (or reopen it, with ``load_if_exists``) in ``storage``.
 
@@ -100,7 +103,9 @@ class Study:
         stays reproducible when resumed). A reopened one keeps what it stored:
         see :mod:`treefarm.study.identity` for what is checked and recorded.
         Trials not finished after ``STALE_FACTOR`` heartbeat intervals are
-        presumed dead by any worker's recovery.
+        presumed dead by any worker's recovery. ``warm_start`` studies give a
+        new study their best configurations as hints of
+        ``warm_start_credibility`` (see :mod:`treefarm.study.warm`).
         """
         opened = opening.create(
             name,
@@ -112,7 +117,11 @@ class Study:
             load_if_exists=load_if_exists,
             allow_space_change=allow_space_change,
         )
-        return cls(opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted)
+        study = cls(opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted)
+        if warm_start and not study.hints and not study.trials:
+            for config, source in warm_start_hints(study.space, warm_start):
+                study.hint(config, credibility=warm_start_credibility, author=f"warm start from {source!r}")
+        return study
 
     @classmethod
     def load(
