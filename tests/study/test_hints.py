@@ -46,12 +46,16 @@ def test_a_hint_given_mid_run_steers_the_next_suggestions(algo: object) -> None:
     plain.optimize(loss, 16)
     hinted = tf.Study.create(space=SPACE, algo=algo, seed=1)  # type: ignore[arg-type]
     hinted.optimize(loss, 4)
-    hinted.hint({"x": -4.5, "model": "tree"}, credibility=1.0, spread=0.05)
+    hinted.hint({"x": 3.0, "lr": 1e-3, "model": "tree"}, credibility=1.0, spread=0.05)
     hinted.optimize(loss, 16)
     assert _params(hinted)[:4] == _params(plain)[:4]
-    near = [abs(p["x"] + 4.5) < 1.0 and p["model"] == "tree" for p in _params(hinted)[4:]]
-    near_plain = [abs(p["x"] + 4.5) < 1.0 and p["model"] == "tree" for p in _params(plain)[4:]]
-    assert sum(near) >= 5 and sum(near) > sum(near_plain)
+
+    def near(p: dict) -> bool:
+        return abs(p["x"] - 3.0) < 1.0 and abs(np.log10(p["lr"]) + 3) < 0.8 and p["model"] == "tree"
+
+    near_hint = [near(p) for p in _params(hinted)[4:]]
+    near_plain = [near(p) for p in _params(plain)[4:]]
+    assert sum(near_hint) >= 5 and sum(near_hint) > sum(near_plain)
 
 
 def test_a_bad_hint_keeps_random_search_out_of_its_region() -> None:
@@ -184,3 +188,16 @@ def test_a_warm_start_keeps_only_the_addresses_both_spaces_share() -> None:
     target = tf.Study.create(space={"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b")}, seed=0, warm_start=[source])
     assert target.hints and all(set(h.config) == {"x"} for h in target.hints)
     assert all(h.author == "warm start from " + repr(source.name) for h in target.hints)
+
+
+def test_a_misleading_hint_loses_its_say_once_its_region_was_tried() -> None:
+    from treefarm.optimizers.hints import hint_reliability
+
+    space = tf.convert({"x": tf.Real(0.0, 1.0)})
+    hint = Hint({"x": 0.9}, credibility=1.0)
+    near_and_bad = [(tf.Config({"x": 0.9 + d}), 5.0) for d in (-0.02, 0.0, 0.02)]
+    elsewhere_and_good = [(tf.Config({"x": x}), 0.1) for x in (0.1, 0.2, 0.3)]
+    assert hint_reliability(space, hint, []) == 0.5
+    assert hint_reliability(space, hint, near_and_bad + elsewhere_and_good) < 0.3
+    good = Hint({"x": 0.2}, credibility=1.0)
+    assert hint_reliability(space, good, near_and_bad + elsewhere_and_good) > 0.6

@@ -16,13 +16,21 @@ k_h is 1 at the hint and 0 < k_h <= 1 elsewhere.
 Every optimizer's suggestion is passed through :func:`apply_hints`, a pure
 function of the history (hints included) and the trial's generator:
 
-* with probability ``c * n0 / (n0 + n)`` (n completed trials, n0 =
-  ``EVIDENCE``) the suggestion is replaced by a draw from a good hint's window
-  (hints chosen in proportion to their credibility): the hint's decisions
-  perturbed by the spread, the rest from the prior. The probability decays as
-  real evidence accumulates, so the model's own proposals take over; the
-  evaluated hint draws are real observations the model then learns from
-  (TPE's l(x) and the GP's posterior see them like any other trial).
+* with probability ``min(1, 2 c r) * n0 / (n0 + n)`` (n completed trials,
+  n0 = ``EVIDENCE``) the suggestion is replaced by a draw from a good hint's
+  window (hints chosen in proportion to their credibility): the hint's
+  decisions perturbed by the spread, the rest from the prior. ``r`` is what
+  the evidence says of the hint: with the window's weights w_i = k_h(x_i) of
+  the last ``RECENT`` completed trials,
+
+      r = (1 + sum_i w_i [loss_i <= median]) / (2 + sum_i w_i),
+
+  1/2 before any evidence, towards 1 when the trials in the window are among
+  the better half, towards 0 when they are not. So a misleading hint loses
+  its say as soon as its region has been tried, a good one keeps it, and
+  both fade as real evidence accumulates (the model's own proposals take
+  over; the evaluated hint draws are real observations the model learns
+  from, as TPE's l(x) and the GP's posterior see any trial).
 * a suggestion inside a bad hint's window is drawn again with probability
   ``c * k_h(x)``, up to ``REDRAWS`` times.
 
@@ -46,12 +54,24 @@ from ..space import Config, Int, Join, Real, Space, convert, walk
 from ..space.config import Decision, Scalar
 from ..space.sample import decision_at
 
-__all__ = ["EVIDENCE", "REDRAWS", "Hint", "apply_hints", "hint_draw", "hint_kernel", "hint_log_prior"]
+__all__ = [
+    "EVIDENCE",
+    "RECENT",
+    "REDRAWS",
+    "Hint",
+    "apply_hints",
+    "hint_draw",
+    "hint_kernel",
+    "hint_log_prior",
+    "hint_reliability",
+]
 
 EVIDENCE = 10
 """n0: after n0 completed trials a good hint's draws are half as likely as at the start."""
 REDRAWS = 10
 """How many times a suggestion inside a bad hint's window may be drawn again."""
+RECENT = 100
+"""How many of the latest completed trials judge a hint's region."""
 
 
 @dataclass(frozen=True)
@@ -135,23 +155,34 @@ def hint_log_prior(space: Space, hints: Sequence[Hint], config: Mapping[str, Sca
     return log_pi
 
 
+def hint_reliability(space: Space, hint: Hint, complete: Sequence[tuple[Config, float]]) -> float:
+    """r, what the recent evidence says of a hint's region (see the module docstring)."""
+    recent = complete[-RECENT:]
+    if not recent:
+        return 0.5
+    median = float(np.median([loss for _, loss in recent]))
+    weights = [hint_kernel(space, hint, config) for config, _ in recent]
+    good = sum(w for w, (_, loss) in zip(weights, recent) if loss <= median)
+    return (1.0 + good) / (2.0 + sum(weights))
+
+
 def apply_hints(
     space: Space,
     hints: Sequence[Hint],
     config: Config,
-    n_complete: int,
+    complete: Sequence[tuple[Config, float]],
     rng: np.random.Generator,
     redraw: Callable[[], Config],
 ) -> Config:
     """The suggestion ``config`` after the hints had their say (see the module docstring);
-    ``redraw`` gives another suggestion when a bad hint refuses one."""
+    ``complete`` holds the (configuration, loss) of the completed trials, oldest
+    first; ``redraw`` gives another suggestion when a bad hint refuses one."""
     good = [h for h in hints if h.weight > 0 and h.credibility > 0]
     bad = [h for h in hints if h.weight < 0 and h.credibility > 0]
     if good:
-        c_max = max(h.credibility for h in good)
-        if rng.random() < c_max * EVIDENCE / (EVIDENCE + n_complete):
-            weights = np.array([h.credibility for h in good])
-            chosen = good[int(rng.choice(len(good), p=weights / weights.sum()))]
+        shares = np.array([min(1.0, 2.0 * h.credibility * hint_reliability(space, h, complete)) for h in good])
+        if rng.random() < shares.max() * EVIDENCE / (EVIDENCE + len(complete)):
+            chosen = good[int(rng.choice(len(good), p=shares / shares.sum()))]
             config = hint_draw(space, chosen, rng)
     for _ in range(REDRAWS if bad else 0):
         refuse = max(h.credibility * hint_kernel(space, h, config) for h in bad)

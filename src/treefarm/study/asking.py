@@ -87,7 +87,8 @@ class Asker:
             def draw() -> Config:
                 return optimizer.suggest(space, history, 1, rng)[0]
 
-            return apply_hints(space, history.hints, draw(), history.n_complete, rng, draw)
+            complete = [(o.config, o.loss) for o in history.complete]
+            return apply_hints(space, history.hints, draw(), complete, rng, draw)
 
         if not self._check_dupes:
             if optimizer.needs_history:

@@ -1,0 +1,131 @@
+"""Search hints measured: a good hint (a region containing the optimum) and a
+misleading one (a region far from it) at several credibilities, beside no hint.
+
+For each problem the good hint is the known optimum moved by 5 % of each
+range (a person's good guess, not the answer), the misleading one the point
+of the box farthest from the optimum. Hints use the default spread (0.1).
+Reported per problem and variant: the median over seeds of the regret at the
+budget, and the first evaluation at which the median regret reaches the
+no-hint median at the budget (how much sooner a hint gets there).
+
+    python -m bench.hints run --seeds 10            # appends to bench/results/hints.jsonl (resumable)
+    python -m bench.hints report                    # the markdown table
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import treefarm as tf
+
+from .problems import SYNTHETIC, Problem
+
+OUT = Path(__file__).parent / "results" / "hints.jsonl"
+BUDGET = 100
+#: Known minimizers of the synthetic functions (Surjanovic & Bingham's library).
+OPTIMA: dict[str, list[float]] = {
+    "branin": [math.pi, 2.275],
+    "hartmann6": [0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573],
+    "rosenbrock4": [1.0, 1.0, 1.0, 1.0],
+    "styblinski8": [-2.903534] * 4 + [-3.0] * 4,
+}
+VARIANTS: dict[str, tuple[str, float] | None] = {
+    "none": None,
+    "good c=1": ("good", 1.0),
+    "good c=0.5": ("good", 0.5),
+    "misleading c=0.2": ("misleading", 0.2),
+    "misleading c=1": ("misleading", 1.0),
+}
+
+
+def _hint(problem: Problem, kind: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for p, x in zip(problem.params, OPTIMA[problem.name]):
+        width = p.high - p.low
+        value = x + 0.05 * width if kind == "good" else (p.low if x - p.low > p.high - x else p.high)
+        value = min(max(value, p.low), p.high)
+        out[p.name] = round(value) if p.kind == "int" else float(value)
+    return out
+
+
+def run_one(problem: Problem, variant: str, seed: int, algo: str) -> dict[str, Any]:
+    study = tf.Study.create(space=problem.treefarm_space(), algo=algo, seed=seed)
+    spec = VARIANTS[variant]
+    if spec is not None:
+        study.hint(_hint(problem, spec[0]), credibility=spec[1])
+    study.optimize(lambda v: problem.objective(problem.flat_value(v)), BUDGET)
+    values = [t.value for t in study.trials]
+    best = np.minimum.accumulate([v if v is not None else math.inf for v in values])
+    regret = (best - (problem.optimum or 0.0)).tolist()
+    return {"problem": problem.name, "variant": variant, "seed": seed, "algo": algo, "regret": regret}
+
+
+def _done(path: Path) -> set[tuple[str, str, int, str]]:
+    if not path.exists():
+        return set()
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return {(r["problem"], r["variant"], r["seed"], r["algo"]) for r in rows}
+
+
+def run(seeds: int, algo: str, problems: list[str]) -> None:
+    done = _done(OUT)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    for name in problems:
+        for variant in VARIANTS:
+            for seed in range(seeds):
+                if (name, variant, seed, algo) in done:
+                    continue
+                row = run_one(SYNTHETIC[name], variant, seed, algo)
+                with OUT.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
+
+
+def report(path: Path = OUT) -> str:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    lines = [
+        "| problem | algo | variant | seeds | median regret at 100 | evaluations to the no-hint median at 100 |",
+        "|---|---|---|---|---|---|",
+    ]
+    keys = sorted({(r["problem"], r["algo"]) for r in rows})
+    for name, algo in keys:
+        curves = {
+            v: np.array([r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, algo, v)])
+            for v in VARIANTS
+        }
+        if len(curves["none"]) == 0:
+            continue
+        target = float(np.median(curves["none"][:, -1]))
+        for variant, curve in curves.items():
+            if len(curve) == 0:
+                continue
+            median = np.median(curve, axis=0)
+            reached = next((i + 1 for i, m in enumerate(median) if m <= target), None)
+            lines.append(
+                f"| {name} | {algo} | {variant} | {len(curve)} | {median[-1]:.4g} | {reached or '> 100'} |"
+            )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.hints")
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--seeds", type=int, default=10)
+    r.add_argument("--algo", default="tpe")
+    r.add_argument("--problems", nargs="+", default=list(OPTIMA))
+    sub.add_parser("report")
+    args = parser.parse_args()
+    if args.command == "run":
+        run(args.seeds, args.algo, args.problems)
+    else:
+        print(report())
+
+
+if __name__ == "__main__":
+    main()
