@@ -93,6 +93,7 @@ from ..space import (
 from ..space.config import Decision, Scalar
 from .base import History, Optimizer
 from .options import check_bool, check_int, check_positive
+from .unseen import unseen
 
 __all__ = ["TPE"]
 
@@ -179,7 +180,7 @@ class TPE(Optimizer):
         out: list[Config] = []
         if len(complete) < max(self.n_startup, 1):
             for _ in range(n):
-                out.append(_unseen(lambda: sample(root, rng), [*seen, *out]))
+                out.append(unseen(root, functools.partial(sample, root, rng), [*seen, *out], rng))
             return out
         losses = np.array([o.loss for o in complete])
         order = np.argsort(losses, kind="stable")
@@ -195,7 +196,7 @@ class TPE(Optimizer):
             above = (n_worse + len(extra), _concat(worse_columns, _columns(extra)[1]))
             tied = (tied_good, _concat(tied_worse, _node_columns(root, extra))) if recursive else None
             propose = functools.partial(self._propose, root, below, above, rng, tied)
-            out.append(_unseen(propose, [*seen, *out]))
+            out.append(unseen(root, propose, [*seen, *out], rng))
         return out
 
     def _propose(
@@ -413,15 +414,3 @@ def _options(node: Choice | Join, allowed: tuple[int, ...]) -> tuple[list[Scalar
         weights = np.zeros(len(labels))
         weights[list(allowed)] = w[list(allowed)]
     return labels, weights / weights.sum()
-
-
-def _unseen(propose: Callable[[], Config], seen: Sequence[Config], tries: int = 10) -> Config:
-    """A proposal not seen before if one of a few is (the space may be exhausted).
-    ``seen`` is scanned, not hashed: one proposal compares cheaper than
-    hashing the whole history."""
-    config = propose()
-    for _ in range(tries):
-        if config not in seen:
-            break
-        config = propose()
-    return config
