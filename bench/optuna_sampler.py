@@ -132,7 +132,7 @@ def main() -> None:
                     with OUT.open("a") as f:
                         f.write(json.dumps(row) + "\n")
                     print(json.dumps(row), flush=True)
-    print(report([r for r in _rows(commit) if r["budget"] == args.budget]))
+    print(report([r for r in _rows(None if args.report else commit) if r["budget"] == args.budget]))
 
 
 if __name__ == "__main__":
