@@ -103,7 +103,9 @@ def test_a_maximized_study_is_seen_as_negated_losses_with_failed_and_pending_tri
     study = optuna.create_study(direction="maximize")
     study.add_trial(optuna.create_trial(params={"x": 0.5, "c": "b"}, distributions=space, value=2.0))
     study.add_trial(
-        optuna.create_trial(params={"x": 0.2, "c": "a"}, distributions=space, state=optuna.trial.TrialState.FAIL)
+        optuna.create_trial(
+            params={"x": 0.2, "c": "a"}, distributions=space, state=optuna.trial.TrialState.FAIL
+        )
     )
     study.add_trial(
         optuna.create_trial(
