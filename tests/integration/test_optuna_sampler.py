@@ -19,6 +19,7 @@ from optuna.testing.pytest_samplers import (  # noqa: E402
     BasicSamplerTestCase,
     RelativeSamplerTestCase,
     SingleOnlySamplerTestCase,
+    _create_new_trial,
 )
 
 import treefarm as tf  # noqa: E402
@@ -122,3 +123,40 @@ def test_a_maximized_study_is_seen_as_negated_losses_with_failed_and_pending_tri
 def test_a_bad_seed_is_named() -> None:
     with pytest.raises(tf.StudyError, match="seed=-1"):
         TreefarmSampler("gp", seed=-1)
+
+
+def _branches(trial: optuna.Trial) -> float:
+    if trial.suggest_categorical("kind", ["quadratic", "flat"]) == "quadratic":
+        return (trial.suggest_float("x", -5, 5) - 2) ** 2
+    return 1 + trial.suggest_float("y", 0, 1)
+
+
+def test_conditional_parameters_are_sampled_jointly_as_a_join() -> None:
+    sampler = TreefarmSampler("tpe", seed=0)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(_branches, n_trials=30)
+    trial = _create_new_trial(study)
+    space = sampler.infer_relative_search_space(study, trial)
+    assert set(space) == {"kind", "x", "y"}
+    for _ in range(5):
+        params = sampler.sample_relative(study, _create_new_trial(study), space)
+        assert set(params) == ({"kind", "x"} if params["kind"] == "quadratic" else {"kind", "y"})
+    assert study.best_params["kind"] == "quadratic"
+    assert study.best_value < 0.05
+
+
+def test_a_parameter_present_under_two_values_is_left_to_independent_sampling() -> None:
+    kinds = {"kind": CategoricalDistribution(["a", "b", "c"])}
+    x = {"x": FloatDistribution(0, 1)}
+    study = optuna.create_study(sampler=TreefarmSampler("gp", seed=0))
+    for kind, value in (("a", 1.0), ("b", 2.0), ("c", 3.0)):
+        has_x = kind != "c"
+        study.add_trial(
+            optuna.create_trial(
+                params={"kind": kind, **({"x": 0.5} if has_x else {})},
+                distributions={**kinds, **(x if has_x else {})},
+                value=value,
+            )
+        )
+    space = study.sampler.infer_relative_search_space(study, _create_new_trial(study))
+    assert space == kinds

@@ -4,11 +4,15 @@ An Optuna user swaps one line (``optuna.create_study(sampler=TreefarmSampler("gp
 and their define-by-run objective is searched by treefarm's GP, TPE,
 annealing or random search. Per trial (Optuna's call order):
 
-1. ``infer_relative_search_space``: the parameters every completed trial
-   has, with one distribution each (Optuna's intersection search space;
-   single-valued ones left out, they make no decision);
+1. ``infer_relative_search_space``: the parameters of the completed trials
+   with one distribution each (single-valued ones left out, they make no
+   decision) that are either in every completed trial (Optuna's
+   intersection search space) or present exactly when a categorical one
+   takes one value: define-by-run's conditional parameters
+   (:mod:`treefarm.integration.optuna_tree`);
 2. ``sample_relative``: that space becomes a treefarm family of primitives
-   (:mod:`treefarm.integration.optuna_space`), the study's trials a
+   (:mod:`treefarm.integration.optuna_space`), in which a categorical with
+   conditional parameters is a join over its choices, the study's trials a
    :class:`~treefarm.optimizers.History` (complete trials with a finite
    value are observations, values negated for ``maximize``; failed, pruned
    and non-finite ones are failed configurations; running and waiting ones
@@ -36,61 +40,40 @@ import numpy as np
 import optuna
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler
-from optuna.search_space import intersection_search_space
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from ..exceptions import StudyError
 from ..optimizers import History, Observation, Optimizer, make_optimizer
-from ..space import Config, Family, Space
-from .optuna_space import from_decision, single_value, to_decision, to_space
+from ..space import Config
+from .optuna_space import single_value
+from .optuna_tree import Tree, consistent_union, infer_tree
 
 __all__ = ["TreefarmSampler", "trials_to_history"]
 
 _PENDING = (TrialState.RUNNING, TrialState.WAITING)
 
 
-def _member(i: int) -> str:
-    """The config address of the ``i``-th parameter of a family made by :func:`_space_of`."""
-    return str(i)
-
-
-def _space_of(distributions: Sequence[BaseDistribution]) -> Space:
-    """A positional family with one primitive per distribution (addressed "0", "1", ...)."""
-    return Family([to_space(d) for d in distributions], kind="list")
-
-
-def _config_of(trial: FrozenTrial, search_space: Mapping[str, BaseDistribution]) -> Config | None:
-    """The trial's decisions on ``search_space``, or None if it lacks a parameter
-    there or drew it from another distribution."""
-    decisions: dict[str, Any] = {}
-    for i, (name, distribution) in enumerate(search_space.items()):
-        if trial.distributions.get(name) != distribution:
-            return None
-        decisions[_member(i)] = to_decision(distribution, trial.params[name])
-    return Config.trusted(decisions)
-
-
 def trials_to_history(
     trials: Sequence[FrozenTrial],
-    search_space: Mapping[str, BaseDistribution],
+    tree: Tree | Mapping[str, BaseDistribution],
     *,
     direction: StudyDirection = StudyDirection.MINIMIZE,
     exclude: int | None = None,
 ) -> History:
-    """Optuna trials as the treefarm history of ``search_space`` (see the module docstring).
+    """Optuna trials as the treefarm history of ``tree`` (a search space is a flat tree).
 
-    Trials without every parameter of the space (with the same distribution)
-    are left out, as is trial number ``exclude`` (the one being sampled).
+    Trials without a parameter the tree asks of them (with the same
+    distribution) are left out, as is trial number ``exclude`` (the one being
+    sampled); see the module docstring for the states.
     """
+    tree = tree if isinstance(tree, Tree) else Tree.flat(tree)
     sign = -1.0 if direction == StudyDirection.MAXIMIZE else 1.0
     complete: list[Observation] = []
     failed: list[Config] = []
     pending: list[Config] = []
     for trial in trials:
-        if trial.number == exclude:
-            continue
-        config = _config_of(trial, search_space)
+        config = None if trial.number == exclude else tree.config(trial)
         if config is None:
             continue
         if trial.state == TrialState.COMPLETE and trial.value is not None and math.isfinite(trial.value):
@@ -125,45 +108,40 @@ class TreefarmSampler(BaseSampler):
     def _rng(self, trial: FrozenTrial, salt: int) -> np.random.Generator:
         return np.random.default_rng([self._seed, trial.number, salt])
 
-    def _suggest(
-        self,
-        study: optuna.Study,
-        trial: FrozenTrial,
-        search_space: Mapping[str, BaseDistribution],
-        salt: int,
-    ) -> dict[str, Any]:
-        """One configuration of ``search_space`` from the optimizer, as Optuna parameter values."""
+    def _suggest(self, study: optuna.Study, trial: FrozenTrial, tree: Tree, salt: int) -> dict[str, Any]:
+        """One configuration of ``tree`` from the optimizer, as Optuna parameter values."""
         self._raise_error_if_multi_objective(study)
         history = History()
         if self._optimizer.needs_history:
             trials = study.get_trials(deepcopy=False)
-            history = trials_to_history(trials, search_space, direction=study.direction, exclude=trial.number)
-        space = _space_of(list(search_space.values()))
-        config = self._optimizer.suggest(space, history, 1, self._rng(trial, salt))[0]
-        return {
-            name: from_decision(distribution, config[_member(i)])
-            for i, (name, distribution) in enumerate(search_space.items())
-        }
+            history = trials_to_history(trials, tree, direction=study.direction, exclude=trial.number)
+        config = self._optimizer.suggest(tree.space(), history, 1, self._rng(trial, salt))[0]
+        return tree.params(config)
+
+    @staticmethod
+    def _completed(study: optuna.Study) -> list[FrozenTrial]:
+        return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
 
     def infer_relative_search_space(
         self, study: optuna.Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
-        """The intersection search space of the completed trials, without single-valued parameters."""
-        completed = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-        return {
-            name: distribution
-            for name, distribution in intersection_search_space(completed).items()
-            if not distribution.single()
-        }
+        """The parameters of the completed trials that fit a tree: those every trial
+        has, and those present exactly when a categorical takes one value
+        (:mod:`treefarm.integration.optuna_tree`); single-valued ones left out."""
+        completed = self._completed(study)
+        union = consistent_union(completed)
+        return {name: union[name] for name in infer_tree(union, completed).names()}
 
     def sample_relative(
         self, study: optuna.Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
-        """All parameters of ``search_space`` suggested jointly by the optimizer."""
+        """The parameters of ``search_space`` suggested jointly by the optimizer
+        (of a conditional parameter, only those of the chosen branch)."""
         self._raise_error_if_multi_objective(study)
-        if not search_space:
+        tree = infer_tree(search_space, self._completed(study))
+        if not tree.top:
             return {}
-        return self._suggest(study, trial, search_space, salt=0)
+        return self._suggest(study, trial, tree, salt=0)
 
     def sample_independent(
         self,
@@ -176,4 +154,4 @@ class TreefarmSampler(BaseSampler):
         if param_distribution.single():
             return single_value(param_distribution)
         salt = zlib.crc32(param_name.encode()) + 1
-        return self._suggest(study, trial, {param_name: param_distribution}, salt)[param_name]
+        return self._suggest(study, trial, Tree.flat({param_name: param_distribution}), salt)[param_name]
