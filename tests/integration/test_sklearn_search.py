@@ -152,6 +152,7 @@ def test_a_fitted_search_pickles_without_its_study() -> None:
     X, y = load_iris(return_X_y=True)
     search = TreefarmSearchCV(SVC(), {"C": tf.Real(0.1, 10.0, log=True)}, n_iter=3, cv=2, random_state=0)
     restored = pickle.loads(pickle.dumps(search.fit(X, y)))
+    assert hasattr(search, "study_")  # pickling (as joblib's worker processes do) leaves the search intact
     np.testing.assert_array_equal(restored.predict(X), search.predict(X))
     assert restored.best_params_ == search.best_params_
     assert not hasattr(restored, "study_")
@@ -187,3 +188,16 @@ def test_a_bad_space_is_named() -> None:
         TreefarmSearchCV(SVC(), [1, 2], n_iter=2).fit(X, y)
     with pytest.raises(tf.ConfigError, match="dict of estimator parameters"):
         TreefarmSearchCV(SVC(), tf.Real(0, 1), n_iter=2).fit(X, y)
+
+
+def test_batches_of_candidates_run_in_parallel() -> None:
+    from joblib import parallel_config
+
+    X, y = load_iris(return_X_y=True)
+    space = {"C": tf.Real(1e-2, 1e2, log=True)}
+    search = TreefarmSearchCV(SVC(), space, n_iter=4, n_points=2, n_jobs=2, cv=3, random_state=0)
+    with parallel_config(backend="threading"):  # worker processes take ~20 s to start on a busy machine
+        search.fit(X, y)
+    assert len(search.cv_results_["params"]) == 4
+    assert [t.state.value for t in search.study_.trials] == ["complete"] * 4
+    assert search.best_score_ > 0.9

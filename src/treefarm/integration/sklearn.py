@@ -277,7 +277,7 @@ class TreefarmSearchCV(BaseSearchCV):
     def __getstate__(self) -> dict[str, Any]:
         """The pickled search leaves out ``study_``, which holds an open storage
         (reopen it with ``Study.load(study_name, storage=...)``)."""
-        state: dict[str, Any] = super().__getstate__()
+        state: dict[str, Any] = dict(super().__getstate__())  # object.__getstate__ gives __dict__ itself
         for name in ("study_", "_last_failure", "_restored", "_split_results"):
             state.pop(name, None)
         return state
