@@ -153,6 +153,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--n-iter", type=int, default=25)
     parser.add_argument("--methods", nargs="*", default=list(METHODS))
+    parser.add_argument("--tasks", nargs="*", default=list(TASKS))
     parser.add_argument("--report", action="store_true", help="print the table from the rows and stop")
     args = parser.parse_args()
     commit = head_commit()
@@ -160,7 +161,7 @@ def main() -> None:
         done = {(r["method"], r["task"], r["seed"]) for r in _rows(commit, args.n_iter)}
         OUT.parent.mkdir(exist_ok=True)
         for seed in range(args.seeds):
-            for task in TASKS:
+            for task in args.tasks:
                 for method in args.methods:
                     if (method, task, seed) in done:
                         continue
