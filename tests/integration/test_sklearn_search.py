@@ -201,3 +201,20 @@ def test_batches_of_candidates_run_in_parallel() -> None:
     assert len(search.cv_results_["params"]) == 4
     assert [t.state.value for t in search.study_.trials] == ["complete"] * 4
     assert search.best_score_ > 0.9
+
+
+def test_a_scoring_callable_returning_several_scores_maximizes_the_refit_one() -> None:
+    X, y = load_iris(return_X_y=True)
+
+    def scores(estimator: object, X_: np.ndarray, y_: np.ndarray) -> dict[str, float]:
+        accuracy = float(np.mean(estimator.predict(X_) == y_))  # type: ignore[attr-defined]
+        return {"accuracy": accuracy, "error": 1 - accuracy}
+
+    space = {"C": tf.Real(1e-3, 1e2, log=True)}
+    search = TreefarmSearchCV(SVC(), space, n_iter=4, cv=3, scoring=scores, refit="accuracy", random_state=0)
+    search.fit(X, y)
+    assert sorted(t.value for t in search.study_.trials) == pytest.approx(
+        sorted(search.cv_results_["mean_test_accuracy"])
+    )
+    with pytest.raises(tf.StudyError, match="refit=True"):
+        TreefarmSearchCV(SVC(), space, n_iter=2, cv=3, scoring=scores).fit(X, y)

@@ -256,6 +256,13 @@ class TreefarmSearchCV(BaseSearchCV):
             for trial in trials:
                 study.tell(trial, exception=exc)
             raise
+        if f"mean_test_{metric}" not in results and isinstance(self.refit, str):
+            metric = self.refit  # a callable scoring that returned a dict of scores
+        if f"mean_test_{metric}" not in results:
+            raise StudyError(
+                "a scoring callable returning several scores needs refit to name the one the search "
+                f"maximizes, but got refit={self.refit!r}"
+            )
         scores = np.asarray(results[f"mean_test_{metric}"][-len(trials) :], dtype=float)
         self._tell(study, trials, scores, self.n_splits_)
         return True
