@@ -18,9 +18,10 @@ annealing or random search. Per trial (Optuna's call order):
    and non-finite ones are failed configurations; running and waiting ones
    are pending, so parallel workers spread out), and the optimizer suggests
    one configuration for all of them jointly;
-3. ``sample_independent``: a parameter outside that space (a conditional one,
-   or one whose range changed) is suggested by the same optimizer on its own,
-   from the trials that have it with the same distribution.
+3. ``sample_independent``: a parameter outside that space (new, nested
+   deeper than one categorical, present under several of its values, or one
+   whose range changed) is suggested by the same optimizer on its own, from
+   the trials that have it with the same distribution.
 
 Like treefarm's own studies, the sampler keeps no state between calls: a
 suggestion's generator comes from the sampler's seed and the trial number,
