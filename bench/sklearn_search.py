@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .report import median_difference_interval
 from .runner import head_commit
 
 OUT = Path(__file__).parent / "results" / "sklearn_search.jsonl"
@@ -128,21 +129,31 @@ def _rows(commit: str | None, n_iter: int) -> list[dict[str, Any]]:
 
 
 def report(rows: list[dict[str, Any]]) -> str:
-    """Per task and method: seeds, median (and worst) best CV accuracy, median wall time."""
+    """Per task and method: seeds, median (and worst) best CV accuracy, the 95%
+    bootstrap interval of its median minus scikit-optimize's, median wall and CPU time."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
     lines = [
-        "| task | method | seeds | median best CV accuracy | worst | median wall s |",
-        "|---|---|---|---|---|---|",
+        "| task | method | seeds | median best CV accuracy | worst | minus skopt's median (95% interval) "
+        "| median wall s | median CPU s |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for task in TASKS:
+        peer = np.array([r["best_score"] for r in rows if r["task"] == task and r["method"] == "skopt"])
         for method in METHODS:
             got = [r for r in rows if r["task"] == task and r["method"] == method]
             if not got:
                 continue
-            scores = [r["best_score"] for r in got]
+            scores = np.array([r["best_score"] for r in got])
+            gap = "—"
+            if method != "skopt" and len(peer):
+                lo, hi = median_difference_interval(scores, peer, rng)
+                gap = f"[{lo:+.4f}, {hi:+.4f}]"
             wall = statistics.median(r["wall"] for r in got)
             cpu = statistics.median(r["cpu"] for r in got)
             lines.append(
-                f"| {task} | {method} | {len(got)} | {statistics.median(scores):.4f} | {min(scores):.4f} "
+                f"| {task} | {method} | {len(got)} | {np.median(scores):.4f} | {scores.min():.4f} | {gap} "
                 f"| {wall:.1f} | {cpu:.1f} |"
             )
     return "\n".join(lines)
