@@ -72,6 +72,19 @@ class Space:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"spaces are immutable, cannot set {name}")
 
+    def __copy__(self) -> Space:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Space:
+        """A space is immutable, so its copy is itself (scikit-learn's ``clone``
+        deep-copies an estimator's parameters, search spaces among them)."""
+        return self
+
+    def __setstate__(self, state: tuple[dict[str, object] | None, dict[str, object]]) -> None:
+        """Unpickling sets the slots past the immutability guard."""
+        for name, value in {**(state[0] or {}), **state[1]}.items():
+            object.__setattr__(self, name, value)
+
     def __or__(self, other: object) -> Join:
         return Join(self, as_space(other))
 
