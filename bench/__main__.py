@@ -29,7 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run (problem, method, seed) combinations not yet in --out")
-    run.add_argument("--problems", default="synthetic", help="names, or synthetic/tuning/grammar/symbolic/all")
+    run.add_argument(
+        "--problems", default="synthetic", help="names, or synthetic/tuning/grammar/symbolic/all"
+    )
     run.add_argument("--methods", default=",".join(METHODS))
     run.add_argument("--seeds", type=int, default=10)
     run.add_argument("--budget", type=int, default=None, help="evaluations (default: each problem's)")
