@@ -17,6 +17,7 @@ __all__ = ["available", "make_optimizer"]
 _REGISTRY: dict[str, tuple[str, str]] = {
     "anneal": ("treefarm.optimizers.anneal", "Anneal"),
     "gp": ("treefarm.optimizers.gp", "GP"),
+    "grammar": ("treefarm.optimizers.grammar", "GrammarSearch"),
     "random": ("treefarm.optimizers.random", "RandomSearch"),
     "tpe": ("treefarm.optimizers.tpe", "TPE"),
 }
