@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .methods import METHODS
-from .problems import GRAMMAR, SYNTHETIC, TUNING, all_problems
+from .problems import GRAMMAR, SYMBOLIC, SYNTHETIC, TUNING, all_problems
 
 QUICK_PROBLEMS = ["branin", "hartmann6", "styblinski8", "svc_digits"]
 
@@ -29,7 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run (problem, method, seed) combinations not yet in --out")
-    run.add_argument("--problems", default="synthetic", help="names, or synthetic/tuning/grammar/all")
+    run.add_argument(
+        "--problems", default="synthetic", help="names, or synthetic/tuning/grammar/symbolic/all"
+    )
     run.add_argument("--methods", default=",".join(METHODS))
     run.add_argument("--seeds", type=int, default=10)
     run.add_argument("--budget", type=int, default=None, help="evaluations (default: each problem's)")
@@ -79,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             "synthetic": list(SYNTHETIC),
             "tuning": list(TUNING),
             "grammar": list(GRAMMAR),
+            "symbolic": list(SYMBOLIC),
             "all": list(all_problems()),
         }
         problems = [p for name in _csv(args.problems) for p in groups.get(name, [name])]
@@ -128,7 +131,12 @@ def main(argv: list[str] | None = None) -> int:
         for ours, peer in gaps:
             print(f"\n### {ours} against {peer}: difference of final median regret, and is it noise?\n")
             print(gap_table(rows, problems, ours, peer))
-        for group, names in (("synthetic", SYNTHETIC), ("tuning", TUNING), ("grammar", GRAMMAR)):
+        for group, names in (
+            ("synthetic", SYNTHETIC),
+            ("tuning", TUNING),
+            ("grammar", GRAMMAR),
+            ("symbolic regression", SYMBOLIC),
+        ):
             mine = [p for p in problems if p in names]
             if mine:
                 print(f"\n### Summary: {group}\n\n{summary_table(rows, mine)}")

@@ -21,6 +21,14 @@ scikit-optimize gets every parameter, always active (the objective ignores
 the inactive ones). Recursive grammar spaces: treefarm natively; Optuna
 define-by-run over the same depth-limited decisions (named by address);
 Hyperopt and scikit-optimize cannot express them (a recorded row).
+
+gplearn (genetic programming) runs on the symbolic-regression problems only,
+with the same function set, protected operators and variables, and the same
+budget of evaluated programs: ``budget // 20`` generations of 20 programs
+(its tournament of 20 / 10 = 2, gplearn's other defaults); its losses are
+its programs' mean squared errors through the problem's ``log1p``, in the
+order it evaluated them; its time per suggestion is its whole fit divided
+by the budget (evaluation included: microseconds per program).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ TREEFARM = {
     "tf-tpe-mv": "tpe-mv",
     "tf-anneal": "anneal",
     "tf-gp": "gp",
+    "tf-grammar": "grammar",
 }
 PEERS = (
     "optuna-random",
@@ -46,6 +55,7 @@ PEERS = (
     "optuna-gp",
     "hyperopt-tpe",
     "skopt-gp",
+    "gplearn",
 )
 METHODS = (*TREEFARM, *PEERS)
 
@@ -95,6 +105,8 @@ Result = dict[str, Any]
 def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
     if method in TREEFARM:
         return run_treefarm(TREEFARM[method], problem, seed, budget)
+    if method == "gplearn":
+        return _gplearn(problem, seed, budget)
     if problem.space is not None and not method.startswith("optuna"):
         raise CannotExpressError(f"{method} cannot express the recursive space of {problem.name}")
     runners: dict[str, Callable[[str, Problem, int, int], Result]] = {
@@ -301,3 +313,57 @@ def _skopt(method: str, problem: Problem, seed: int, budget: int) -> Result:
         clock.lap()
         losses.append(loss)
     return clock.result(losses, skopt.__version__)
+
+
+def _gplearn(problem: Problem, seed: int, budget: int) -> Result:
+    """gplearn's ``SymbolicRegressor`` on a symbolic-regression problem (see the module docstring)."""
+    target = problem.extra.get("target")
+    if target is None:
+        raise CannotExpressError(f"gplearn runs symbolic regression only, not {problem.name}")
+    import time
+
+    import gplearn
+    import numpy as np
+    from gplearn.fitness import make_fitness
+    from gplearn.functions import make_function
+    from gplearn.genetic import SymbolicRegressor
+
+    from .symbolic import FUNCTIONS, loss
+
+    losses: list[float] = []
+
+    def recorded_mse(truth: Any, prediction: Any, weight: Any) -> float:
+        """gplearn's fitness (the MSE), with each evaluation's loss recorded in order."""
+        losses.append(loss(prediction, truth))
+        return float(np.average((prediction - truth) ** 2, weights=weight))
+
+    native = {"add", "sub", "mul", "div", "sin", "cos", "log"}
+    functions = [
+        name if name in native else make_function(function=FUNCTIONS[name][1], name=name, arity=arity)
+        for name, (arity, _) in FUNCTIONS.items()
+    ]
+    X, y = target.data()
+    population = 20
+    model = SymbolicRegressor(
+        population_size=population,
+        generations=budget // population,
+        tournament_size=2,
+        function_set=functions,
+        metric=make_fitness(function=recorded_mse, greater_is_better=False, wrap=False),
+        const_range=(-1.0, 1.0) if target.constants else None,
+        init_depth=(1, target.max_depth - 1),
+        stopping_criteria=-1.0,
+        low_memory=False,
+        random_state=seed,
+    )
+    start = time.process_time(), time.perf_counter()
+    model.fit(X, y)
+    cpu, wall = time.process_time() - start[0], time.perf_counter() - start[1]
+    losses = losses[:budget]
+    return {
+        "losses": losses,
+        "suggest_times": [wall / len(losses)] * len(losses),
+        "suggest_cpu": [cpu / len(losses)] * len(losses),
+        "version": gplearn.__version__,
+        "best": str(model._program),
+    }

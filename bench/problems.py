@@ -322,5 +322,32 @@ GRAMMAR = {
 }
 
 
+def _symbolic(target: Any) -> Problem:
+    """A published symbolic-regression target (see :mod:`bench.symbolic`) on its grammar."""
+    from .symbolic import EXACT, grammar, objective_for
+
+    constants = ", c" if target.constants else ""
+    return Problem(
+        target.name,
+        objective_for(target),
+        space=grammar(target.n_vars, max_depth=target.max_depth, constants=constants != ""),
+        optimum=0.0,
+        budget=100,
+        kind="grammar",
+        notes=f"log1p(MSE) of {target.text} over {{+,-,*,/,sin,cos,exp,log, x{constants}}}, "
+        f"depth <= {target.max_depth}, {target.n_points} points",
+        extra={"target": target, "exact": EXACT},
+    )
+
+
+def _symbolic_problems() -> dict[str, Problem]:
+    from .symbolic import TARGETS
+
+    return {t.name: _symbolic(t) for t in TARGETS}
+
+
+SYMBOLIC = _symbolic_problems()
+
+
 def all_problems() -> dict[str, Problem]:
-    return {**SYNTHETIC, **TUNING, **GRAMMAR}
+    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC}

@@ -5,7 +5,7 @@ SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
 from .exceptions import ConfigError, SpaceError, StorageError, StudyError, TreefarmError, TrialStateError
-from .optimizers import GP, TPE, Anneal, History, Observation, Optimizer, RandomSearch
+from .optimizers import GP, TPE, Anneal, GrammarSearch, History, Observation, Optimizer, RandomSearch
 from .space import (
     Args,
     Choice,
@@ -15,6 +15,7 @@ from .space import (
     I,
     Int,
     Join,
+    Loop,
     Normal,
     R,
     Real,
@@ -23,6 +24,7 @@ from .space import (
     Uniform,
     Var,
     build,
+    cell,
     convert,
     enumerate_configs,
     op,
@@ -45,11 +47,13 @@ __all__ = [
     "ConfigError",
     "Const",
     "Family",
+    "GrammarSearch",
     "History",
     "I",
     "InMemoryStorage",
     "Int",
     "Join",
+    "Loop",
     "Normal",
     "Observation",
     "Optimizer",
@@ -74,6 +78,7 @@ __all__ = [
     "Var",
     "__version__",
     "build",
+    "cell",
     "convert",
     "enumerate_configs",
     "minimize",

@@ -3,6 +3,7 @@
 from .anneal import Anneal
 from .base import History, Observation, Optimizer
 from .gp import GP
+from .grammar import GrammarSearch
 from .random import RandomSearch
 from .registry import available, make_optimizer
 from .tpe import TPE
@@ -11,6 +12,7 @@ __all__ = [
     "GP",
     "TPE",
     "Anneal",
+    "GrammarSearch",
     "History",
     "Observation",
     "Optimizer",

@@ -18,6 +18,7 @@ __all__ = ["available", "from_spec", "make_optimizer", "spec_of"]
 _REGISTRY: dict[str, tuple[str, str]] = {
     "anneal": ("treefarm.optimizers.anneal", "Anneal"),
     "gp": ("treefarm.optimizers.gp", "GP"),
+    "grammar": ("treefarm.optimizers.grammar", "GrammarSearch"),
     "random": ("treefarm.optimizers.random", "RandomSearch"),
     "tpe": ("treefarm.optimizers.tpe", "TPE"),
 }

@@ -10,6 +10,7 @@ from .extension import addresses, enumerate_configs, size
 from .nodes import Apply, Choice, Const, Family, Int, Join, Op, Real, Shared, Space, Var, op
 from .priors import Normal, Uniform
 from .sample import as_generator, draw_decision, sample
+from .variables import Loop, cell
 from .walk import Args, Decide, walk
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "I",
     "Int",
     "Join",
+    "Loop",
     "Normal",
     "Op",
     "R",
@@ -37,6 +39,7 @@ __all__ = [
     "as_generator",
     "build",
     "canonical",
+    "cell",
     "convert",
     "draw_decision",
     "enumerate_configs",

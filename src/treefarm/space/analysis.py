@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..exceptions import SpaceError, format_values
-from .nodes import Apply, Family, Join, Shared, Space, Var, definition_epoch
+from .nodes import Join, Space, Var, definition_epoch
 
 __all__ = ["Analysis", "analyze", "check_definition", "reachable"]
 
@@ -50,10 +50,8 @@ def _need(node: Space, var_need: dict[int, float], memo: dict[int, float]) -> fl
         value = 1 + var_need[key]
     elif isinstance(node, Join):
         value = min((_need(o, var_need, memo) for o in node.options), default=math.inf)
-    elif isinstance(node, (Family, Apply, Shared)):
+    else:  # a product of its children (families, applications, shared spaces, loops); 0 for a leaf
         value = max((_need(c, var_need, memo) for c in node.children()), default=0.0)
-    else:
-        value = 0.0
     memo[key] = value
     return value
 

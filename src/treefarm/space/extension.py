@@ -19,6 +19,7 @@ from .analysis import analyze, reachable
 from .config import ROOT_ADDRESS, Config, Decision, Scalar, child_address
 from .convert import convert
 from .nodes import Apply, Choice, Family, Int, Join, Real, Shared, Space, Var
+from .variables import Loop
 from .walk import walk
 
 __all__ = ["addresses", "enumerate_configs", "size"]
@@ -96,6 +97,9 @@ def size(space: Any) -> float:
             )
         if isinstance(node, Var):
             return count(node.body, depth + 1)
+        if isinstance(node, Loop):
+            updates = len(node.update.options) if isinstance(node.update, Join) else 1
+            return count(node.init, depth) * count(node.times, depth) * updates
         return 1.0
 
     return count(root, 0)
@@ -123,6 +127,11 @@ def addresses(space: Any) -> list[tuple[str, Decision]]:
                 visit(member, child_address(address, key))
         elif isinstance(node, Apply):
             visit(node.args, address)
+        elif isinstance(node, Loop):
+            visit(node.init, child_address(address, "init"))
+            visit(node.times, child_address(address, "times"))
+            if isinstance(node.update, Join) and len(node.update.options) > 1:
+                out.append((child_address(address, "update"), node.update))
         elif isinstance(node, Shared) and node.key not in seen_shared:
             seen_shared.add(node.key)
             visit(node.space, "@" + node.key)

@@ -21,6 +21,7 @@ from ..exceptions import ConfigError, SpaceError
 from .analysis import Analysis, analyze
 from .config import ROOT_ADDRESS, Config, Decision, Scalar, check_decision, child_address
 from .nodes import Apply, Choice, Const, Family, Int, Join, Op, Real, Shared, Space, Var
+from .variables import Loop
 
 __all__ = ["Args", "Decide", "walk"]
 
@@ -134,6 +135,25 @@ class _Walk:
     def var(self, node: Var, address: str, depth: int) -> Any:
         return self.visit(node.body, address or node.name, depth + 1)
 
+    def loop(self, node: Loop, address: str, depth: int) -> Any:
+        value = self.visit(node.init, child_address(address, "init"), depth)
+        times = self.visit(node.times, child_address(address, "times"), depth)
+        update: Space = node.update
+        if isinstance(update, Join):
+            at = child_address(address, "update")
+            label = (
+                self.record(at, update, tuple(range(len(update.options))))
+                if len(update.options) > 1
+                else None
+            )
+            update = update.options[0 if label is None else update.labels.index(label)]
+        assert isinstance(update, Op)
+        if not self.build:
+            return None
+        for _ in range(int(times)):
+            value = self.call(update, (value,)) if self.call is not None else update.func(value)
+        return value
+
     def shared_node(self, node: Shared, address: str, depth: int) -> Any:
         if node.key not in self.shared:
             self.shared[node.key] = self.visit(node.space, "@" + node.key, depth)
@@ -151,6 +171,7 @@ _HANDLERS: dict[type, Callable[[_Walk, Any, str, int], Any]] = {
     Join: _Walk.join,
     Var: _Walk.var,
     Shared: _Walk.shared_node,
+    Loop: _Walk.loop,
 }
 
 

@@ -1,0 +1,184 @@
+"""Symbolic-regression benchmark problems: the Nguyen suite, Koza and Keijzer targets.
+
+Targets, ranges and sample sizes as published: Nguyen-1 to 12 from Uy et al.
+(2011), "Semantically-based crossover in genetic programming", in the form
+tabulated by McDermott et al. (2012), "Genetic programming needs better
+benchmarks", and Petersen et al. (2021), "Deep symbolic regression", Table:
+``U[a, b, n]`` is ``n`` points drawn uniformly from ``[a, b]`` (per variable).
+Koza-2 and Koza-3 from Koza (1994); Keijzer-1 from Keijzer (2003), on the
+grid ``E[-1, 1, 0.1]``.
+
+Every problem searches the same grammar shape: an expression is
+
+    E = E + E | E - E | E * E | E / E | sin(E) | cos(E) | exp(E) | log(E) | x [| y] [| c]
+
+(the function set of Uy et al.; ``c ~ Uniform(-1, 1)`` only for Keijzer-1,
+whose target needs constants), with the protected division, logarithm and
+exponential of genetic programming (gplearn's rules: ``a / b = 1`` where
+``|b| < 0.001``, ``log a = log |a|`` and ``0`` where ``|a| < 0.001``;
+``exp`` clipped at 100), so every expression has a finite value and every
+method scores the same function. The loss is ``log1p(MSE)`` on the sample;
+an expression whose error is not finite scores ``log1p(1e6)``. ``+`` and ``*``
+are commutative and associative, so ``x + y`` and ``y + x`` are one point.
+A run recovers the target *exactly* when its loss falls below ``EXACT``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import treefarm as tf
+
+#: A loss below this counts as an exact recovery (MSE ~ 1e-10: rounding error only).
+EXACT = 1e-10
+#: The loss of an expression whose error overflows.
+WORST = math.log1p(1e6)
+
+
+def protected_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a / b``, and 1 where ``|b| < 0.001`` (gplearn's protected division)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.abs(b) > 0.001, np.divide(a, b), 1.0)
+
+
+def protected_log(a: np.ndarray) -> np.ndarray:
+    """``log |a|``, and 0 where ``|a| < 0.001`` (gplearn's protected logarithm)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.abs(a) > 0.001, np.log(np.abs(a)), 0.0)
+
+
+def protected_exp(a: np.ndarray) -> np.ndarray:
+    """``exp(min(a, 100))``: finite for every finite input."""
+    return np.exp(np.minimum(a, 100.0))
+
+
+#: name -> (arity, numpy function) of the function set.
+FUNCTIONS: dict[str, tuple[int, Callable[..., np.ndarray]]] = {
+    "add": (2, np.add),
+    "sub": (2, np.subtract),
+    "mul": (2, np.multiply),
+    "div": (2, protected_div),
+    "sin": (1, np.sin),
+    "cos": (1, np.cos),
+    "exp": (1, protected_exp),
+    "log": (1, protected_log),
+}
+
+
+@dataclass(frozen=True, repr=False)
+class Expr:
+    """An expression tree: ``kind`` is a function name, a variable (``x0``, ``x1``) or ``const``."""
+
+    kind: str
+    args: tuple[Expr, ...] = ()
+    value: float = 0.0
+
+    def __call__(self, data: np.ndarray) -> np.ndarray:
+        if self.kind.startswith("x"):
+            return data[:, int(self.kind[1:])]
+        if self.kind == "const":
+            return np.full(len(data), self.value)
+        with np.errstate(all="ignore"):
+            return FUNCTIONS[self.kind][1](*(a(data) for a in self.args))
+
+    def __repr__(self) -> str:
+        if self.kind.startswith("x"):
+            return self.kind
+        if self.kind == "const":
+            return repr(self.value)
+        return f"{self.kind}({', '.join(map(repr, self.args))})"
+
+
+def grammar(n_vars: int, *, max_depth: int, constants: bool = False) -> tf.Var:
+    """The expression grammar of the module docstring over ``n_vars`` variables."""
+    ops = {
+        name: tf.op(
+            (lambda k: lambda *a: Expr(k, tuple(a)))(name),
+            name=name,
+            commutative=name in ("add", "mul"),
+            associative=name in ("add", "mul"),
+        )
+        for name in FUNCTIONS
+    }
+    E = tf.Var("E", max_depth=max_depth)
+    leaves: dict[str, Any] = {f"x{i}": tf.Const(Expr(f"x{i}")) for i in range(n_vars)}
+    if constants:
+        leaves["c"] = tf.op(lambda v: Expr("const", value=v), name="const")(tf.Real(-1.0, 1.0))
+    options = [ops[name](*([E] * FUNCTIONS[name][0])) for name in FUNCTIONS]
+    E.define(tf.Join(*options, tf.Join(**leaves)))
+    return E
+
+
+@dataclass(frozen=True)
+class Target:
+    """A published symbolic-regression target: formula, input range, sample size."""
+
+    name: str
+    formula: Callable[..., np.ndarray]
+    n_vars: int
+    low: float
+    high: float
+    n_points: int
+    text: str
+    max_depth: int = 5
+    constants: bool = False
+    grid: float | None = None
+
+    def data(self) -> tuple[np.ndarray, np.ndarray]:
+        """The sample ``(X, y)``: seeded uniform draws (seed 0), or the grid."""
+        if self.grid is not None:
+            X = np.arange(self.low, self.high + self.grid / 2, self.grid)[:, None]
+        else:
+            X = np.random.default_rng(0).uniform(self.low, self.high, size=(self.n_points, self.n_vars))
+        return X, self.formula(*X.T)
+
+
+TARGETS = [
+    Target("nguyen1", lambda x: x**3 + x**2 + x, 1, -1, 1, 20, "x^3+x^2+x"),
+    Target("nguyen2", lambda x: x**4 + x**3 + x**2 + x, 1, -1, 1, 20, "x^4+x^3+x^2+x"),
+    Target("nguyen3", lambda x: x**5 + x**4 + x**3 + x**2 + x, 1, -1, 1, 20, "x^5+...+x"),
+    Target("nguyen4", lambda x: x**6 + x**5 + x**4 + x**3 + x**2 + x, 1, -1, 1, 20, "x^6+...+x"),
+    Target("nguyen5", lambda x: np.sin(x**2) * np.cos(x) - 1, 1, -1, 1, 20, "sin(x^2)cos(x)-1"),
+    Target("nguyen6", lambda x: np.sin(x) + np.sin(x + x**2), 1, -1, 1, 20, "sin(x)+sin(x+x^2)"),
+    Target("nguyen7", lambda x: np.log(x + 1) + np.log(x**2 + 1), 1, 0, 2, 20, "log(x+1)+log(x^2+1)"),
+    Target("nguyen8", np.sqrt, 1, 0, 4, 20, "sqrt(x)"),
+    Target("nguyen9", lambda x, y: np.sin(x) + np.sin(y**2), 2, 0, 1, 20, "sin(x)+sin(y^2)"),
+    Target("nguyen10", lambda x, y: 2 * np.sin(x) * np.cos(y), 2, 0, 1, 20, "2sin(x)cos(y)"),
+    Target("nguyen11", lambda x, y: x**y, 2, 0, 1, 20, "x^y"),
+    Target("nguyen12", lambda x, y: x**4 - x**3 + y**2 / 2 - y, 2, 0, 1, 20, "x^4-x^3+y^2/2-y"),
+    Target("koza2", lambda x: x**5 - 2 * x**3 + x, 1, -1, 1, 20, "x^5-2x^3+x"),
+    Target("koza3", lambda x: x**6 - 2 * x**4 + x**2, 1, -1, 1, 20, "x^6-2x^4+x^2"),
+    Target(
+        "keijzer1",
+        lambda x: 0.3 * x * np.sin(2 * np.pi * x),
+        1,
+        -1,
+        1,
+        21,
+        "0.3x sin(2 pi x)",
+        constants=True,
+        grid=0.1,
+    ),
+]
+
+
+def loss(prediction: np.ndarray, y: np.ndarray) -> float:
+    """``log1p(MSE)``, or ``WORST`` where the error is not finite or beyond 1e6."""
+    with np.errstate(all="ignore"):
+        mse = float(np.mean((prediction - y) ** 2))
+    return math.log1p(mse) if math.isfinite(mse) and mse < 1e6 else WORST
+
+
+def objective_for(target: Target) -> Callable[[Expr], float]:
+    """The loss of an expression on the target's sample."""
+    X, y = target.data()
+
+    def objective(expr: Expr) -> float:
+        return loss(expr(X), y)
+
+    return objective

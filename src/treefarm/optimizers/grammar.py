@@ -1,0 +1,217 @@
+"""Grammar search: evolution of derivation trees, guided by a model of good productions.
+
+Made for recursive spaces, where address-wise models (TPE per address, the
+GP's unit cube) see two equal subtrees at different depths as unrelated
+parameters. Each suggestion after ``n_startup`` distinct prior draws:
+
+1. splits the completed observations into the best ``gamma`` fraction
+   (good) and the rest (bad), as TPE does (Bergstra et al., 2011);
+2. makes ``n_candidates`` children of good parents (biased towards the best
+   by ``greed``) by the moves of genetic
+   programming on derivation trees — hoist, wrap and regrow of a subtree and
+   numeric steps (:mod:`treefarm.optimizers.anneal_moves`), subtree crossover
+   of two good parents (:func:`treefarm.optimizers.candidates.crossover`) —
+   and a few fresh prior draws (``p_prior``), so the search never stops
+   exploring;
+3. drops every child whose expression was already evaluated, failed, is
+   pending or is another child's (equal under the ops' declared rules: the
+   canonical form of :mod:`treefarm.space.canonical`);
+4. returns the child with the largest ``log l(x) - log g(x)`` over its bag of
+   productions (:mod:`treefarm.encoding.productions`,
+   :mod:`treefarm.models.bernoulli`), a TPE whose density sees where in a
+   tree a production is only through its parent and grandparent, so what
+   was learnt at one depth applies at every depth.
+
+Constants fitted inside a structure: with probability ``p_constants``, when
+the best configuration has numeric decisions, the suggestion keeps the best
+configuration's structure and steps only its numbers (a Gaussian step on the
+unit scale, of standard deviation ``scale / sqrt(1 + m)`` where ``m`` is the
+number of evaluated configurations of that same structure: the local search
+narrows as the structure's constants are explored). This is the thesis's
+"apply of a continuous space": a structure is a function of its constants.
+
+Stateless: everything comes from the history and the generator; the cache of
+canonical forms and features only saves recomputing them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ..encoding.productions import feature_matrix, productions
+from ..models.bernoulli import log_ratio, log_ratio_weights
+from ..space import Config, Int, Real, Space, analyze, canonical, convert, has_rules, sample, trace, walk
+from ..space.config import Decision, Scalar
+from .anneal_moves import neighbour
+from .base import History, Observation, Optimizer
+from .candidates import crossover, step_decision
+from .options import check_int, check_positive, check_range
+
+__all__ = ["GrammarSearch"]
+
+#: Draws tried for a suggestion new to the history before a duplicate is accepted.
+MAX_TRIES = 50
+#: Cached canonical forms and features kept before the cache is emptied.
+CACHE_SIZE = 200_000
+
+
+class GrammarSearch(Optimizer):
+    """Model-guided evolution on derivation trees (see the module docstring).
+
+    ``n_startup`` prior draws first; ``n_candidates`` children scored per
+    suggestion; ``gamma`` the good fraction; ``greed`` biases the choice of
+    a parent towards the best: the good parent at rank ``floor(n_good u^greed)``
+    for a uniform ``u`` (1 is uniform over the good ones); ``p_prior`` the share of
+    children drawn fresh from the prior; ``p_crossover`` the share made by
+    crossover; ``p_constants`` the chance of a constants-only step of the
+    best; ``scale`` the numeric step on the unit scale; ``rate`` the chance
+    that each other decision of a mutated child moves too.
+    """
+
+    def __init__(
+        self,
+        *,
+        n_startup: int = 10,
+        n_candidates: int = 8,
+        gamma: float = 0.25,
+        p_prior: float = 0.05,
+        p_crossover: float = 0.25,
+        p_constants: float = 0.2,
+        scale: float = 0.2,
+        rate: float = 0.2,
+        greed: float = 6.0,
+    ) -> None:
+        check_int("n_startup", n_startup)
+        check_int("n_candidates", n_candidates)
+        check_range("gamma", gamma, 0.0, 1.0)
+        check_positive("gamma", gamma)
+        check_range("p_prior", p_prior, 0.0, 1.0)
+        check_range("p_crossover", p_crossover, 0.0, 1.0)
+        check_range("p_constants", p_constants, 0.0, 1.0)
+        check_positive("scale", scale)
+        check_range("rate", rate, 0.0, 1.0)
+        self.n_startup = n_startup
+        self.n_candidates = n_candidates
+        self.gamma = gamma
+        self.p_prior = p_prior
+        self.p_crossover = p_crossover
+        self.p_constants = p_constants
+        self.scale = scale
+        self.rate = rate
+        self.greed = greed
+        self._cache: dict[tuple[Space, Config], tuple[str, frozenset[str]]] = {}
+
+    def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
+        root = convert(space)
+        analyze(root)
+        rules = has_rules(root)
+        seen = {self._key(root, c, rules) for c in history.seen()}
+        complete = sorted((o for o in history.complete if math.isfinite(o.loss)), key=lambda o: o.loss)
+        out: list[Config] = []
+        for _ in range(n):
+            if len(complete) < self.n_startup:
+                config = self._fresh(root, seen, rules, lambda: sample(root, rng))
+            else:
+                config = self._evolve(root, complete, seen, rules, rng)
+            seen.add(self._key(root, config, rules))
+            out.append(config)
+        return out
+
+    def _entry(self, root: Space, config: Config, rules: bool) -> tuple[str, frozenset[str]]:
+        """The canonical key and the productions of ``config`` (cached)."""
+        entry = self._cache.get((root, config))
+        if entry is None:
+            if len(self._cache) > CACHE_SIZE:
+                self._cache.clear()
+            key = canonical(root, config) if rules else config.to_json()
+            entry = self._cache[(root, config)] = (key, productions(root, config))
+        return entry
+
+    def _key(self, root: Space, config: Config, rules: bool) -> str:
+        return self._entry(root, config, rules)[0]
+
+    def _fresh(self, root: Space, seen: set[str], rules: bool, draw: Callable[[], Config]) -> Config:
+        """The first of ``MAX_TRIES`` draws that is new to ``seen`` (else the last)."""
+        for _ in range(MAX_TRIES):
+            config = draw()
+            if self._key(root, config, rules) not in seen:
+                break
+        return config
+
+    def _evolve(
+        self,
+        root: Space,
+        complete: list[Observation],
+        seen: set[str],
+        rules: bool,
+        rng: np.random.Generator,
+    ) -> Config:
+        n_good = max(1, math.ceil(self.gamma * len(complete)))
+        good = [o.config for o in complete[:n_good]]
+        best = complete[0].config
+        if rng.random() < self.p_constants and _has_numbers(root, best):
+            width = self.scale / math.sqrt(1 + _same_structure(root, best, complete))
+            config = self._fresh(root, seen, rules, lambda: _step_numbers(root, best, rng, width))
+            if self._key(root, config, rules) not in seen:
+                return config
+        children = self._children(root, good, seen, rules, rng)
+        if not children:
+            return self._fresh(root, seen, rules, lambda: sample(root, rng))
+        bags = [self._entry(root, o.config, rules)[1] for o in complete]
+        vocabulary = {f: j for j, f in enumerate(sorted(set().union(*bags)))}
+        w1, w0 = log_ratio_weights(
+            feature_matrix(bags[:n_good], vocabulary), feature_matrix(bags[n_good:], vocabulary)
+        )
+        X = feature_matrix([self._entry(root, c, rules)[1] for c in children], vocabulary)
+        scores = log_ratio(X, w1, w0)
+        top = np.flatnonzero(scores >= scores.max() - 1e-12)
+        return children[int(top[int(rng.integers(len(top)))])]
+
+    def _children(
+        self, root: Space, good: list[Config], seen: set[str], rules: bool, rng: np.random.Generator
+    ) -> list[Config]:
+        """Up to ``n_candidates`` distinct children new to ``seen``."""
+        children: dict[str, Config] = {}
+        for _ in range(self.n_candidates):
+            u = rng.random()
+            parent = good[int(len(good) * rng.random() ** self.greed)]
+            if u < self.p_prior:
+                child = sample(root, rng)
+            elif u < self.p_prior + self.p_crossover and len(good) > 1:
+                child = crossover(root, parent, good[int(rng.integers(len(good)))], rng)
+            else:
+                child = neighbour(root, parent, rng, scale=self.scale, rate=self.rate)
+            key = self._key(root, child, rules)
+            if key not in seen:
+                children.setdefault(key, child)
+        return list(children.values())
+
+
+def _has_numbers(root: Space, config: Config) -> bool:
+    return any(isinstance(node, (Real, Int)) for _, node in trace(root, config))
+
+
+def _structure(root: Space, config: Config) -> frozenset[tuple[str, Scalar]]:
+    """The configuration without its numeric decisions: the structure it selects."""
+    return frozenset((a, config[a]) for a, node in trace(root, config) if not isinstance(node, (Real, Int)))
+
+
+def _same_structure(root: Space, config: Config, complete: list[Observation]) -> int:
+    """How many observations share ``config``'s structure."""
+    mine = _structure(root, config)
+    return sum(_structure(root, o.config) == mine for o in complete)
+
+
+def _step_numbers(root: Space, config: Config, rng: np.random.Generator, width: float) -> Config:
+    """``config`` with every number stepped (Gaussian of ``width`` on the unit scale)."""
+
+    def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+        old = config[address]
+        if isinstance(node, (Real, Int)):
+            return step_decision(node, old, allowed, rng, width)
+        return old
+
+    return walk(root, decide)[0]

@@ -1,0 +1,109 @@
+"""Grammar search: the optimizer contract, no repeated expressions, and better than random on a grammar."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from treefarm import Config, History, Int, Observation, Optimizer, Real, Study, Var, op
+from treefarm.exceptions import ConfigError
+from treefarm.optimizers import make_optimizer
+from treefarm.optimizers.grammar import GrammarSearch
+from treefarm.space import canonical, sample
+from treefarm.testing.optimizer_suite import OptimizerSuite
+
+
+class TestGrammarConformance(OptimizerSuite):
+    @pytest.fixture
+    def optimizer_factory(self) -> Callable[[], Optimizer]:
+        return lambda: GrammarSearch(n_startup=3)
+
+
+def _polynomials() -> Var:
+    """Expressions over +, * (commutative, associative), x and the integers 1-3, depth <= 4."""
+    add = op(lambda a, b: ("add", a, b), name="add", commutative=True, associative=True)
+    mul = op(lambda a, b: ("mul", a, b), name="mul", commutative=True, associative=True)
+    E = Var("E", max_depth=4)
+    E.define(add(E, E) | mul(E, E) | "x" | Int(1, 3))
+    return E
+
+
+def _value(expr: object, x: np.ndarray) -> np.ndarray:
+    if expr == "x":
+        return x
+    if isinstance(expr, int):
+        return np.full_like(x, float(expr))
+    assert isinstance(expr, tuple)
+    kind, a, b = expr
+    return _value(a, x) + _value(b, x) if kind == "add" else _value(a, x) * _value(b, x)
+
+
+X = np.linspace(-1, 1, 20)
+TARGET = X**3 + X**2 + 2 * X
+
+
+def _loss(expr: object) -> float:
+    return float(np.log1p(np.mean((_value(expr, X) - TARGET) ** 2)))
+
+
+def _run(algo: object, seed: int, budget: int) -> tuple[float, list[str]]:
+    space = _polynomials()
+    study = Study.create(space=space, algo=algo, seed=seed)  # type: ignore[arg-type]
+    best, keys = np.inf, []
+    for _ in range(budget):
+        trial = study.ask()
+        keys.append(canonical(space, trial.config))
+        value = _loss(trial.value)
+        study.tell(trial, value)
+        best = min(best, value)
+    return best, keys
+
+
+def test_registered_as_grammar() -> None:
+    assert isinstance(make_optimizer("grammar"), GrammarSearch)
+
+
+def test_beats_random_search_on_a_polynomial_and_never_repeats_an_expression() -> None:
+    ours, others = [], []
+    for seed in range(6):
+        best, keys = _run(GrammarSearch(), seed, 60)
+        assert len(set(keys)) == len(keys)
+        ours.append(best)
+        others.append(_run("random", seed, 60)[0])
+    assert np.median(ours) < np.median(others)
+
+
+def test_suggestions_avoid_expressions_equal_to_pending_ones() -> None:
+    space = _polynomials()
+    rng = np.random.default_rng(0)
+    history = History(complete=[Observation(c, float(i)) for i, c in enumerate(sample(space, rng, n=12))])
+    opt = GrammarSearch(n_startup=3)
+    configs = opt.suggest(space, history, 8, np.random.default_rng(1))
+    keys = [canonical(space, c) for c in configs]
+    old = {canonical(space, c) for c in history.seen()}
+    assert len(set(keys)) == 8 and not old & set(keys)
+
+
+def test_constant_steps_keep_the_structure_of_the_best() -> None:
+    add = op(operator.add, name="add")
+    E = Var("E", max_depth=3)
+    E.define(add(E, E) | Real(-1.0, 1.0))
+    best = Config({"E": "add", "E.add.0": "1", "E.add.0.1": 0.5, "E.add.1": "1", "E.add.1.1": -0.2})
+    others = sample(E, np.random.default_rng(0), n=6)
+    history = History(
+        complete=[Observation(best, 0.0), *(Observation(c, 1.0 + i) for i, c in enumerate(others))]
+    )
+    opt = GrammarSearch(n_startup=1, p_constants=1.0)
+    config = opt.suggest(E, history, 1, np.random.default_rng(2))[0]
+    assert set(config) == set(best) and config != best
+    assert all(config[a] == best[a] for a in ("E", "E.add.0", "E.add.1"))
+
+
+def test_bad_options_name_the_option() -> None:
+    with pytest.raises(ConfigError, match="gamma"):
+        GrammarSearch(gamma=0.0)
+    with pytest.raises(ConfigError, match="n_candidates"):
+        GrammarSearch(n_candidates=0)
