@@ -5,6 +5,7 @@
     treefarm show treefarm.db --study quickstart
     treefarm export treefarm.db --study quickstart --format csv --output trials.csv
     treefarm plot treefarm.db --study quickstart --kind convergence -o convergence.png
+    treefarm dashboard treefarm.db
 
 A file given to ``run`` defines the objective (``objective`` unless
 ``FILE.py:NAME`` says otherwise) and its space (``space`` unless ``--space``
@@ -30,6 +31,8 @@ from ..optimizers import available
 from ..storage import open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import trial_rows
+from .dashboard import DashboardUsageError
+from .dashboard import add_parser as add_dashboard_parser
 from .plot import PlotUsageError
 from .plot import add_parser as add_plot_parser
 from .progress import Progress
@@ -208,6 +211,7 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--output", default=None, help="file (default: standard output)")
     export.set_defaults(func=cmd_export)
     add_plot_parser(sub)
+    add_dashboard_parser(sub)
     return p
 
 
@@ -217,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         return int(args.func(args))
-    except (UsageError, PlotUsageError) as exc:
+    except (UsageError, PlotUsageError, DashboardUsageError) as exc:
         p.error(str(exc))
     except TreefarmError as exc:
         print(f"treefarm: error: {exc}", file=sys.stderr)
