@@ -77,7 +77,7 @@ def create_app(storage: Storage) -> Any:
     """The Starlette application serving ``storage`` (open it read-only: :func:`open_read_only`)."""
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import FileResponse, JSONResponse
+    from starlette.responses import FileResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
@@ -127,7 +127,7 @@ def create_app(storage: Storage) -> Any:
         study_id, number = int(request.path_params["study_id"]), int(request.path_params["number"])
         return JSONResponse(payloads.trial_detail(storage.get_trial(study_id, number)))
 
-    def plot(request: Request) -> JSONResponse:
+    def plot(request: Request) -> Response:
         study_id, kind = int(request.path_params["study_id"]), request.path_params["kind"]
         if kind not in payloads.PLOTS:
             return JSONResponse(
@@ -136,8 +136,10 @@ def create_app(storage: Storage) -> Any:
         cache = studies.cache(study_id)
         param = request.query_params.get("param", "")
         direction = cache.record.direction
-        data = cache.computed(kind, param, lambda ts: payloads.PLOTS[kind](ts, direction, param))
-        return JSONResponse(data)
+        body = cache.computed(
+            kind, param, lambda ts: JSONResponse(payloads.PLOTS[kind](ts, direction, param)).body
+        )
+        return Response(body, media_type="application/json")
 
     async def error(request: Request, exc: Exception) -> JSONResponse:
         status = 404 if isinstance(exc, KeyError) else 400

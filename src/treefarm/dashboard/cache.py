@@ -44,6 +44,7 @@ class StudyCache:
         self._unfinished: list[TrialRecord] = []
         self._scan_from = 0
         self._version: Version | None = None
+        self._every: list[TrialRecord] = []
         self._computed: dict[tuple[str, str], tuple[Version, Any]] = {}
 
     def _sync(self, version: Version) -> None:
@@ -52,6 +53,7 @@ class StudyCache:
         self._finished.update((r.number, r) for r in records if r.state.is_finished)
         if records:
             self._scan_from = self._unfinished[0].number if self._unfinished else records[-1].number + 1
+        self._every = sorted([*self._finished.values(), *self._unfinished], key=lambda t: t.number)
         self._version = version
 
     def trials(self) -> tuple[Version, list[TrialRecord]]:
@@ -60,15 +62,15 @@ class StudyCache:
         with self._lock:
             if version != self._version:
                 self._sync(version)
-            every = sorted([*self._finished.values(), *self._unfinished], key=lambda t: t.number)
-            return version, every
+            return version, self._every
 
     def computed(self, kind: str, key: str, compute: Callable[[list[TrialRecord]], Any]) -> Any:
-        """``compute(trials)`` for the current version, computed once per version and (kind, key)."""
-        version, trials = self.trials()
+        """``compute(trials)`` for the current version, computed once per version and (kind, key):
+        a repeated request costs the three counts of the version, nothing more."""
         found = self._computed.get((kind, key))
-        if found is not None and found[0] == version:
+        if found is not None and found[0] == version_of(self.storage, self.record.study_id):
             return found[1]
+        version, trials = self.trials()
         value = compute(trials)
         self._computed[(kind, key)] = (version, value)
         return value

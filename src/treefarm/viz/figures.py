@@ -118,11 +118,23 @@ def plot_importance(study: StudyLike) -> Figure:
     return fig
 
 
+def _runs(xs: np.ndarray, ys: np.ndarray) -> list[np.ndarray]:
+    """The polyline through ``(xs, ys)`` cut where ``ys`` is NaN: its runs of 2+ points, (k, 2) each."""
+    out, start = [], 0
+    for end in [*np.flatnonzero(np.isnan(ys)), len(ys)]:
+        if end - start >= 2:
+            out.append(np.column_stack([xs[start:end], ys[start:end]]))
+        start = end + 1
+    return out
+
+
 def plot_parallel_coordinates(study: StudyLike) -> Figure:
     """One vertical axis per parameter, one line per trial coloured by value
-    (darker is better); a conditional parameter's axis is blank where inactive."""
+    (darker is better, drawn on top); a conditional parameter's axis is blank
+    where inactive. The lines are one LineCollection (fast on 500 lines)."""
     from matplotlib import colormaps
     from matplotlib.cm import ScalarMappable
+    from matplotlib.collections import LineCollection
     from matplotlib.colors import Normalize
 
     data = as_study_data(study)
@@ -132,9 +144,13 @@ def plot_parallel_coordinates(study: StudyLike) -> Figure:
     norm = Normalize(float(p.values.min()), float(p.values.max())) if len(p.values) else Normalize()
     cmap = colormaps["viridis" if data.direction == "minimize" else "viridis_r"]
     order = np.argsort(-p.values if data.direction == "minimize" else p.values, kind="stable")
-    xs = np.arange(len(p.addresses))
+    xs = np.arange(len(p.addresses), dtype=float)
+    segments, colors = [], []
     for i in order:
-        ax.plot(xs, p.unit[i], color=cmap(norm(p.values[i])), linewidth=0.7, alpha=0.6)
+        for run in _runs(xs, p.unit[i]):
+            segments.append(run)
+            colors.append(cmap(norm(p.values[i])))
+    ax.add_collection(LineCollection(segments, colors=colors, linewidths=0.7, alpha=0.6))
     for j, (ticks, labels) in enumerate(p.ticks):
         ax.axvline(j, color="0.2", linewidth=0.8)
         for y, label in zip(ticks, labels):
@@ -142,6 +158,7 @@ def plot_parallel_coordinates(study: StudyLike) -> Figure:
     ax.set_xticks(xs, p.addresses)
     ax.set_yticks([])
     ax.set_xlim(-0.2, max(len(xs) - 0.6, 0.8))
+    ax.set_ylim(-0.05, 1.05)
     fig.colorbar(ScalarMappable(norm, cmap), ax=ax, label="value")
     _note(fig, p.shown, p.total)
     return fig

@@ -26,7 +26,7 @@ import numpy as np
 from ..exceptions import ConfigError, StudyError, format_values
 from ..storage import TrialRecord
 from .history import _even
-from .params import Column, _column
+from .params import Column, _all_numbers, _column
 from .source import complete_trials, losses
 
 __all__ = ["Posterior", "gp_posterior", "numeric_addresses"]
@@ -56,7 +56,7 @@ def _numeric(done: Sequence[TrialRecord]) -> list[Column]:
     out = []
     for address in done[0].params if done else ():
         values = [t.params.get(address) for t in done]
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        if _all_numbers(values):
             out.append(_column(address, list(range(len(done))), values))
     return out
 
