@@ -19,9 +19,10 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> str:
         trial.report(0, p["x"] ** 2 + 1)
         return p["x"] ** 2 + 0.1 * p["n"] + (p["kind"] == "b")
 
-    study = tf.Study.create("demo", space=space, storage=path, algo="random", seed=0)
-    study.optimize(objective, 25)
-    study.storage.close()
+    for name, seed in (("demo", 0), ("other", 1)):
+        study = tf.Study.create(name, space=space, storage=path, algo="random", seed=seed)
+        study.optimize(objective, 25)
+        study.storage.close()
     return path
 
 
@@ -42,6 +43,12 @@ def test_each_kind_writes_its_image(db: str, kind: str, suffix: str, tmp_path: P
     assert main(["plot", db, "--study", "demo", "--kind", kind, "-o", str(out)]) == 0
     head = out.read_bytes()[:5]
     assert head == {"png": b"\x89PNG\r", "svg": b"<?xml", "pdf": b"%PDF-"}[suffix]
+
+
+def test_several_studies_give_their_median_band(db: str, tmp_path: Path) -> None:
+    out = tmp_path / "band.svg"
+    assert main(["plot", db, "--study", "demo", "--study", "other", "-o", str(out)]) == 0
+    assert "median of 2 studies" in out.read_text()
 
 
 def test_an_unknown_image_format_exits_2_naming_it(db: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,6 +1,7 @@
 """``treefarm plot``: draw one plot of a stored study into an image file.
 
     treefarm plot treefarm.db --study quickstart --kind convergence -o convergence.png
+    treefarm plot runs.db --study seed0 --study seed1 --study seed2 -o band.svg
 
 The format follows the file's suffix (``.png``, ``.svg``, ``.pdf``); needs
 matplotlib (``pip install treefarm[plot]``).
@@ -34,10 +35,15 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
     storage = open_storage(args.storage)
     try:
-        data = viz.StudyData.load(storage, args.study)
+        studies = [viz.StudyData.load(storage, name) for name in args.study]
     finally:
         storage.close()
-    if args.kind == "gp":
+    data = studies[0]
+    if len(studies) > 1 and args.kind != "convergence":
+        raise PlotUsageError(f"several --study need --kind convergence, but got --kind={args.kind}")
+    if len(studies) > 1:
+        fig = viz.plot_convergence(studies)
+    elif args.kind == "gp":
         fig = viz.plot_gp_posterior(data, args.param)
     elif args.kind == "convergence":
         fig = viz.plot_convergence(data, axis=args.axis)
@@ -52,7 +58,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """Register ``plot`` on the ``treefarm`` command's subparsers."""
     plot = sub.add_parser("plot", help="draw a plot of a study into a PNG, SVG or PDF file")
     plot.add_argument("storage")
-    plot.add_argument("--study", required=True)
+    plot.add_argument(
+        "--study",
+        required=True,
+        action="append",
+        help="repeat for several studies' median and band (convergence)",
+    )
     plot.add_argument("--kind", choices=KIND_NAMES, default="convergence")
     plot.add_argument("-o", "--output", required=True, help="image file: .png, .svg or .pdf")
     plot.add_argument("--param", default=None, help="parameter of --kind gp (default: the most important)")

@@ -26,7 +26,7 @@ import numpy as np
 from ..exceptions import ConfigError, StudyError, format_values
 from ..storage import TrialRecord
 from .history import _even
-from .params import Column, _all_numbers, _column
+from .params import Column, _all_numbers, _column, importance
 from .source import complete_trials, losses
 
 __all__ = ["Posterior", "gp_posterior", "numeric_addresses"]
@@ -54,8 +54,9 @@ class Posterior:
 def _numeric(done: Sequence[TrialRecord]) -> list[Column]:
     """The numeric parameters active in every trial of ``done``."""
     out = []
-    for address in done[0].params if done else ():
-        values = [t.params.get(address) for t in done]
+    configs = [t.params for t in done]
+    for address in configs[0] if configs else ():
+        values = [c.get(address) for c in configs]
         if _all_numbers(values):
             out.append(_column(address, list(range(len(done))), values))
     return out
@@ -80,14 +81,16 @@ def _from_unit(c: Column, u: np.ndarray) -> np.ndarray:
 
 def gp_posterior(
     trials: Sequence[TrialRecord],
-    address: str,
+    address: str | None = None,
     *,
     direction: str,
     max_points: int = 200,
     n_grid: int = 200,
     seed: int = 0,
 ) -> Posterior:
-    """The 1-D posterior and acquisition along ``address`` (see the module docstring)."""
+    """The 1-D posterior and acquisition along ``address`` (see the module docstring);
+    ``None`` picks the numeric parameter that matters most (:func:`.params.importance`,
+    ranked on at most 20,000 evenly spaced trials)."""
     from ..acquisition import log_ei
     from ..models.domain import Domain
     from ..models.gp import fit_gp
@@ -95,6 +98,9 @@ def gp_posterior(
     done = complete_trials(trials)
     cols = _numeric(done)
     names = [c.address for c in cols]
+    if address is None and names:
+        sample = [done[i] for i in _even(len(done), 20_000)]
+        address = next(a for a, _ in importance(sample, direction=direction) if a in names)
     if address not in names:
         raise ConfigError(
             f"address must name a numeric parameter active in every complete trial ({names}), "
@@ -107,11 +113,12 @@ def gp_posterior(
         )
     best = int(np.argmin(loss))
     keep = np.union1d(_even(len(done), max_points - 1), [best])
-    X = np.column_stack([_to_unit(c, c.numbers) for c in cols])
-    model = fit_gp(X[keep], loss[keep], Domain.continuous_box(len(cols)), rng=np.random.default_rng(seed))
+    X = np.column_stack([_to_unit(c, c.numbers[keep]) for c in cols])
+    model = fit_gp(X, loss[keep], Domain.continuous_box(len(cols)), rng=np.random.default_rng(seed))
     j = names.index(address)
     grid = np.linspace(0.0, 1.0, n_grid)
-    mean, std = model.slice_1d(X[best], j, grid)
+    at = np.array([_to_unit(c, c.numbers[best : best + 1])[0] for c in cols])
+    mean, std = model.slice_1d(at, j, grid)
     acquisition = log_ei(mean, std, float(model.y.min()))[0]
     c = cols[j]
     return Posterior(

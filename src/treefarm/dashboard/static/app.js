@@ -52,7 +52,8 @@ async function selectStudy(id) {
   state.version = null;
   document.querySelectorAll("#studies li").forEach((li) => li.classList.toggle("active", Number(li.dataset.id) === id));
   showSummary();
-  await Promise.all([loadTrials(), loadPlot()]);
+  await loadTrials(); // the table first: the first plot of a large study reads all of it
+  await loadPlot();
   state.version = (await api(`/api/studies/${id}/version`)).version.join(",");
 }
 
