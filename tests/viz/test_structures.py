@@ -7,6 +7,7 @@ import operator
 import treefarm as tf
 from treefarm.space import canonical
 from treefarm.viz import StudyData, best_structures, config_expression, plot_structures, trial_expression
+from treefarm.viz.structures import term_expression
 
 from .records import record
 
@@ -73,3 +74,9 @@ def test_best_structures_are_distinct_and_best_first() -> None:
     fig = plot_structures(StudyData("g", "minimize", trials))
     table = fig.axes[0].tables[0]
     assert table[1, 4].get_text().get_text() == "f(1, 2)" and table[1, 3].get_text().get_text() == "1"
+
+
+def test_a_canonical_term_with_non_literal_leaves_still_renders() -> None:
+    text = "('apply', 'add', (('apply', 'mul', (('apply', 'const', (-0.5,)), x0)), x1))"
+    assert term_expression(text) == ("add(mul(const(-0.5), x0), x1)", 3)
+    assert term_expression("not a (term") == ("not a (term", 0)

@@ -49,12 +49,49 @@ def _term(term: Any) -> tuple[str, int]:
     return repr(term), 0
 
 
+class _Atom(str):
+    """A leaf of a canonical term that is not a Python literal (a value's own repr, e.g. ``x0``)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _parse(text: str, i: int) -> tuple[Any, int]:
+    """The term starting at ``text[i]``: a tuple ``(a, b, ...)``, a quoted string, or an
+    atom running to the next top-level ``,`` or ``)``; returns it and the index after it."""
+    while text[i] == " ":
+        i += 1
+    if text[i] == "(":
+        items, i = [], i + 1
+        while text[i] != ")":
+            item, i = _parse(text, i)
+            items.append(item)
+            while text[i] in ", ":
+                i += 1
+        return tuple(items), i + 1
+    if text[i] in "'\"":
+        end = i + 1
+        while text[end] != text[i]:
+            end += 2 if text[end] == "\\" else 1
+        return ast.literal_eval(text[i : end + 1]), end + 1
+    end, depth = i, 0
+    while end < len(text) and (depth > 0 or text[end] not in ",)"):
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        end += 1
+    raw = text[i:end].strip()
+    try:
+        return ast.literal_eval(raw), end
+    except (ValueError, SyntaxError):
+        return _Atom(raw), end
+
+
 def term_expression(canonical: str) -> tuple[str, int]:
     """A stored canonical term as ``f(g(1), 2)`` and its depth (the text itself if it does not parse)."""
     try:
-        return _term(ast.literal_eval(canonical))
-    except (ValueError, SyntaxError):
+        term, end = _parse(canonical, 0)
+    except IndexError:
         return canonical, 0
+    return _term(term) if end == len(canonical) else (canonical, 0)
 
 
 def _key_order(key: str) -> tuple[int, int | str]:

@@ -106,6 +106,7 @@ function clearPlot() {
 }
 
 const width = () => Math.max(320, $("#plot-panel").clientWidth - 10);
+const logTicks = (u, ticks) => ticks.map((t) => fmt(t));
 const pointsOnly = (label, stroke) => ({ label, stroke, paths: () => null, points: { show: true, size: 4, fill: stroke } });
 
 function chart(opts, data, into = $("#plot")) {
@@ -136,7 +137,7 @@ const draw = {
     if (!s) return "no complete trial";
     const cat = s.categories.length > 0;
     chart({ scales: { x: { time: false, distr: s.log ? 3 : 1 } },
-      axes: [{ label: s.address, values: cat ? (u, ticks) => ticks.map((t) => (Number.isInteger(t) ? s.categories[t] || "" : "")) : undefined }, { label: "value" }],
+      axes: [{ label: s.address, values: cat ? (u, ticks) => ticks.map((t) => (Number.isInteger(t) ? s.categories[t] || "" : "")) : s.log ? logTicks : undefined }, { label: "value" }],
       series: [{}, pointsOnly("value", "#1f5fa0")] }, [s.x, s.y]);
     return (s.shown < s.total ? `showing ${s.shown} of ${s.total} trials (sampled); ` : "") + `trials where ${s.address} is active`;
   },
@@ -186,10 +187,10 @@ const draw = {
     if (!d.address) return "the GP needs 3 complete trials with a numeric parameter";
     const sync = uPlot.sync("gp");
     const x = { x: { time: false, distr: d.log ? 3 : 1 } };
-    chart({ scales: x, cursor: { sync: { key: sync.key } }, axes: [{}, { label: "loss (model scale)" }], bands: [{ series: [3, 2], fill: "rgba(31,95,160,0.15)" }],
+    chart({ scales: x, cursor: { sync: { key: sync.key } }, axes: [{ values: d.log ? logTicks : undefined }, { label: "loss (model scale)" }], bands: [{ series: [3, 2], fill: "rgba(31,95,160,0.15)" }],
       series: [{}, { label: "mean", stroke: "#1f5fa0", width: 2 }, { label: "−1.96σ", stroke: "rgba(31,95,160,0.3)" }, { label: "+1.96σ", stroke: "rgba(31,95,160,0.3)" }] },
       [d.grid, d.mean, d.low, d.high]);
-    chart({ scales: x, height: 150, cursor: { sync: { key: sync.key } }, axes: [{ label: d.address }, { label: "log EI" }], series: [{}, { label: "log EI", stroke: "#b03020" }] }, [d.grid, d.acquisition]);
+    chart({ scales: x, height: 150, cursor: { sync: { key: sync.key } }, axes: [{ label: d.address, values: d.log ? logTicks : undefined }, { label: "log EI" }], series: [{}, { label: "log EI", stroke: "#b03020" }] }, [d.grid, d.acquisition]);
     return `others at trial ${d.at}` + (d.shown < d.total ? `; fitted to ${d.shown} of ${d.total} trials (sampled)` : "");
   },
 };
