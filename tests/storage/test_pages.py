@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,24 @@ def test_a_bad_page_argument_is_named(storage: Storage, kwargs: dict, message: s
     study_id = fill(storage)
     with pytest.raises(StorageError, match=message.replace("[", r"\[").replace("]", r"\]")):
         storage.trial_page(study_id, **kwargs)
+
+
+@pytest.mark.postgres
+def test_postgres_pages_match_and_a_read_only_open_refuses_writes(
+    postgres_factory: Callable[[], Storage], postgres_url: str
+) -> None:
+    from treefarm.dashboard import open_read_only
+
+    storage = postgres_factory()
+    study_id = fill(storage)
+    for kwargs in QUERIES:
+        full = {"offset": 0, "limit": 50, "order_by": "number", "descending": False, "states": None}
+        query = PageQuery.checked(**{**full, "value_min": None, "value_max": None, **kwargs})
+        assert storage.trial_page(study_id, **kwargs) == page_of(storage.get_trials(study_id), query), kwargs
+    assert storage.trial_summary(study_id) == summary_of(storage.get_trials(study_id))
+    storage.close()
+    reader = open_read_only(postgres_url)
+    assert reader.trial_page(study_id, order_by="value", limit=1)[1][0].value == -1.0
+    with pytest.raises(StorageError, match="read-only transaction"):
+        reader.create_trial(study_id, params={"x": 0})
+    reader.close()
