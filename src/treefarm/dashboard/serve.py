@@ -34,7 +34,11 @@ def _one_blas_thread() -> None:
 
 
 def serve(
-    storage: str | os.PathLike[str], *, host: str = "127.0.0.1", port: int = 8080, stream: TextIO = sys.stderr
+    storage: str | os.PathLike[str],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    stream: TextIO | None = None,
 ) -> None:
     """Serve the studies of ``storage`` (opened read-only) at http://host:port until interrupted.
     Binding to another host than the loopback prints a warning: the dashboard has no login."""
@@ -42,6 +46,7 @@ def serve(
 
     from .app import create_app
 
+    stream = sys.stderr if stream is None else stream
     _one_blas_thread()
     store = open_read_only(storage)
     if not is_loopback(host):
