@@ -5,6 +5,8 @@
     treefarm show treefarm.db --study quickstart
     treefarm export treefarm.db --study quickstart --format csv --output trials.csv
     treefarm hint treefarm.db --study quickstart --config '{"layers": 3}' --credibility 0.8
+    treefarm plot treefarm.db --study quickstart --kind convergence -o convergence.png
+    treefarm dashboard treefarm.db
 
 A file given to ``run`` defines the objective (``objective`` unless
 ``FILE.py:NAME`` says otherwise) and its space (``space`` unless ``--space``
@@ -33,6 +35,10 @@ from ..storage import TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import trial_rows
 from . import hint
+from .dashboard import DashboardUsageError
+from .dashboard import add_parser as add_dashboard_parser
+from .plot import PlotUsageError
+from .plot import add_parser as add_plot_parser
 from .progress import Progress
 
 __all__ = ["main"]
@@ -254,6 +260,8 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--output", default=None, help="file (default: standard output)")
     export.set_defaults(func=cmd_export)
     hint.add_parser(sub).set_defaults(func=lambda args: hint.cmd_hint(args, _space_from))
+    add_plot_parser(sub)
+    add_dashboard_parser(sub)
     return p
 
 
@@ -263,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         return int(args.func(args))
-    except UsageError as exc:
+    except (UsageError, PlotUsageError, DashboardUsageError) as exc:
         p.error(str(exc))
     except TreefarmError as exc:
         print(f"treefarm: error: {exc}", file=sys.stderr)

@@ -6,6 +6,7 @@ import abc
 from collections.abc import Collection, Mapping
 from types import TracebackType
 
+from .pages import PageQuery, TrialSummary, page_of, summary_of
 from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
 
 __all__ = ["Storage"]
@@ -248,3 +249,35 @@ class Storage(abc.ABC):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    # ------------------------------------------------------- pages (read-only)
+    def trial_page(
+        self,
+        study_id: int,
+        *,
+        offset: int = 0,
+        limit: int = 50,
+        order_by: str = "number",
+        descending: bool = False,
+        states: Collection[TrialState | str] | None = None,
+        value_min: float | None = None,
+        value_max: float | None = None,
+    ) -> tuple[int, list[TrialRecord]]:
+        """How many trials match the filter, and ``limit`` of them from ``offset`` in the
+        order asked (see :mod:`treefarm.storage.pages`). This default reads every trial;
+        a backend that can sort and count where the data is overrides it."""
+        query = PageQuery.checked(
+            offset=offset,
+            limit=limit,
+            order_by=order_by,
+            descending=descending,
+            states=states,
+            value_min=value_min,
+            value_max=value_max,
+        )
+        return page_of(self.get_trials(study_id), query)
+
+    def trial_summary(self, study_id: int) -> TrialSummary:
+        """Trials per state, the range of complete values and the last finish time.
+        This default reads every trial; a backend may aggregate where the data is."""
+        return summary_of(self.get_trials(study_id))

@@ -43,6 +43,7 @@ from sqlalchemy import event, exc
 from ..exceptions import StorageError, format_values
 from . import checks
 from .base import _NO_ATTRS, Storage
+from .pages import PageQuery, TrialSummary
 from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
 
 __all__ = ["SCHEMA_VERSION", "SQLStorage"]
@@ -679,6 +680,87 @@ class SQLStorage(Storage):
     def close(self) -> None:
         self._engine.dispose()
 
+    # ------------------------------------------------------- pages (read-only)
+    def trial_page(
+        self,
+        study_id: int,
+        *,
+        offset: int = 0,
+        limit: int = 50,
+        order_by: str = "number",
+        descending: bool = False,
+        states: Collection[TrialState | str] | None = None,
+        value_min: float | None = None,
+        value_max: float | None = None,
+    ) -> tuple[int, list[TrialRecord]]:
+        """See :meth:`Storage.trial_page`: one ``COUNT`` and one ``ORDER BY ... LIMIT
+        ... OFFSET`` reading only the page's rows and their intermediate values."""
+        query = PageQuery.checked(
+            offset=offset,
+            limit=limit,
+            order_by=order_by,
+            descending=descending,
+            states=states,
+            value_min=value_min,
+            value_max=value_max,
+        )
+
+        def body(connection: sa.Connection) -> tuple[int, list[TrialRecord]]:
+            _study_row(connection, study_id)
+            where = _page_filter(study_id, query)
+            total = connection.execute(
+                sa.select(sa.func.count()).select_from(trials).where(*where)
+            ).scalar_one()
+            ids = (
+                connection.execute(
+                    sa.select(trials.c.trial_id)
+                    .where(*where)
+                    .order_by(*_page_order(query))
+                    .limit(query.limit)
+                    .offset(query.offset)
+                )
+                .scalars()
+                .all()
+            )
+            found = {
+                row.trial_id: row
+                for row in connection.execute(sa.select(trials).where(trials.c.trial_id.in_(ids)))
+            }
+            rows = [found[i] for i in ids]
+            steps = _steps_of(connection, study_id, [row.number for row in rows]) if rows else {}
+            return int(total), [_record(row, steps.get(row.number, {})) for row in rows]
+
+        return self._read(body)
+
+    def trial_summary(self, study_id: int) -> TrialSummary:
+        """See :meth:`Storage.trial_summary`: one ``GROUP BY state`` query."""
+
+        def body(connection: sa.Connection) -> TrialSummary:
+            _study_row(connection, study_id)
+            c = trials.c
+            query = (
+                sa.select(
+                    c.state,
+                    sa.func.count(),
+                    sa.func.min(c.value),
+                    sa.func.max(c.value),
+                    sa.func.max(c.finished),
+                )
+                .where(c.study_id == study_id)
+                .group_by(c.state)
+            )
+            rows = connection.execute(query).all()
+            complete = [row for row in rows if row[0] == TrialState.COMPLETE.value]
+            finished = [row[4] for row in rows if row[4] is not None]
+            return TrialSummary(
+                {row[0]: int(row[1]) for row in rows},
+                complete[0][2] if complete else None,
+                complete[0][3] if complete else None,
+                max(finished) if finished else None,
+            )
+
+        return self._read(body)
+
 
 def _claim_waiting(
     connection: sa.Connection, study_id: int, system_attrs: Mapping[str, JSON]
@@ -771,5 +853,44 @@ def _steps_from(connection: sa.Connection, study_id: int, min_number: int) -> di
     query = sa.select(intermediate).where(c.study_id == study_id, c.number >= min_number)
     out: dict[int, dict[int, float]] = {}
     for row in connection.execute(query.order_by(intermediate.c.number, intermediate.c.step)):
+        out.setdefault(row.number, {})[row.step] = _float(row.value)
+    return out
+
+
+def _page_filter(study_id: int, query: PageQuery) -> list[sa.ColumnElement[bool]]:
+    """The WHERE clauses of a page query."""
+    where = [trials.c.study_id == study_id]
+    if query.states is not None:
+        where.append(trials.c.state.in_([s.value for s in query.states]))
+    if query.value_min is not None:
+        where.append(trials.c.value >= query.value_min)
+    if query.value_max is not None:
+        where.append(trials.c.value <= query.value_max)
+    return where
+
+
+def _page_order(query: PageQuery) -> list[sa.ColumnElement[Any]]:
+    """The ORDER BY of a page query: rows without the key last, ties by number. Only the
+    trial ids are sorted (a deferred join): the page's full rows are read afterwards, and
+    ordering by number alone walks the (study_id, number) index without sorting."""
+    number = trials.c.number.desc() if query.descending else trials.c.number.asc()
+    if query.order_by == "number":
+        return [number]
+    if query.order_by == "state":
+        return [trials.c.state.desc() if query.descending else trials.c.state.asc(), number]
+    column = (
+        trials.c.finished - trials.c.started if query.order_by == "duration" else trials.c[query.order_by]
+    )
+    return [column.is_(None), column.desc() if query.descending else column.asc(), number]
+
+
+def _steps_of(
+    connection: sa.Connection, study_id: int, numbers: Sequence[int]
+) -> dict[int, dict[int, float]]:
+    """The intermediate values of the trials ``numbers``: number -> step -> value."""
+    c = intermediate.c
+    query = sa.select(intermediate).where(c.study_id == study_id, c.number.in_(numbers))
+    out: dict[int, dict[int, float]] = {}
+    for row in connection.execute(query.order_by(c.number, c.step)):
         out.setdefault(row.number, {})[row.step] = _float(row.value)
     return out

@@ -1,0 +1,72 @@
+"""``treefarm plot``: draw one plot of a stored study into an image file.
+
+    treefarm plot treefarm.db --study quickstart --kind convergence -o convergence.png
+    treefarm plot runs.db --study seed0 --study seed1 --study seed2 -o band.svg
+
+The format follows the file's suffix (``.png``, ``.svg``, ``.pdf``); needs
+matplotlib (``pip install treefarm[plot]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+
+from ..storage import open_storage
+
+__all__ = ["FORMATS", "add_parser", "cmd_plot"]
+
+FORMATS = (".png", ".svg", ".pdf")
+KIND_NAMES = ("convergence", "slices", "importance", "parallel", "intermediate", "structures", "gp")
+
+
+class PlotUsageError(Exception):
+    """A ``plot`` argument is wrong (reported like any usage error, status 2)."""
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    out = Path(args.output)
+    if out.suffix.lower() not in FORMATS:
+        raise PlotUsageError(f"-o must end in one of {list(FORMATS)}, but got -o={args.output!r}")
+    if importlib.util.find_spec("matplotlib") is None:
+        raise PlotUsageError("plots need matplotlib, but it is not installed: pip install 'treefarm[plot]'")
+    from .. import viz
+
+    storage = open_storage(args.storage)
+    try:
+        studies = [viz.StudyData.load(storage, name) for name in args.study]
+    finally:
+        storage.close()
+    data = studies[0]
+    if len(studies) > 1 and args.kind != "convergence":
+        raise PlotUsageError(f"several --study need --kind convergence, but got --kind={args.kind}")
+    if len(studies) > 1:
+        fig = viz.plot_convergence(studies)
+    elif args.kind == "gp":
+        fig = viz.plot_gp_posterior(data, args.param)
+    elif args.kind == "convergence":
+        fig = viz.plot_convergence(data, axis=args.axis)
+    else:
+        fig = viz.KINDS[args.kind](data)
+    fig.savefig(out, dpi=args.dpi)
+    print(f"wrote {out}")
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``plot`` on the ``treefarm`` command's subparsers."""
+    plot = sub.add_parser("plot", help="draw a plot of a study into a PNG, SVG or PDF file")
+    plot.add_argument("storage")
+    plot.add_argument(
+        "--study",
+        required=True,
+        action="append",
+        help="repeat for several studies' median and band (convergence)",
+    )
+    plot.add_argument("--kind", choices=KIND_NAMES, default="convergence")
+    plot.add_argument("-o", "--output", required=True, help="image file: .png, .svg or .pdf")
+    plot.add_argument("--param", default=None, help="parameter of --kind gp (default: the most important)")
+    plot.add_argument("--axis", choices=["number", "time"], default="number", help="x axis of convergence")
+    plot.add_argument("--dpi", type=int, default=120)
+    plot.set_defaults(func=cmd_plot)

@@ -1,0 +1,76 @@
+"""What the dashboard keeps between requests: each study's trials, read incrementally.
+
+Finished trials never change (the storage contract), so a study's cache
+keeps them and reads again only from the oldest trial it saw unfinished
+(as :class:`~treefarm.Study` does): after the first read of a large study,
+keeping up with a running one costs one indexed query of the new trials.
+
+Whether anything changed is asked cheaply: the number of trials, and of
+RUNNING and WAITING ones (index-only counts). Any trial created, claimed or
+finished changes that triple, its :attr:`StudyCache.version`. Plot data is
+computed once per version and kind.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..storage import Storage, StudyRecord, TrialRecord, TrialState
+
+__all__ = ["StudyCache", "version_of"]
+
+Version = tuple[int, int, int]
+
+
+def version_of(storage: Storage, study_id: int) -> Version:
+    """(trials, running, waiting): changes whenever a trial is created, claimed or finished."""
+    return (
+        storage.count_trials(study_id),
+        storage.count_trials(study_id, states=[TrialState.RUNNING]),
+        storage.count_trials(study_id, states=[TrialState.WAITING]),
+    )
+
+
+class StudyCache:
+    """One study's trials and computed plot data, refreshed when its version changes."""
+
+    def __init__(self, storage: Storage, record: StudyRecord) -> None:
+        self.storage = storage
+        self.record = record
+        self._lock = threading.Lock()
+        self._finished: dict[int, TrialRecord] = {}
+        self._unfinished: list[TrialRecord] = []
+        self._scan_from = 0
+        self._version: Version | None = None
+        self._every: list[TrialRecord] = []
+        self._computed: dict[tuple[str, str], tuple[Version, Any]] = {}
+
+    def _sync(self, version: Version) -> None:
+        records = self.storage.get_trials(self.record.study_id, min_number=self._scan_from)
+        self._unfinished = [r for r in records if not r.state.is_finished]
+        self._finished.update((r.number, r) for r in records if r.state.is_finished)
+        if records:
+            self._scan_from = self._unfinished[0].number if self._unfinished else records[-1].number + 1
+        self._every = sorted([*self._finished.values(), *self._unfinished], key=lambda t: t.number)
+        self._version = version
+
+    def trials(self) -> tuple[Version, list[TrialRecord]]:
+        """The current version and every trial, by number (read only what changed)."""
+        version = version_of(self.storage, self.record.study_id)
+        with self._lock:
+            if version != self._version:
+                self._sync(version)
+            return version, self._every
+
+    def computed(self, kind: str, key: str, compute: Callable[[list[TrialRecord]], Any]) -> Any:
+        """``compute(trials)`` for the current version, computed once per version and (kind, key):
+        a repeated request costs the three counts of the version, nothing more."""
+        found = self._computed.get((kind, key))
+        if found is not None and found[0] == version_of(self.storage, self.record.study_id):
+            return found[1]
+        version, trials = self.trials()
+        value = compute(trials)
+        self._computed[(kind, key)] = (version, value)
+        return value

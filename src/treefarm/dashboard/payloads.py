@@ -1,0 +1,163 @@
+"""The dashboard's JSON: trials and the data of each plot, from the functions of :mod:`treefarm.viz`.
+
+JSON has no NaN or infinity; they travel as ``null`` (a blank in a chart).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import viz
+from ..storage import TrialRecord
+from ..viz.posterior import numeric_addresses
+from ..viz.source import complete_trials
+from ..viz.structures import trial_expression
+
+__all__ = ["PLOTS", "trial_detail", "trial_row"]
+
+
+def floats(values: Any) -> list[Any]:
+    """A float array (any shape) as nested lists, non-finite entries as None."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim > 1:
+        return [floats(row) for row in array]
+    return [v if math.isfinite(v) else None for v in array.tolist()]
+
+
+def _number(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def trial_row(t: TrialRecord) -> dict[str, Any]:
+    """One row of the trials table."""
+    duration = t.finished - t.started if t.finished is not None and t.started is not None else None
+    shown = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in t.params.items())
+    return {
+        "number": t.number,
+        "state": t.state.value,
+        "value": _number(t.value),
+        "duration": duration,
+        "finished": t.finished,
+        "params": shown,
+    }
+
+
+def trial_detail(t: TrialRecord) -> dict[str, Any]:
+    """Everything about one trial: configuration, expression, failure, attributes, curve."""
+    expression, depth = trial_expression(t)
+    steps = sorted(t.intermediate)
+    return {
+        **trial_row(t),
+        "config": dict(t.params),
+        "expression": expression,
+        "depth": depth,
+        "fail_reason": t.system_attrs.get("fail_reason"),
+        "user_attrs": dict(t.user_attrs),
+        "system_attrs": dict(t.system_attrs),
+        "started": t.started,
+        "intermediate": {"steps": steps, "values": floats([t.intermediate[s] for s in steps])},
+    }
+
+
+def convergence(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
+    c = viz.convergence(trials, direction=direction, axis=param if param in ("number", "time") else "number")
+    return {
+        "x": floats(c.x),
+        "value": floats(c.value),
+        "best_x": floats(c.best_x),
+        "best": floats(c.best),
+        "axis": c.axis,
+        "shown": c.shown,
+        "total": c.total,
+    }
+
+
+def slices(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
+    out = []
+    for s in viz.slices(trials):
+        order = np.argsort(s.x, kind="stable")
+        out.append(
+            {
+                "address": s.column.address,
+                "categories": list(s.column.categories),
+                "log": s.column.log,
+                "x": floats(s.x[order]),
+                "y": floats(s.y[order]),
+                "shown": s.shown,
+                "total": s.total,
+            }
+        )
+    return {"slices": out}
+
+
+def importance(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
+    return {"scores": [[a, v] for a, v in viz.importance(trials, direction=direction)]}
+
+
+def parallel(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
+    p = viz.parallel_coordinates(trials, direction=direction)
+    return {
+        "addresses": p.addresses,
+        "unit": floats(p.unit) if len(p.values) else [],
+        "values": floats(p.values),
+        "ticks": [[list(pos), labels] for pos, labels in p.ticks],
+        "shown": p.shown,
+        "total": p.total,
+    }
+
+
+def intermediate(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
+    c = viz.intermediate_curves(trials, direction=direction, max_curves=50)
+    return {
+        "numbers": c.numbers,
+        "steps": [floats(s) for s in c.steps],
+        "values": [floats(v) for v in c.values],
+        "shown": c.shown,
+        "total": c.total,
+    }
+
+
+def structures(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
+    rows = viz.best_structures(trials, direction=direction, k=20)
+    return {
+        "rows": [
+            {"number": r.number, "expression": r.expression, "depth": r.depth, "value": r.value} for r in rows
+        ]
+    }
+
+
+def gp(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
+    options = numeric_addresses(trials)
+    if len(complete_trials(trials)) < 3 or not options:
+        return {"options": options, "address": None}
+    address = param if param in options else options[0]
+    p = viz.gp_posterior(trials, address, direction=direction)
+    return {
+        "options": options,
+        "address": address,
+        "grid": floats(p.grid),
+        "mean": floats(p.mean),
+        "low": floats(p.mean - 1.96 * p.std),
+        "high": floats(p.mean + 1.96 * p.std),
+        "acquisition": floats(p.acquisition),
+        "log": p.log,
+        "at": p.at,
+        "shown": p.shown,
+        "total": p.total,
+    }
+
+
+PLOTS: dict[str, Callable[[Sequence[TrialRecord], str, str], dict[str, Any]]] = {
+    "convergence": convergence,
+    "slices": slices,
+    "importance": importance,
+    "parallel": parallel,
+    "intermediate": intermediate,
+    "structures": structures,
+    "gp": gp,
+}
+"""The plot kinds the dashboard serves: name -> (trials, direction, param) -> JSON data."""

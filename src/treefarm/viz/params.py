@@ -1,0 +1,198 @@
+"""Loss against the parameters: slices, importance and parallel coordinates (pure data).
+
+The storage keeps configurations (address -> decision), not the space, so the
+parameters are read from the trials: an address whose active values are all
+numbers is numeric (drawn on a log axis when its values are positive, span two
+decades or more and crowd the low end of their range, as log-uniform draws do), any other is categorical (its values as labels).
+A conditional parameter appears only in the trials where it is active: its
+slice and its importance use those trials only, and parallel coordinates
+leave its axis blank for the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+
+import numpy as np
+
+from ..storage import JSON, TrialRecord
+from .history import _even
+from .source import complete_trials, losses
+
+__all__ = ["Column", "Parallel", "Slice", "columns", "importance", "parallel_coordinates", "slices"]
+
+#: Quantile bins of a numeric parameter in the importance estimate.
+IMPORTANCE_BINS = 10
+
+
+@dataclass(frozen=True)
+class Column:
+    """One parameter's active values: ``numbers`` (numeric) or ``codes`` into
+    ``categories`` (categorical), for the trials at ``rows`` of the complete ones."""
+
+    address: str
+    rows: np.ndarray
+    numbers: np.ndarray
+    categories: tuple[str, ...]
+    log: bool
+
+    @property
+    def categorical(self) -> bool:
+        return bool(self.categories)
+
+    def unit(self) -> np.ndarray:
+        """The values mapped to [0, 1] (log scale, category index, constant -> 0.5)."""
+        v = np.log(self.numbers) if self.log else self.numbers
+        lo, hi = (0.0, len(self.categories) - 1.0) if self.categorical else (float(v.min()), float(v.max()))
+        return (v - lo) / (hi - lo) if hi > lo else np.full(len(v), 0.5)
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Loss against one parameter: ``x`` (numbers, or category codes) and ``y`` values."""
+
+    column: Column
+    x: np.ndarray
+    y: np.ndarray
+    shown: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """Parallel coordinates: ``unit`` (n, d) in [0, 1] (NaN where inactive) for
+    ``addresses``, the trials' ``values`` (n,), and per axis its tick positions and labels."""
+
+    addresses: list[str]
+    unit: np.ndarray
+    values: np.ndarray
+    ticks: list[tuple[list[float], list[str]]]
+    shown: int
+    total: int
+
+
+def _all_numbers(values: list[JSON]) -> bool:
+    return {type(v) for v in values} <= {int, float}
+
+
+def _looks_log(v: np.ndarray) -> bool:
+    """Whether positive values spanning two decades or more crowd the low end of their
+    range (median in its lowest tenth), as log-uniform draws do and uniform ones do not."""
+    lo, hi = float(v.min()), float(v.max())
+    return lo > 0 and hi >= 100 * lo and float(np.median(v)) - lo < 0.1 * (hi - lo)
+
+
+def _column(address: str, rows: list[int], values: list[JSON]) -> Column:
+    if _all_numbers(values):
+        numbers = np.array(values, dtype=float)
+        log = _looks_log(numbers)
+        return Column(address, np.array(rows), numbers, (), log)
+    labels = [str(v) for v in values]
+    categories = tuple(sorted(set(labels)))
+    index = {c: i for i, c in enumerate(categories)}
+    return Column(
+        address, np.array(rows), np.array([index[c] for c in labels], dtype=float), categories, False
+    )
+
+
+def columns(done: Sequence[TrialRecord]) -> list[Column]:
+    """Every address of the complete trials ``done``, in order of first appearance
+    (comprehensions per address: about 0.1 s for 100,000 trials of 4 parameters)."""
+    configs = [t.params for t in done]
+    found: dict[str, None] = {}
+    for config in configs:
+        if not found.keys() >= config.keys():
+            found.update(dict.fromkeys(config))
+    out = []
+    for address in found:
+        try:  # an address active in every trial: one C-level pass
+            out.append(_column(address, list(range(len(configs))), list(map(itemgetter(address), configs))))
+        except KeyError:
+            rows = [i for i, config in enumerate(configs) if address in config]
+            out.append(_column(address, rows, [configs[i][address] for i in rows]))
+    return out
+
+
+def slices(trials: Sequence[TrialRecord], *, max_points: int = 2000) -> list[Slice]:
+    """Per parameter, the values of the complete trials where it is active
+    against the parameter (an evenly spaced subsample of at most ``max_points``)."""
+    done = complete_trials(trials)
+    y = np.array([float(t.value or 0.0) for t in done])
+    out = []
+    for c in columns(done):
+        keep = _even(len(c.rows), max_points)
+        out.append(Slice(c, c.numbers[keep], y[c.rows[keep]], len(keep), len(c.rows)))
+    return out
+
+
+def _groups(c: Column) -> np.ndarray:
+    """Group labels: the category, or the quantile bin of a numeric value."""
+    if c.categorical:
+        return c.numbers.astype(int)
+    edges = np.unique(np.quantile(c.numbers, np.linspace(0, 1, IMPORTANCE_BINS + 1)[1:-1]))
+    return np.searchsorted(edges, c.numbers, side="right")
+
+
+def _correlation_ratio(groups: np.ndarray, r: np.ndarray) -> float:
+    """Adjusted correlation ratio of ``r`` on ``groups``: 1 - (1 - eta^2) (n - 1) / (n - k), >= 0."""
+    labels, inverse, counts = np.unique(groups, return_inverse=True, return_counts=True)
+    n, k = len(r), len(labels)
+    total = float(((r - r.mean()) ** 2).sum())
+    if k < 2 or n <= k or total == 0.0:
+        return 0.0
+    means = np.bincount(inverse, weights=r) / counts
+    eta2 = float((counts * (means - r.mean()) ** 2).sum()) / total
+    return max(0.0, 1.0 - (1.0 - eta2) * (n - 1) / (n - k))
+
+
+def importance(trials: Sequence[TrialRecord], *, direction: str) -> list[tuple[str, float]]:
+    """Each parameter's main-effect share of the variance of the loss, most important first.
+
+    The share is the first-order Sobol index ``S_j = Var(E[Y | X_j]) / Var(Y)``
+    (Sobol' 1993), the quantity fANOVA (Hutter, Hoos & Leyton-Brown 2014)
+    obtains by marginalizing a random forest. Here it is estimated directly
+    from the trials by Pearson's correlation ratio eta^2 between the parameter
+    (its categories, or :data:`IMPORTANCE_BINS` quantile bins) and the loss,
+    corrected for the number of groups as Kelley's epsilon^2 is, so a
+    parameter without effect scores about 0. The loss is replaced by its rank,
+    so one diverged run cannot dominate. A conditional parameter is scored on
+    the trials where it is active. O(n log n) per parameter, no model to fit.
+    """
+    done = complete_trials(trials)
+    loss = np.array(losses(done, direction))
+    out = []
+    for c in columns(done):
+        r = np.argsort(np.argsort(loss[c.rows], kind="stable"), kind="stable").astype(float)
+        out.append((c.address, _correlation_ratio(_groups(c), r)))
+    return sorted(out, key=lambda pair: -pair[1])
+
+
+def _ticks(c: Column) -> tuple[list[float], list[str]]:
+    if c.categorical:
+        k = len(c.categories)
+        return ([i / (k - 1) if k > 1 else 0.5 for i in range(k)], list(c.categories))
+    lo, hi = float(c.numbers.min()), float(c.numbers.max())
+    return ([0.0, 1.0], [f"{lo:.3g}", f"{hi:.3g}"])
+
+
+def parallel_coordinates(trials: Sequence[TrialRecord], *, direction: str, max_lines: int = 500) -> Parallel:
+    """The complete trials as lines across one axis per parameter; past
+    ``max_lines``, the best fifth of that budget plus evenly spaced others."""
+    done = complete_trials(trials)
+    cols = columns(done)
+    unit = np.full((len(done), len(cols)), np.nan)
+    for j, c in enumerate(cols):
+        unit[c.rows, j] = c.unit()
+    values = np.array([float(t.value or 0.0) for t in done])
+    if len(done) > max_lines:
+        order = np.argsort(np.array(losses(done, direction)), kind="stable")
+        best = order[: max_lines // 5]
+        rest = np.setdiff1d(np.arange(len(done)), best)
+        keep = np.sort(np.concatenate([best, rest[_even(len(rest), max_lines - len(best))]]))
+    else:
+        keep = np.arange(len(done))
+    return Parallel(
+        [c.address for c in cols], unit[keep], values[keep], [_ticks(c) for c in cols], len(keep), len(done)
+    )

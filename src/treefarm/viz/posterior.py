@@ -1,0 +1,136 @@
+"""The GP's posterior along one parameter with the acquisition below it (seeds/003's figure).
+
+Pure data on treefarm's own model code: the numeric parameters active in
+every complete trial are mapped to [0, 1] (on a log scale where
+:mod:`.params` draws a log axis), the losses are fitted by
+:func:`treefarm.models.gp.fit_gp` (Matérn-5/2 ARD, MAP hyperparameters,
+robust output transform), and the posterior is read along ``address`` with
+the other parameters held at the best trial's values
+(:meth:`~treefarm.models.gp.GaussianProcess.slice_1d`). Below it, the log
+expected improvement (:func:`treefarm.acquisition.log_ei`) over the best
+observed loss. Categorical and conditional parameters are left out of the
+model (their effect becomes noise to it); mean, band and observations are on
+the model's scale (lower is better). On large studies the GP is fitted to an
+evenly spaced subsample of ``max_points`` trials plus the best one.
+
+Notation (shapes): n fitted trials, d numeric parameters, g grid points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..exceptions import ConfigError, StudyError, format_values
+from ..storage import TrialRecord
+from .history import _even
+from .params import Column, _all_numbers, _column, importance
+from .source import complete_trials, losses
+
+__all__ = ["Posterior", "gp_posterior", "numeric_addresses"]
+
+
+@dataclass(frozen=True)
+class Posterior:
+    """Along ``address``: ``grid`` (g,) in the parameter's units, posterior ``mean``
+    and ``std`` (g,) and log EI ``acquisition`` (g,); ``x``, ``y`` (n,) the fitted
+    trials' values of the parameter and losses on the model scale; ``at`` the best trial."""
+
+    address: str
+    grid: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+    acquisition: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    log: bool
+    at: int
+    shown: int
+    total: int
+
+
+def _numeric(done: Sequence[TrialRecord]) -> list[Column]:
+    """The numeric parameters active in every trial of ``done``."""
+    out = []
+    configs = [t.params for t in done]
+    for address in configs[0] if configs else ():
+        values = [c.get(address) for c in configs]
+        if _all_numbers(values):
+            out.append(_column(address, list(range(len(done))), values))
+    return out
+
+
+def numeric_addresses(trials: Sequence[TrialRecord]) -> list[str]:
+    """The parameters :func:`gp_posterior` can draw: numeric and active in every complete trial."""
+    return [c.address for c in _numeric(complete_trials(trials))]
+
+
+def _to_unit(c: Column, v: np.ndarray) -> np.ndarray:
+    t, ref = (np.log(v), np.log(c.numbers)) if c.log else (v, c.numbers)
+    lo, hi = float(ref.min()), float(ref.max())
+    return (t - lo) / (hi - lo) if hi > lo else np.full(len(v), 0.5)
+
+
+def _from_unit(c: Column, u: np.ndarray) -> np.ndarray:
+    ref = np.log(c.numbers) if c.log else c.numbers
+    t = float(ref.min()) + u * (float(ref.max()) - float(ref.min()))
+    return np.exp(t) if c.log else t
+
+
+def gp_posterior(
+    trials: Sequence[TrialRecord],
+    address: str | None = None,
+    *,
+    direction: str,
+    max_points: int = 200,
+    n_grid: int = 200,
+    seed: int = 0,
+) -> Posterior:
+    """The 1-D posterior and acquisition along ``address`` (see the module docstring);
+    ``None`` picks the numeric parameter that matters most (:func:`.params.importance`,
+    ranked on at most 20,000 evenly spaced trials)."""
+    from ..acquisition import log_ei
+    from ..models.domain import Domain
+    from ..models.gp import fit_gp
+
+    done = complete_trials(trials)
+    cols = _numeric(done)
+    names = [c.address for c in cols]
+    if address is None and names:
+        sample = [done[i] for i in _even(len(done), 20_000)]
+        address = next(a for a, _ in importance(sample, direction=direction) if a in names)
+    if address not in names:
+        raise ConfigError(
+            f"address must name a numeric parameter active in every complete trial ({names}), "
+            f"but got {format_values(address=address)}"
+        )
+    loss = np.array(losses(done, direction))
+    if len(done) < 3:
+        raise StudyError(
+            f"a GP posterior needs at least 3 complete trials, but got {format_values(n=len(done))}"
+        )
+    best = int(np.argmin(loss))
+    keep = np.union1d(_even(len(done), max_points - 1), [best])
+    X = np.column_stack([_to_unit(c, c.numbers[keep]) for c in cols])
+    model = fit_gp(X, loss[keep], Domain.continuous_box(len(cols)), rng=np.random.default_rng(seed))
+    j = names.index(address)
+    grid = np.linspace(0.0, 1.0, n_grid)
+    at = np.array([_to_unit(c, c.numbers[best : best + 1])[0] for c in cols])
+    mean, std = model.slice_1d(at, j, grid)
+    acquisition = log_ei(mean, std, float(model.y.min()))[0]
+    c = cols[j]
+    return Posterior(
+        address,
+        _from_unit(c, grid),
+        mean,
+        std,
+        acquisition,
+        c.numbers[keep],
+        model.y,
+        c.log,
+        done[best].number,
+        len(keep),
+        len(done),
+    )

@@ -1,0 +1,61 @@
+"""``treefarm dashboard``: serves read-only on the loopback by default, warns on another host."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import treefarm as tf
+from treefarm.cli.main import main
+
+uvicorn = pytest.importorskip("uvicorn")
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    path = str(tmp_path / "d.db")
+    tf.Study.create("demo", space={"x": tf.Real(0, 1)}, storage=path, algo="random", seed=0).optimize(
+        lambda p: p["x"], 3
+    )
+    return path
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    calls: dict[str, Any] = {}
+
+    def run(app: Any, *, host: str, port: int, log_level: str) -> None:
+        calls.update(app=app, host=host, port=port)
+
+    monkeypatch.setattr(uvicorn, "run", run)
+    return calls
+
+
+def test_the_default_is_the_loopback_without_warning(
+    db: str, served: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["dashboard", db]) == 0
+    assert (served["host"], served["port"]) == ("127.0.0.1", 8080)
+    err = capsys.readouterr().err
+    assert "http://127.0.0.1:8080/" in err and "warning" not in err
+
+
+def test_another_host_is_served_with_a_warning(
+    db: str, served: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["dashboard", db, "--host", "0.0.0.0", "--port", "9000"]) == 0
+    assert (served["host"], served["port"]) == ("0.0.0.0", 9000)
+    assert "warning: serving on host='0.0.0.0'" in capsys.readouterr().err
+
+
+def test_a_bad_port_or_missing_file_is_named(
+    db: str, served: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["dashboard", db, "--port", "70000"])
+    assert info.value.code == 2 and "--port=70000" in capsys.readouterr().err
+    assert main(["dashboard", str(tmp_path / "none.db")]) == 1
+    assert "the SQLite file must exist" in capsys.readouterr().err
+    assert not served

@@ -1,0 +1,148 @@
+"""The dashboard's API: read-only, paged by the storage, plots from treefarm.viz, errors named."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import treefarm as tf
+from treefarm import StorageError
+from treefarm.dashboard import create_app, is_loopback, open_read_only
+from treefarm.storage import TrialState
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+from starlette.testclient import TestClient
+
+
+def objective(p: dict, trial: tf.Trial) -> float:
+    trial.report(0, p["x"] ** 2 + 1.0)
+    trial.set_user_attr("note", "ok")
+    if p["kind"] == "c":
+        raise ValueError("kind c is broken")
+    return p["x"] ** 2 + 0.1 * p["n"]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("dash") / "d.db"
+    space = {"x": tf.Real(-2, 2), "n": tf.Int(1, 5), "kind": tf.Choice("a", "b", "c")}
+    study = tf.Study.create("demo", space=space, storage=str(path), algo="random", seed=0)
+    study.optimize(objective, 40, catch=(ValueError,))
+    study.storage.close()
+    return path
+
+
+@pytest.fixture
+def client(db: Path) -> Iterator[TestClient]:
+    storage = open_read_only(db)
+    with TestClient(create_app(storage)) as c:
+        yield c
+    storage.close()
+
+
+def get(client: TestClient, path: str, status: int = 200) -> Any:
+    response = client.get(path)
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+def test_the_page_and_its_vendored_assets_are_served_locally(client: TestClient) -> None:
+    page = client.get("/").text
+    assert '<script src="/static/vendor/uPlot.iife.min.js">' in page and "http" not in page.split("<body>")[1]
+    assert client.get("/static/vendor/uPlot.iife.min.js").status_code == 200
+    assert client.get("/static/app.js").status_code == 200
+
+
+def test_studies_are_listed_with_their_counts_and_best(client: TestClient) -> None:
+    (study,) = get(client, "/api/studies")["studies"]
+    assert study["name"] == "demo" and study["total"] == 40
+    assert study["counts"]["complete"] + study["counts"]["failed"] == 40 and study["counts"]["failed"] > 0
+
+
+def test_the_table_is_paged_sorted_and_filtered(client: TestClient) -> None:
+    first = get(client, "/api/studies/1/trials?limit=10")
+    assert first["total"] == 40 and [r["number"] for r in first["rows"]] == list(range(10))
+    second = get(client, "/api/studies/1/trials?limit=10&offset=10")
+    assert [r["number"] for r in second["rows"]] == list(range(10, 20))
+    by_value = get(client, "/api/studies/1/trials?order_by=value&limit=50")["rows"]
+    values = [r["value"] for r in by_value if r["value"] is not None]
+    assert values == sorted(values) and by_value[-1]["value"] is None  # failed trials last
+    down = get(client, "/api/studies/1/trials?order_by=value&descending=true&limit=1")["rows"]
+    assert down[0]["value"] == max(values)
+    failed = get(client, "/api/studies/1/trials?state=failed")
+    assert failed["total"] == sum(r["value"] is None for r in by_value)
+    assert all(r["state"] == "failed" for r in failed["rows"])
+    window = get(client, "/api/studies/1/trials?value_min=0.5&value_max=1.5")
+    assert all(0.5 <= r["value"] <= 1.5 for r in window["rows"]) and window["total"] == len(window["rows"])
+
+
+def test_a_trial_shows_config_expression_failure_attrs_and_curve(client: TestClient) -> None:
+    rows = get(client, "/api/studies/1/trials?state=failed&limit=1")["rows"]
+    t = get(client, f"/api/studies/1/trials/{rows[0]['number']}")
+    assert t["config"]["kind"] == "c" and "kind=c" in t["expression"]
+    assert "ValueError: kind c is broken" in t["fail_reason"]
+    assert t["user_attrs"] == {"note": "ok"}
+    assert t["intermediate"]["steps"] == [0] and t["intermediate"]["values"] == [t["config"]["x"] ** 2 + 1.0]
+
+
+@pytest.mark.parametrize(
+    "kind", ["convergence", "slices", "importance", "parallel", "intermediate", "structures", "gp"]
+)
+def test_every_plot_kind_serves_the_viz_data(client: TestClient, kind: str) -> None:
+    data = get(client, f"/api/studies/1/plots/{kind}")
+    if kind == "convergence":
+        assert data["best"] == sorted(data["best"], reverse=True) and data["total"] == 40 - failed_count(
+            client
+        )
+    elif kind == "slices":
+        assert {s["address"] for s in data["slices"]} == {"x", "n", "kind"}
+    elif kind == "importance":
+        assert data["scores"][0][0] == "x"
+    elif kind == "gp":
+        assert data["options"] == ["x", "n"] and len(data["mean"]) == len(data["grid"]) == 200
+    elif kind == "intermediate":
+        assert data["total"] == 40
+    elif kind == "structures":
+        assert data["rows"][0]["value"] == min(r["value"] for r in data["rows"])
+
+
+def failed_count(client: TestClient) -> int:
+    return int(get(client, "/api/studies/1/trials?state=failed")["total"])
+
+
+def test_bad_requests_name_the_argument(client: TestClient) -> None:
+    assert "order_by must be one of" in get(client, "/api/studies/1/trials?order_by=params", 400)["error"]
+    assert "limit='abc'" in get(client, "/api/studies/1/trials?limit=abc", 400)["error"]
+    assert "study_id=7" in get(client, "/api/studies/7/trials", 404)["error"]
+    assert "kind='pie'" in get(client, "/api/studies/1/plots/pie", 404)["error"]
+    assert get(client, "/api/studies/1/plots/gp?param=kind")["address"] == "x"  # a numeric one instead
+
+
+def test_the_dashboard_never_writes(db: Path) -> None:
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    storage = open_read_only(db)
+    with TestClient(create_app(storage)) as c:
+        for path in ["/api/studies", "/api/studies/1/trials?order_by=value", "/api/studies/1/plots/gp"]:
+            c.get(path)
+        assert c.post("/api/studies").status_code == 405
+    with pytest.raises(StorageError, match="readonly"):
+        storage.create_trial(1, params={"x": 0.0}, state=TrialState.WAITING)
+    storage.close()
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+
+
+def test_a_missing_file_or_memory_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="the SQLite file must exist"):
+        open_read_only(tmp_path / "none.db")
+    with pytest.raises(StorageError, match="storage=':memory:'"):
+        open_read_only(":memory:")
+
+
+def test_only_loopback_hosts_count_as_private() -> None:
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4") and not is_loopback("example.org")

@@ -1,0 +1,44 @@
+"""The GP's 1-D posterior along a parameter, with log EI below it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from treefarm import ConfigError
+from treefarm.viz import StudyData, gp_posterior, plot_gp_posterior
+
+from .records import record
+
+
+def bowl(n: int = 40, seed: int = 0) -> StudyData:
+    rng = np.random.default_rng(seed)
+    trials = []
+    for i in range(n):
+        x, y = rng.uniform(-2, 2, 2)
+        trials.append(record(i, float((x - 0.5) ** 2 + 0.1 * y**2), {"x": float(x), "y": float(y), "c": "a"}))
+    return StudyData("bowl", "minimize", trials)
+
+
+def test_the_posterior_mean_is_lowest_near_the_optimum() -> None:
+    p = gp_posterior(bowl().trials, "x", direction="minimize", n_grid=81)
+    assert p.grid[0] == pytest.approx(p.x.min()) and p.grid[-1] == pytest.approx(p.x.max())
+    assert abs(p.grid[np.argmin(p.mean)] - 0.5) < 0.25
+    assert np.all(p.std > 0) and np.all(np.isfinite(p.acquisition))
+    assert abs(p.grid[np.argmax(p.acquisition)] - 0.5) < 0.5
+    assert p.shown == p.total == 40
+
+
+def test_a_categorical_or_unknown_parameter_is_refused_by_name() -> None:
+    with pytest.raises(ConfigError, match="address='c'"):
+        gp_posterior(bowl().trials, "c", direction="minimize")
+
+
+def test_the_figure_draws_mean_band_and_acquisition() -> None:
+    data = bowl()
+    fig = plot_gp_posterior(data, "x")
+    top, bottom = fig.axes
+    p = gp_posterior(data.trials, "x", direction="minimize")
+    assert np.allclose(top.lines[0].get_ydata(), p.mean)
+    assert np.allclose(bottom.lines[0].get_ydata(), p.acquisition)
+    assert bottom.get_xlabel() == "x" and "GP along x" in top.get_title()
