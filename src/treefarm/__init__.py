@@ -4,8 +4,25 @@ Importing it loads NumPy and the pure-Python layers only; SciPy and
 SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
-from .exceptions import ConfigError, SpaceError, StorageError, StudyError, TreefarmError, TrialStateError
+from .exceptions import (
+    ConfigError,
+    SpaceError,
+    StorageError,
+    StudyError,
+    TreefarmError,
+    TrialPruned,
+    TrialStateError,
+)
 from .optimizers import GP, TPE, Anneal, History, Observation, Optimizer, RandomSearch
+from .pruners import (
+    HyperbandPruner,
+    MedianPruner,
+    PatiencePruner,
+    PercentilePruner,
+    Pruner,
+    SuccessiveHalvingPruner,
+    ThresholdPruner,
+)
 from .space import (
     Args,
     Choice,
@@ -46,13 +63,18 @@ __all__ = [
     "Const",
     "Family",
     "History",
+    "HyperbandPruner",
     "I",
     "InMemoryStorage",
     "Int",
     "Join",
+    "MedianPruner",
     "Normal",
     "Observation",
     "Optimizer",
+    "PatiencePruner",
+    "PercentilePruner",
+    "Pruner",
     "R",
     "RandomSearch",
     "Real",
@@ -65,8 +87,11 @@ __all__ = [
     "Study",
     "StudyError",
     "StudyRecord",
+    "SuccessiveHalvingPruner",
+    "ThresholdPruner",
     "TreefarmError",
     "Trial",
+    "TrialPruned",
     "TrialRecord",
     "TrialState",
     "TrialStateError",

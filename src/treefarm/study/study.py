@@ -34,10 +34,12 @@ import numpy as np
 
 from ..exceptions import ConfigError, StudyError
 from ..optimizers import History, Observation, Optimizer, make_optimizer
+from ..pruners import Pruner
 from ..space import Config, Space, build, canonical, convert, has_rules, validate
 from ..storage import Storage, StudyRecord, TrialRecord, TrialState, open_storage
 from .outcome import Outcome, from_exception, from_result
 from .parallel import Evaluator
+from .pruning import curves_for, with_last_report
 from .stopping import Stopper
 from .trial import Trial
 
@@ -112,6 +114,7 @@ class Study:
         heartbeat_interval: float,
         stale_after: float | None,
         requeue_interrupted: bool,
+        pruner: Pruner | None = None,
     ) -> None:
         self._record = record
         self._storage = storage
@@ -125,6 +128,9 @@ class Study:
         self.heartbeat_interval = float(heartbeat_interval)
         self.stale_after = float(stale_after) if stale_after is not None else 6 * self.heartbeat_interval
         self.requeue_interrupted = requeue_interrupted
+        if pruner is not None and not isinstance(pruner, Pruner):
+            raise StudyError(f"pruner must be a Pruner or None, but got pruner={pruner!r}")
+        self.pruner = pruner
         self._finished: dict[int, TrialRecord] = {}
         self._configs: dict[int, Config | None] = {}
         self._scan_from = 0
@@ -151,6 +157,7 @@ class Study:
         heartbeat_interval: float = 10.0,
         stale_after: float | None = None,
         requeue_interrupted: bool = False,
+        pruner: Pruner | None = None,
     ) -> Study:
         """Create a study (or load it, with ``load_if_exists``) in ``storage``.
 
@@ -159,6 +166,7 @@ class Study:
         ``seed`` None draws one and stores it, so the study stays reproducible
         when resumed. ``stale_after`` (default six heartbeats) is how old a
         RUNNING trial's heartbeat may be before it is presumed dead.
+        ``pruner`` (see :mod:`treefarm.pruners`) answers ``trial.should_prune()``.
         """
         if direction not in DIRECTIONS:
             raise StudyError(f"direction must be one of {list(DIRECTIONS)}, but got direction={direction!r}")
@@ -184,6 +192,7 @@ class Study:
             heartbeat_interval=heartbeat_interval,
             stale_after=stale_after,
             requeue_interrupted=requeue_interrupted,
+            pruner=pruner,
         )
 
     @classmethod
@@ -197,6 +206,7 @@ class Study:
         heartbeat_interval: float = 10.0,
         stale_after: float | None = None,
         requeue_interrupted: bool = False,
+        pruner: Pruner | None = None,
     ) -> Study:
         """Open an existing study to resume it or read it (its seed and direction are stored)."""
         store = open_storage(storage)
@@ -208,6 +218,7 @@ class Study:
             heartbeat_interval=heartbeat_interval,
             stale_after=stale_after,
             requeue_interrupted=requeue_interrupted,
+            pruner=pruner,
         )
 
     # --------------------------------------------------------------- properties
@@ -299,7 +310,16 @@ class Study:
         return unfinished
 
     def history(self, *, exclude: int | None = None) -> History:
-        """What the optimizer sees: completed, failed and pending configurations."""
+        """What the optimizer sees: completed, failed and pending configurations.
+
+        A pruned trial counts as completed with the value it last reported.
+        For a curve that improves with the budget that value is pessimistic,
+        so a trial stopped early lands among the worse ones of TPE's split
+        (as Optuna's TPE ranks pruned trials below completed ones) without
+        any optimizer knowing about fidelities; ignoring it instead would let
+        the optimizer propose its region again. Pruned before any report, it
+        counts as failed.
+        """
         unfinished = self._sync()
         complete, failed = [], []
         for number in sorted(self._finished):
@@ -307,9 +327,9 @@ class Study:
             config = self._config_of(r)
             if config is None:
                 continue
-            if r.state is TrialState.COMPLETE and r.value is not None:
+            if r.state in (TrialState.COMPLETE, TrialState.PRUNED) and r.value is not None:
                 complete.append(Observation(config, self._sign(r.value)))
-            elif r.state is TrialState.FAILED:
+            elif r.state is not TrialState.COMPLETE:
                 failed.append(config)
         pending = []
         for r in unfinished:
@@ -437,7 +457,15 @@ class Study:
             outcome = from_result(value)
         return self._finish(number, outcome)
 
+    def _should_prune(self, number: int) -> bool:
+        if self.pruner is None:
+            return False
+        records = self._storage.get_trials(self._id)
+        return self.pruner.prune(curves_for(records, number, maximize=self.direction == "maximize"))
+
     def _finish(self, number: int, outcome: Outcome) -> TrialRecord:
+        if outcome.state is TrialState.PRUNED:
+            outcome = with_last_report(outcome, self._storage.get_trial(self._id, number))
         system_attrs = dict(outcome.system_attrs)
         config = self._configs.get(number)
         if self._rules and config is not None:
