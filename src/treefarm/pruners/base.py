@@ -41,6 +41,11 @@ class Curves:
     earlier: Mapping[int, Curve]
     maximize: bool = False
 
+    def __post_init__(self) -> None:
+        later = [n for n in self.earlier if n >= self.number]
+        if later:
+            object.__setattr__(self, "earlier", {n: c for n, c in self.earlier.items() if n < self.number})
+
     @property
     def step(self) -> int | None:
         """The last step the trial reported (None before any report)."""

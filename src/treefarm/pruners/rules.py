@@ -80,4 +80,4 @@ class PatiencePruner(Pruner):
         if len(losses) <= self.patience:
             return False
         cut = len(losses) - self.patience
-        return bool(losses[cut:].min() > losses[:cut].min() - self.min_delta)
+        return bool(losses[cut:].min() >= losses[:cut].min() - self.min_delta)
