@@ -45,9 +45,10 @@ def _split(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
 
 def mlp_digits() -> tuple[dict[str, Any], Trainer]:
     """The MLP problem: its space (treefarm spelling) and trainer."""
-    import treefarm as tf
     from sklearn.datasets import load_digits
     from sklearn.neural_network import MLPClassifier
+
+    import treefarm as tf
 
     data = load_digits()
     xtr, xva, ytr, yva = _split(data.data / 16.0, data.target)
@@ -79,9 +80,10 @@ def mlp_digits() -> tuple[dict[str, Any], Trainer]:
 
 def hgb_synth() -> tuple[dict[str, Any], Trainer]:
     """The gradient-boosting problem: 10 iterations per step."""
-    import treefarm as tf
     from sklearn.datasets import make_classification
     from sklearn.ensemble import HistGradientBoostingClassifier
+
+    import treefarm as tf
 
     x, y = make_classification(n_samples=2000, n_features=20, n_informative=8, flip_y=0.05, random_state=0)
     xtr, xva, ytr, yva = _split(x, y)

@@ -15,7 +15,9 @@ from treefarm.pruners.hyperband import bracket_of, bracket_sizes
 EARLIER = {0: {1: 1.0, 2: 0.5}, 1: {1: 2.0, 2: 1.5}, 2: {1: 3.0, 2: 2.5}}
 
 
-def curves(curve: dict[int, float], earlier: dict = EARLIER, *, number: int = 3, maximize: bool = False) -> Curves:
+def curves(
+    curve: dict[int, float], earlier: dict = EARLIER, *, number: int = 3, maximize: bool = False
+) -> Curves:
     return Curves(number, curve, earlier, maximize)
 
 
@@ -115,15 +117,17 @@ def test_hyperband_shares_trials_among_brackets_in_proportion() -> None:
 
 def test_hyperband_trial_competes_only_within_its_bracket() -> None:
     hb = tf.HyperbandPruner(min_resource=1, max_resource=27, reduction_factor=3)
+    assert hb.bracket(0) == 0  # frac(0 * golden) = 0 falls in the first bracket
     number = next(n for n in range(1, 100) if hb.bracket(n) == 0)
-    same = next(n for n in range(number) if hb.bracket(n) == 0) if hb.bracket(0) == 0 else None
-    other = {n: {1: 0.0} for n in range(number) if hb.bracket(n) != 0}
-    assert not hb.prune(curves({1: 0.5}, other, number=number))  # rivals elsewhere do not count
-    if same is not None:
-        assert hb.prune(curves({1: 0.5}, {**other, same: {1: 0.1}}, number=number))
+    other = {n: {1: 0.0} for n in range(1, number) if hb.bracket(n) != 0}
+    assert other  # brackets interleave, so there are rivals in other brackets
+    assert not hb.prune(curves({1: 0.5}, other, number=number))  # they do not count
+    assert hb.prune(curves({1: 0.5}, {**other, 0: {1: 0.1}}, number=number))
     safe = next(n for n in range(1, 100) if hb.bracket(n) == 3)
-    rivals = {n: {s: 0.0 for s in range(1, 28)} for n in range(safe) if hb.bracket(n) == 3}
-    assert not any(hb.prune(curves({s: 1.0 for s in range(1, k + 1)}, rivals, number=safe)) for k in range(1, 27))
+    rivals = {n: dict.fromkeys(range(1, 28), 0.0) for n in range(safe) if hb.bracket(n) == 3}
+    assert not any(
+        hb.prune(curves(dict.fromkeys(range(1, k + 1), 1.0), rivals, number=safe)) for k in range(1, 27)
+    )
     assert hb.budget(safe) == 27
 
 
