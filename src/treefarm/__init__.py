@@ -48,7 +48,7 @@ from .space import (
     validate,
 )
 from .storage import InMemoryStorage, Storage, StudyRecord, TrialRecord, TrialState, open_storage
-from .study import Result, Study, Trial, minimize
+from .study import Result, Study, Trial, evaluate_folds, minimize
 
 __version__ = "0.1.0"
 
@@ -101,6 +101,7 @@ __all__ = [
     "build",
     "convert",
     "enumerate_configs",
+    "evaluate_folds",
     "minimize",
     "op",
     "open_storage",
