@@ -4,9 +4,9 @@ and against Optuna's SuccessiveHalving and Hyperband pruners, each over TPE.
 Two problems trained step by step (one step = one unit of resource):
 
 - ``mlp_digits``: scikit-learn's ``MLPClassifier`` on the digits data, one
-  ``partial_fit`` epoch per step, validation error after each;
+  ``partial_fit`` epoch per step (minibatches of 128), validation error after each;
 - ``hgb_synth``: ``HistGradientBoostingClassifier`` on a fixed synthetic
-  classification set, 10 boosting iterations per step (``warm_start``).
+  classification set, 5 boosting iterations per step (``warm_start``).
 
 Each trial may take ``MAX_STEPS`` (27) steps. Runs without pruning evaluate
 ``N_FULL`` trials to the end; pruned runs go on until they have used
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 MAX_STEPS = 27
-N_FULL = 40
+N_FULL = 30
 PRUNED_SHARE = 0.5
 METHODS = ("tf-none", "tf-asha", "tf-hyperband", "optuna-none", "optuna-sha", "optuna-hyperband")
 PROBLEMS = ("mlp_digits", "hgb_synth")
@@ -56,8 +56,7 @@ def mlp_digits() -> tuple[dict[str, Any], Trainer]:
     space = {
         "lr": tf.Real(1e-4, 1e-1, log=True),
         "alpha": tf.Real(1e-6, 1e-1, log=True),
-        "hidden": tf.Int(4, 128, log=True),
-        "batch": tf.Int(16, 256, log=True),
+        "hidden": tf.Int(8, 64, log=True),
     }
 
     def trainer(p: dict[str, Any]) -> Callable[[], float]:
@@ -65,7 +64,7 @@ def mlp_digits() -> tuple[dict[str, Any], Trainer]:
             hidden_layer_sizes=(p["hidden"],),
             learning_rate_init=p["lr"],
             alpha=p["alpha"],
-            batch_size=p["batch"],
+            batch_size=128,
             random_state=0,
         )
 
@@ -79,17 +78,17 @@ def mlp_digits() -> tuple[dict[str, Any], Trainer]:
 
 
 def hgb_synth() -> tuple[dict[str, Any], Trainer]:
-    """The gradient-boosting problem: 10 iterations per step."""
+    """The gradient-boosting problem: 5 iterations per step."""
     from sklearn.datasets import make_classification
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     import treefarm as tf
 
-    x, y = make_classification(n_samples=2000, n_features=20, n_informative=8, flip_y=0.05, random_state=0)
+    x, y = make_classification(n_samples=1000, n_features=20, n_informative=8, flip_y=0.05, random_state=0)
     xtr, xva, ytr, yva = _split(x, y)
     space = {
         "lr": tf.Real(1e-3, 0.5, log=True),
-        "leaves": tf.Int(4, 64, log=True),
+        "leaves": tf.Int(4, 32, log=True),
         "min_leaf": tf.Int(2, 100, log=True),
         "l2": tf.Real(1e-6, 10.0, log=True),
     }
@@ -107,7 +106,7 @@ def hgb_synth() -> tuple[dict[str, Any], Trainer]:
         )
 
         def step() -> float:
-            model.set_params(max_iter=model.max_iter + 10)
+            model.set_params(max_iter=model.max_iter + 5)
             model.fit(xtr, ytr)
             return float(1.0 - model.score(xva, yva))
 
