@@ -458,9 +458,12 @@ class Study:
         return self._finish(number, outcome)
 
     def _should_prune(self, number: int) -> bool:
+        """The pruner's decision for trial ``number``; finished trials come from the cache
+        (they never change), so only the unfinished ones are read from storage."""
         if self.pruner is None:
             return False
-        records = self._storage.get_trials(self._id)
+        unfinished = self._sync()
+        records = [*self._finished.copy().values(), *unfinished]  # copy(): atomic under threads
         return self.pruner.prune(curves_for(records, number, maximize=self.direction == "maximize"))
 
     def _finish(self, number: int, outcome: Outcome) -> TrialRecord:
