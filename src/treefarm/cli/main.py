@@ -115,12 +115,17 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     return "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells)
 
 
+#: The spread of a fold x replica objective (``evaluate_folds``), shown when stored.
+FOLD_COLUMNS = ("user_attrs.bias", "user_attrs.variance", "user_attrs.std")
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     storage = open_storage(args.storage)
     record = storage.get_study(args.study)
     trials = storage.get_trials(record.study_id)
     rows = trial_rows(trials)
     columns = ["number", "state", "value", "duration"]
+    columns += [c for c in ("last_step", *FOLD_COLUMNS) if any(r.get(c) is not None for r in rows)]
     columns += sorted({k for r in rows for k in r if k.startswith("params.")})
     print(_table(rows[-args.last :] if args.last else rows, columns))
     counts: dict[str, int] = {}
