@@ -138,3 +138,12 @@ def test_four_processes_on_one_sqlite_study_decide_as_one_process(tmp_path: Path
     assert len({t.system_attrs["worker"] for t in four.trials}) > 1  # the work was shared
     assert decisions(four) == decisions(single)
     assert {TrialState.PRUNED, TrialState.COMPLETE} <= {t.state for t in four.trials}
+
+
+def test_minimize_takes_a_pruner() -> None:
+    result = tf.minimize(
+        trained, SPACE, algo="random", max_evals=10, seed=0, storage=None, pruner=curves.pruner()
+    )
+    states = {t.state for t in result.trials}
+    assert states == {TrialState.COMPLETE, TrialState.PRUNED}
+    assert result.best_value == min(t.value for t in result.trials if t.state is TrialState.COMPLETE)

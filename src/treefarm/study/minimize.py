@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..optimizers import Optimizer
+from ..pruners import Pruner
 from ..space import Apply, Config, convert
 from ..storage import Storage, TrialRecord
 from .study import Study
@@ -69,12 +70,14 @@ def minimize(
     direction: str = "minimize",
     n_jobs: int = 1,
     timeout: float | None = None,
+    pruner: Pruner | None = None,
 ) -> Result:
     """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
 
     Trials are kept in ``storage`` (a SQLite file ``treefarm.db`` by default;
     None keeps them in memory). Giving an existing ``study_name`` resumes that
-    study: trials already done count towards ``max_evals``.
+    study: trials already done count towards ``max_evals``. An objective that
+    takes ``trial`` can report and be stopped early by ``pruner``.
     """
     study = Study.create(
         study_name,
@@ -84,6 +87,7 @@ def minimize(
         direction=direction,
         seed=seed,
         load_if_exists=study_name is not None,
+        pruner=pruner,
     )
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None
