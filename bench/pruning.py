@@ -227,6 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.pruning")
     parser.add_argument("--out", type=Path, default=Path("bench/results/pruning.jsonl"))
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seed-list", default="", help="comma-separated seeds, in order (overrides --seeds)")
     parser.add_argument("--problems", default=",".join(PROBLEMS))
     parser.add_argument("--methods", default=",".join(METHODS))
     args = parser.parse_args(argv)
@@ -239,7 +240,8 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             done.add((row["problem"], row["method"], row["seed"]))
     for problem in args.problems.split(","):
-        for seed in range(args.seeds):
+        seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else range(args.seeds)
+        for seed in seeds:
             for method in args.methods.split(","):
                 if (problem, method, seed) in done:
                     continue

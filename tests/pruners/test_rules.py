@@ -10,7 +10,7 @@ import pytest
 import treefarm as tf
 from treefarm.exceptions import StudyError
 from treefarm.pruners import Curves
-from treefarm.pruners.hyperband import bracket_of, bracket_sizes
+from treefarm.pruners.hyperband import bracket_edges, bracket_of, bracket_sizes
 
 EARLIER = {0: {1: 1.0, 2: 0.5}, 1: {1: 2.0, 2: 1.5}, 2: {1: 3.0, 2: 2.5}}
 
@@ -109,9 +109,10 @@ def test_hyperband_bracket_sizes_are_hyperbands_n() -> None:
 
 def test_hyperband_shares_trials_among_brackets_in_proportion() -> None:
     sizes = bracket_sizes(1, 27, 3)
-    counts = np.bincount([bracket_of(n, sizes) for n in range(4900)], minlength=4)
+    edges = bracket_edges(sizes)
+    counts = np.bincount([bracket_of(n, edges) for n in range(4900)], minlength=4)
     np.testing.assert_allclose(counts / 4900, sizes / sizes.sum(), atol=0.005)
-    first = [bracket_of(n, sizes) for n in range(8)]
+    first = [bracket_of(n, edges) for n in range(8)]
     assert len(set(first)) >= 3  # brackets interleave from the start
 
 

@@ -16,6 +16,7 @@ of its own bracket.
 
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -37,11 +38,14 @@ def bracket_sizes(min_resource: int, max_resource: int, eta: int) -> np.ndarray:
     return np.ceil((s_max + 1) / (s_max - b + 1) * float(eta) ** (s_max - b)).astype(int)
 
 
-def bracket_of(number: int, sizes: np.ndarray) -> int:
+def bracket_edges(sizes: np.ndarray) -> list[float]:
+    """The cumulative shares of the brackets, ending at 1."""
+    return (np.cumsum(sizes) / sizes.sum()).tolist()
+
+
+def bracket_of(number: int, edges: list[float]) -> int:
     """The bracket of trial ``number``: ``frac(number * golden)`` through the cumulative shares."""
-    u = (number * _GOLDEN) % 1.0
-    edges = np.cumsum(sizes) / sizes.sum()
-    return int(np.searchsorted(edges, u, side="right"))
+    return bisect.bisect_right(edges, (number * _GOLDEN) % 1.0)
 
 
 class HyperbandPruner(Pruner):
@@ -52,11 +56,11 @@ class HyperbandPruner(Pruner):
         self.min_resource = min_resource
         self.max_resource = max_resource
         self.reduction_factor = reduction_factor
-        self._sizes = bracket_sizes(min_resource, max_resource, reduction_factor)
+        self._edges = bracket_edges(bracket_sizes(min_resource, max_resource, reduction_factor))
 
     def bracket(self, number: int) -> int:
         """The bracket (minimum early-stopping rate) trial ``number`` runs in."""
-        return bracket_of(number, self._sizes)
+        return bracket_of(number, self._edges)
 
     def budget(self, number: int) -> int | None:
         return self.max_resource

@@ -24,11 +24,11 @@ def curves_for(records: Sequence[TrialRecord], number: int, *, maximize: bool) -
     """The curves trial ``number`` is judged by: its own and those of the trials numbered below it."""
     own: Mapping[int, float] = {}
     earlier = {}
-    for r in records:
+    for r in records:  # records are snapshots with their own dicts: no copy needed
         if r.number == number:
-            own = dict(r.intermediate)
+            own = r.intermediate
         elif r.number < number and r.intermediate:
-            earlier[r.number] = dict(r.intermediate)
+            earlier[r.number] = r.intermediate
     return Curves(number, own, earlier, maximize)
 
 
