@@ -79,7 +79,12 @@ def table(rows: list[dict[str, Any]], problem: str) -> str:
 
 
 def main(paths: list[str]) -> None:
-    rows = [json.loads(line) for p in paths for line in Path(p).read_text().splitlines() if line.strip()]
+    rows = list(
+        {
+            (r["problem"], r["method"], r["seed"]): r  # a key run by two runners counts once
+            for r in (json.loads(line) for p in paths for line in Path(p).read_text().splitlines() if line)
+        }.values()
+    )
     for problem in sorted({r["problem"] for r in rows}):
         print(table(rows, problem))
 
