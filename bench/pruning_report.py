@@ -75,6 +75,18 @@ def table(rows: list[dict[str, Any]], problem: str) -> str:
         lines.append(
             f"| {method} | {len(rs)} | {best:.4f} | {used:.0f} | {within:.4f} | {hit}/{len(rs)} | {share} |"
         )
+    shares = (0.1, 0.2, 0.3, 0.4, 0.5, 1.0)
+    lines += [
+        "",
+        "Mean over seeds of the best error within a share of the no-pruning steps "
+        "(the median moves in steps of one validation sample):",
+        "",
+        "| method | " + " | ".join(f"{s:.0%}" for s in shares) + " |",
+        "|---|" + "---|" * len(shares),
+    ]
+    for method in sorted(runs):
+        means = [np.mean([best_within(r["trials"], s * full_steps) for r in runs[method]]) for s in shares]
+        lines.append(f"| {method} | " + " | ".join(f"{m:.4f}" for m in means) + " |")
     return "\n".join(lines) + "\n"
 
 
