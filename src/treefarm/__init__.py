@@ -4,8 +4,25 @@ Importing it loads NumPy and the pure-Python layers only; SciPy and
 SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
-from .exceptions import ConfigError, SpaceError, StorageError, StudyError, TreefarmError, TrialStateError
+from .exceptions import (
+    ConfigError,
+    SpaceError,
+    StorageError,
+    StudyError,
+    TreefarmError,
+    TrialPruned,
+    TrialStateError,
+)
 from .optimizers import GP, TPE, Anneal, GrammarSearch, History, Observation, Optimizer, RandomSearch
+from .pruners import (
+    HyperbandPruner,
+    MedianPruner,
+    PatiencePruner,
+    PercentilePruner,
+    Pruner,
+    SuccessiveHalvingPruner,
+    ThresholdPruner,
+)
 from .space import (
     Args,
     Choice,
@@ -33,7 +50,7 @@ from .space import (
     validate,
 )
 from .storage import InMemoryStorage, Storage, StudyRecord, TrialRecord, TrialState, open_storage
-from .study import Result, Study, Trial, minimize
+from .study import Result, Study, Trial, evaluate_folds, minimize
 
 __version__ = "0.1.0"
 
@@ -49,14 +66,19 @@ __all__ = [
     "Family",
     "GrammarSearch",
     "History",
+    "HyperbandPruner",
     "I",
     "InMemoryStorage",
     "Int",
     "Join",
     "Loop",
+    "MedianPruner",
     "Normal",
     "Observation",
     "Optimizer",
+    "PatiencePruner",
+    "PercentilePruner",
+    "Pruner",
     "R",
     "RandomSearch",
     "Real",
@@ -69,8 +91,11 @@ __all__ = [
     "Study",
     "StudyError",
     "StudyRecord",
+    "SuccessiveHalvingPruner",
+    "ThresholdPruner",
     "TreefarmError",
     "Trial",
+    "TrialPruned",
     "TrialRecord",
     "TrialState",
     "TrialStateError",
@@ -81,6 +106,7 @@ __all__ = [
     "cell",
     "convert",
     "enumerate_configs",
+    "evaluate_folds",
     "minimize",
     "op",
     "open_storage",

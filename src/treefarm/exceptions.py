@@ -16,6 +16,7 @@ __all__ = [
     "StorageError",
     "StudyError",
     "TreefarmError",
+    "TrialPruned",
     "TrialStateError",
     "format_values",
 ]
@@ -48,3 +49,9 @@ class StudyError(TreefarmError, RuntimeError):
 
 class TrialStateError(StudyError):
     """A trial is moved to a state it cannot reach, e.g. ``tell()`` twice on one trial."""
+
+
+class TrialPruned(TreefarmError):  # noqa: N818 (a signal, not an error; the name Optuna users know)
+    """Raised by an objective to stop its trial early (after ``trial.should_prune()``
+    said so); the study records the trial PRUNED with its last reported value.
+    Not an error: the run goes on whatever ``catch`` holds."""

@@ -154,6 +154,10 @@ def _one_line(text: Any, width: int = 80) -> Any:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+#: The spread of a fold x replica objective (``evaluate_folds``), shown when stored.
+FOLD_COLUMNS = ("user_attrs.bias", "user_attrs.variance", "user_attrs.std")
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     storage = open_storage(args.storage, read_only=True)
     record = storage.get_study(args.study)
@@ -162,6 +166,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     for row in rows:
         row["reason"] = _one_line(row.get("fail_reason"))
     columns = ["number", "state", "value", "duration"]
+    columns += [c for c in ("last_step", *FOLD_COLUMNS) if any(r.get(c) is not None for r in rows)]
     columns += sorted({k for r in rows for k in r if k.startswith("params.")})
     columns += ["reason"] if any(r["reason"] for r in rows) else []
     print(_table(rows[-args.last :] if args.last else rows, columns))

@@ -1,7 +1,19 @@
 """Ask/tell studies over a storage, the optimize loop, and ``minimize``."""
 
+from .folds import aggregate, bias_variance, evaluate_folds, mean_plus_std
 from .minimize import DEFAULT_STORAGE, Result, minimize
 from .study import Callback, Study
 from .trial import Trial
 
-__all__ = ["DEFAULT_STORAGE", "Callback", "Result", "Study", "Trial", "minimize"]
+__all__ = [
+    "DEFAULT_STORAGE",
+    "Callback",
+    "Result",
+    "Study",
+    "Trial",
+    "aggregate",
+    "bias_variance",
+    "evaluate_folds",
+    "mean_plus_std",
+    "minimize",
+]

@@ -11,8 +11,8 @@ __all__ = ["trial_rows"]
 
 
 def trial_rows(records: Sequence[TrialRecord]) -> list[dict[str, Any]]:
-    """One flat dict per trial: number, state, value, timing, ``params.<address>``,
-    ``user_attrs.<key>`` and the failure reason, in a stable column order."""
+    """One flat dict per trial: number, state, value, timing, the last reported step,
+    ``params.<address>``, ``user_attrs.<key>`` and the failure reason, in a stable column order."""
     rows = []
     for r in records:
         duration = r.finished - r.started if r.finished is not None and r.started is not None else None
@@ -23,6 +23,7 @@ def trial_rows(records: Sequence[TrialRecord]) -> list[dict[str, Any]]:
             "started": r.started,
             "finished": r.finished,
             "duration": duration,
+            "last_step": max(r.intermediate) if r.intermediate else None,
             "fail_reason": r.system_attrs.get("fail_reason"),
         }
         row.update({f"params.{k}": v for k, v in r.params.items()})

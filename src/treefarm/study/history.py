@@ -70,8 +70,21 @@ class TrialCache:
             self._scan_from = unfinished[0].number if unfinished else records[-1].number + 1
         return unfinished
 
+    def finished_and_unfinished(self) -> list[TrialRecord]:
+        """Every trial: the finished ones from the cache, the others read afresh."""
+        unfinished = self.sync()
+        return [*self._finished.copy().values(), *unfinished]  # copy(): atomic under threads
+
     def history(self, *, exclude: int | None = None) -> History:
-        """What the optimizer sees: completed, failed and pending configurations."""
+        """What the optimizer sees: completed, failed and pending configurations.
+
+        A pruned trial counts as completed with the value it last reported.
+        For a curve that improves with the budget that value is pessimistic,
+        so a trial stopped early lands among the worse ones of TPE's split
+        (as Optuna's TPE ranks pruned trials below completed ones) without
+        any optimizer knowing about fidelities; ignoring it instead would let
+        the optimizer propose its region again. Pruned before any report, it
+        counts as failed."""
         unfinished = self.sync()
         complete, failed = [], []
         for number in sorted(self._finished):
@@ -79,9 +92,9 @@ class TrialCache:
             config = self.config_of(r)
             if config is None:
                 continue
-            if r.state is TrialState.COMPLETE and r.value is not None:
+            if r.state in (TrialState.COMPLETE, TrialState.PRUNED) and r.value is not None:
                 complete.append(Observation(config, self._sign * r.value))
-            elif r.state is TrialState.FAILED:
+            elif r.state is not TrialState.COMPLETE:
                 failed.append(config)
         pending = []
         for r in unfinished:

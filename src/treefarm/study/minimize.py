@@ -20,6 +20,7 @@ from typing import Any
 
 from ..exceptions import StudyError
 from ..optimizers import Optimizer
+from ..pruners import Pruner
 from ..space import Apply, Config, convert
 from ..storage import Storage, TrialRecord
 from .study import Study
@@ -76,6 +77,7 @@ def minimize(
     direction: str | None = None,
     n_jobs: int = 1,
     timeout: float | None = None,
+    pruner: Pruner | None = None,
 ) -> Result:
     """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
 
@@ -85,6 +87,7 @@ def minimize(
     by this process or any other sharing the storage, count towards it.
     ``algo`` and ``direction`` default to ``"tpe"`` and ``"minimize"`` for a
     new study and to the stored ones for a resumed one.
+    An objective that takes ``trial`` can report and be stopped early by ``pruner``.
     """
     if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
         raise StudyError(f"max_evals must be an integer >= 1, but got max_evals={max_evals!r}")
@@ -96,6 +99,7 @@ def minimize(
         direction=direction,
         seed=seed,
         load_if_exists=study_name is not None,
+        pruner=pruner,
     )
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..exceptions import TrialPruned
 from ..storage import TrialState
 
 __all__ = ["Outcome", "failure", "from_exception", "from_result", "told"]
@@ -84,7 +85,10 @@ def from_result(result: object) -> Outcome:
 
 
 def from_exception(exc: BaseException) -> Outcome:
-    """The outcome of an objective that raised ``exc`` (the traceback is kept as text)."""
+    """The outcome of an objective that raised ``exc`` (the traceback is kept as text);
+    :class:`~treefarm.TrialPruned` makes it PRUNED, not FAILED."""
+    if isinstance(exc, TrialPruned):
+        return Outcome(TrialState.PRUNED)
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}: {exc}"
     return _failed(reason, traceback=text[-20_000:])

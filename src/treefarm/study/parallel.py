@@ -29,7 +29,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ..exceptions import StudyError
+from ..exceptions import StudyError, TrialPruned
 from ..storage import TrialState
 from .outcome import Outcome, from_exception, from_result
 from .trial import Trial
@@ -93,8 +93,13 @@ def _evaluate_inline(objective: Callable[..., Any], trial: Trial, wants_trial: b
     try:
         result = objective(trial.value, trial=trial) if wants_trial else objective(trial.value)
     except BaseException as exc:
-        return from_exception(exc), exc
+        return _raised(exc)
     return from_result(result), None
+
+
+def _raised(exc: BaseException) -> Result:
+    """The outcome of a raised ``exc``, and the exception unless it is a pruning (which is no error)."""
+    return from_exception(exc), None if isinstance(exc, TrialPruned) else exc
 
 
 class Evaluator:
@@ -191,4 +196,4 @@ class Evaluator:
             return from_exception(exc), None
         if kind == "ok":
             return from_result(payload), None
-        return from_exception(payload), payload
+        return _raised(payload)

@@ -15,6 +15,7 @@ from ..storage.checks import owner_of
 from .dedupe import Deduplicator
 from .history import TrialCache
 from .outcome import Outcome, failure
+from .pruning import with_last_report
 from .worker import identity
 
 __all__ = ["Recorder"]
@@ -31,7 +32,10 @@ class Recorder:
         self.running: set[int] = set()
 
     def finish(self, number: int, outcome: Outcome) -> TrialRecord:
-        """Record ``outcome`` for trial ``number`` (see the module docstring)."""
+        """Record ``outcome`` for trial ``number`` (see the module docstring); a pruned
+        trial keeps the value and step it last reported."""
+        if outcome.state is TrialState.PRUNED:
+            outcome = with_last_report(outcome, self._storage.get_trial(self._study_id, number))
         system_attrs = dict(outcome.system_attrs)
         config = self._cache.known_config(number) if self._dedupe.rules else None
         if config is not None:

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..exceptions import StudyError
 from ..optimizers import History, Optimizer
+from ..pruners import Pruner
 from ..space import Config, build, params, validate
 from ..space.partial import check_partial
 from ..storage import HintRecord, Storage, TrialRecord, TrialState
@@ -35,6 +36,7 @@ from .dedupe import Deduplicator
 from .history import TrialCache
 from .loop import optimize
 from .outcome import Outcome, failure, from_exception, told
+from .pruning import curves_for
 from .recording import Recorder
 from .recovery import recover
 from .trial import Trial
@@ -53,7 +55,14 @@ class Study:
     Make one with :meth:`create` or :meth:`load`, never the constructor.
     """
 
-    def __init__(self, opened: opening.Opened, *, heartbeat_interval: float, requeue_interrupted: bool) -> None:
+    def __init__(
+        self,
+        opened: opening.Opened,
+        *,
+        heartbeat_interval: float,
+        requeue_interrupted: bool,
+        pruner: Pruner | None = None,
+    ) -> None:
         record, storage, space, optimizer = opened.record, opened.storage, opened.space, opened.optimizer
         if isinstance(heartbeat_interval, bool) or not (
             isinstance(heartbeat_interval, (int, float)) and heartbeat_interval > 0
@@ -68,6 +77,9 @@ class Study:
         self.heartbeat_interval = float(heartbeat_interval)
         self.stale_after = STALE_FACTOR * self.heartbeat_interval
         self.requeue_interrupted = requeue_interrupted
+        if pruner is not None and not isinstance(pruner, Pruner):
+            raise StudyError(f"pruner must be a Pruner or None, but got pruner={pruner!r}")
+        self.pruner = pruner
         self._cache = TrialCache(storage, record.study_id, space, sign=self._sign(1.0), name=record.name)
         dedupe = Deduplicator(space)
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
@@ -93,6 +105,7 @@ class Study:
         requeue_interrupted: bool = False,
         warm_start: Sequence[Study] = (),
         warm_start_credibility: float = 0.5,
+        pruner: Pruner | None = None,
     ) -> Study:
         """Create a study (or reopen it, with ``load_if_exists``) in ``storage``.
 
@@ -103,7 +116,8 @@ class Study:
         stays reproducible when resumed). A reopened one keeps what it stored:
         see :mod:`treefarm.study.identity` for what is checked and recorded.
         Trials not finished after ``STALE_FACTOR`` heartbeat intervals are
-        presumed dead by any worker's recovery. ``warm_start`` studies give a
+        presumed dead by any worker's recovery. ``pruner`` (see
+        :mod:`treefarm.pruners`) answers ``trial.should_prune()``. ``warm_start`` studies give a
         new study their best configurations as hints of
         ``warm_start_credibility`` (see :mod:`treefarm.study.warm`).
         """
@@ -117,7 +131,9 @@ class Study:
             load_if_exists=load_if_exists,
             allow_space_change=allow_space_change,
         )
-        study = cls(opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted)
+        study = cls(
+            opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted, pruner=pruner
+        )
         if warm_start and not study.hints and not study.trials:
             for config, source in warm_start_hints(study.space, warm_start):
                 study.hint(config, credibility=warm_start_credibility, author=f"warm start from {source!r}")
@@ -134,13 +150,16 @@ class Study:
         allow_space_change: bool = False,
         heartbeat_interval: float = 10.0,
         requeue_interrupted: bool = False,
+        pruner: Pruner | None = None,
     ) -> Study:
         """Open an existing study to resume it or read it: its seed, direction and
         optimizer are the stored ones (``algo`` replaces the optimizer, recorded)."""
         opened = opening.load(
             name, space=space, storage=storage, algo=algo, allow_space_change=allow_space_change
         )
-        return cls(opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted)
+        return cls(
+            opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted, pruner=pruner
+        )
 
     # --------------------------------------------------------------- properties
     @property
@@ -322,6 +341,15 @@ class Study:
             )
         number = trial.number if isinstance(trial, Trial) else trial
         return self.finish(number, told(value, state=state, exception=exception))
+
+    def should_prune(self, number: int) -> bool:
+        """The pruner's decision for trial ``number`` at its last reported step (False
+        without a pruner), from stored values only: finished trials from the cache (they
+        never change), the unfinished ones read afresh."""
+        if self.pruner is None:
+            return False
+        records = self._cache.finished_and_unfinished()
+        return self.pruner.prune(curves_for(records, number, maximize=self.direction == "maximize"))
 
     def finish(self, number: int, outcome: Outcome) -> TrialRecord:
         """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`)."""

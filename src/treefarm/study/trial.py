@@ -22,6 +22,9 @@ class Trial:
 
     ``report(step, value)`` records an intermediate value (a learning curve),
     ``set_user_attr`` any JSON field; both are written to storage at once.
+    With a pruner, ``should_prune()`` after a report says whether to stop
+    (then ``raise TrialPruned()``), and ``budget`` is the most steps the
+    pruner lets the trial take (the fidelity to train up to).
     """
 
     __slots__ = ("_study", "config", "number", "value")
@@ -42,6 +45,17 @@ class Trial:
                 f"but got value={value!r} at step={step}"
             )
         self._study.storage.report_intermediate(self._study.study_id, self.number, step, float(value))
+
+    def should_prune(self) -> bool:
+        """Whether the study's pruner stops this trial at its last reported step
+        (always False without a pruner); decided from stored values only."""
+        return self._study.should_prune(self.number)
+
+    @property
+    def budget(self) -> int | None:
+        """The most resource (epochs, iterations) the pruner allots; None without one."""
+        pruner = self._study.pruner
+        return None if pruner is None else pruner.budget(self.number)
 
     def set_user_attr(self, key: str, value: Any) -> None:
         """Attach a JSON-serializable field to the trial."""

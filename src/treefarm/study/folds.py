@@ -1,0 +1,127 @@
+"""Objectives over folds and replicas: aggregations, and fold-by-fold evaluation that can stop early.
+
+Notation: ``L`` is the loss matrix, shape ``(R, F)``: ``L[r, f]`` is the loss
+on test set (fold) ``f`` of the model fitted to replica ``r`` (a resampled
+data set, or in a closure test a pseudo-data set drawn from a known
+underlying law). A 1-d array is one replica, shape ``(F,)``.
+
+Aggregations (seeds/000: pick a model that "minimises the bias for a test set
+consistently across different test sets and different underlying laws" and
+check "that the variance of the model has not been detrimentally affected"):
+
+- ``mean``: ``mean(L)``;
+- ``max``: ``max(L)``, the worst fold;
+- ``mean+std``: ``mean(L) + k * std(L)``, with the sample standard deviation
+  over every entry (``ddof=1``; 0 for a single entry);
+- ``bias``: the seed's pair: bias ``= mean(L)``, and variance ``= mean_f
+  var_r(L[:, f])``, how much a test set's loss moves from one replica to the
+  next (``ddof=1``; 0 with a single replica). The loss is the bias; the
+  variance is stored beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..exceptions import StudyError, TrialPruned
+
+if TYPE_CHECKING:
+    from .trial import Trial
+
+__all__ = ["AGGREGATIONS", "aggregate", "bias_variance", "evaluate_folds", "mean_plus_std"]
+
+AGGREGATIONS = ("mean", "max", "mean+std", "bias")
+
+
+def _matrix(losses: Any) -> np.ndarray:
+    """``losses`` as a finite (R, F) array, else a StudyError naming it."""
+    given = np.asarray(losses, dtype=float)
+    array = given[None, :] if given.ndim == 1 else given
+    if array.ndim != 2 or array.size == 0:
+        raise StudyError(f"losses must be a non-empty (replicas, folds) array, but got shape={given.shape}")
+    if not np.all(np.isfinite(array)):
+        raise StudyError(f"every fold loss must be finite, but got losses={array.tolist()!r}")
+    return array
+
+
+def _std(values: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """The sample standard deviation (ddof=1), 0 where there is a single value."""
+    n = values.size if axis is None else values.shape[axis]
+    return np.std(values, axis=axis, ddof=1) if n > 1 else np.zeros_like(np.mean(values, axis=axis))
+
+
+def mean_plus_std(losses: Any, k: float = 1.0) -> float:
+    """``mean(L) + k * std(L)`` over every entry: a pessimistic loss for ``k > 0``."""
+    array = _matrix(losses)
+    return float(array.mean() + k * _std(array.ravel()))
+
+
+def bias_variance(losses: Any) -> tuple[float, float]:
+    """The seed-000 pair ``(mean(L), mean_f var_r(L[:, f]))``; see the module docstring."""
+    array = _matrix(losses)
+    variance = float(np.mean(_std(array, axis=0) ** 2))
+    return float(array.mean()), variance
+
+
+def aggregate(losses: Any, how: str = "mean", *, k: float = 1.0) -> float:
+    """The single loss the optimizer minimizes, from the fold losses (see :data:`AGGREGATIONS`)."""
+    if how not in AGGREGATIONS:
+        raise StudyError(f"how must be one of {list(AGGREGATIONS)}, but got how={how!r}")
+    array = _matrix(losses)
+    if how == "max":
+        return float(array.max())
+    if how == "mean+std":
+        return mean_plus_std(array, k)
+    return float(array.mean())
+
+
+def summary(losses: Any, how: str, k: float) -> dict[str, Any]:
+    """The stored fields of a fold evaluation: the loss, the spread and every fold's loss."""
+    array = _matrix(losses)
+    bias, variance = bias_variance(array)
+    return {
+        "loss": aggregate(array, how, k=k),
+        "bias": bias,
+        "variance": variance,
+        "std": float(_std(array.ravel())),
+        "fold_losses": array.tolist(),
+    }
+
+
+def evaluate_folds(
+    fold_loss: Callable[[int, int], float],
+    *,
+    n_folds: int,
+    n_replicas: int = 1,
+    how: str = "mean",
+    k: float = 1.0,
+    trial: Trial | None = None,
+) -> dict[str, Any]:
+    """Evaluate ``fold_loss(replica, fold)`` fold by fold and aggregate; an objective returns the result.
+
+    After each fold (all replicas), the aggregate of the folds so far is
+    reported to ``trial`` at step ``folds done`` and the fold losses so far
+    are stored as the user attribute ``"fold_losses"``; if the study's pruner
+    says so, :class:`~treefarm.TrialPruned` stops the trial there (a trial
+    whose first folds are already bad costs no more folds). The returned
+    mapping has ``"loss"`` (the aggregate), ``"bias"``, ``"variance"``,
+    ``"std"`` and ``"fold_losses"`` (``[replica][fold]``), all stored with
+    the trial.
+    """
+    for name, value in (("n_folds", n_folds), ("n_replicas", n_replicas)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise StudyError(f"{name} must be an integer >= 1, but got {name}={value!r}")
+    aggregate(np.zeros((1, 1)), how)
+    losses = np.empty((n_replicas, 0))
+    for fold in range(n_folds):
+        column = [float(fold_loss(replica, fold)) for replica in range(n_replicas)]
+        losses = np.column_stack([losses, column])
+        if trial is not None:
+            trial.set_user_attr("fold_losses", losses.tolist())
+            trial.report(fold + 1, aggregate(losses, how, k=k))
+            if fold + 1 < n_folds and trial.should_prune():
+                raise TrialPruned()
+    return summary(losses, how, k)

@@ -1,0 +1,47 @@
+"""What a pruner reads from storage, and the record a pruned trial leaves.
+
+A trial asks its study's pruner with the curves of the trials numbered below
+it (see :mod:`treefarm.pruners.base`), read fresh from storage on every ask,
+so workers in other processes or on other machines decide from the same
+stored values. A pruned trial is stored PRUNED with the value it last
+reported and that step (``system_attrs["pruned_step"]``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..pruners import Curves
+from ..storage import TrialRecord, TrialState
+from .outcome import Outcome
+
+__all__ = ["curves_for", "with_last_report"]
+
+
+def curves_for(records: Sequence[TrialRecord], number: int, *, maximize: bool) -> Curves:
+    """The curves trial ``number`` is judged by: its own and those of the trials numbered below it."""
+    own: Mapping[int, float] = {}
+    earlier = {}
+    for r in records:  # records are snapshots with their own dicts: no copy needed
+        if r.number == number:
+            own = r.intermediate
+        elif r.number < number and r.intermediate:
+            earlier[r.number] = r.intermediate
+    return Curves(number, own, earlier, maximize)
+
+
+def with_last_report(outcome: Outcome, record: TrialRecord) -> Outcome:
+    """A PRUNED outcome completed with the trial's last reported (finite) value and its step."""
+    if outcome.state is not TrialState.PRUNED or outcome.value is not None or not record.intermediate:
+        return outcome
+    step = max(record.intermediate)
+    value = record.intermediate[step]
+    attrs: dict[str, Any] = {**outcome.system_attrs, "pruned_step": step}
+    return Outcome(
+        TrialState.PRUNED,
+        value if math.isfinite(value) else None,
+        user_attrs=outcome.user_attrs,
+        system_attrs=attrs,
+    )
