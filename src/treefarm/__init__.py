@@ -4,7 +4,15 @@ Importing it loads NumPy and the pure-Python layers only; SciPy and
 SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
-from .exceptions import ConfigError, SpaceError, StorageError, StudyError, TreefarmError, TrialStateError
+from .exceptions import (
+    ConfigError,
+    SpaceError,
+    StorageError,
+    StorageUnavailableError,
+    StudyError,
+    TreefarmError,
+    TrialStateError,
+)
 from .optimizers import GP, TPE, Anneal, History, Observation, Optimizer, RandomSearch
 from .space import (
     Args,
@@ -62,6 +70,7 @@ __all__ = [
     "SpaceError",
     "Storage",
     "StorageError",
+    "StorageUnavailableError",
     "Study",
     "StudyError",
     "StudyRecord",
