@@ -31,6 +31,7 @@ from ..optimizers import available
 from ..storage import TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import trial_rows
+from . import recover
 from .progress import Progress
 
 __all__ = ["main"]
@@ -242,6 +243,7 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=["csv", "json"], default="csv")
     export.add_argument("--output", default=None, help="file (default: standard output)")
     export.set_defaults(func=cmd_export)
+    recover.register(sub)
     return p
 
 

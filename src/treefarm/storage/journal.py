@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -37,10 +38,16 @@ from ..exceptions import StorageUnavailableError, StudyError
 from .checks import NotFoundError
 from .records import JSON
 
-__all__ = ["DEFAULT_JOURNAL", "Replay", "append", "entry", "replay"]
+__all__ = ["DEFAULT_JOURNAL", "Replay", "append", "entry", "pending", "replay", "replaying"]
 
 DEFAULT_JOURNAL = "treefarm-journal.jsonl"
 """The journal's file name, in the worker's working directory, unless configured."""
+_local = threading.local()
+
+
+def replaying() -> bool:
+    """Whether this thread is inside :func:`replay` (whose finishes must not start another)."""
+    return bool(getattr(_local, "active", False))
 
 
 @contextlib.contextmanager
@@ -120,6 +127,14 @@ def replay(path: Path, finish: Callable[[Mapping[str, Any]], object], *, url: st
     done = Replay()
     if not path.exists():
         return done
+    _local.active = True
+    try:
+        return _replay(path, finish, url, done)
+    finally:
+        _local.active = False
+
+
+def _replay(path: Path, finish: Callable[[Mapping[str, Any]], object], url: str | None, done: Replay) -> Replay:
     with _locked(path) as handle:
         handle.seek(0)
         items = [json.loads(line) for line in handle.read().splitlines() if line.strip()]

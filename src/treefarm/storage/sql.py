@@ -320,7 +320,7 @@ class SQLStorage(Storage):
                 if delay is None:
                     raise self._wrap(error, failure, attempts=clock.attempts) from error
                 if failure is Failure.CONNECTION:
-                    self._engine.dispose(close=False)
+                    self._engine.dispose()
                 time.sleep(delay)
         self._replay_journal()
         return result
@@ -340,7 +340,7 @@ class SQLStorage(Storage):
     def _replay_journal(self) -> None:
         """Write the journal's results for this storage, when the file changed since the
         last look (one ``stat`` per call otherwise); one thread at a time."""
-        if self.journal is None:
+        if self.journal is None or journal_file.replaying():
             return
         try:
             stat = self.journal.stat()

@@ -12,7 +12,9 @@ the earlier members pending, so a seeded parallel run is reproducible.
 
 A finish the storage refuses because the trial is no longer this process's
 (a recovery elsewhere presumed it dead) is logged and not recorded: each
-trial completes at most once.
+trial completes at most once. A finish the storage kept in its local journal
+(it stayed unreachable past its retry deadline) is logged and the loop goes
+on: the journal writes it when the storage answers again.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..exceptions import StudyError, TrialStateError
+from ..exceptions import StorageUnavailableError, StudyError, TrialStateError
 from ..storage import TrialRecord, TrialState
 from .parallel import Evaluator
 from .stopping import Stopper
@@ -64,6 +66,11 @@ def _finish(study: Study, number: int, outcome: Outcome) -> TrialRecord | None:
         return study.finish(number, outcome)
     except TrialStateError as exc:
         log.warning("the result of trial %d was not recorded: %s", number, exc)
+        return None
+    except StorageUnavailableError as exc:
+        if exc.journal is None:
+            raise
+        log.warning("the result of trial %d is kept in the journal %s", number, exc.journal)
         return None
 
 
