@@ -9,6 +9,11 @@ other, and KeyboardInterrupt, fails every trial this process is running
 trials run in synchronous batches of ``n_jobs`` in worker processes
 (``backend="process"``) or threads (``"thread"``); each batch is asked with
 the earlier members pending, so a seeded parallel run is reproducible.
+With an ``executor`` (a Dask ``Client``, any object with a
+``concurrent.futures``-like ``submit``) suggestions are still made here and
+only evaluations run on its workers, in batches of its capacity; a trial
+whose worker died is FAILED with the reason and its configuration queued
+again, at most ``requeue_lost`` times.
 
 A finish the storage refuses because the trial is no longer this process's
 (a recovery elsewhere presumed it dead) is logged and not recorded: each
@@ -40,7 +45,7 @@ __all__ = ["optimize"]
 log = logging.getLogger("treefarm")
 
 
-def _check(objective: Callable[..., Any], n_jobs: int, backend: str) -> bool:
+def _check(objective: Callable[..., Any], n_jobs: int, backend: str, executor: Any, requeue_lost: int) -> bool:
     """The arguments checked; whether the objective takes the trial."""
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
         raise StudyError(f"n_jobs must be an integer >= 1, but got n_jobs={n_jobs!r}")
@@ -48,7 +53,16 @@ def _check(objective: Callable[..., Any], n_jobs: int, backend: str) -> bool:
         raise StudyError(f"backend must be 'process' or 'thread', but got backend={backend!r}")
     if not callable(objective):
         raise StudyError(f"objective must be callable, but got objective={objective!r}")
+    if isinstance(executor, str):
+        raise StudyError(
+            "executor must be an object with submit; turn an address into a Dask client with "
+            f"treefarm.execution.dask.connect({executor!r}), but got executor={executor!r}"
+        )
+    if isinstance(requeue_lost, bool) or not isinstance(requeue_lost, int) or requeue_lost < 0:
+        raise StudyError(f"requeue_lost must be an integer >= 0, but got requeue_lost={requeue_lost!r}")
     wants_trial = "trial" in inspect.signature(objective).parameters
+    if wants_trial and executor is not None:
+        raise StudyError(f"an objective taking `trial` cannot run on an executor, but got executor={executor!r}")
     if wants_trial and n_jobs > 1 and backend == "process":
         raise StudyError(
             "an objective taking `trial` needs n_jobs=1 or backend='thread', but got backend='process'"
@@ -74,6 +88,20 @@ def _finish(study: Study, number: int, outcome: Outcome) -> TrialRecord | None:
         return None
 
 
+def _requeue(study: Study, record: TrialRecord, trial: Trial, limit: int) -> None:
+    """Queue again the configuration of a trial whose worker died, unless it was already
+    queued ``limit`` times (a configuration that kills its worker is not tried forever)."""
+    done = record.system_attrs.get("requeues", 0)
+    done = done if isinstance(done, int) else 0
+    if done < limit:
+        study.storage.create_trial(
+            study.study_id,
+            params=trial.config.to_dict(),
+            state=TrialState.WAITING,
+            system_attrs={"requeued_from": trial.number, "requeues": done + 1},
+        )
+
+
 def optimize(
     study: Study,
     objective: Callable[..., Any],
@@ -87,21 +115,24 @@ def optimize(
     callbacks: Iterable[Callback],
     target: float | None,
     patience: int | None,
+    executor: Any = None,
+    requeue_lost: int = 1,
 ) -> None:
     """Run ``objective`` on ``study``'s suggestions (see the module docstring)."""
-    wants_trial = _check(objective, n_jobs, backend)
+    wants_trial = _check(objective, n_jobs, backend, executor, requeue_lost)
     _check_total(n_trials)
     stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.direction == "maximize")
     callbacks = list(callbacks)
     study.recover()
     heartbeat = Heartbeat(study.storage, study.study_id, lambda: study.running, study.heartbeat_interval)
     try:
-        with heartbeat, Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial) as ev:
+        evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
+        with heartbeat, evaluator as ev:
             while not (stopper.done() or study.stop_requested):
                 remaining = stopper.remaining()
-                size = n_jobs if remaining is None else min(n_jobs, remaining)
+                size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
                 trials, exhausted = _ask_batch(study, size, n_trials, catch, stopper)
-                _run_batch(study, ev, trials, catch, stopper, callbacks)
+                _run_batch(study, ev, trials, catch, stopper, callbacks, requeue_lost)
                 if exhausted:
                     break
     except BaseException as exc:
@@ -136,10 +167,13 @@ def _run_batch(
     catch: Sequence[type[BaseException]],
     stopper: Stopper,
     callbacks: list[Callback],
+    requeue_lost: int,
 ) -> None:
     """Evaluate ``trials`` and record each outcome; re-raise an uncaught error after recording."""
     for trial, (outcome, exc) in zip(trials, ev.run(trials)):
         record = _finish(study, trial.number, outcome)
+        if record is not None and outcome.system_attrs.get("worker_lost"):
+            _requeue(study, record, trial, requeue_lost)
         if record is not None:
             stopper.record(record.value if record.state is TrialState.COMPLETE else None)
             for callback in callbacks:

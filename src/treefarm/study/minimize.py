@@ -76,6 +76,7 @@ def minimize(
     direction: str | None = None,
     n_jobs: int = 1,
     timeout: float | None = None,
+    executor: Any = None,
 ) -> Result:
     """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
 
@@ -84,7 +85,8 @@ def minimize(
     existing ``study_name`` resumes that study, and trials already made there,
     by this process or any other sharing the storage, count towards it.
     ``algo`` and ``direction`` default to ``"tpe"`` and ``"minimize"`` for a
-    new study and to the stored ones for a resumed one.
+    new study and to the stored ones for a resumed one. ``executor`` (e.g. a
+    Dask ``Client``) runs the evaluations on its workers, as in :meth:`Study.optimize`.
     """
     if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
         raise StudyError(f"max_evals must be an integer >= 1, but got max_evals={max_evals!r}")
@@ -99,7 +101,7 @@ def minimize(
     )
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None
-    study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs)
+    study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor)
     best = study.best_trial
     return Result(
         best_value=study.best_value,
