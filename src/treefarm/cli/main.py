@@ -4,6 +4,8 @@
     treefarm studies treefarm.db
     treefarm show treefarm.db --study quickstart
     treefarm export treefarm.db --study quickstart --format csv --output trials.csv
+    treefarm worker postgresql://user@host/db --study quickstart --file examples/quickstart.py
+    treefarm recover treefarm-journal.jsonl treefarm.db
 
 A file given to ``run`` defines the objective (``objective`` unless
 ``FILE.py:NAME`` says otherwise) and its space (``space`` unless ``--space``
@@ -31,7 +33,7 @@ from ..optimizers import available
 from ..storage import TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import trial_rows
-from . import recover
+from . import recover, worker
 from .progress import Progress
 
 __all__ = ["main"]
@@ -93,9 +95,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     done = study.storage.count_trials(study.study_id, states=CLAIMED)
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
     try:
-        study.optimize(
-            objective, args.n_trials, timeout=args.timeout, n_jobs=args.jobs, callbacks=[progress]
-        )
+        with contextlib.ExitStack() as stack:
+            executor = None
+            if args.dask:
+                from ..execution.dask import connect
+
+                executor = stack.enter_context(connect(args.dask))
+            study.optimize(
+                objective,
+                args.n_trials,
+                timeout=args.timeout,
+                n_jobs=args.jobs,
+                callbacks=[progress],
+                executor=executor,
+            )
     except KeyboardInterrupt:
         progress.close()
         print("interrupted: the running trials were recorded as failed (reason 'interrupted')", file=sys.stderr)
@@ -228,6 +241,12 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--jobs", type=_positive_int, default=1, help="parallel worker processes")
     run.add_argument("--seed", type=int, default=None)
+    run.add_argument(
+        "--dask",
+        default=None,
+        metavar="ADDRESS",
+        help="evaluate on a Dask cluster: a scheduler address (tcp://host:8786) or 'local' (pip install 'treefarm[dask]')",
+    )
     run.set_defaults(func=cmd_run)
     studies = sub.add_parser("studies", help="list the studies in a storage")
     studies.add_argument("storage")
@@ -244,6 +263,7 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--output", default=None, help="file (default: standard output)")
     export.set_defaults(func=cmd_export)
     recover.register(sub)
+    worker.register(sub)
     return p
 
 
