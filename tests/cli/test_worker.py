@@ -15,7 +15,7 @@ import pytest
 from treefarm.cli.main import main
 from treefarm.storage import SQLStorage, TrialState
 
-OBJECTIVE = '''
+OBJECTIVE = """
 import time
 import treefarm as tf
 
@@ -25,7 +25,7 @@ space = {"x": tf.Real(-2.0, 2.0)}
 def objective(p):
     time.sleep(float(__import__("os").environ.get("SLEEP", "0.02")))
     return (p["x"] - 0.5) ** 2
-'''
+"""
 
 
 def _worker(tmp_path: Path, db: Path, *extra: str, sleep: str = "0.02") -> subprocess.Popen[str]:
@@ -83,6 +83,17 @@ def test_run_on_a_local_dask_cluster(tmp_path: Path, capsys: pytest.CaptureFixtu
     pytest.importorskip("distributed", reason="the dask extra is not installed")
     (tmp_path / "tune.py").write_text(OBJECTIVE)
     db = str(tmp_path / "d.db")
-    argv = ["run", str(tmp_path / "tune.py"), "--n-trials", "6", "--storage", db, "--dask", "local", "--seed", "0"]
+    argv = [
+        "run",
+        str(tmp_path / "tune.py"),
+        "--n-trials",
+        "6",
+        "--storage",
+        db,
+        "--dask",
+        "local",
+        "--seed",
+        "0",
+    ]
     assert main(argv) == 0
     assert "6 trials (complete 6)" in capsys.readouterr().out

@@ -47,15 +47,29 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return str(request.getfixturevalue("postgres_url"))
 
 
-def test_a_worker_killed_mid_trial_fails_its_trial_which_is_rerun_once(client: Any, url: str, tmp_path: Path) -> None:
+def test_a_worker_killed_mid_trial_fails_its_trial_which_is_rerun_once(
+    client: Any, url: str, tmp_path: Path
+) -> None:
+    _run_with_one_worker_killed(client, url, tmp_path, BUDGET)
+
+
+@pytest.mark.slow
+def test_four_workers_two_hundred_trials_one_killed(url: str, tmp_path: Path) -> None:
+    with connect("local", n_workers=4) as client:
+        _run_with_one_worker_killed(client, url, tmp_path, 200)
+
+
+def _run_with_one_worker_killed(client: Any, url: str, tmp_path: Path, budget: int) -> None:
+    """Exactly ``budget`` trials, numbered densely; the one whose worker was killed is
+    FAILED with the reason, and its configuration completed once more."""
     name = f"killed-{tmp_path.name}"
     storage = SQLStorage(url, journal=None)
     study = tf.Study.create(name, space=objectives.SPACE, storage=storage, algo="random", seed=5)
     marker = tmp_path / "killed"
-    study.optimize(functools.partial(objectives.kill_once, marker=str(marker)), BUDGET, executor=client)
+    study.optimize(functools.partial(objectives.kill_once, marker=str(marker)), budget, executor=client)
     assert marker.exists()
     trials = storage.get_trials(study.study_id)
-    assert [t.number for t in trials] == list(range(BUDGET))
+    assert [t.number for t in trials] == list(range(budget))
     failed = [t for t in trials if t.state is TrialState.FAILED]
     assert len(failed) == 1
     [killed] = failed
@@ -63,7 +77,7 @@ def test_a_worker_killed_mid_trial_fails_its_trial_which_is_rerun_once(client: A
     assert "worker died" in str(killed.system_attrs["fail_reason"])
     reruns = [t for t in trials if t.system_attrs.get("requeued_from") == killed.number]
     assert [(t.state, t.params) for t in reruns] == [(TrialState.COMPLETE, killed.params)]
-    assert sum(t.state is TrialState.COMPLETE for t in trials) == BUDGET - 1
+    assert sum(t.state is TrialState.COMPLETE for t in trials) == budget - 1
     storage.close()
 
 
@@ -78,7 +92,9 @@ def test_a_seeded_study_suggests_the_same_trials_on_dask_as_inline(client: Any) 
 
 def test_minimize_takes_an_executor() -> None:
     with ThreadPoolExecutor(2) as pool:
-        result = tf.minimize(objectives.square, objectives.SPACE, max_evals=6, storage=None, seed=0, executor=pool)
+        result = tf.minimize(
+            objectives.square, objectives.SPACE, max_evals=6, storage=None, seed=0, executor=pool
+        )
     assert len(result.trials) == 6 and result.best_value == min(t.value for t in result.trials)
 
 

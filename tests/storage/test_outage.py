@@ -71,7 +71,9 @@ def test_a_retried_claim_after_a_lost_acknowledgement_returns_the_same_trial(
     assert dict(record.system_attrs) == {"worker": {"token": "w"}}
 
 
-def test_a_retried_creation_after_a_lost_acknowledgement_makes_one_trial(tmp_path: Path, lose_first_ack: Any) -> None:
+def test_a_retried_creation_after_a_lost_acknowledgement_makes_one_trial(
+    tmp_path: Path, lose_first_ack: Any
+) -> None:
     storage = _storage(tmp_path)
     study_id = storage.create_study("s", direction="minimize", seed=0, attrs={}).study_id
     lose_first_ack(storage)
@@ -88,7 +90,9 @@ def test_a_retried_study_creation_after_a_lost_acknowledgement_returns_the_study
     assert record.name == "s" and [s.name for s in storage.list_studies()] == ["s"]
 
 
-def test_a_retried_finish_after_a_lost_acknowledgement_records_once(tmp_path: Path, lose_first_ack: Any) -> None:
+def test_a_retried_finish_after_a_lost_acknowledgement_records_once(
+    tmp_path: Path, lose_first_ack: Any
+) -> None:
     storage = _storage(tmp_path)
     study_id = storage.create_study("s", direction="minimize", seed=0, attrs={}).study_id
     number = storage.claim_trial(study_id, system_attrs={"worker": {"token": "w"}}).number  # type: ignore[union-attr]
@@ -152,7 +156,14 @@ def test_recover_writes_a_journal_and_moves_refused_entries_aside(
     storage.finish_trial(study_id, other, state=TrialState.FAILED, owner="v")
     journal = tmp_path / "kept.jsonl"
     entries = [
-        {"study_id": study_id, "number": n, "state": "complete", "value": 3.0, "user_attrs": {}, "system_attrs": {}}
+        {
+            "study_id": study_id,
+            "number": n,
+            "state": "complete",
+            "value": 3.0,
+            "user_attrs": {},
+            "system_attrs": {},
+        }
         | {"owner": owner, "url": "elsewhere"}
         for n, owner in ((mine, "w"), (other, "w"))
     ]
@@ -179,13 +190,16 @@ def cluster() -> Iterator[Cluster]:
 
 
 @pytest.mark.postgres
-def test_workers_ride_out_a_postgres_restart_without_losing_a_result(cluster: Cluster, tmp_path: Path) -> None:
+def test_workers_ride_out_a_postgres_restart_without_losing_a_result(
+    cluster: Cluster, tmp_path: Path
+) -> None:
     budget, name = 60, "restart"
     storage = SQLStorage(cluster.url, journal=None)
     context = multiprocessing.get_context("spawn")
     workers = [
         context.Process(
-            target=outage_workers.optimize, args=(cluster.url, name, budget, str(tmp_path / f"journal-{i}.jsonl"))
+            target=outage_workers.optimize,
+            args=(cluster.url, name, budget, str(tmp_path / f"journal-{i}.jsonl")),
         )
         for i in range(3)
     ]

@@ -89,7 +89,9 @@ def _number(kind: Any) -> Any:
 
 def register(sub: Any) -> None:
     """Add the ``worker`` command to the ``treefarm`` subcommands ``sub``."""
-    worker = sub.add_parser("worker", help="claim and evaluate a shared study's trials until its budget is spent")
+    worker = sub.add_parser(
+        "worker", help="claim and evaluate a shared study's trials until its budget is spent"
+    )
     worker.add_argument("storage", metavar="STORAGE", help="path or URL of the shared storage")
     worker.add_argument("--study", required=True, help="the study's name (created if absent)")
     worker.add_argument(

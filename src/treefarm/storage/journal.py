@@ -134,7 +134,9 @@ def replay(path: Path, finish: Callable[[Mapping[str, Any]], object], *, url: st
         _local.active = False
 
 
-def _replay(path: Path, finish: Callable[[Mapping[str, Any]], object], url: str | None, done: Replay) -> Replay:
+def _replay(
+    path: Path, finish: Callable[[Mapping[str, Any]], object], url: str | None, done: Replay
+) -> Replay:
     with _locked(path) as handle:
         handle.seek(0)
         items = [json.loads(line) for line in handle.read().splitlines() if line.strip()]
