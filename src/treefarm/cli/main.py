@@ -98,8 +98,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         with contextlib.ExitStack() as stack:
             executor = None
             if args.dask:
-                from ..execution.dask import connect
+                from ..execution.dask import connect, ship_by_value
 
+                ship_by_value(module)
                 executor = stack.enter_context(connect(args.dask))
             study.optimize(
                 objective,

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
 
 from ..exceptions import StudyError
 
-__all__ = ["LOCAL", "connect"]
+__all__ = ["LOCAL", "connect", "ship_by_value"]
 
 LOCAL = "local"
 """The address that starts a ``LocalCluster`` of worker processes on this machine."""
@@ -81,3 +82,13 @@ def connect(
             yield client
     finally:
         cluster.close()
+
+
+def ship_by_value(module: ModuleType) -> None:
+    """Send ``module``'s functions to the workers by value (cloudpickle), so that an
+    objective defined in a file the workers cannot import (``treefarm run FILE.py``
+    on a remote cluster) still runs there."""
+    _distributed()
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(module)
