@@ -98,9 +98,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         with contextlib.ExitStack() as stack:
             executor = None
             if args.dask:
-                from ..execution.dask import connect, ship_by_value
+                from ..execution.dask import ByValue, connect
 
-                ship_by_value(module)
+                objective = ByValue(objective, module)
                 executor = stack.enter_context(connect(args.dask))
             study.optimize(
                 objective,

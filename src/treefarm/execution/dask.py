@@ -24,13 +24,13 @@ the task on another worker instead: the trial then completes once, later.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
 from ..exceptions import StudyError
 
-__all__ = ["LOCAL", "connect", "ship_by_value"]
+__all__ = ["LOCAL", "ByValue", "connect"]
 
 LOCAL = "local"
 """The address that starts a ``LocalCluster`` of worker processes on this machine."""
@@ -84,11 +84,33 @@ def connect(
         cluster.close()
 
 
-def ship_by_value(module: ModuleType) -> None:
-    """Send ``module``'s functions to the workers by value (cloudpickle), so that an
-    objective defined in a file the workers cannot import (``treefarm run FILE.py``
-    on a remote cluster) still runs there."""
-    _distributed()
-    import cloudpickle
+class ByValue:
+    """A callable carried to the workers as cloudpickle bytes of ``function`` with its
+    module's code included, so workers that cannot import that module still run it.
+    (Dask pickles a task with the standard pickle first, which would send the function
+    by reference, so the bytes are made here.)"""
 
-    cloudpickle.register_pickle_by_value(module)
+    def __init__(self, function: Callable[..., Any], module: ModuleType) -> None:
+        _distributed()
+        import cloudpickle
+
+        cloudpickle.register_pickle_by_value(module)
+        try:
+            self._payload = cloudpickle.dumps(function)
+        finally:
+            cloudpickle.unregister_pickle_by_value(module)
+        self._function: Callable[..., Any] | None = None
+
+    def __getstate__(self) -> dict[str, bytes]:
+        return {"payload": self._payload}
+
+    def __setstate__(self, state: dict[str, bytes]) -> None:
+        self._payload = state["payload"]
+        self._function = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._function is None:
+            import cloudpickle
+
+            self._function = cloudpickle.loads(self._payload)
+        return self._function(*args, **kwargs)
