@@ -5,6 +5,7 @@
     python -m bench.many dask       --url URL --workers 1 2 4 8 --trials 200
     python -m bench.many overhead   --url URL --lib treefarm --history 10000 --batch 200
     python -m bench.many load       --url URL --workers 64 --seconds 30
+    python -m bench.many report     # markdown tables of bench/results/many.jsonl
 
 ``throughput``: W worker processes (spawned, each opening its own storage,
 started together at a barrier) share one study of ``--trials`` trials with
@@ -291,14 +292,52 @@ def load(args: argparse.Namespace) -> None:
     storage.close()
 
 
+def report(args: argparse.Namespace) -> None:
+    """Markdown tables of the last row of each configuration in ``--out``."""
+    rows: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for line in args.out.read_text().splitlines():
+        row = json.loads(line)
+        rows[(row["bench"], row["lib"], row["backend"], row.get("workers"), row.get("history"))] = row
+    print("| backend | library | workers | trials/s | ask p50 / p99 (ms) | tell p50 / p99 (ms) |")
+    print("|---|---|---:|---:|---:|---:|")
+    for key, r in sorted(rows.items(), key=lambda kv: (kv[0][2], kv[0][1], kv[0][3] or 0)):
+        if key[0] == "throughput":
+            ask, tell = r["ask"], r["tell"]
+            print(
+                f"| {r['backend']} | {r['lib']} | {r['workers']} | {r['trials_per_s']:.1f} | "
+                f"{ask['p50_ms']:.1f} / {ask['p99_ms']:.0f} | {tell['p50_ms']:.1f} / {tell['p99_ms']:.0f} |"
+            )
+    print("\n| backend | Dask workers | trials/s |\n|---|---:|---:|")
+    for key, r in sorted(rows.items(), key=lambda kv: (kv[0][2], kv[0][3] or 0)):
+        if key[0] == "dask":
+            print(f"| {r['backend']} | {r['workers']} | {r['trials_per_s']:.1f} |")
+    print("\n| backend | library | history | ask+tell p50 / p99 (ms) | ask p50 (ms) | tell p50 (ms) |")
+    print("|---|---|---:|---:|---:|---:|")
+    for key, r in sorted(rows.items(), key=lambda kv: (kv[0][2], kv[0][1])):
+        if key[0] == "overhead":
+            pair = r["pair"]
+            print(
+                f"| {r['backend']} | {r['lib']} | {r['history']} | {pair['p50_ms']:.1f} / {pair['p99_ms']:.0f} | "
+                f"{r['ask']['p50_ms']:.1f} | {r['tell']['p50_ms']:.1f} |"
+            )
+    for key, r in rows.items():
+        if key[0] == "load":
+            print(
+                f"\nload: {r['workers']} workers on {r['backend']}: {r['trials']} trials in {r['wall_s']:.1f} s "
+                f"({r['trials_per_s']:.1f}/s), ask p50 {r['ask']['p50_ms']:.1f} ms p99 {r['ask']['p99_ms']:.0f} ms, "
+                f"tell p50 {r['tell']['p50_ms']:.1f} ms p99 {r['tell']['p99_ms']:.0f} ms; duplicate numbers "
+                f"{r['duplicate_numbers']} handed out, {r['stored_duplicates']} stored; {r['running_left']} left running"
+            )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for command in ("throughput", "dask", "overhead", "load"):
+    for command in ("throughput", "dask", "overhead", "load", "report"):
         p = sub.add_parser(command)
-        p.add_argument("--url", required=True)
+        p.add_argument("--url", required=command != "report")
         p.add_argument("--out", type=Path, default=OUT)
         p.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
         p.add_argument("--trials", type=int, default=200)
@@ -309,7 +348,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "load":
         args.workers = args.workers[0]
-    {"throughput": throughput, "dask": dask, "overhead": overhead, "load": load}[args.command](args)
+    commands = {"throughput": throughput, "dask": dask, "overhead": overhead, "load": load, "report": report}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":
