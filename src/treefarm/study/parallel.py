@@ -54,6 +54,8 @@ PR_SET_PDEATHSIG = 1
 """prctl(2) option: the signal this process receives when its parent dies."""
 WATCHDOG_PERIOD = 0.5
 """Seconds between a worker's checks that its parent is alive."""
+CAPACITY_PERIOD = 5.0
+"""Seconds an executor's capacity (its workers' threads) is taken as known."""
 
 
 def _watch_parent(parent: int) -> None:
@@ -140,6 +142,7 @@ class Evaluator:
         self.backend = backend
         self.wants_trial = wants_trial
         self.executor = executor
+        self._capacity: tuple[int, float] | None = None
         self._pool: Executor | None = None
         if executor is not None and not callable(getattr(executor, "submit", None)):
             raise StudyError(
@@ -182,10 +185,14 @@ class Evaluator:
         return self._pool
 
     def batch_size(self) -> int:
-        """How many trials to ask for at once: ``n_jobs``, or the executor's capacity."""
-        if self.executor is not None and self.n_jobs == 1:
-            return capacity(self.executor)
-        return self.n_jobs
+        """How many trials to ask for at once: ``n_jobs``, or the executor's capacity
+        (asked again at most every ``CAPACITY_PERIOD`` seconds: a cluster grows and shrinks)."""
+        if self.executor is None or self.n_jobs > 1:
+            return self.n_jobs
+        now = time.monotonic()
+        if self._capacity is None or now - self._capacity[1] > CAPACITY_PERIOD:
+            self._capacity = (capacity(self.executor), now)
+        return self._capacity[0]
 
     def run(self, trials: Sequence[Trial]) -> list[Result]:
         """Evaluate ``trials``; results in the same order."""
