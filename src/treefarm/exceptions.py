@@ -14,6 +14,7 @@ __all__ = [
     "ConfigError",
     "SpaceError",
     "StorageError",
+    "StorageUnavailableError",
     "StudyError",
     "TreefarmError",
     "TrialPruned",
@@ -41,6 +42,19 @@ class ConfigError(TreefarmError, ValueError):
 
 class StorageError(TreefarmError, RuntimeError):
     """A storage cannot be opened or used: malformed URL, schema mismatch, lost connection."""
+
+
+class StorageUnavailableError(StorageError):
+    """The storage did not answer within its retry deadline (server down, network lost).
+
+    ``journal`` is the path of the local journal that kept the result the failed
+    call was recording, or None when the call recorded no result (see
+    :mod:`treefarm.storage.journal`).
+    """
+
+    def __init__(self, message: str, *, journal: str | None = None) -> None:
+        super().__init__(message)
+        self.journal = journal
 
 
 class StudyError(TreefarmError, RuntimeError):

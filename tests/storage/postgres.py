@@ -7,6 +7,7 @@ folder, listening on a free port of 127.0.0.1 only, removed at the end.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -19,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["pg_binaries", "postgres_cluster"]
+__all__ = ["Cluster", "pg_binaries", "postgres_cluster", "restartable_cluster"]
 
 
 def pg_binaries() -> Path | None:
@@ -64,4 +65,60 @@ def postgres_cluster(bindir: Path) -> Iterator[str]:
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/treefarm"
     finally:
         run("pg_ctl", "-D", str(data), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+class Cluster:
+    """A running throwaway cluster that a test may stop and start again."""
+
+    def __init__(self, bindir: Path, root: Path, port: int, *, as_postgres: bool) -> None:
+        self.bindir, self.root, self.port, self.as_postgres = bindir, root, port, as_postgres
+        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/treefarm"
+
+    def _pg_ctl(self, *args: str) -> None:
+        _run(
+            [str(self.bindir / "pg_ctl"), "-D", str(self.root / "data"), *args], as_postgres=self.as_postgres
+        )
+
+    def start(self) -> None:
+        options = f"-p {self.port} -h 127.0.0.1 -k {self.root} -F -c fsync=off -c full_page_writes=off"
+        self._pg_ctl("-l", str(self.root / "log"), "-w", "-o", options, "start")
+
+    def stop(self) -> None:
+        """Stop the server at once, as a crash would (``-m immediate``)."""
+        self._pg_ctl("-m", "immediate", "-w", "stop")
+
+
+@contextmanager
+def restartable_cluster(bindir: Path) -> Iterator[Cluster]:
+    """Like :func:`postgres_cluster`, but yields the :class:`Cluster` to stop and restart."""
+    as_postgres = os.geteuid() == 0
+    root = Path(tempfile.mkdtemp(prefix="treefarm-pg-"))
+    if as_postgres:
+        user = pwd.getpwnam("postgres")
+        os.chown(root, user.pw_uid, user.pw_gid)
+    cluster = Cluster(bindir, root, _free_port(), as_postgres=as_postgres)
+    _run(
+        [str(bindir / "initdb"), "-D", str(root / "data"), "-U", "postgres", "-A", "trust", "--no-sync"],
+        as_postgres=as_postgres,
+    )
+    cluster.start()
+    try:
+        _run(
+            [
+                str(bindir / "createdb"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(cluster.port),
+                "-U",
+                "postgres",
+                "treefarm",
+            ],
+            as_postgres=as_postgres,
+        )
+        yield cluster
+    finally:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            cluster.stop()
         shutil.rmtree(root, ignore_errors=True)

@@ -7,6 +7,8 @@
     treefarm hint treefarm.db --study quickstart --config '{"layers": 3}' --credibility 0.8
     treefarm plot treefarm.db --study quickstart --kind convergence -o convergence.png
     treefarm dashboard treefarm.db
+    treefarm worker postgresql://user@host/db --study quickstart --file examples/quickstart.py
+    treefarm recover treefarm-journal.jsonl treefarm.db
 
 A file given to ``run`` defines the objective (``objective`` unless
 ``FILE.py:NAME`` says otherwise) and its space (``space`` unless ``--space``
@@ -34,7 +36,7 @@ from ..optimizers import available
 from ..storage import TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import trial_rows
-from . import hint
+from . import hint, recover, worker
 from .dashboard import DashboardUsageError
 from .dashboard import add_parser as add_dashboard_parser
 from .plot import PlotUsageError
@@ -100,9 +102,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     done = study.storage.count_trials(study.study_id, states=CLAIMED)
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
     try:
-        study.optimize(
-            objective, args.n_trials, timeout=args.timeout, n_jobs=args.jobs, callbacks=[progress]
-        )
+        with contextlib.ExitStack() as stack:
+            executor = None
+            if args.dask:
+                from ..execution.dask import ByValue, connect
+
+                objective = ByValue(objective, module)
+                executor = stack.enter_context(connect(args.dask))
+            study.optimize(
+                objective,
+                args.n_trials,
+                timeout=args.timeout,
+                n_jobs=args.jobs,
+                callbacks=[progress],
+                executor=executor,
+            )
     except KeyboardInterrupt:
         progress.close()
         print("interrupted: the running trials were recorded as failed (reason 'interrupted')", file=sys.stderr)
@@ -249,6 +263,12 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--jobs", type=_positive_int, default=1, help="parallel worker processes")
     run.add_argument("--seed", type=int, default=None)
+    run.add_argument(
+        "--dask",
+        default=None,
+        metavar="ADDRESS",
+        help="evaluate on a Dask cluster: a scheduler address (tcp://host:8786) or 'local' (pip install 'treefarm[dask]')",
+    )
     run.set_defaults(func=cmd_run)
     studies = sub.add_parser("studies", help="list the studies in a storage")
     studies.add_argument("storage")
@@ -267,6 +287,8 @@ def parser() -> argparse.ArgumentParser:
     hint.add_parser(sub).set_defaults(func=lambda args: hint.cmd_hint(args, _space_from))
     add_plot_parser(sub)
     add_dashboard_parser(sub)
+    recover.register(sub)
+    worker.register(sub)
     return p
 
 

@@ -65,6 +65,36 @@ class Storage(abc.ABC):
     whose acknowledgement was lost) it returns the stored record and records
     nothing twice.
 
+    **Failures: what is atomic, what a crash or an outage leaves.** Each
+    method is one transaction. A worker process that dies leaves its claimed
+    trials RUNNING with a heartbeat that stops advancing: any worker's
+    recovery (:meth:`fail_stale_trials`, and the study's check of a dead PID
+    on the same host) fails them with a reason and may queue their
+    configurations again; nothing else is left half-written. A SQL storage
+    whose server goes away (a restart, a dropped connection) retries every
+    call, reconnecting, until its ``retry_deadline`` (60 s by default), and
+    every write is safe to repeat after a commit whose acknowledgement was
+    lost (claims and creations carry a request id a retry looks for first;
+    finishes are checked against the stored outcome), so an outage within
+    the deadline costs time and nothing else. Past the deadline the call
+    raises :class:`~treefarm.StorageUnavailableError`; a finish is first
+    kept in a local journal file, written back by the next successful call
+    or by ``treefarm recover`` (see :mod:`treefarm.storage.journal`). If the
+    outage outlasts a trial's ``stale_after``, another worker may fail that
+    trial meanwhile; its journaled result is then refused and kept in
+    ``JOURNAL.rejected``, never silently dropped.
+
+    **Isolation and durability per backend.** In memory: one lock, lost with
+    the process. SQLite: one writer at a time (``BEGIN IMMEDIATE``), readers
+    on a consistent snapshot (WAL), so transactions are serializable; with
+    the default ``synchronous="NORMAL"`` a commit survives a crash of the
+    process but the last commits may be lost on power loss or an OS crash
+    (the file is never corrupted); ``synchronous="FULL"`` fsyncs each commit.
+    PostgreSQL: READ COMMITTED with explicit row locks (the study row for
+    numbering, claims and budgets, the trial row for finishing), so the
+    operations above serialize where they must; durability is the server's
+    (``fsync``, ``synchronous_commit``).
+
     **Readers.** A storage opened ``read_only`` refuses every write with a
     StorageError, and a read never changes anything: recovering stale trials
     is an explicit :meth:`fail_stale_trials`, never a side effect of reading.

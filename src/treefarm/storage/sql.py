@@ -3,8 +3,9 @@
 Every dialect quirk lives in this file:
 
 * **SQLite.** The file runs in WAL journal mode (readers never block the
-  writer), with ``synchronous=NORMAL`` (durable at each checkpoint, never
-  corrupt) and a 30 s ``busy_timeout``. pysqlite would otherwise issue its own
+  writer), with ``synchronous=NORMAL`` by default (never corrupt, but the last
+  commits before a power loss or OS crash may be lost; ``synchronous="FULL"``
+  fsyncs every commit) and a 30 s ``busy_timeout``. pysqlite would otherwise issue its own
   deferred ``BEGIN`` lazily, and a deferred transaction that reads and then
   writes fails at once with "database is locked" when another process holds
   the write lock, whatever the timeout. So, as SQLAlchemy's pysqlite notes
@@ -18,6 +19,18 @@ Every dialect quirk lives in this file:
   (``SELECT ... FOR UPDATE``), finishing locks the trial row, so concurrent
   workers serialize exactly where they must; serialization failures and
   deadlocks are retried. ``postgresql://`` means the psycopg 3 driver.
+  Connections are checked before use (``pool_pre_ping``).
+
+**Outages.** Lock contention and lost connections are retried as
+:mod:`treefarm.storage.resilience` describes, reconnecting after a lost
+connection, until ``retry_deadline``; then StorageUnavailableError. Every
+write is safe to retry after a commit whose acknowledgement was lost:
+finishes are checked against the stored outcome, claims and trial creations
+carry a per-call request id (``system_attrs["_request"]``, left out of
+records) that a retry looks for first, and a study creation recognizes its
+own row by its creation time. A finish that still cannot be written goes to
+the local journal (:mod:`treefarm.storage.journal`) and is replayed by the
+next successful call.
 
 Schema (tables are prefixed ``treefarm_`` so that a database shared with other
 tools, e.g. an Optuna file, never collides): ``treefarm_meta`` (key, value;
@@ -30,7 +43,9 @@ from __future__ import annotations
 
 import math
 import os
-import random
+import secrets
+import sys
+import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
@@ -40,11 +55,13 @@ from urllib.parse import quote
 import sqlalchemy as sa
 from sqlalchemy import event, exc
 
-from ..exceptions import StorageError, format_values
+from ..exceptions import StorageError, StorageUnavailableError, format_values
 from . import checks
+from . import journal as journal_file
 from .base import _NO_ATTRS, Storage
 from .pages import PageQuery, TrialSummary
 from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
+from .resilience import Failure, RetryClock, classify
 
 __all__ = ["SCHEMA_VERSION", "SQLStorage"]
 
@@ -52,11 +69,13 @@ SCHEMA_VERSION = 1
 """Bumped whenever the tables change; a database with another version is refused."""
 BUSY_TIMEOUT_MS = 30_000
 """How long SQLite waits for the write lock before reporting "busy" (then we retry)."""
-RETRIES = 8
-"""Attempts of one transaction against transient lock errors (backoff 10 ms, 20 ms, ... <= 2 s).
-Each SQLite attempt already waits up to the busy timeout, so a writer gives up with a
-StorageError only after about four minutes of another process holding the lock."""
-_PG_RETRY_CODES = ("40001", "40P01")  # serialization_failure, deadlock_detected
+RETRY_DEADLINE = 60.0
+"""Default seconds a call keeps reconnecting to a storage that went away before it gives up."""
+REQUEST = "_request"
+"""The ``system_attrs`` key of a claim's or creation's request id (hidden from records)."""
+SYNCHRONOUS = ("NORMAL", "FULL")
+"""SQLite ``synchronous`` settings offered: NORMAL (fast, may lose the last commits on power
+loss) and FULL (every commit fsynced)."""
 _PG_SCHEMA_LOCK = 0x7472_6565  # pg_advisory_xact_lock key serializing schema creation ("tree")
 
 _T = TypeVar("_T")
@@ -162,7 +181,7 @@ def _read_only(parsed: sa.URL, kwargs: dict[str, Any], *, shown: str) -> tuple[s
     return parsed.set(database=uri, query={"uri": "true"}), kwargs
 
 
-def _install_sqlite_hooks(engine: sa.Engine, *, read_only: bool) -> None:
+def _install_sqlite_hooks(engine: sa.Engine, *, read_only: bool, synchronous: str) -> None:
     """WAL, busy timeout and our own BEGIN / BEGIN IMMEDIATE (see the module docstring)."""
 
     @event.listens_for(engine, "connect")
@@ -172,21 +191,13 @@ def _install_sqlite_hooks(engine: sa.Engine, *, read_only: bool) -> None:
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if not read_only:
             cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute(f"PRAGMA synchronous = {synchronous}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: sa.Connection) -> None:
         write = connection.get_execution_options().get("treefarm_write", False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-
-def _transient(error: exc.DBAPIError) -> bool:
-    """Whether ``error`` is lock contention worth retrying rather than a real failure."""
-    if getattr(error.orig, "sqlstate", None) in _PG_RETRY_CODES:
-        return True
-    text = str(error.orig).lower()
-    return isinstance(error, exc.OperationalError) and ("locked" in text or "busy" in text)
 
 
 def _record(row: Sequence[Any], steps: Mapping[int, float]) -> TrialRecord:
@@ -201,11 +212,17 @@ def _record(row: Sequence[Any], steps: Mapping[int, float]) -> TrialRecord:
         value=value,
         intermediate=dict(steps),
         user_attrs=checks.decode(user_attrs),
-        system_attrs=checks.decode(system_attrs),
+        system_attrs=_public(checks.decode(system_attrs)),
         started=started,
         finished=finished,
         heartbeat=beat,
     )
+
+
+def _public(system_attrs: dict[str, JSON]) -> dict[str, JSON]:
+    """System attributes as callers see them: without the storage's own request id."""
+    system_attrs.pop(REQUEST, None)
+    return system_attrs
 
 
 def _as_row(values: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -234,17 +251,48 @@ class SQLStorage(Storage):
     ``schema_version``) is refused with a StorageError. Each process should open
     its own ``SQLStorage``; one that is inherited through ``fork`` drops the
     parent's connections on first use.
+
+    ``retry_deadline`` is how many seconds a call keeps reconnecting to a server
+    that went away before raising StorageUnavailableError; ``journal`` the file
+    that keeps a finished result the storage could not take in that time (default
+    ``treefarm-journal.jsonl`` in the working directory; None to raise instead);
+    ``synchronous`` SQLite's ``"NORMAL"`` or ``"FULL"`` (see the module docstring).
     """
 
     def __init__(
-        self, url: str, *, engine_kwargs: Mapping[str, Any] | None = None, read_only: bool = False
+        self,
+        url: str,
+        *,
+        engine_kwargs: Mapping[str, Any] | None = None,
+        read_only: bool = False,
+        retry_deadline: float = RETRY_DEADLINE,
+        journal: str | os.PathLike[str] | None = journal_file.DEFAULT_JOURNAL,
+        synchronous: str = "NORMAL",
     ) -> None:
+        if (
+            isinstance(retry_deadline, bool)
+            or not isinstance(retry_deadline, (int, float))
+            or not retry_deadline >= 0
+        ):
+            raise StorageError(
+                f"retry_deadline must be a number >= 0, but got {format_values(retry_deadline=retry_deadline)}"
+            )
+        if synchronous not in SYNCHRONOUS:
+            raise StorageError(
+                f"synchronous must be one of {list(SYNCHRONOUS)}, but got {format_values(synchronous=synchronous)}"
+            )
         self.url = url
         self.read_only = read_only
+        self.retry_deadline = float(retry_deadline)
+        self.journal = None if journal is None or read_only else Path(journal).expanduser().resolve()
+        self._journal_seen: tuple[float, int] | None = None
+        self._replaying = threading.Lock()
         parsed = _driver_url(url)
         self._shown = parsed.render_as_string(hide_password=True)
         self._sqlite = parsed.get_backend_name() == "sqlite"
-        kwargs: dict[str, Any] = {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}} if self._sqlite else {}
+        kwargs: dict[str, Any] = (
+            {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}} if self._sqlite else {"pool_pre_ping": True}
+        )
         if read_only:
             parsed, kwargs = _read_only(parsed, kwargs, shown=self._shown)
         kwargs.update(engine_kwargs or {})
@@ -257,7 +305,7 @@ class SQLStorage(Storage):
                 f"the storage URL must be usable, but got {format_values(url=self._shown)} ({error})"
             ) from None
         if self._sqlite:
-            _install_sqlite_hooks(self._engine, read_only=read_only)
+            _install_sqlite_hooks(self._engine, read_only=read_only, synchronous=synchronous)
         self._writer = self._engine.execution_options(treefarm_write=True)
         self._pid = os.getpid()
         try:
@@ -268,24 +316,81 @@ class SQLStorage(Storage):
 
     # ------------------------------------------------------------ transactions
     def _run(self, engine: sa.Engine, body: Callable[[sa.Connection], _T]) -> _T:
-        """Run ``body`` in one transaction, retrying transient lock errors with backoff."""
+        """Run ``body`` in one transaction, retrying lock contention and lost connections
+        (see :mod:`.resilience`); then replay the journal if it holds anything."""
         if os.getpid() != self._pid:
             self._engine.dispose(close=False)
             self._pid = os.getpid()
-        for attempt in range(RETRIES):
+        clock = RetryClock(self.retry_deadline)
+        while True:
             try:
                 with engine.connect() as connection, connection.begin():
-                    return body(connection)
+                    result = body(connection)
+                break
             except exc.DBAPIError as error:
-                if not _transient(error) or attempt == RETRIES - 1:
-                    raise self._wrap(error, attempts=attempt + 1) from error
-                time.sleep(min(2.0, 0.01 * 2**attempt) * (0.5 + random.random()))
-        raise AssertionError("unreachable: the last attempt returns or raises")
+                failure = classify(error)
+                delay = clock.next_delay(failure)
+                if delay is None:
+                    raise self._wrap(error, failure, attempts=clock.attempts) from error
+                if failure is Failure.CONNECTION:
+                    self._engine.dispose()
+                time.sleep(delay)
+        self._replay_journal()
+        return result
 
-    def _wrap(self, error: exc.DBAPIError, *, attempts: int) -> StorageError:
+    def _wrap(self, error: exc.DBAPIError, failure: Failure, *, attempts: int) -> StorageError:
+        if failure is Failure.CONNECTION:
+            values = format_values(url=self._shown, retry_deadline=self.retry_deadline, attempts=attempts)
+            return StorageUnavailableError(
+                f"the storage must answer within its retry deadline, but got {values}: "
+                f"{type(error.orig).__name__}: {error.orig}"
+            )
         return StorageError(
             f"the storage must open and answer, but got {format_values(url=self._shown, attempts=attempts)}: "
             f"{type(error.orig).__name__}: {error.orig}"
+        )
+
+    def _replay_journal(self) -> None:
+        """Write the journal's results for this storage, when the file changed since the
+        last look (one ``stat`` per call otherwise); one thread at a time."""
+        if self.journal is None or journal_file.replaying():
+            return
+        try:
+            stat = self.journal.stat()
+        except OSError:
+            return
+        seen = (stat.st_mtime, stat.st_size)
+        if stat.st_size == 0 or seen == self._journal_seen or not self._replaying.acquire(blocking=False):
+            return
+        try:
+            done = journal_file.replay(self.journal, self._finish_entry, url=self._shown)
+            for item in done.recorded:
+                print(
+                    f"treefarm: recorded trial {item['number']} from the journal {self.journal}",
+                    file=sys.stderr,
+                )
+            for item in done.refused:
+                print(
+                    f"treefarm: the storage refused trial {item['number']} from the journal "
+                    f"{self.journal} ({item['refused']}); kept in {self.journal}.rejected",
+                    file=sys.stderr,
+                )
+            stat = self.journal.stat()
+            self._journal_seen = (stat.st_mtime, stat.st_size)
+        except OSError:
+            return
+        finally:
+            self._replaying.release()
+
+    def _finish_entry(self, item: Mapping[str, Any]) -> TrialRecord:
+        return self._finish(
+            int(item["study_id"]),
+            int(item["number"]),
+            state=TrialState(item["state"]),
+            value=item["value"],
+            user_attrs=item["user_attrs"],
+            system_attrs=item["system_attrs"],
+            owner=item["owner"],
         )
 
     def _write(self, body: Callable[[sa.Connection], _T]) -> _T:
@@ -337,13 +442,14 @@ class SQLStorage(Storage):
         text = checks.check_study(direction, seed, attrs)
         exists = StorageError(f"the study name must be new, but got {format_values(name=name)}")
 
+        created = time.time()
+
         def body(connection: sa.Connection) -> StudyRecord:
             row = connection.execute(sa.select(studies).where(studies.c.name == name)).first()
             if row is not None:
-                if load_if_exists:
+                if load_if_exists or row.created == created:  # ours, from an attempt whose reply was lost
                     return _study_record(row)
                 raise exists
-            created = time.time()
             values = {"name": name, "direction": direction, "seed": seed, "attrs": text, "created": created}
             insert = sa.insert(studies).values(**values).returning(studies.c.study_id)
             study_id = int(connection.execute(insert).scalar_one())
@@ -375,10 +481,16 @@ class SQLStorage(Storage):
         return self._read(body)
 
     def delete_study(self, name: str) -> None:
+        attempts = 0
+
         def body(connection: sa.Connection) -> None:
+            nonlocal attempts
+            attempts += 1
             query = sa.select(studies.c.study_id).where(studies.c.name == name)
             study_id = connection.execute(query).scalar()
             if study_id is None:
+                if attempts > 1:  # an earlier attempt deleted it, and its reply was lost
+                    return
                 raise checks.study_not_found(name=name)
             for table in (hints_table, intermediate, trials, studies):
                 connection.execute(sa.delete(table).where(table.c.study_id == study_id))
@@ -406,18 +518,25 @@ class SQLStorage(Storage):
         state = checks.check_state(
             state, allowed=(TrialState.RUNNING, TrialState.WAITING), action="creating a trial"
         )
+        request = _request_id()
         values: dict[str, Any] = {
             "study_id": study_id,
             "state": state.value,
             "params": checks.encode_params(params),
             "value": None,
             "user_attrs": "{}",
-            "system_attrs": checks.encode_attrs(system_attrs, what="system_attrs"),
+            "system_attrs": checks.encode_attrs({**system_attrs, REQUEST: request}, what="system_attrs"),
             "finished": None,
         }
+        attempts = 0
 
         def body(connection: sa.Connection) -> TrialRecord:
+            nonlocal attempts
+            attempts += 1
             _lock_study(connection, study_id)
+            earlier = _by_request(connection, study_id, request) if attempts > 1 else None
+            if earlier is not None:
+                return earlier
             last = connection.execute(
                 sa.select(sa.func.max(trials.c.number)).where(trials.c.study_id == study_id)
             ).scalar()
@@ -435,10 +554,18 @@ class SQLStorage(Storage):
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
         budget: int | None = None,
     ) -> TrialRecord | None:
+        request = _request_id()
+        system_attrs = {**system_attrs, REQUEST: request}
         attrs_text = checks.encode_attrs(system_attrs, what="system_attrs")
+        attempts = 0
 
         def body(connection: sa.Connection) -> TrialRecord | None:
+            nonlocal attempts
+            attempts += 1
             _lock_study(connection, study_id)
+            earlier = _by_request(connection, study_id, request) if attempts > 1 else None
+            if earlier is not None:
+                return earlier
             if budget is not None:
                 claimed = (
                     sa.select(sa.func.count())
@@ -507,6 +634,49 @@ class SQLStorage(Storage):
         owner: str | None = None,
     ) -> TrialRecord:
         state, value = checks.check_finish(state, value, user_attrs, system_attrs)
+        try:
+            return self._finish(
+                study_id,
+                number,
+                state=state,
+                value=value,
+                user_attrs=user_attrs,
+                system_attrs=system_attrs,
+                owner=owner,
+            )
+        except StorageUnavailableError as error:
+            if self.journal is None:
+                raise
+            item = journal_file.entry(
+                url=self._shown,
+                study_id=study_id,
+                number=number,
+                state=state.value,
+                value=value,
+                user_attrs=user_attrs,
+                system_attrs=system_attrs,
+                owner=owner,
+            )
+            journal_file.append(self.journal, item)
+            message = (
+                f"the result of trial {number} was kept in the journal {self.journal}: it is written when "
+                f"the storage answers again, or by `treefarm recover {self.journal} STORAGE` ({error})"
+            )
+            print(f"treefarm: {message}", file=sys.stderr)
+            raise StorageUnavailableError(message, journal=str(self.journal)) from error
+
+    def _finish(
+        self,
+        study_id: int,
+        number: int,
+        *,
+        state: TrialState,
+        value: float | None,
+        user_attrs: Mapping[str, JSON],
+        system_attrs: Mapping[str, JSON],
+        owner: str | None,
+    ) -> TrialRecord:
+        state, value = checks.check_finish(state, value, user_attrs, system_attrs)
 
         def body(connection: sa.Connection) -> TrialRecord:
             row = _lock_trial(connection, study_id, number)
@@ -564,9 +734,10 @@ class SQLStorage(Storage):
         self._write(body)
 
     def fail_stale_trials(self, study_id: int, *, grace: float) -> list[int]:
+        now = time.time()
+
         def body(connection: sa.Connection) -> list[int]:
             _lock_study(connection, study_id)
-            now = time.time()
             query = (
                 sa.select(trials)
                 .where(trials.c.study_id == study_id, trials.c.state == TrialState.RUNNING.value)
@@ -582,7 +753,13 @@ class SQLStorage(Storage):
                 text = _merged(row.system_attrs, {"fail_reason": checks.STALE_REASON}, what="system_attrs")
                 changes = {"state": TrialState.FAILED.value, "finished": now, "system_attrs": text}
                 _update_trial(connection, row.trial_id, **changes)
-            return [row.number for row in rows]
+            # trials this call failed in an attempt whose reply was lost carry its time
+            earlier = sa.select(trials.c.number).where(
+                trials.c.study_id == study_id,
+                trials.c.state == TrialState.FAILED.value,
+                trials.c.finished == now,
+            )
+            return sorted({row.number for row in rows} | set(connection.execute(earlier).scalars()))
 
         return self._write(body)
 
@@ -797,6 +974,21 @@ def _hint_record(row: Mapping[str, Any]) -> HintRecord:
         row["author"],
         row["created"],
     )
+
+
+def _request_id() -> str:
+    """A random id for one claim or creation call, kept in the trial's ``system_attrs``."""
+    return secrets.token_hex(8)
+
+
+def _by_request(connection: sa.Connection, study_id: int, request: str) -> TrialRecord | None:
+    """The trial an earlier attempt of the call ``request`` committed, if any (a retry after
+    a lost acknowledgement must return it rather than make a second one)."""
+    query = sa.select(trials).where(trials.c.study_id == study_id, trials.c.system_attrs.contains(request))
+    for row in connection.execute(query.order_by(trials.c.number)):
+        if checks.decode(row.system_attrs).get(REQUEST) == request:
+            return _record(row, _steps(connection, study_id, [row.number]))
+    return None
 
 
 def _update_trial(connection: sa.Connection, trial_id: int, **changes: Any) -> None:

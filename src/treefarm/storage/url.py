@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from ..exceptions import StorageError, format_values
 from .base import Storage
@@ -32,18 +33,23 @@ def _refuse(spec: object, why: str) -> StorageError:
     return StorageError(f"a storage must be {_EXPECTED} ({why}), but got {format_values(storage=spec)}")
 
 
-def open_storage(spec: str | os.PathLike[str] | Storage | None, *, read_only: bool = False) -> Storage:
+def open_storage(
+    spec: str | os.PathLike[str] | Storage | None, *, read_only: bool = False, **sql_options: Any
+) -> Storage:
     """The storage ``spec`` names; StorageError naming it and what is expected if none.
 
     ``read_only=True`` is for commands that only look (``show``, ``export``, a
     dashboard): a SQLite file that does not exist is refused, naming the path,
     instead of being created, and every write raises a StorageError.
+    ``sql_options`` (``retry_deadline``, ``journal``, ``synchronous``,
+    ``engine_kwargs``) go to :class:`~treefarm.storage.SQLStorage` and are
+    ignored by the in-memory storage.
     """
 
     def _sql(url: str) -> Storage:
         from .sql import SQLStorage
 
-        return SQLStorage(url, read_only=read_only)
+        return SQLStorage(url, read_only=read_only, **sql_options)
 
     if spec is None or isinstance(spec, Storage):
         return spec if spec is not None else InMemoryStorage()

@@ -9,10 +9,17 @@ other, and KeyboardInterrupt, fails every trial this process is running
 trials run in synchronous batches of ``n_jobs`` in worker processes
 (``backend="process"``) or threads (``"thread"``); each batch is asked with
 the earlier members pending, so a seeded parallel run is reproducible.
+With an ``executor`` (a Dask ``Client``, any object with a
+``concurrent.futures``-like ``submit``) suggestions are still made here and
+only evaluations run on its workers, in batches of its capacity; a trial
+whose worker died is FAILED with the reason and its configuration queued
+again, at most ``requeue_lost`` times.
 
 A finish the storage refuses because the trial is no longer this process's
 (a recovery elsewhere presumed it dead) is logged and not recorded: each
-trial completes at most once.
+trial completes at most once. A finish the storage kept in its local journal
+(it stayed unreachable past its retry deadline) is logged and the loop goes
+on: the journal writes it when the storage answers again.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..exceptions import StudyError, TrialStateError
+from ..exceptions import StorageUnavailableError, StudyError, TrialStateError
 from ..storage import TrialRecord, TrialState
 from .parallel import Evaluator
 from .stopping import Stopper
@@ -38,7 +45,7 @@ __all__ = ["optimize"]
 log = logging.getLogger("treefarm")
 
 
-def _check(objective: Callable[..., Any], n_jobs: int, backend: str) -> bool:
+def _check(objective: Callable[..., Any], n_jobs: int, backend: str, executor: Any, requeue_lost: int) -> bool:
     """The arguments checked; whether the objective takes the trial."""
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
         raise StudyError(f"n_jobs must be an integer >= 1, but got n_jobs={n_jobs!r}")
@@ -46,7 +53,16 @@ def _check(objective: Callable[..., Any], n_jobs: int, backend: str) -> bool:
         raise StudyError(f"backend must be 'process' or 'thread', but got backend={backend!r}")
     if not callable(objective):
         raise StudyError(f"objective must be callable, but got objective={objective!r}")
+    if isinstance(executor, str):
+        raise StudyError(
+            "executor must be an object with submit; turn an address into a Dask client with "
+            f"treefarm.execution.dask.connect({executor!r}), but got executor={executor!r}"
+        )
+    if isinstance(requeue_lost, bool) or not isinstance(requeue_lost, int) or requeue_lost < 0:
+        raise StudyError(f"requeue_lost must be an integer >= 0, but got requeue_lost={requeue_lost!r}")
     wants_trial = "trial" in inspect.signature(objective).parameters
+    if wants_trial and executor is not None:
+        raise StudyError(f"an objective taking `trial` cannot run on an executor, but got executor={executor!r}")
     if wants_trial and n_jobs > 1 and backend == "process":
         raise StudyError(
             "an objective taking `trial` needs n_jobs=1 or backend='thread', but got backend='process'"
@@ -65,6 +81,25 @@ def _finish(study: Study, number: int, outcome: Outcome) -> TrialRecord | None:
     except TrialStateError as exc:
         log.warning("the result of trial %d was not recorded: %s", number, exc)
         return None
+    except StorageUnavailableError as exc:
+        if exc.journal is None:
+            raise
+        log.warning("the result of trial %d is kept in the journal %s", number, exc.journal)
+        return None
+
+
+def _requeue(study: Study, record: TrialRecord, trial: Trial, limit: int) -> None:
+    """Queue again the configuration of a trial whose worker died, unless it was already
+    queued ``limit`` times (a configuration that kills its worker is not tried forever)."""
+    done = record.system_attrs.get("requeues", 0)
+    done = done if isinstance(done, int) else 0
+    if done < limit:
+        study.storage.create_trial(
+            study.study_id,
+            params=trial.config.to_dict(),
+            state=TrialState.WAITING,
+            system_attrs={"requeued_from": trial.number, "requeues": done + 1},
+        )
 
 
 def optimize(
@@ -80,21 +115,24 @@ def optimize(
     callbacks: Iterable[Callback],
     target: float | None,
     patience: int | None,
+    executor: Any = None,
+    requeue_lost: int = 1,
 ) -> None:
     """Run ``objective`` on ``study``'s suggestions (see the module docstring)."""
-    wants_trial = _check(objective, n_jobs, backend)
+    wants_trial = _check(objective, n_jobs, backend, executor, requeue_lost)
     _check_total(n_trials)
     stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.direction == "maximize")
     callbacks = list(callbacks)
     study.recover()
     heartbeat = Heartbeat(study.storage, study.study_id, lambda: study.running, study.heartbeat_interval)
     try:
-        with heartbeat, Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial) as ev:
+        evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
+        with heartbeat, evaluator as ev:
             while not (stopper.done() or study.stop_requested):
                 remaining = stopper.remaining()
-                size = n_jobs if remaining is None else min(n_jobs, remaining)
+                size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
                 trials, exhausted = _ask_batch(study, size, n_trials, catch, stopper)
-                _run_batch(study, ev, trials, catch, stopper, callbacks)
+                _run_batch(study, ev, trials, catch, stopper, callbacks, requeue_lost)
                 if exhausted:
                     break
     except BaseException as exc:
@@ -129,10 +167,13 @@ def _run_batch(
     catch: Sequence[type[BaseException]],
     stopper: Stopper,
     callbacks: list[Callback],
+    requeue_lost: int,
 ) -> None:
     """Evaluate ``trials`` and record each outcome; re-raise an uncaught error after recording."""
     for trial, (outcome, exc) in zip(trials, ev.run(trials)):
         record = _finish(study, trial.number, outcome)
+        if record is not None and outcome.system_attrs.get("worker_lost"):
+            _requeue(study, record, trial, requeue_lost)
         if record is not None:
             stopper.record(record.value if record.state is TrialState.COMPLETE else None)
             for callback in callbacks:

@@ -78,6 +78,7 @@ def minimize(
     n_jobs: int = 1,
     timeout: float | None = None,
     pruner: Pruner | None = None,
+    executor: Any = None,
 ) -> Result:
     """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
 
@@ -88,6 +89,8 @@ def minimize(
     ``algo`` and ``direction`` default to ``"tpe"`` and ``"minimize"`` for a
     new study and to the stored ones for a resumed one.
     An objective that takes ``trial`` can report and be stopped early by ``pruner``.
+    ``executor`` (e.g. a Dask ``Client``) runs the evaluations on its workers, as in
+    :meth:`Study.optimize`.
     """
     if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
         raise StudyError(f"max_evals must be an integer >= 1, but got max_evals={max_evals!r}")
@@ -103,7 +106,7 @@ def minimize(
     )
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None
-    study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs)
+    study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor)
     best = study.best_trial
     return Result(
         best_value=study.best_value,

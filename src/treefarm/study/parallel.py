@@ -1,4 +1,5 @@
-"""Evaluating a batch of trials: inline, in threads, or in worker processes.
+"""Evaluating a batch of trials: inline, in threads, in worker processes, or on
+any executor with a ``concurrent.futures``-like ``submit`` (a Dask ``Client``).
 
 Workers only call the objective on built values; asking, telling and the
 storage stay in the study's process, so a worker that dies loses nothing
@@ -10,6 +11,12 @@ SIGKILL when it dies (``PR_SET_PDEATHSIG``), and everywhere a watchdog
 thread ends a worker whose parent is gone, so a ``kill -9`` of the study's
 process leaves no orphan evaluating a trial nobody will record (the trial
 itself is failed by the next recovery).
+
+An executor given by the caller (see :class:`Evaluator`) is used as it is
+and never shut down here. A trial whose future raises instead of returning
+(the worker died: Dask's ``KilledWorker``, a cancelled task, a lost
+connection) is FAILED with the reason and ``system_attrs["worker_lost"]``,
+which the optimize loop uses to queue its configuration again.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from ..storage import TrialState
 from .outcome import Outcome, from_exception, from_result
 from .trial import Trial
 
-__all__ = ["Evaluator"]
+__all__ = ["Evaluator", "capacity"]
 
 Result = tuple[Outcome, BaseException | None]
 
@@ -47,6 +54,8 @@ PR_SET_PDEATHSIG = 1
 """prctl(2) option: the signal this process receives when its parent dies."""
 WATCHDOG_PERIOD = 0.5
 """Seconds between a worker's checks that its parent is alive."""
+CAPACITY_PERIOD = 5.0
+"""Seconds an executor's capacity (its workers' threads) is taken as known."""
 
 
 def _watch_parent(parent: int) -> None:
@@ -89,6 +98,25 @@ def call_in_worker(objective: Callable[[Any], Any], value: Any) -> tuple[str, An
             return "error", RemoteError(f"{type(exc).__name__}: {exc}\n{text}")
 
 
+def _is_dask(executor: Any) -> bool:
+    """Whether ``executor`` is a ``distributed.Client`` (told apart without importing Dask)."""
+    return type(executor).__module__.split(".")[0] == "distributed"
+
+
+def capacity(executor: Any) -> int:
+    """How many trials ``executor`` runs at once: a Dask client's worker threads,
+    a ``concurrent.futures`` pool's workers, else 1."""
+    if _is_dask(executor):
+        return max(1, sum(executor.nthreads().values()))
+    workers = getattr(executor, "_max_workers", 1)
+    return workers if isinstance(workers, int) and workers >= 1 else 1
+
+
+def _lost(exc: BaseException) -> Result:
+    reason = f"the worker died while evaluating the trial: {type(exc).__name__}: {exc}"
+    return Outcome(TrialState.FAILED, system_attrs={"fail_reason": reason, "worker_lost": True}), None
+
+
 def _evaluate_inline(objective: Callable[..., Any], trial: Trial, wants_trial: bool) -> Result:
     try:
         result = objective(trial.value, trial=trial) if wants_trial else objective(trial.value)
@@ -106,19 +134,34 @@ class Evaluator:
     """Runs batches for one ``optimize`` call; owns its pool (if any) for the call's duration."""
 
     def __init__(
-        self, objective: Callable[..., Any], *, n_jobs: int, backend: str, wants_trial: bool
+        self,
+        objective: Callable[..., Any],
+        *,
+        n_jobs: int,
+        backend: str,
+        wants_trial: bool,
+        executor: Any = None,
     ) -> None:
         self.objective = objective
         self.n_jobs = n_jobs
         self.backend = backend
         self.wants_trial = wants_trial
+        self.executor = executor
+        self._capacity: tuple[int, float] | None = None
         self._pool: Executor | None = None
-        if n_jobs > 1 and backend == "process":
+        if executor is not None and not callable(getattr(executor, "submit", None)):
+            raise StudyError(
+                "executor must have a concurrent.futures-like submit (a distributed.Client, a "
+                "concurrent.futures executor; treefarm.execution.dask.connect turns an address into a "
+                f"Client), but got executor={executor!r}"
+            )
+        if (n_jobs > 1 and backend == "process") or executor is not None:
             try:
                 pickle.dumps(objective)
             except Exception as exc:
                 raise StudyError(
-                    "with n_jobs > 1 and backend='process' the objective must be picklable (define it at "
+                    "with an executor, or n_jobs > 1 and backend='process', the objective must be "
+                    "picklable (define it at "
                     f"module level, or use backend='thread'), but got objective={objective!r}: {exc}"
                 ) from exc
 
@@ -146,8 +189,20 @@ class Evaluator:
                 )
         return self._pool
 
+    def batch_size(self) -> int:
+        """How many trials to ask for at once: ``n_jobs``, or the executor's capacity
+        (asked again at most every ``CAPACITY_PERIOD`` seconds: a cluster grows and shrinks)."""
+        if self.executor is None or self.n_jobs > 1:
+            return self.n_jobs
+        now = time.monotonic()
+        if self._capacity is None or now - self._capacity[1] > CAPACITY_PERIOD:
+            self._capacity = (capacity(self.executor), now)
+        return self._capacity[0]
+
     def run(self, trials: Sequence[Trial]) -> list[Result]:
         """Evaluate ``trials``; results in the same order."""
+        if self.executor is not None:
+            return self._run_on_executor(trials)
         if self.n_jobs == 1 or (len(trials) <= 1 and self.backend == "thread"):
             return [_evaluate_inline(self.objective, t, self.wants_trial) for t in trials]
         if self.backend == "thread":
@@ -161,6 +216,29 @@ class Evaluator:
             except (pickle.PicklingError, TypeError, AttributeError) as exc:
                 submitted.append(((from_exception(exc), None), None))
         return [self._collect(item, pool) for item, pool in submitted]
+
+    def _run_on_executor(self, trials: Sequence[Trial]) -> list[Result]:
+        """Submit every trial, then collect; a Dask task is submitted impure (two equal
+        values are two tasks) and without Dask's own retries (see the module docstring)."""
+        options = {"pure": False, "retries": 0} if _is_dask(self.executor) else {}
+        futures: list[Any] = []
+        for t in trials:
+            try:
+                futures.append(self.executor.submit(call_in_worker, self.objective, t.value, **options))
+            except (pickle.PicklingError, TypeError, AttributeError) as exc:
+                futures.append((from_exception(exc), None))
+        results: list[Result] = []
+        for future in futures:
+            if isinstance(future, tuple):
+                results.append(future)
+                continue
+            try:
+                kind, payload = future.result()
+            except Exception as exc:
+                results.append(_lost(exc))
+                continue
+            results.append((from_result(payload), None) if kind == "ok" else (from_exception(payload), payload))
+        return results
 
     def _submit(self, trial: Trial) -> tuple[Future[tuple[str, Any]], Executor]:
         """Send ``trial`` to a worker; the future and the pool it went to.

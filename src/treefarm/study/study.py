@@ -387,6 +387,8 @@ class Study:
         callbacks: Iterable[Callback] = (),
         target: float | None = None,
         patience: int | None = None,
+        executor: Any = None,
+        requeue_lost: int = 1,
     ) -> None:
         """Evaluate ``objective`` on suggested configurations until a rule stops it.
 
@@ -395,7 +397,10 @@ class Study:
         failed or pruned), counted atomically across every process sharing the
         storage, so N workers given ``n_trials=B`` make B trials between them.
         ``n_new_trials`` bounds what this call adds. See :func:`.loop.optimize`
-        for the objective's contract, ``n_jobs`` and the other rules.
+        for the objective's contract, ``n_jobs`` and the other rules. ``executor``
+        (a ``distributed.Client``, or any object with a ``concurrent.futures``-like
+        ``submit``) runs the evaluations on its workers; a trial whose worker dies
+        is failed and its configuration queued again up to ``requeue_lost`` times.
         """
         self._stop_requested = False
         optimize(
@@ -410,6 +415,8 @@ class Study:
             callbacks=callbacks,
             target=target,
             patience=patience,
+            executor=executor,
+            requeue_lost=requeue_lost,
         )
 
     # ----------------------------------------------------------------- export

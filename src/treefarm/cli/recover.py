@@ -1,0 +1,65 @@
+"""``treefarm recover JOURNAL STORAGE``: write the results a worker kept in its journal.
+
+A worker whose storage stayed unreachable past its retry deadline keeps each
+finished result in a local journal (see :mod:`treefarm.storage.journal`); a
+later successful call of any worker using that journal writes them, and this
+command does it by hand (e.g. after the worker is gone). Replaying is
+idempotent: a result already recorded is not recorded again. Exit status 0
+when the journal is empty afterwards, 1 when entries remain (the storage did
+not answer) or were refused (moved to ``JOURNAL.rejected``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..storage import TrialState, open_storage
+from ..storage.journal import replay
+
+__all__ = ["cmd_recover", "register"]
+
+
+def cmd_recover(args: argparse.Namespace) -> int:
+    path = Path(args.journal)
+    if not path.is_file():
+        print(
+            f"treefarm: error: the journal must be an existing file, but got journal={args.journal!r}",
+            file=sys.stderr,
+        )
+        return 2
+    storage = open_storage(args.storage, journal=None)
+
+    def finish(item: Mapping[str, Any]) -> object:
+        return storage.finish_trial(
+            int(item["study_id"]),
+            int(item["number"]),
+            state=TrialState(item["state"]),
+            value=item["value"],
+            user_attrs=item["user_attrs"],
+            system_attrs=item["system_attrs"],
+            owner=item["owner"],
+        )
+
+    try:
+        done = replay(path, finish)
+    finally:
+        storage.close()
+    for item in done.refused:
+        print(f"refused trial {item['number']} (study id {item['study_id']}): {item['refused']}")
+    print(
+        f"{len(done.recorded)} recorded, {len(done.refused)} refused (kept in {path}.rejected), "
+        f"{len(done.kept)} left in {path}"
+    )
+    return 0 if not (done.refused or done.kept) else 1
+
+
+def register(sub: Any) -> None:
+    """Add the ``recover`` command to the ``treefarm`` subcommands ``sub``."""
+    recover = sub.add_parser("recover", help="write the results kept in a worker's journal to a storage")
+    recover.add_argument("journal", metavar="JOURNAL", help="the journal file (JSON lines)")
+    recover.add_argument("storage", metavar="STORAGE", help="path or URL of the storage")
+    recover.set_defaults(func=cmd_recover)

@@ -1,0 +1,118 @@
+"""``treefarm worker STORAGE --study NAME``: a long-running worker on a shared database.
+
+Start one on each machine that shares the storage (PostgreSQL, or a SQLite
+file on one machine)::
+
+    treefarm worker postgresql://user@db-host/treefarm --study tune --file objective.py --n-trials 500
+
+Each worker claims trials from the study until the study-wide budget
+``--n-trials`` is spent (claims are counted atomically across all workers, so
+they make exactly that many trials between them), then exits with status 0.
+The objective and space come from the file as in ``treefarm run`` (default
+``NAME.py``). While it evaluates, the worker's heartbeat keeps its trial
+alive; a worker that dies is found by any other worker's recovery, which
+fails its trial and queues the configuration again. SIGTERM and Ctrl-C fail
+the worker's running trial (reason ``"interrupted"``) and exit 130. The storage
+rides out outages up to ``--retry-deadline`` seconds; a result it still cannot
+take is kept in ``--journal`` (see ``treefarm recover``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import sys
+from types import FrameType
+from typing import Any
+
+from ..storage import TrialState, open_storage
+from ..study import Study
+from .progress import Progress
+
+__all__ = ["cmd_worker", "register"]
+
+CLAIMED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from .main import _attribute, _load_file
+
+    module, objective_name = _load_file(args.file or f"{args.study}.py")
+    objective = _attribute(module, objective_name, "the objective")
+    space = _attribute(module, args.space, "the space")
+    storage = open_storage(args.storage, retry_deadline=args.retry_deadline, journal=args.journal)
+    study = Study.create(
+        args.study,
+        space=space,
+        storage=storage,
+        algo=args.algo,
+        load_if_exists=True,
+        heartbeat_interval=args.heartbeat,
+        requeue_interrupted=True,
+    )
+    done = storage.count_trials(study.study_id, states=CLAIMED)
+    progress = Progress(args.n_trials, stream=sys.stderr, done=done)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        study.optimize(objective, args.n_trials, timeout=args.timeout, callbacks=[progress])
+    except KeyboardInterrupt:
+        progress.close()
+        print("interrupted: this worker's running trial was recorded as failed", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    progress.close()
+    total = storage.count_trials(study.study_id, states=CLAIMED)
+    with contextlib.suppress(Exception):
+        print(f"study {study.name!r}: {total} trials claimed; best value {study.best_value!r}")
+    storage.close()
+    return 0
+
+
+def _number(kind: Any) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number > 0, but got {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"expected a number > 0, but got {text!r}")
+        return value
+
+    return parse
+
+
+def register(sub: Any) -> None:
+    """Add the ``worker`` command to the ``treefarm`` subcommands ``sub``."""
+    worker = sub.add_parser(
+        "worker", help="claim and evaluate a shared study's trials until its budget is spent"
+    )
+    worker.add_argument("storage", metavar="STORAGE", help="path or URL of the shared storage")
+    worker.add_argument("--study", required=True, help="the study's name (created if absent)")
+    worker.add_argument(
+        "--file", default=None, metavar="FILE.py[:objective]", help="objective and space (default: STUDY.py)"
+    )
+    worker.add_argument("--space", default="space", help="name of the space in the file (default: space)")
+    worker.add_argument("--algo", default=None, help="optimizer of a new study (default: stored, else tpe)")
+    worker.add_argument(
+        "--n-trials",
+        type=_number(int),
+        default=None,
+        help="the study's total trials, shared by every worker (default: until stopped)",
+    )
+    worker.add_argument("--timeout", type=_number(float), default=None, help="seconds this worker runs")
+    worker.add_argument("--heartbeat", type=_number(float), default=10.0, help="seconds between heartbeats")
+    worker.add_argument(
+        "--retry-deadline", type=_number(float), default=60.0, help="seconds to ride out a storage outage"
+    )
+    worker.add_argument(
+        "--journal",
+        default="treefarm-journal.jsonl",
+        help="file keeping results the storage could not take (default: treefarm-journal.jsonl)",
+    )
+    worker.set_defaults(func=cmd_worker)

@@ -1,0 +1,116 @@
+"""Dask clusters as executors of a study's evaluations.
+
+    from treefarm.execution.dask import connect
+
+    with connect("local", n_workers=4) as client:       # or "tcp://scheduler:8786", or a Client
+        study.optimize(objective, 200, executor=client)
+
+The study stays in the calling process: it asks (so a seeded run suggests
+the same trials for the same completion order), records every outcome, and
+sends Dask only ``objective(value)``. Each trial is one impure task submitted
+with ``retries=0``, and only the study's process records its result, so a
+task Dask re-runs can never complete a trial twice (the storage's owner check
+refuses any finish that is not the trial's worker's, see
+:class:`~treefarm.storage.Storage`).
+
+A worker dying mid-trial: the scheduler gives up on its task at once when
+``distributed.scheduler.allowed-failures`` is 0, which :func:`connect` sets
+for the local cluster it starts; the trial is then FAILED with the reason
+(``KilledWorker``) and its configuration queued again (``requeue_lost``
+times, default once). A scheduler of your own with the default of 3 re-runs
+the task on another worker instead: the trial then completes once, later.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+from ..exceptions import StudyError
+
+__all__ = ["LOCAL", "ByValue", "connect"]
+
+LOCAL = "local"
+"""The address that starts a ``LocalCluster`` of worker processes on this machine."""
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as exc:
+        raise StudyError("a Dask executor needs Dask's distributed: pip install 'treefarm[dask]'") from exc
+    return distributed
+
+
+@contextlib.contextmanager
+def connect(
+    address: Any = LOCAL, *, n_workers: int | None = None, threads_per_worker: int = 1
+) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``address``: ``"local"`` starts a ``LocalCluster``
+    of ``n_workers`` processes (default: one per core) and stops it on exit; a
+    scheduler address (``"tcp://host:8786"``) connects, and disconnects on exit; a
+    ``Client`` is used as it is (and left open)."""
+    distributed = _distributed()
+    if isinstance(address, distributed.Client):
+        yield address
+        return
+    if not isinstance(address, str) or not address.strip():
+        raise StudyError(
+            f"a Dask address must be 'local', a scheduler address or a Client, but got address={address!r}"
+        )
+    if n_workers is not None and (
+        isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1
+    ):
+        raise StudyError(f"n_workers must be an integer >= 1 or None, but got n_workers={n_workers!r}")
+    if address != LOCAL:
+        with distributed.Client(address) as client:
+            yield client
+        return
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        cluster = distributed.LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=threads_per_worker,
+            processes=True,
+            dashboard_address=None,
+        )
+    try:
+        with distributed.Client(cluster) as client:
+            yield client
+    finally:
+        cluster.close()
+
+
+class ByValue:
+    """A callable carried to the workers as cloudpickle bytes of ``function`` with its
+    module's code included, so workers that cannot import that module still run it.
+    (Dask pickles a task with the standard pickle first, which would send the function
+    by reference, so the bytes are made here.)"""
+
+    def __init__(self, function: Callable[..., Any], module: ModuleType) -> None:
+        _distributed()
+        import cloudpickle
+
+        cloudpickle.register_pickle_by_value(module)
+        try:
+            self._payload = cloudpickle.dumps(function)
+        finally:
+            cloudpickle.unregister_pickle_by_value(module)
+        self._function: Callable[..., Any] | None = None
+
+    def __getstate__(self) -> dict[str, bytes]:
+        return {"payload": self._payload}
+
+    def __setstate__(self, state: dict[str, bytes]) -> None:
+        self._payload = state["payload"]
+        self._function = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._function is None:
+            import cloudpickle
+
+            self._function = cloudpickle.loads(self._payload)
+        return self._function(*args, **kwargs)

@@ -1,0 +1,165 @@
+"""A local file of finished results the storage could not take, replayed later.
+
+When a SQL storage stays unreachable past its retry deadline while a worker
+finishes a trial, the finish (study id, trial number, state, value,
+attributes and the worker's ownership token) is appended to this journal as
+one JSON line, flushed and ``fsync``ed before the error reaches the caller.
+It is written to the storage again by the next operation that succeeds in
+any process using the same journal file, or by ``treefarm recover JOURNAL
+STORAGE``.
+
+Replaying is idempotent: each entry is a finish *with its owner's token*,
+which the storage records only if the trial is still RUNNING for that
+worker, and answers with the stored record if exactly that outcome was
+already recorded (see "Ownership" in :class:`~treefarm.storage.Storage`).
+So replaying a journal twice, or from two processes, records each result
+once. An entry the storage refuses (the trial was meanwhile failed by a
+recovery, or the study is gone) is never dropped silently: it moves to
+``JOURNAL.rejected`` with the reason, and the replay reports it.
+
+Appends and replays take an exclusive ``flock`` on the journal, and a replay
+rewrites the file in place (never deletes it), so a worker appending while
+another replays loses nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ..exceptions import StorageUnavailableError, StudyError
+from .checks import NotFoundError
+from .records import JSON
+
+__all__ = ["DEFAULT_JOURNAL", "Replay", "append", "entry", "pending", "replay", "replaying"]
+
+DEFAULT_JOURNAL = "treefarm-journal.jsonl"
+"""The journal's file name, in the worker's working directory, unless configured."""
+_local = threading.local()
+
+
+def replaying() -> bool:
+    """Whether this thread is inside :func:`replay` (whose finishes must not start another)."""
+    return bool(getattr(_local, "active", False))
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[IO[str]]:
+    """The journal opened for reading and appending, under an exclusive lock."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+", encoding="utf-8") as handle:
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): one process per journal there
+            yield handle
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield handle
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def entry(
+    *,
+    url: str,
+    study_id: int,
+    number: int,
+    state: str,
+    value: float | None,
+    user_attrs: Mapping[str, JSON],
+    system_attrs: Mapping[str, JSON],
+    owner: str | None,
+) -> dict[str, Any]:
+    """One journal line: a finish, and where it was meant to go."""
+    return {
+        "url": url,
+        "study_id": study_id,
+        "number": number,
+        "state": state,
+        "value": value,
+        "user_attrs": dict(user_attrs),
+        "system_attrs": dict(system_attrs),
+        "owner": owner,
+        "journaled": time.time(),
+    }
+
+
+def append(path: Path, item: Mapping[str, Any]) -> None:
+    """Add ``item`` to the journal durably (flushed and fsynced before returning)."""
+    line = json.dumps(item, allow_nan=False) + "\n"
+    with _locked(path) as handle:
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+@dataclass
+class Replay:
+    """What a replay did: entries recorded (or found already recorded), refused
+    (moved to ``JOURNAL.rejected``), and left in the journal (the storage went
+    away again, or they belong to another storage)."""
+
+    recorded: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    kept: list[dict[str, Any]] = field(default_factory=list)
+
+
+def pending(path: Path) -> bool:
+    """Whether the journal holds anything."""
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def replay(path: Path, finish: Callable[[Mapping[str, Any]], object], *, url: str | None = None) -> Replay:
+    """Record the journal's entries with ``finish`` (one storage finish per entry);
+    only those for ``url`` when given. See the module docstring for what happens
+    to each entry."""
+    done = Replay()
+    if not path.exists():
+        return done
+    _local.active = True
+    try:
+        return _replay(path, finish, url, done)
+    finally:
+        _local.active = False
+
+
+def _replay(
+    path: Path, finish: Callable[[Mapping[str, Any]], object], url: str | None, done: Replay
+) -> Replay:
+    with _locked(path) as handle:
+        handle.seek(0)
+        items = [json.loads(line) for line in handle.read().splitlines() if line.strip()]
+        unavailable = False
+        for item in items:
+            if unavailable or (url is not None and item.get("url") != url):
+                done.kept.append(item)
+                continue
+            try:
+                finish(item)
+            except StorageUnavailableError:
+                unavailable = True
+                done.kept.append(item)
+            except (StudyError, NotFoundError) as error:
+                done.refused.append({**item, "refused": f"{type(error).__name__}: {error}"})
+            else:
+                done.recorded.append(item)
+        if done.refused:
+            for item in done.refused:
+                append(path.with_name(path.name + ".rejected"), item)
+        handle.seek(0)
+        handle.truncate()
+        handle.write("".join(json.dumps(item, allow_nan=False) + "\n" for item in done.kept))
+        handle.flush()
+        os.fsync(handle.fileno())
+    return done

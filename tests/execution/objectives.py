@@ -1,0 +1,29 @@
+"""Module-level (picklable) objectives run on Dask workers by the execution tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import treefarm as tf
+
+SPACE = {"x": tf.Real(-1.0, 1.0)}
+
+
+def square(p: dict) -> float:
+    time.sleep(0.02)
+    return float(p["x"] ** 2)
+
+
+def kill_once(p: dict, *, marker: str) -> float:
+    """The first evaluation with x > 0 kills its own worker process with SIGKILL
+    (``marker`` is created atomically so that exactly one does); every other returns x**2."""
+    time.sleep(0.05)
+    if p["x"] > 0:
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return float(p["x"] ** 2)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return float(p["x"] ** 2)
