@@ -5,7 +5,7 @@ SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
 from .exceptions import ConfigError, SpaceError, StorageError, StudyError, TreefarmError, TrialStateError
-from .optimizers import GP, TPE, Anneal, History, Observation, Optimizer, RandomSearch
+from .optimizers import GP, TPE, Anneal, Auto, History, Observation, Optimizer, RandomSearch
 from .space import (
     Args,
     Choice,
@@ -40,6 +40,7 @@ __all__ = [
     "TPE",
     "Anneal",
     "Args",
+    "Auto",
     "Choice",
     "Config",
     "ConfigError",

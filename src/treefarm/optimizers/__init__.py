@@ -1,6 +1,7 @@
 """Optimizers: stateless functions from the history to the next configurations."""
 
 from .anneal import Anneal
+from .auto import Auto
 from .base import History, Observation, Optimizer
 from .gp import GP
 from .random import RandomSearch
@@ -11,6 +12,7 @@ __all__ = [
     "GP",
     "TPE",
     "Anneal",
+    "Auto",
     "History",
     "Observation",
     "Optimizer",

@@ -16,6 +16,7 @@ __all__ = ["available", "make_optimizer"]
 
 _REGISTRY: dict[str, tuple[str, str]] = {
     "anneal": ("treefarm.optimizers.anneal", "Anneal"),
+    "auto": ("treefarm.optimizers.auto", "Auto"),
     "gp": ("treefarm.optimizers.gp", "GP"),
     "random": ("treefarm.optimizers.random", "RandomSearch"),
     "tpe": ("treefarm.optimizers.tpe", "TPE"),
