@@ -323,4 +323,6 @@ GRAMMAR = {
 
 
 def all_problems() -> dict[str, Problem]:
-    return {**SYNTHETIC, **TUNING, **GRAMMAR}
+    from .bbob import bbob_problems
+
+    return {**SYNTHETIC, **TUNING, **GRAMMAR, **bbob_problems()}
