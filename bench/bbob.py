@@ -119,13 +119,13 @@ def _fmt(x: float) -> str:
 
 
 def report(rows: list[dict[str, Any]], ours: str, methods: list[str], n_boot: int = 2000) -> str:
-    """Median final regret per pooled problem with a 95% bootstrap interval of
-    the median; then, for ``ours``, the wins and losses beyond noise against
+    """Median final regret per pooled problem (those where ``ours`` has rows)
+    with a 95% bootstrap interval of the median; then, for ``ours``, the wins and losses beyond noise against
     each other method (the interval of the difference of medians excludes 0)."""
     from .report import median_difference_interval
 
     regrets = final_regrets(rows)
-    problems = sorted({p for p, _ in regrets}, key=lambda p: (int(p.split("_d")[-1]), p))
+    problems = sorted({p for p, m in regrets if m == ours}, key=lambda p: (int(p.split("_d")[-1]), p))
     rng = np.random.default_rng(0)
     lines = ["| problem | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
     for p in problems:
