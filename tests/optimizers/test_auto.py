@@ -1,4 +1,4 @@
-"""algo="auto": the GP with TPE's proposals interleaved, chosen by the trial's number alone."""
+"""algo="auto": the GP, with TPE on alternate trials while stalled, chosen from the history alone."""
 
 from __future__ import annotations
 
@@ -26,12 +26,15 @@ def test_auto_is_registered() -> None:
         make_optimizer("autto")
 
 
-def test_every_third_trial_is_tpes_on_a_flat_space_and_the_gps_on_a_recursive_one() -> None:
+def test_tpe_proposes_alternate_trials_only_while_stalled_and_leads_on_recursive_spaces() -> None:
     auto = Auto()
-    flat = [type(auto.proposer(t, recursive=False)).__name__ for t in range(6)]
-    tree = [type(auto.proposer(t, recursive=True)).__name__ for t in range(6)]
-    assert flat == ["GP", "GP", "TPE", "GP", "GP", "TPE"]
-    assert tree == ["TPE", "TPE", "GP", "TPE", "TPE", "GP"]
+
+    def names(recursive: bool, stalled: bool) -> list[str]:
+        return [type(auto.proposer(t, recursive=recursive, stalled=stalled)).__name__ for t in range(6)]
+
+    assert names(False, False) == ["GP"] * 6
+    assert names(False, True) == ["TPE", "GP"] * 3
+    assert names(True, False) == names(True, True) == ["TPE", "TPE", "GP"] * 2
 
 
 def _history(n: int, seed: int = 0) -> History:
@@ -49,22 +52,37 @@ def _history(n: int, seed: int = 0) -> History:
 SPACE = {"x": Real(-5, 5), "c": Choice("a", "b")}
 
 
-def test_a_tpe_slot_proposes_exactly_what_tpe_does_and_a_gp_slot_what_the_gp_does() -> None:
-    """The choice is a function of the history: trial 20 (slot 2 of 3) is TPE's, 21 the GP's."""
+def _stalled(n: int) -> History:
+    """The best trial first, then ``n - 1`` worse ones: stalled for ``n - 1`` evaluations."""
+    rng = np.random.default_rng(1)
+    xs = [1.0, *rng.uniform(-5, 5, n - 1)]
+    return History(
+        complete=tuple(Observation(Config({"x": float(x), "c": "b"}), float((x - 1) ** 2)) for x in xs)
+    )
+
+
+def test_a_stalled_search_gives_even_trials_to_tpe_and_an_improving_one_all_to_the_gp() -> None:
     gp = GP(n_candidates=64, n_local=32, n_starts=2)
     auto = Auto(gp=gp)
-    tpe_slot, gp_slot = _history(20), _history(21)
-    assert auto.suggest(SPACE, tpe_slot, 1, np.random.default_rng(3)) == auto.tpe.suggest(
-        SPACE, tpe_slot, 1, np.random.default_rng(3)
+
+    def same(history: History, optimizer: Optimizer) -> bool:
+        return auto.suggest(SPACE, history, 1, np.random.default_rng(3)) == optimizer.suggest(
+            SPACE, history, 1, np.random.default_rng(3)
+        )
+
+    assert same(_stalled(20), auto.tpe)  # trial 20, stalled for 19
+    assert same(_stalled(21), gp)  # trial 21: odd
+    improving = History(
+        complete=tuple(
+            Observation(Config({"x": 1 + 4 / (i + 1), "c": "b"}), (4 / (i + 1)) ** 2) for i in range(20)
+        )
     )
-    assert auto.suggest(SPACE, gp_slot, 1, np.random.default_rng(3)) == gp.suggest(
-        SPACE, gp_slot, 1, np.random.default_rng(3)
-    )
+    assert same(improving, gp)  # trial 20: even, but every trial improved
 
 
 def test_tpe_waits_for_the_gps_space_filling_start() -> None:
     auto = Auto(gp=GP(n_startup=8))
-    history = _history(2)  # trial 2 is a TPE slot, but the start is not over
+    history = _stalled(4)  # trial 4 would be TPE's, but the start is not over
     assert auto.suggest(SPACE, history, 1, np.random.default_rng(0)) == auto.gp.suggest(
         SPACE, history, 1, np.random.default_rng(0)
     )
@@ -76,9 +94,10 @@ def test_a_batch_counts_its_own_members_as_trials() -> None:
     assert len(set(batch)) == 3
 
 
-def test_bad_tpe_every_names_the_parameter() -> None:
-    with pytest.raises(ConfigError, match="tpe_every"):
-        Auto(tpe_every=1)
+@pytest.mark.parametrize(("options", "name"), [({"gp_every": 1}, "gp_every"), ({"patience": 0}, "patience")])
+def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Auto(**options)
 
 
 def test_auto_finds_the_optimum_of_a_mixed_space_and_leaves_a_wrong_category() -> None:
@@ -96,7 +115,7 @@ def test_auto_finds_the_optimum_of_a_mixed_space_and_leaves_a_wrong_category() -
 def test_same_seed_same_study() -> None:
     def run() -> list[dict]:
         study = Study.create(space=SPACE, algo=Auto(gp=GP(n_candidates=64, n_local=32, n_starts=2)), seed=4)
-        study.optimize(lambda v: (v["x"] - 1) ** 2 + (v["c"] == "a"), n_trials=15)
+        study.optimize(lambda v: (v["x"] - 1) ** 2 + (v["c"] == "a"), n_trials=10)
         return [dict(t.params) for t in study.trials]
 
     assert run() == run()
