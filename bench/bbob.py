@@ -39,6 +39,8 @@ FOPT_FILE = Path(__file__).with_name("bbob_fopt.json")
 DIMS = (2, 5, 10, 20)
 INSTANCES = (1, 2, 3)
 FUNCTIONS = tuple(range(1, 25))
+#: A run whose best is this close to f_opt has converged, and its end is not counted as a stall.
+SOLVED = 1e-2
 
 
 @cache
@@ -114,6 +116,28 @@ def final_regrets(rows: list[dict[str, Any]]) -> dict[tuple[str, str], np.ndarra
     return {k: np.array(v) for k, v in out.items()}
 
 
+def final_stalls(rows: list[dict[str, Any]], *, relative: float = 1e-3) -> dict[tuple[str, str], list[int]]:
+    """(pooled problem, method) -> per seed, the evaluations after the last
+    improvement of the best by more than ``relative`` times the run's loss
+    range (the GP's own stall measure), at the end of the run; 0 for a run
+    that ended within :data:`SOLVED` of the optimum (converged, not stuck)."""
+    problems = bbob_problems()
+    out: dict[tuple[str, str], list[int]] = {}
+    for r in rows:
+        if r.get("status") != "ok" or r["problem"] not in problems:
+            continue
+        if min(r["losses"]) - (problems[r["problem"]].optimum or 0.0) <= SOLVED:
+            out.setdefault((pooled(r["problem"]), r["method"]), []).append(0)
+            continue
+        y = np.asarray(r["losses"], dtype=float)
+        threshold, best, last = relative * float(np.ptp(y)), np.inf, 0
+        for i, v in enumerate(y):
+            if v < best - threshold:
+                best, last = v, i
+        out.setdefault((pooled(r["problem"]), r["method"]), []).append(len(y) - 1 - last)
+    return out
+
+
 def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
@@ -138,6 +162,16 @@ def report(rows: list[dict[str, Any]], ours: str, methods: list[str], n_boot: in
             boots = np.median(rng.choice(r, size=(n_boot, len(r))), axis=1)
             lo, hi = np.percentile(boots, [2.5, 97.5])
             cells.append(f"{_fmt(float(np.median(r)))} [{_fmt(lo)}, {_fmt(hi)}] ({len(r)})")
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    stalls = final_stalls(rows)
+    lines += ["", "Stuck seeds: the last 50 or more evaluations brought no improvement, and the best is"]
+    lines += [f"more than {SOLVED:g} above f_opt (of all seeds):", ""]
+    lines += ["| problem | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
+    for p in problems:
+        cells = [
+            f"{sum(s >= 50 for s in stalls[(p, m)])} / {len(stalls[(p, m)])}" if (p, m) in stalls else "·"
+            for m in methods
+        ]
         lines.append(f"| {p} | " + " | ".join(cells) + " |")
     lines += ["", f"| {ours} against | better | worse | not resolved | problems |", "|---|---|---|---|---|"]
     for m in methods:
