@@ -29,11 +29,16 @@ def test_auto_is_registered() -> None:
 def test_tpe_proposes_alternate_trials_only_while_stalled_and_leads_on_recursive_spaces() -> None:
     auto = Auto()
 
-    def names(recursive: bool, stalled: bool) -> list[str]:
-        return [type(auto.proposer(t, recursive=recursive, stalled=stalled)).__name__ for t in range(6)]
+    def names(recursive: bool, stalled: bool, categorical: bool = False) -> list[str]:
+        return [
+            type(auto.proposer(t, recursive=recursive, stalled=stalled, categorical=categorical)).__name__
+            for t in range(6)
+        ]
 
     assert names(False, False) == ["GP"] * 6
     assert names(False, True) == ["TPE", "GP"] * 3
+    assert names(False, False, categorical=True) == ["GP", "GP", "TPE"] * 2
+    assert names(False, True, categorical=True) == ["TPE", "GP", "TPE", "GP", "TPE", "TPE"]
     assert names(True, False) == names(True, True) == ["TPE", "TPE", "GP"] * 2
 
 
@@ -71,13 +76,22 @@ def test_a_stalled_search_gives_even_trials_to_tpe_and_an_improving_one_all_to_t
         )
 
     assert same(_stalled(20), auto.tpe)  # trial 20, stalled for 19
-    assert same(_stalled(21), gp)  # trial 21: odd
+    assert same(_stalled(21), gp)  # trial 21: odd, and 21 % 3 == 0
     improving = History(
         complete=tuple(
             Observation(Config({"x": 1 + 4 / (i + 1), "c": "b"}), (4 / (i + 1)) ** 2) for i in range(20)
         )
     )
-    assert same(improving, gp)  # trial 20: even, but every trial improved
+    assert same(
+        improving, auto.tpe
+    )  # trial 20: every trial improved, but 20 % 3 == 2 on a space with a choice
+    numeric = {"x": Real(-5, 5)}
+    improving_x = History(
+        complete=tuple(Observation(Config({"x": o.config["x"]}), o.loss) for o in improving.complete)
+    )
+    assert auto.suggest(numeric, improving_x, 1, np.random.default_rng(3)) == gp.suggest(
+        numeric, improving_x, 1, np.random.default_rng(3)
+    )
 
 
 def test_tpe_waits_for_the_gps_space_filling_start() -> None:
