@@ -46,6 +46,9 @@ TREEFARM = {
     "tf-anneal": "anneal",
     "tf-gp": "gp",
     "tf-grammar": "grammar",
+    "tf-auto": "auto",
+    "tf-tpe-hyperopt": "tpe-hyperopt",
+    "tf-gp-nostall": "gp-nostall",
 }
 PEERS = (
     "optuna-random",
@@ -123,11 +126,16 @@ def run_treefarm(algo: Any, problem: Problem, seed: int, budget: int) -> Result:
     import treefarm as tf
 
     if isinstance(algo, str):
-        if algo.removesuffix("-mv") not in tf.optimizers.available():
+        if algo.split("-")[0] not in tf.optimizers.available():
             raise NotAvailableError(
                 f"treefarm optimizer not available: algo={algo!r}, registered={tf.optimizers.available()}"
             )
-        algo = tf.TPE(multivariate=True) if algo == "tpe-mv" else algo
+        variants = {
+            "tpe-mv": lambda: tf.TPE(multivariate=True),
+            "tpe-hyperopt": lambda: tf.TPE.hyperopt(),
+            "gp-nostall": lambda: tf.GP(explore_stalls=False),
+        }
+        algo = variants[algo]() if algo in variants else algo
     study = tf.Study.create(space=problem.treefarm_space(), algo=algo, seed=seed)
     losses, clock = [], Stopwatch()
     for _ in range(budget):

@@ -350,4 +350,6 @@ SYMBOLIC = _symbolic_problems()
 
 
 def all_problems() -> dict[str, Problem]:
-    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC}
+    from .bbob import bbob_problems
+
+    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **bbob_problems()}

