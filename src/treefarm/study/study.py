@@ -27,18 +27,19 @@ import numpy as np
 from ..exceptions import StudyError
 from ..optimizers import History, Optimizer
 from ..pruners import Pruner
-from ..space import Config, build, params, validate
-from ..space.partial import check_partial
-from ..storage import HintRecord, Storage, TrialRecord, TrialState
+from ..space import build, validate
+from ..storage import Storage, TrialRecord, TrialState
 from . import opening
 from .asking import Asker
 from .dedupe import Deduplicator
+from .hinting import Hinting
 from .history import TrialCache
 from .loop import optimize
 from .outcome import Outcome, failure, from_exception, told
 from .pruning import curves_for
 from .recording import Recorder
 from .recovery import recover
+from .results import Results
 from .trial import Trial
 from .warm import warm_start_hints
 
@@ -49,7 +50,7 @@ STALE_FACTOR = 6
 """A trial is presumed dead after this many of its worker's heartbeat intervals without one."""
 
 
-class Study:
+class Study(Results, Hinting):
     """An optimization run persisted in a storage; see the module docstring.
 
     Make one with :meth:`create` or :meth:`load`, never the constructor.
@@ -195,44 +196,6 @@ class Study:
     def _sign(self, value: float) -> float:
         return value if self.direction == "minimize" else -value
 
-    @property
-    def best_trial(self) -> TrialRecord:
-        """The completed trial with the best value (the lowest number among ties);
-        with none, the error quotes why the trials failed."""
-        return self._cache.best()
-
-    @property
-    def recommended_trial(self) -> TrialRecord:
-        """The completed trial the optimizer recommends as the optimum.
-
-        For a noisy objective a lucky draw can make the best observed value
-        misleading; an optimizer with a model (the GP) then recommends the
-        evaluated point with the best posterior mean (seeds/001). Otherwise
-        this is :attr:`best_trial`.
-        """
-        best = self.best_trial
-        config = self.optimizer.recommend(self.space, self.history())
-        if config is None:
-            return best
-        return next((t for t in self._cache.completed() if self._cache.config_of(t) == config), best)
-
-    @property
-    def best_value(self) -> float:
-        value = self.best_trial.value
-        assert value is not None
-        return value
-
-    @property
-    def best_config(self) -> Config:
-        return Config(self.best_trial.params)
-
-    @property
-    def best_params(self) -> Any:
-        """The best configuration's parameters, arranged as the space arranges them,
-        without calling any op (see :func:`treefarm.space.params`);
-        ``build(study.space, study.best_config)`` builds the value itself."""
-        return params(self.space, self.best_config)
-
     def history(self, *, exclude: int | None = None) -> History:
         """What the optimizer sees: completed, failed and pending configurations."""
         return self._cache.history(exclude=exclude)
@@ -278,37 +241,6 @@ class Study:
         for key, value in (user_attrs or {}).items():
             self._storage.set_trial_user_attr(self.study_id, record.number, key, value)
         return record.number
-
-    # ------------------------------------------------------------------ hints
-    def hint(
-        self,
-        config: Mapping[str, Any],
-        *,
-        credibility: float = 1.0,
-        bad: bool = False,
-        spread: float = 0.1,
-        author: str | None = None,
-    ) -> int:
-        """Tell the optimizer where to look (or, ``bad=True``, where not to): a full
-        or partial configuration (a grammar sub-expression's decisions too), trusted
-        as far as ``credibility`` in [0, 1] says, with a window of width ``spread``
-        (in the unit cube). Stored, so every worker sees it from its next
-        suggestion on, also mid-run. Returns the hint's id (see
-        :mod:`treefarm.optimizers.hints` for how suggestions honour it)."""
-        checked = check_partial(self.space, config)
-        record = self._storage.add_hint(
-            self.study_id, config=checked, credibility=credibility, weight=-1 if bad else 1, spread=spread, author=author
-        )
-        return record.hint_id
-
-    @property
-    def hints(self) -> list[HintRecord]:
-        """The study's hints, oldest first."""
-        return self._storage.get_hints(self.study_id)
-
-    def remove_hint(self, hint_id: int) -> None:
-        """Withdraw a hint: suggestions from now on ignore it."""
-        self._storage.remove_hint(self.study_id, hint_id)
 
     def _same_study(self, other: Study) -> bool:
         if other is self:
@@ -418,17 +350,6 @@ class Study:
             executor=executor,
             requeue_lost=requeue_lost,
         )
-
-    # ----------------------------------------------------------------- export
-    def to_dataframe(self) -> Any:
-        """The trials as a pandas DataFrame (needs pandas: ``pip install treefarm[pandas]``)."""
-        try:
-            import pandas as pd
-        except ImportError as exc:
-            raise StudyError("to_dataframe needs pandas: pip install 'treefarm[pandas]'") from exc
-        from .export import trial_rows
-
-        return pd.DataFrame(trial_rows(self.trials))
 
     def __repr__(self) -> str:
         return f"Study(name={self.name!r}, direction={self.direction!r}, optimizer={self.optimizer!r})"

@@ -1,0 +1,55 @@
+"""A study's search hints: given, listed and withdrawn (see :mod:`treefarm.optimizers.hints`
+for how suggestions honour them). A part of :class:`~treefarm.Study`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..space import Space
+from ..space.partial import check_partial
+from ..storage import HintRecord, Storage
+
+__all__ = ["Hinting"]
+
+
+class Hinting:
+    """The hints side of a study (mixed into :class:`~treefarm.Study`)."""
+
+    space: Space
+    _storage: Storage
+
+    @property
+    def study_id(self) -> int:
+        raise NotImplementedError
+
+    def hint(
+        self,
+        config: Mapping[str, Any],
+        *,
+        credibility: float = 1.0,
+        bad: bool = False,
+        spread: float = 0.1,
+        author: str | None = None,
+    ) -> int:
+        """Tell the optimizer where to look (or, ``bad=True``, where not to): a full
+        or partial configuration (a grammar sub-expression's decisions too), trusted
+        as far as ``credibility`` in [0, 1] says, with a window of width ``spread``
+        (in the unit cube). Stored, so every worker sees it from its next
+        suggestion on, also mid-run. Returns the hint's id (see
+        :mod:`treefarm.optimizers.hints` for how suggestions honour it)."""
+        checked = check_partial(self.space, config)
+        record = self._storage.add_hint(
+            self.study_id, config=checked, credibility=credibility, weight=-1 if bad else 1, spread=spread, author=author
+        )
+        return record.hint_id
+
+    @property
+    def hints(self) -> list[HintRecord]:
+        """The study's hints, oldest first."""
+        return self._storage.get_hints(self.study_id)
+
+    def remove_hint(self, hint_id: int) -> None:
+        """Withdraw a hint: suggestions from now on ignore it."""
+        self._storage.remove_hint(self.study_id, hint_id)
+

@@ -1,0 +1,79 @@
+"""What a study found: its best trial, value, configuration and parameters, and its
+trials as a table. A part of :class:`~treefarm.Study`, kept apart because it only reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..exceptions import StudyError
+from ..optimizers import History, Optimizer
+from ..space import Config, Space, params
+from ..storage import TrialRecord
+from .history import TrialCache
+
+__all__ = ["Results"]
+
+
+class Results:
+    """The reading side of a study (mixed into :class:`~treefarm.Study`)."""
+
+    space: Space
+    optimizer: Optimizer
+    _cache: TrialCache
+
+    @property
+    def trials(self) -> list[TrialRecord]:
+        raise NotImplementedError
+
+    def history(self, *, exclude: int | None = None) -> History:
+        raise NotImplementedError
+
+    @property
+    def best_trial(self) -> TrialRecord:
+        """The completed trial with the best value (the lowest number among ties);
+        with none, the error quotes why the trials failed."""
+        return self._cache.best()
+
+    @property
+    def recommended_trial(self) -> TrialRecord:
+        """The completed trial the optimizer recommends as the optimum.
+
+        For a noisy objective a lucky draw can make the best observed value
+        misleading; an optimizer with a model (the GP) then recommends the
+        evaluated point with the best posterior mean (seeds/001). Otherwise
+        this is :attr:`best_trial`.
+        """
+        best = self.best_trial
+        config = self.optimizer.recommend(self.space, self.history())
+        if config is None:
+            return best
+        return next((t for t in self._cache.completed() if self._cache.config_of(t) == config), best)
+
+    @property
+    def best_value(self) -> float:
+        value = self.best_trial.value
+        assert value is not None
+        return value
+
+    @property
+    def best_config(self) -> Config:
+        return Config(self.best_trial.params)
+
+    @property
+    def best_params(self) -> Any:
+        """The best configuration's parameters, arranged as the space arranges them,
+        without calling any op (see :func:`treefarm.space.params`);
+        ``build(study.space, study.best_config)`` builds the value itself."""
+        return params(self.space, self.best_config)
+
+    # ----------------------------------------------------------------- export
+    def to_dataframe(self) -> Any:
+        """The trials as a pandas DataFrame (needs pandas: ``pip install treefarm[pandas]``)."""
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            raise StudyError("to_dataframe needs pandas: pip install 'treefarm[pandas]'") from exc
+        from .export import trial_rows
+
+        return pd.DataFrame(trial_rows(self.trials))
+
