@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .runner import read_rows
+from .runner import key_of, read_rows
 from .symbolic import EXACT
 
 BOOTSTRAP = 2000
@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--methods", default="tf-grammar,tf-random,tf-tpe,tf-anneal,tf-gp,optuna-tpe,gplearn")
     parser.add_argument("--problems", default="", help="only these problems (comma-separated)")
     args = parser.parse_args(argv)
-    rows = [r for path in args.results for r in read_rows(path)]
+    by_key = {key_of(r): r for path in args.results for r in read_rows(path)}  # a rerun key: last file wins
+    rows = list(by_key.values())
     if args.problems:
         keep = set(args.problems.split(","))
         rows = [r for r in rows if r["problem"] in keep]
