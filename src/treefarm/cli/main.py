@@ -247,7 +247,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("file", metavar="FILE.py[:objective]")
     run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
     run.add_argument(
-        "--algo", default=None, choices=available(), help="optimizer (default: the study's stored one, else tpe)"
+        "--algo", default=None, choices=available(), help="optimizer (default: the study's stored one, else auto)"
     )
     run.add_argument(
         "--n-trials",

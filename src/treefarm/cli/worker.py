@@ -98,7 +98,7 @@ def register(sub: Any) -> None:
         "--file", default=None, metavar="FILE.py[:objective]", help="objective and space (default: STUDY.py)"
     )
     worker.add_argument("--space", default="space", help="name of the space in the file (default: space)")
-    worker.add_argument("--algo", default=None, help="optimizer of a new study (default: stored, else tpe)")
+    worker.add_argument("--algo", default=None, help="optimizer of a new study (default: stored, else auto)")
     worker.add_argument(
         "--n-trials",
         type=_number(int),

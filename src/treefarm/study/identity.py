@@ -28,7 +28,7 @@ from ..storage import JSON, Storage, StudyRecord
 
 __all__ = ["DEFAULT_ALGO", "creation_attrs", "reconcile"]
 
-DEFAULT_ALGO = "tpe"
+DEFAULT_ALGO = "auto"
 """The optimizer of a new study whose caller names none."""
 
 

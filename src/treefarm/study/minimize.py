@@ -86,7 +86,7 @@ def minimize(
     None keeps them in memory). ``max_evals`` is the study's total: giving an
     existing ``study_name`` resumes that study, and trials already made there,
     by this process or any other sharing the storage, count towards it.
-    ``algo`` and ``direction`` default to ``"tpe"`` and ``"minimize"`` for a
+    ``algo`` and ``direction`` default to ``"auto"`` and ``"minimize"`` for a
     new study and to the stored ones for a resumed one.
     An objective that takes ``trial`` can report and be stopped early by ``pruner``.
     ``executor`` (e.g. a Dask ``Client``) runs the evaluations on its workers, as in

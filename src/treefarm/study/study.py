@@ -112,7 +112,7 @@ class Study(Results, Hinting):
 
         ``storage`` is a path or URL (``"runs.db"``, ``"sqlite:///runs.db"``,
         ``"postgresql://..."``), a :class:`Storage`, or None for memory.
-        A new study takes ``algo`` (default ``"tpe"``), ``direction`` (default
+        A new study takes ``algo`` (default ``"auto"``), ``direction`` (default
         ``"minimize"``) and ``seed`` (None draws one and stores it, so the study
         stays reproducible when resumed). A reopened one keeps what it stored:
         see :mod:`treefarm.study.identity` for what is checked and recorded.
