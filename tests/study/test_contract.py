@@ -277,3 +277,10 @@ def test_best_params_of_a_grammar_is_the_expression_uncalled() -> None:
     assert len(calls) == before
     assert text.startswith("add(") or text.isdigit()
     assert eval(text, {"add": operator.add}) == tf.build(G, study.best_config)
+
+
+def test_a_composite_optimizer_is_stored_and_rebuilt_with_its_parts(tmp_path: Path) -> None:
+    auto = tf.Auto(patience=7, gp=tf.GP(acquisition="ucb"), tpe=tf.TPE(n_startup=5))
+    tf.Study.create("s", space=SPACE, storage=tmp_path / "s.db", algo=auto, seed=0)
+    reopened = tf.Study.load("s", space=SPACE, storage=tmp_path / "s.db")
+    assert repr(reopened.optimizer) == repr(auto)

@@ -47,7 +47,8 @@ def spec_of(optimizer: Optimizer) -> dict[str, Any]:
     """What a study stores of its optimizer: ``{"algo": name, "options": {...}}``.
 
     The options are the constructor's arguments (optimizers store them as
-    public attributes). ``"exact"`` is False when the optimizer is not a
+    public attributes); an option that is itself an optimizer is stored as
+    ``{"optimizer": its spec}``. ``"exact"`` is False when the optimizer is not a
     registered class or an option is not JSON (a function, say): the study
     then cannot rebuild it alone and asks for it when reopened.
     """
@@ -63,6 +64,11 @@ def spec_of(optimizer: Optimizer) -> dict[str, Any]:
     exact = name is not None
     for key, value in vars(optimizer).items():
         if key.startswith("_"):
+            continue
+        if isinstance(value, Optimizer):  # a composite's part (auto's GP and TPE)
+            inner = spec_of(value)
+            options[key] = {"optimizer": inner}
+            exact = exact and inner["exact"]
             continue
         try:
             json.dumps(value, allow_nan=False)
@@ -80,4 +86,8 @@ def from_spec(spec: dict[str, Any]) -> Optimizer:
             "the stored optimizer must be rebuildable from its settings (pass algo= to reopen the study), "
             f"but got stored_algo={spec.get('algo')!r}, options={spec.get('options')!r}"
         )
-    return make_optimizer(spec["algo"], **spec["options"])
+    options = {
+        key: from_spec(value["optimizer"]) if isinstance(value, dict) and set(value) == {"optimizer"} else value
+        for key, value in spec["options"].items()
+    }
+    return make_optimizer(spec["algo"], **options)
