@@ -109,7 +109,7 @@ def test_trials_of_a_dead_worker_are_failed_and_requeued_when_they_have_a_config
 def test_four_processes_share_one_sqlite_study_and_its_budget(tmp_path: Path) -> None:
     """Each worker is given the study's total: together they make exactly that many trials."""
     db = tmp_path / "shared.db"
-    tf.Study.create("shared", space=objectives.SPACE, storage=db, seed=1)
+    tf.Study.create("shared", space=objectives.SPACE, storage=db, seed=1, algo="tpe")
     budget = 60
     procs = [spawn(db, "shared", budget, 0.0) for _ in range(4)]
     for p in procs:

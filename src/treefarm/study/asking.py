@@ -6,7 +6,10 @@ generator, a function of the study seed and the trial number only (so a
 resumed study or a second worker suggests what the first would have). An
 enqueued configuration that no longer fits the space fails its trial and the
 next one is taken. Suggestions are kept new to the history by the
-:class:`~treefarm.study.dedupe.Deduplicator` where the optimizer reads it.
+:class:`~treefarm.study.dedupe.Deduplicator` where the optimizer reads it,
+and checked again against the trials other workers started meanwhile just
+before they are written: two workers suggesting from the same history at the
+same moment then differ, except when both write within the same instant.
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ from .dedupe import Deduplicator
 from .history import TrialCache
 from .worker import identity
 
-__all__ = ["Asker"]
+__all__ = ["RECHECKS", "Asker"]
+
+RECHECKS = 3
+"""How many times a suggestion that a concurrent worker took meanwhile is drawn again."""
 
 
 class Asker:
@@ -68,7 +74,7 @@ class Asker:
                 return None
             claimed(record.number)
             if not record.params:
-                config = self._suggest(record.number)
+                config = self._fresh(record.number, self._suggest(record.number))
                 self._storage.set_trial_params(self._study_id, record.number, config.to_dict())
                 break
             try:
@@ -78,6 +84,19 @@ class Asker:
                 refuse(record.number, str(exc))
         self._cache.remember(record.number, config)
         return record.number, config
+
+    def _fresh(self, number: int, config: Config) -> Config:
+        """``config``, or a new suggestion if a trial another worker started while this
+        one was suggesting already has it (read again just before it is written; the
+        window left is that of one write)."""
+        if not self._check_dupes:
+            return config
+        for _ in range(RECHECKS):
+            seen = {self.dedupe.key(c) for c in self._cache.history(exclude=number).seen()}
+            if self.dedupe.key(config) not in seen:
+                break
+            config = self._suggest(number)
+        return config
 
     def _suggest(self, number: int) -> Config:
         rng = self.rng_for(number)
