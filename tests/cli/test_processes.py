@@ -146,3 +146,20 @@ def test_a_gp_study_resumed_by_the_cli_continues_as_an_uninterrupted_run(tmp_pat
     stored = open_storage(db, read_only=True).get_study("job").attrs["optimizer"]
     assert stored["algo"] == "gp" and stored["options"]["acquisition"] == "ucb"
     assert [dict(t.params) for t in _trials(db)] == [dict(t.params) for t in whole.trials]
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    study = tf.Study.create("job", space={"x": tf.Real(0, 1)}, storage=db, seed=0, algo="random")
+    study.optimize(lambda p: p["x"], 3000)  # more rows than a pipe buffers
+    show = subprocess.Popen(
+        [sys.executable, "-m", "treefarm.cli.main", "show", str(db), "--study", "job"],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert show.stdout is not None
+    show.stdout.readline()
+    show.stdout.close()  # as `| head -1` does
+    _, err = show.communicate(timeout=60)
+    assert b"Traceback" not in err

@@ -24,6 +24,7 @@ import csv
 import importlib.util
 import io
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -302,6 +303,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error(str(exc))
     except TreefarmError as exc:
         print(f"treefarm: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `treefarm show ... | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     return 1
 
