@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..storage import TrialState, open_storage
-from ..storage.journal import replay
+from ..storage import open_storage
+from ..storage.journal import finish_entry, replay
 
 __all__ = ["cmd_recover", "register"]
 
@@ -34,15 +34,7 @@ def cmd_recover(args: argparse.Namespace) -> int:
     storage = open_storage(args.storage, journal=None)
 
     def finish(item: Mapping[str, Any]) -> object:
-        return storage.finish_trial(
-            int(item["study_id"]),
-            int(item["number"]),
-            state=TrialState(item["state"]),
-            value=item["value"],
-            user_attrs=item["user_attrs"],
-            system_attrs=item["system_attrs"],
-            owner=item["owner"],
-        )
+        return finish_entry(storage.finish_trial, item)
 
     try:
         done = replay(path, finish)

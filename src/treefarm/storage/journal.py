@@ -32,13 +32,15 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from ..exceptions import StorageUnavailableError, StudyError
 from .checks import NotFoundError
-from .records import JSON
+from .records import JSON, TrialState
 
-__all__ = ["DEFAULT_JOURNAL", "Replay", "append", "entry", "pending", "replay", "replaying"]
+_R = TypeVar("_R")
+
+__all__ = ["DEFAULT_JOURNAL", "Replay", "append", "entry", "finish_entry", "pending", "replay", "replaying"]
 
 DEFAULT_JOURNAL = "treefarm-journal.jsonl"
 """The journal's file name, in the worker's working directory, unless configured."""
@@ -90,6 +92,19 @@ def entry(
         "owner": owner,
         "journaled": time.time(),
     }
+
+
+def finish_entry(finish: Callable[..., _R], item: Mapping[str, Any]) -> _R:
+    """Call a storage's ``finish_trial`` (or its internal twin) with a journal entry's fields."""
+    return finish(
+        int(item["study_id"]),
+        int(item["number"]),
+        state=TrialState(item["state"]),
+        value=item["value"],
+        user_attrs=item["user_attrs"],
+        system_attrs=item["system_attrs"],
+        owner=item["owner"],
+    )
 
 
 def append(path: Path, item: Mapping[str, Any]) -> None:

@@ -383,15 +383,7 @@ class SQLStorage(Storage):
             self._replaying.release()
 
     def _finish_entry(self, item: Mapping[str, Any]) -> TrialRecord:
-        return self._finish(
-            int(item["study_id"]),
-            int(item["number"]),
-            state=TrialState(item["state"]),
-            value=item["value"],
-            user_attrs=item["user_attrs"],
-            system_attrs=item["system_attrs"],
-            owner=item["owner"],
-        )
+        return journal_file.finish_entry(self._finish, item)
 
     def _write(self, body: Callable[[sa.Connection], _T]) -> _T:
         if self.read_only:
