@@ -201,3 +201,15 @@ def test_a_misleading_hint_loses_its_say_once_its_region_was_tried() -> None:
     assert hint_reliability(space, hint, near_and_bad + elsewhere_and_good) < 0.3
     good = Hint({"x": 0.2}, credibility=1.0)
     assert hint_reliability(space, good, near_and_bad + elsewhere_and_good) > 0.6
+
+
+def test_a_stored_hint_that_does_not_fit_is_left_out_with_one_warning(caplog: pytest.LogCaptureFixture) -> None:
+    study = tf.Study.create(space=SPACE, algo="tpe", seed=3)
+    study.storage.add_hint(study.study_id, config={"nope": 1.0}, credibility=1.0)  # as `treefarm hint` without --space
+    plain = tf.Study.create(space=SPACE, algo="tpe", seed=3)
+    with caplog.at_level("WARNING", logger="treefarm"):
+        study.optimize(loss, 8)
+    plain.optimize(loss, 8)
+    assert _params(study) == _params(plain)
+    warned = [r for r in caplog.records if "is ignored" in r.getMessage()]
+    assert len(warned) == 1 and "nope=1.0" in warned[0].getMessage()

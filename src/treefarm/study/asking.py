@@ -92,7 +92,7 @@ class Asker:
         if not self._check_dupes:
             return config
         for _ in range(RECHECKS):
-            seen = {self.dedupe.key(c) for c in self._cache.history(exclude=number).seen()}
+            seen = {self.dedupe.key(c) for c in self._cache.seen(exclude=number)}
             if self.dedupe.key(config) not in seen:
                 break
             config = self._suggest(number)

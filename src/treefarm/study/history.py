@@ -18,7 +18,7 @@ from ..optimizers import History, Observation
 from ..optimizers.hints import Hint
 from ..space import Config, Space, validate
 from ..space.partial import check_partial
-from ..storage import Storage, TrialRecord, TrialState
+from ..storage import HintRecord, Storage, TrialRecord, TrialState
 
 __all__ = ["TrialCache"]
 
@@ -38,7 +38,7 @@ class TrialCache:
         self._finished: dict[int, TrialRecord] = {}
         self._configs: dict[int, Config | None] = {}
         self._scan_from = 0
-        self._bad_hints: set[int] = set()
+        self._checked_hints: dict[int, Hint | None] = {}
 
     def remember(self, number: int, config: Config) -> None:
         """Record the configuration of a trial this process started (already valid)."""
@@ -85,6 +85,13 @@ class TrialCache:
         any optimizer knowing about fidelities; ignoring it instead would let
         the optimizer propose its region again. Pruned before any report, it
         counts as failed."""
+        return self._observed(exclude, self.hints())
+
+    def seen(self, *, exclude: int | None = None) -> set[Config]:
+        """The configurations evaluated, failed or pending, read afresh (hints are not read)."""
+        return self._observed(exclude, ()).seen()
+
+    def _observed(self, exclude: int | None, hints: tuple[Hint, ...]) -> History:
         unfinished = self.sync()
         complete, failed = [], []
         for number in sorted(self._finished):
@@ -101,22 +108,28 @@ class TrialCache:
             config = self.config_of(r) if r.params and r.number != exclude else None
             if config is not None:
                 pending.append(config)
-        return History(tuple(complete), tuple(failed), tuple(pending), self.hints())
+        return History(tuple(complete), tuple(failed), tuple(pending), hints)
 
     def hints(self) -> tuple[Hint, ...]:
-        """The study's hints that fit the space (read afresh: a person may add one
-        mid-run); one that does not fit is left out and logged once."""
+        """The study's hints that fit the space (the list is read afresh: a person may
+        add or remove one mid-run); each is checked against the space once, as a
+        stored hint never changes, and one that does not fit is left out and logged."""
         out = []
         for record in self._storage.get_hints(self._study_id):
-            try:
-                config = check_partial(self._space, record.config)
-            except ConfigError as exc:
-                if record.hint_id not in self._bad_hints:
-                    self._bad_hints.add(record.hint_id)
-                    log.warning("hint %d of study %r is ignored: %s", record.hint_id, self._name, exc)
-                continue
-            out.append(Hint(config, record.credibility, record.weight, record.spread, record.hint_id))
+            if record.hint_id not in self._checked_hints:
+                self._checked_hints[record.hint_id] = self._checked(record)
+            hint = self._checked_hints[record.hint_id]
+            if hint is not None:
+                out.append(hint)
         return tuple(out)
+
+    def _checked(self, record: HintRecord) -> Hint | None:
+        try:
+            config = check_partial(self._space, record.config)
+        except ConfigError as exc:
+            log.warning("hint %d of study %r is ignored: %s", record.hint_id, self._name, exc)
+            return None
+        return Hint(config, record.credibility, record.weight, record.spread, record.hint_id)
 
     def completed(self) -> list[TrialRecord]:
         """The completed trials, by number."""
