@@ -8,7 +8,7 @@ from typing import Any
 
 from ..space import Space
 from ..space.partial import check_partial
-from ..storage import HintRecord, Storage
+from ..storage import HintRecord, Storage, StudyRecord
 
 __all__ = ["Hinting"]
 
@@ -18,10 +18,7 @@ class Hinting:
 
     space: Space
     _storage: Storage
-
-    @property
-    def study_id(self) -> int:
-        raise NotImplementedError
+    _record: StudyRecord
 
     def hint(
         self,
@@ -40,16 +37,16 @@ class Hinting:
         :mod:`treefarm.optimizers.hints` for how suggestions honour it)."""
         checked = check_partial(self.space, config)
         record = self._storage.add_hint(
-            self.study_id, config=checked, credibility=credibility, weight=-1 if bad else 1, spread=spread, author=author
+            self._record.study_id, config=checked, credibility=credibility, weight=-1 if bad else 1, spread=spread, author=author
         )
         return record.hint_id
 
     @property
     def hints(self) -> list[HintRecord]:
         """The study's hints, oldest first."""
-        return self._storage.get_hints(self.study_id)
+        return self._storage.get_hints(self._record.study_id)
 
     def remove_hint(self, hint_id: int) -> None:
         """Withdraw a hint: suggestions from now on ignore it."""
-        self._storage.remove_hint(self.study_id, hint_id)
+        self._storage.remove_hint(self._record.study_id, hint_id)
 

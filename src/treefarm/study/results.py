@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..exceptions import StudyError
-from ..optimizers import History, Optimizer
+from ..optimizers import Optimizer
 from ..space import Config, Space, params
 from ..storage import TrialRecord
 from .history import TrialCache
@@ -20,13 +20,6 @@ class Results:
     space: Space
     optimizer: Optimizer
     _cache: TrialCache
-
-    @property
-    def trials(self) -> list[TrialRecord]:
-        raise NotImplementedError
-
-    def history(self, *, exclude: int | None = None) -> History:
-        raise NotImplementedError
 
     @property
     def best_trial(self) -> TrialRecord:
@@ -44,7 +37,7 @@ class Results:
         this is :attr:`best_trial`.
         """
         best = self.best_trial
-        config = self.optimizer.recommend(self.space, self.history())
+        config = self.optimizer.recommend(self.space, self._cache.history())
         if config is None:
             return best
         return next((t for t in self._cache.completed() if self._cache.config_of(t) == config), best)
@@ -75,5 +68,5 @@ class Results:
             raise StudyError("to_dataframe needs pandas: pip install 'treefarm[pandas]'") from exc
         from .export import trial_rows
 
-        return pd.DataFrame(trial_rows(self.trials))
+        return pd.DataFrame(trial_rows(sorted(self._cache.finished_and_unfinished(), key=lambda t: t.number)))
 
