@@ -233,6 +233,7 @@ def test_a_finish_during_a_long_postgres_outage_is_journaled_and_replayed_once(
     storage = SQLStorage(cluster.url, retry_deadline=1.0, journal=journal)
     study_id = storage.create_study("outage", direction="minimize", seed=0, attrs={}).study_id
     number = storage.claim_trial(study_id, system_attrs={"worker": {"token": "w"}}).number  # type: ignore[union-attr]
+    storage.set_trial_params(study_id, number, {"x": 1.0}, owner="w")  # a worker's claim is durable from here
     cluster.stop()
     try:
         with pytest.raises(StorageUnavailableError) as caught:

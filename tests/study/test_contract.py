@@ -3,8 +3,10 @@ reproduces a way the record could be silently corrupted or misread."""
 
 from __future__ import annotations
 
+import logging
 import math
 import operator
+import sqlite3
 import time
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 import treefarm as tf
 from treefarm.exceptions import StorageError, StudyError, TrialStateError
 from treefarm.storage import TrialState, open_storage
+from treefarm.study.asking import Asker
 from treefarm.study.worker import identity
 
 SPACE = {"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b")}
@@ -51,6 +54,38 @@ def test_a_finish_by_a_worker_that_no_longer_holds_the_trial_is_refused() -> Non
     assert again == done  # a retried finish whose acknowledgement was lost records nothing twice
     with pytest.raises(TrialStateError):
         storage.finish_trial(sid, 0, state=TrialState.COMPLETE, value=2.0, owner="me")
+
+
+def test_a_claim_lost_to_a_database_crash_is_made_again_without_touching_the_new_holder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A PostgreSQL claim commits without waiting for the disk: a server crash before the
+    # params are written loses it, and the number may meanwhile go to another worker.
+    path = tmp_path / "s.db"
+    study = tf.Study.create("s", space=SPACE, storage=path, algo="random", seed=0)
+    other = open_storage(path)
+    suggest = Asker._suggest
+    crashed: list[int] = []
+
+    def suggest_after_a_crash(self: Asker, number: int) -> object:
+        if not crashed:
+            crashed.append(number)
+            with sqlite3.connect(path) as db:
+                db.execute("DELETE FROM treefarm_trials WHERE number = ?", (number,))
+            taken = other.claim_trial(study.study_id, system_attrs={"worker": {"token": "other"}})
+            assert taken is not None and taken.number == number
+            other.set_trial_params(study.study_id, number, {"x": 4.0, "k": "a"}, owner="other")
+        return suggest(self, number)
+
+    monkeypatch.setattr(Asker, "_suggest", suggest_after_a_crash)
+    with caplog.at_level(logging.WARNING, logger="treefarm"):
+        trial = study.ask()
+    assert (crashed, trial.number) == ([0], 1)
+    assert "trial 0 was lost before its configuration was written" in caplog.text
+    assert dict(other.get_trial(study.study_id, 0).params) == {"x": 4.0, "k": "a"}
+    study.tell(trial, 1.0)
+    assert other.get_trial(study.study_id, 1).state is TrialState.COMPLETE
+    other.close()
 
 
 # ---------------------------------------------------------------- reopening

@@ -93,7 +93,16 @@ class Storage(abc.ABC):
     PostgreSQL: READ COMMITTED with explicit row locks (the study row for
     numbering, claims and budgets, the trial row for finishing), so the
     operations above serialize where they must; durability is the server's
-    (``fsync``, ``synchronous_commit``).
+    (``fsync``, ``synchronous_commit``) for every write but two: a new trial's
+    claim and a heartbeat commit without waiting for the disk (``SET LOCAL
+    synchronous_commit = off``), because the claim is made durable by its
+    worker's next write (the params, a normal commit: PostgreSQL flushes the
+    log in order) and a heartbeat by the next one. A server crash in between
+    loses at most an empty claim: its worker's params are then refused (the
+    trial is gone, or its number was claimed again by another worker) and
+    the worker claims again. A finished result is acknowledged only once its
+    commit is on disk, as before; so each trial costs two flushes (params,
+    finish), not three.
 
     **Readers.** A storage opened ``read_only`` refuses every write with a
     StorageError, and a read never changes anything: recovering stale trials
@@ -168,7 +177,10 @@ class Storage(abc.ABC):
         """Start a trial for a worker, atomically: the lowest-numbered WAITING trial
         (merging ``system_attrs``) if there is one, else a new RUNNING trial with empty
         params. None, and nothing written, when ``budget`` is given and the study
-        already has ``budget`` claimed (non-WAITING) trials."""
+        already has ``budget`` claimed (non-WAITING) trials. A worker that gets a new
+        trial writes its configuration next with ``set_trial_params(..., owner=token)``;
+        a storage may make the claim durable only with that write (see the class
+        docstring), so a refused ``set_trial_params`` means: claim again."""
 
     @abc.abstractmethod
     def claim_waiting_trial(
@@ -178,8 +190,13 @@ class Storage(abc.ABC):
         None if there is none. Two callers never claim the same trial."""
 
     @abc.abstractmethod
-    def set_trial_params(self, study_id: int, number: int, params: Mapping[str, JSON]) -> None:
-        """Replace the params of a WAITING or RUNNING trial (TrialStateError otherwise)."""
+    def set_trial_params(
+        self, study_id: int, number: int, params: Mapping[str, JSON], *, owner: str | None = None
+    ) -> None:
+        """Replace the params of a WAITING or RUNNING trial (TrialStateError otherwise);
+        with ``owner``, only of a trial RUNNING for that worker token (TrialStateError
+        naming the holder otherwise), so a claim lost to a server crash, whose number
+        another worker has claimed since, is never overwritten."""
 
     @abc.abstractmethod
     def finish_trial(

@@ -22,6 +22,7 @@ __all__ = [
     "check_finish",
     "check_hint",
     "check_owner",
+    "check_params_owner",
     "check_seed",
     "check_state",
     "check_study",
@@ -223,6 +224,19 @@ def check_owner(number: int, state: TrialState, system_attrs: Mapping[str, JSON]
             f"{format_values(number=number, state=state.value, owner=owner, holder=owner_of(system_attrs))}"
         )
     raise state_error(number, state, action="finishing a trial", allowed="running")
+
+
+def check_params_owner(number: int, state: TrialState, system_attrs: Mapping[str, JSON], owner: str | None) -> None:
+    """Refuse (TrialStateError) setting params unless the trial is WAITING or RUNNING,
+    and, when ``owner`` is given, RUNNING for that owner."""
+    if state.is_finished:
+        raise state_error(number, state, action="setting params", allowed="waiting or running")
+    if owner is not None and (state is not TrialState.RUNNING or owner_of(system_attrs) != owner):
+        raise TrialStateError(
+            "setting params needs the trial to be running for the worker setting them (its claim was "
+            "lost, or another worker or a recovery took it over), but got "
+            f"{format_values(number=number, state=state.value, owner=owner, holder=owner_of(system_attrs))}"
+        )
 
 
 def state_error(number: int, state: TrialState, *, action: str, allowed: str) -> TrialStateError:

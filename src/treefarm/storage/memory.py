@@ -161,14 +161,13 @@ class InMemoryStorage(Storage):
             trial.system_attrs = _merge(trial.system_attrs, system_attrs, what="system_attrs")
             return self._trial_record(study_id, trial)
 
-    def set_trial_params(self, study_id: int, number: int, params: Mapping[str, JSON]) -> None:
+    def set_trial_params(
+        self, study_id: int, number: int, params: Mapping[str, JSON], *, owner: str | None = None
+    ) -> None:
         text = checks.encode_params(params)
         with self._lock:
             trial = self._trial(study_id, number)
-            if trial.state.is_finished:
-                raise checks.state_error(
-                    number, trial.state, action="setting params", allowed="waiting or running"
-                )
+            checks.check_params_owner(number, trial.state, checks.decode(trial.system_attrs), owner)
             trial.params = text
 
     def finish_trial(

@@ -14,20 +14,23 @@ same moment then differ, except when both write within the same instant.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import numpy as np
 
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, TrialStateError
 from ..optimizers import History, Optimizer
 from ..optimizers.hints import apply_hints
 from ..space import Config, validate
-from ..storage import JSON, Storage
+from ..storage import JSON, NotFoundError, Storage
 from .dedupe import Deduplicator
 from .history import TrialCache
 from .worker import identity
 
 __all__ = ["RECHECKS", "Asker"]
+
+log = logging.getLogger("treefarm")
 
 RECHECKS = 3
 """How many times a suggestion that a concurrent worker took meanwhile is drawn again."""
@@ -62,12 +65,20 @@ class Asker:
         return np.random.default_rng([self._seed, number])
 
     def claim(
-        self, budget: int | None, *, claimed: Callable[[int], None], refuse: Callable[[int, str], object]
+        self,
+        budget: int | None,
+        *,
+        claimed: Callable[[int], None],
+        lost: Callable[[int], None],
+        refuse: Callable[[int, str], object],
     ) -> tuple[int, Config] | None:
         """Claim a RUNNING trial (None when ``budget`` is spent) and fix its configuration;
         ``claimed(number)`` is called as soon as the storage has given the trial,
+        ``lost(number)`` when the storage refuses its configuration because the claim
+        did not survive (a database server crash; the next claim is then made),
         ``refuse(number, reason)`` for an enqueued configuration that does not fit."""
-        attrs: dict[str, JSON] = {"worker": identity(), "stale_after": self._stale_after}
+        worker = identity()
+        attrs: dict[str, JSON] = {"worker": worker, "stale_after": self._stale_after}
         while True:
             record = self._storage.claim_trial(self._study_id, system_attrs=attrs, budget=budget)
             if record is None:
@@ -75,7 +86,14 @@ class Asker:
             claimed(record.number)
             if not record.params:
                 config = self._fresh(record.number, self._suggest(record.number))
-                self._storage.set_trial_params(self._study_id, record.number, config.to_dict())
+                try:
+                    self._storage.set_trial_params(
+                        self._study_id, record.number, config.to_dict(), owner=str(worker["token"])
+                    )
+                except (NotFoundError, TrialStateError) as exc:
+                    lost(record.number)
+                    log.warning("trial %d was lost before its configuration was written; claiming another: %s", record.number, exc)
+                    continue
                 break
             try:
                 config = validate(self._space, record.params)

@@ -219,7 +219,10 @@ class Study(Results, Hinting):
         """:meth:`ask`, or None when the study already has ``budget`` claimed trials
         (every state but waiting), counted atomically across all processes."""
         claimed = self._asker.claim(
-            budget, claimed=self._recorder.running.add, refuse=lambda n, reason: self.finish(n, failure(reason))
+            budget,
+            claimed=self._recorder.running.add,
+            lost=self._recorder.running.discard,
+            refuse=lambda n, reason: self.finish(n, failure(reason)),
         )
         if claimed is None:
             return None

@@ -259,6 +259,19 @@ class StorageSuite:
             storage.set_trial_params(study.study_id, 0, {"x": 9})
         assert dict(storage.get_trial(study.study_id, 0).params) == {"x": 0.5}
 
+    def test_set_params_with_an_owner_only_on_that_owners_running_trial(self, storage: Storage) -> None:
+        study = _study(storage)
+        mine = storage.claim_trial(study.study_id, system_attrs={"worker": {"token": "a"}})
+        assert mine is not None
+        storage.set_trial_params(study.study_id, mine.number, {"x": 0.5}, owner="a")
+        with pytest.raises(TrialStateError, match="holder='a'"):
+            storage.set_trial_params(study.study_id, mine.number, {"x": 9}, owner="b")
+        waiting = storage.create_trial(study.study_id, params={"x": 1}, state=TrialState.WAITING)
+        with pytest.raises(TrialStateError, match="state='waiting'"):
+            storage.set_trial_params(study.study_id, waiting.number, {"x": 9}, owner="a")
+        assert dict(storage.get_trial(study.study_id, mine.number).params) == {"x": 0.5}
+        assert dict(storage.get_trial(study.study_id, waiting.number).params) == {"x": 1}
+
     def test_intermediate_values_by_step(self, storage: Storage) -> None:
         study = _study(storage)
         storage.create_trial(study.study_id, params={})
