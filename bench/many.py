@@ -33,6 +33,7 @@ import json
 import multiprocessing
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -165,7 +166,15 @@ def _summary(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _backend(url: str) -> str:
-    return "postgresql" if url.startswith("postgresql") else "sqlite"
+    """The backend, with the URL's query (e.g. ``options=-csynchronous_commit=off``) when it has one."""
+    backend = "postgresql" if url.startswith("postgresql") else "sqlite"
+    return f"{backend}?{url.split('?', 1)[1]}" if "?" in url else backend
+
+
+def _context() -> dict[str, Any]:
+    """What a row needs to be read later: the commit measured, when, and the machine's load."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    return {"commit": commit, "date": time.strftime("%Y-%m-%d"), "load_average_1min": os.getloadavg()[0]}
 
 
 def _name(kind: str, workers: int) -> str:
@@ -175,6 +184,7 @@ def _name(kind: str, workers: int) -> str:
 def _write(out: Path, row: dict[str, Any]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a") as handle:
+        row = row | _context()
         handle.write(json.dumps(row) + "\n")
     print(json.dumps(row), flush=True)
 

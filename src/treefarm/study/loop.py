@@ -11,7 +11,8 @@ trials run in synchronous batches of ``n_jobs`` in worker processes
 the earlier members pending, so a seeded parallel run is reproducible.
 With an ``executor`` (a Dask ``Client``, any object with a
 ``concurrent.futures``-like ``submit``) suggestions are still made here and
-only evaluations run on its workers, in batches of its capacity; a trial
+only evaluations run on its workers, as many at once as its capacity, a new
+trial asked (with the others pending) as soon as one finishes; a trial
 whose worker died is FAILED with the reason and its configuration queued
 again, at most ``requeue_lost`` times.
 
@@ -128,6 +129,9 @@ def optimize(
     try:
         evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
         with heartbeat, evaluator as ev:
+            if executor is not None:
+                _run_as_completed(study, ev, n_trials, catch, stopper, callbacks, requeue_lost)
+                return
             while not (stopper.done() or study.stop_requested):
                 remaining = stopper.remaining()
                 size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
@@ -170,13 +174,70 @@ def _run_batch(
     requeue_lost: int,
 ) -> None:
     """Evaluate ``trials`` and record each outcome; re-raise an uncaught error after recording."""
-    for trial, (outcome, exc) in zip(trials, ev.run(trials)):
-        record = _finish(study, trial.number, outcome)
-        if record is not None and outcome.system_attrs.get("worker_lost"):
-            _requeue(study, record, trial, requeue_lost)
-        if record is not None:
-            stopper.record(record.value if record.state is TrialState.COMPLETE else None)
-            for callback in callbacks:
-                callback(study, record)
-        if exc is not None and (not isinstance(exc, tuple(catch)) or isinstance(exc, KeyboardInterrupt)):
-            raise exc
+    for trial, result in zip(trials, ev.run(trials)):
+        _record(study, trial, result, catch, stopper, callbacks, requeue_lost)
+
+
+def _run_as_completed(
+    study: Study,
+    ev: Evaluator,
+    budget: int | None,
+    catch: Sequence[type[BaseException]],
+    stopper: Stopper,
+    callbacks: list[Callback],
+    requeue_lost: int,
+) -> None:
+    """Keep the executor's capacity busy: a new trial is asked as soon as one finishes,
+    with the others pending, so a long trial holds up one worker, not all of them.
+    Trials finishing together are recorded in the order of their numbers, so the same
+    seed and the same completion order give the same trials. On an uncaught error the
+    other evaluations are cancelled (their trials are failed by the caller)."""
+    running: dict[Any, Trial] = {}
+    exhausted = False
+    try:
+        while True:
+            room = ev.batch_size() - len(running)
+            remaining = stopper.remaining()
+            if remaining is not None:
+                room = min(room, remaining - len(running))
+            if room > 0 and not (exhausted or study.stop_requested or stopper.done()):
+                trials, exhausted = _ask_batch(study, room, budget, catch, stopper)
+                for trial in trials:
+                    sent = ev.send(trial)
+                    if isinstance(sent, tuple):
+                        _record(study, trial, sent, catch, stopper, callbacks, requeue_lost)
+                    else:
+                        running[sent] = trial
+            if not running:
+                if exhausted or study.stop_requested or stopper.done():
+                    return
+                continue
+            for future in sorted(ev.finished(running), key=lambda f: running[f].number):
+                _record(study, running.pop(future), ev.outcome(future), catch, stopper, callbacks, requeue_lost)
+    except BaseException:
+        for future in running:
+            future.cancel()
+        raise
+
+
+def _record(
+    study: Study,
+    trial: Trial,
+    result: tuple[Outcome, BaseException | None],
+    catch: Sequence[type[BaseException]],
+    stopper: Stopper,
+    callbacks: list[Callback],
+    requeue_lost: int,
+) -> None:
+    """Record one evaluation's outcome (queueing its configuration again if its worker
+    died), count it, call the callbacks; re-raise an uncaught error after recording."""
+    outcome, exc = result
+    record = _finish(study, trial.number, outcome)
+    if record is not None and outcome.system_attrs.get("worker_lost"):
+        _requeue(study, record, trial, requeue_lost)
+    if record is not None:
+        stopper.record(record.value if record.state is TrialState.COMPLETE else None)
+        for callback in callbacks:
+            callback(study, record)
+    if exc is not None and (not isinstance(exc, tuple(catch)) or isinstance(exc, KeyboardInterrupt)):
+        raise exc

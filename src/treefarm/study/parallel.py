@@ -1,5 +1,6 @@
-"""Evaluating a batch of trials: inline, in threads, in worker processes, or on
-any executor with a ``concurrent.futures``-like ``submit`` (a Dask ``Client``).
+"""Evaluating trials: a batch inline, in threads or in worker processes, or one
+trial at a time on any executor with a ``concurrent.futures``-like ``submit``
+(a Dask ``Client``).
 
 Workers only call the objective on built values; asking, telling and the
 storage stay in the study's process, so a worker that dies loses nothing
@@ -31,8 +32,9 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -200,9 +202,7 @@ class Evaluator:
         return self._capacity[0]
 
     def run(self, trials: Sequence[Trial]) -> list[Result]:
-        """Evaluate ``trials``; results in the same order."""
-        if self.executor is not None:
-            return self._run_on_executor(trials)
+        """Evaluate ``trials`` here or in this evaluator's own pool; results in the same order."""
         if self.n_jobs == 1 or (len(trials) <= 1 and self.backend == "thread"):
             return [_evaluate_inline(self.objective, t, self.wants_trial) for t in trials]
         if self.backend == "thread":
@@ -217,28 +217,32 @@ class Evaluator:
                 submitted.append(((from_exception(exc), None), None))
         return [self._collect(item, pool) for item, pool in submitted]
 
-    def _run_on_executor(self, trials: Sequence[Trial]) -> list[Result]:
-        """Submit every trial, then collect; a Dask task is submitted impure (two equal
-        values are two tasks) and without Dask's own retries (see the module docstring)."""
+    def send(self, trial: Trial) -> Any:
+        """Send ``trial`` to the caller's executor: its future, or at once the Result of a
+        trial that cannot be sent. A Dask task is submitted impure (two equal values are
+        two tasks) and without Dask's own retries (see the module docstring)."""
         options = {"pure": False, "retries": 0} if _is_dask(self.executor) else {}
-        futures: list[Any] = []
-        for t in trials:
-            try:
-                futures.append(self.executor.submit(call_in_worker, self.objective, t.value, **options))
-            except (pickle.PicklingError, TypeError, AttributeError) as exc:
-                futures.append((from_exception(exc), None))
-        results: list[Result] = []
-        for future in futures:
-            if isinstance(future, tuple):
-                results.append(future)
-                continue
-            try:
-                kind, payload = future.result()
-            except Exception as exc:
-                results.append(_lost(exc))
-                continue
-            results.append((from_result(payload), None) if kind == "ok" else (from_exception(payload), payload))
-        return results
+        try:
+            return self.executor.submit(call_in_worker, self.objective, trial.value, **options)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            return from_exception(exc), None
+
+    def finished(self, futures: Collection[Any]) -> set[Any]:
+        """The futures of :meth:`send` that are done, waiting until at least one is."""
+        if _is_dask(self.executor):
+            from distributed import wait
+
+            return set(wait(list(futures), return_when="FIRST_COMPLETED").done)
+        return set(futures_wait(list(futures), return_when=FIRST_COMPLETED).done)
+
+    @staticmethod
+    def outcome(future: Any) -> Result:
+        """The Result of a finished future of :meth:`send`; a future that raised is a lost worker."""
+        try:
+            kind, payload = future.result()
+        except Exception as exc:
+            return _lost(exc)
+        return (from_result(payload), None) if kind == "ok" else (from_exception(payload), payload)
 
     def _submit(self, trial: Trial) -> tuple[Future[tuple[str, Any]], Executor]:
         """Send ``trial`` to a worker; the future and the pool it went to.
