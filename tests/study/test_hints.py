@@ -12,6 +12,7 @@ import treefarm as tf
 from treefarm.cli.main import main
 from treefarm.exceptions import ConfigError, StorageError
 from treefarm.optimizers.hints import Hint, hint_draw, hint_kernel, hint_log_prior
+from treefarm.study import history
 
 SPACE = {
     "x": tf.Real(-5.0, 5.0),
@@ -213,3 +214,22 @@ def test_a_stored_hint_that_does_not_fit_is_left_out_with_one_warning(caplog: py
     assert _params(study) == _params(plain)
     warned = [r for r in caplog.records if "is ignored" in r.getMessage()]
     assert len(warned) == 1 and "nope=1.0" in warned[0].getMessage()
+
+
+def test_hints_are_read_once_per_period_and_at_once_after_this_process_changes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "h.db"
+    study = tf.Study.create("h", space=SPACE, storage=path, algo="random", seed=0)
+    reads: list[int] = []
+    get_hints = study.storage.get_hints
+    monkeypatch.setattr(study.storage, "get_hints", lambda sid: reads.append(sid) or get_hints(sid))
+    study.optimize(loss, 5)
+    assert len(reads) == 1  # one read for five suggestions within a second
+    study.hint({"x": 3.0}, credibility=1.0)
+    study.optimize(loss, n_new_trials=1)
+    assert len(reads) == 2  # this process's own hint counts from the next suggestion
+    tf.Study.load("h", space=SPACE, storage=path).hint({"x": -3.0}, credibility=1.0)  # another worker's
+    monkeypatch.setattr(history, "HINTS_PERIOD", 0.0)  # as if the period had passed
+    study.optimize(loss, n_new_trials=1)
+    assert len(reads) == 3 and [h.config["x"] for h in study._cache.hints()] == [3.0, -3.0]

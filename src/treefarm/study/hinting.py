@@ -4,11 +4,14 @@ for how suggestions honour them). A part of :class:`~treefarm.Study`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..space import Space
 from ..space.partial import check_partial
 from ..storage import HintRecord, Storage, StudyRecord
+
+if TYPE_CHECKING:
+    from .history import TrialCache
 
 __all__ = ["Hinting"]
 
@@ -19,6 +22,7 @@ class Hinting:
     space: Space
     _storage: Storage
     _record: StudyRecord
+    _cache: TrialCache
 
     def hint(
         self,
@@ -32,13 +36,14 @@ class Hinting:
         """Tell the optimizer where to look (or, ``bad=True``, where not to): a full
         or partial configuration (a grammar sub-expression's decisions too), trusted
         as far as ``credibility`` in [0, 1] says, with a window of width ``spread``
-        (in the unit cube). Stored, so every worker sees it from its next
-        suggestion on, also mid-run. Returns the hint's id (see
+        (in the unit cube). Stored, so every worker sees it mid-run: this process
+        from its next suggestion on, others within a second. Returns the hint's id (see
         :mod:`treefarm.optimizers.hints` for how suggestions honour it)."""
         checked = check_partial(self.space, config)
         record = self._storage.add_hint(
             self._record.study_id, config=checked, credibility=credibility, weight=-1 if bad else 1, spread=spread, author=author
         )
+        self._cache.forget_hints()
         return record.hint_id
 
     @property
@@ -49,4 +54,5 @@ class Hinting:
     def remove_hint(self, hint_id: int) -> None:
         """Withdraw a hint: suggestions from now on ignore it."""
         self._storage.remove_hint(self._record.study_id, hint_id)
+        self._cache.forget_hints()
 

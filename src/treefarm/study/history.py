@@ -12,6 +12,7 @@ optimizer sees.
 from __future__ import annotations
 
 import logging
+import time
 
 from ..exceptions import ConfigError, StudyError
 from ..optimizers import History, Observation
@@ -20,7 +21,10 @@ from ..space import Config, Space, validate
 from ..space.partial import check_partial
 from ..storage import HintRecord, Storage, TrialRecord, TrialState
 
-__all__ = ["TrialCache"]
+__all__ = ["HINTS_PERIOD", "TrialCache"]
+
+HINTS_PERIOD = 1.0
+"""Seconds a study's list of hints is reused before it is read again."""
 
 log = logging.getLogger("treefarm")
 
@@ -39,6 +43,7 @@ class TrialCache:
         self._configs: dict[int, Config | None] = {}
         self._scan_from = 0
         self._checked_hints: dict[int, Hint | None] = {}
+        self._hints: tuple[float, tuple[Hint, ...]] | None = None
 
     def remember(self, number: int, config: Config) -> None:
         """Record the configuration of a trial this process started (already valid)."""
@@ -111,9 +116,15 @@ class TrialCache:
         return History(tuple(complete), tuple(failed), tuple(pending), hints)
 
     def hints(self) -> tuple[Hint, ...]:
-        """The study's hints that fit the space (the list is read afresh: a person may
-        add or remove one mid-run); each is checked against the space once, as a
-        stored hint never changes, and one that does not fit is left out and logged."""
+        """The study's hints that fit the space. The list is read again when it is
+        older than ``HINTS_PERIOD`` seconds (a person may add or remove one mid-run,
+        from another process) or after :meth:`forget_hints` (this process changed it),
+        not on every suggestion: that would be one more storage read per trial. Each
+        is checked against the space once, as a stored hint never changes, and one
+        that does not fit is left out and logged."""
+        now = time.monotonic()
+        if self._hints is not None and now - self._hints[0] < HINTS_PERIOD:
+            return self._hints[1]
         out = []
         for record in self._storage.get_hints(self._study_id):
             if record.hint_id not in self._checked_hints:
@@ -121,7 +132,12 @@ class TrialCache:
             hint = self._checked_hints[record.hint_id]
             if hint is not None:
                 out.append(hint)
-        return tuple(out)
+        self._hints = (now, tuple(out))
+        return self._hints[1]
+
+    def forget_hints(self) -> None:
+        """Read the hints again at the next suggestion (this process added or removed one)."""
+        self._hints = None
 
     def _checked(self, record: HintRecord) -> Hint | None:
         try:
