@@ -2,7 +2,7 @@
 
     python -m bench.many throughput --url URL --lib treefarm --workers 1 2 4 8 --trials 200
     python -m bench.many throughput --url URL --lib optuna   --workers 1 2 4 8 --trials 200
-    python -m bench.many dask       --url URL --workers 1 2 4 8 --trials 200
+    python -m bench.many dask       --url URL --workers 1 2 4 8 --trials 200 [--objective sleeping]
     python -m bench.many overhead   --url URL --lib treefarm --history 10000 --batch 200
     python -m bench.many load       --url URL --workers 64 --seconds 30
     python -m bench.many report     # markdown tables of bench/results/many.jsonl
@@ -15,7 +15,8 @@ storage calls; Optuna: ``study.ask()`` + ``suggest_float`` / ``study.tell``,
 ``n_trials // W`` each, its n_trials being per process). Both use random
 search, so the optimizer costs nothing and the storage is what is measured.
 ``dask``: one study process evaluating on a ``LocalCluster`` of W worker
-processes (``study.optimize(..., executor=client)``). ``overhead``: one
+processes (``study.optimize(..., executor=client)``), with the empty
+objective or ``--objective sleeping`` (0.1-1 s, uniform). ``overhead``: one
 process; the study is filled to ``--history`` trials, then ``--batch``
 ask+tell pairs are timed. ``load``: W processes with a sleeping objective
 (0.1-1 s, uniform) for ``--seconds``; reports trials/s, ask/tell p50/p99 and
@@ -55,6 +56,9 @@ def empty(p: dict[str, float]) -> float:
 def sleeping(p: dict[str, float]) -> float:
     time.sleep(0.1 + 0.9 * p["x"])
     return p["x"] ** 2
+
+
+OBJECTIVES = {"empty": empty, "sleeping": sleeping}
 
 
 def _quantiles(values: list[float]) -> dict[str, float]:
@@ -220,12 +224,14 @@ def dask(args: argparse.Namespace) -> None:
     for workers in args.workers:
         storage = open_storage(args.url, journal=None)
         study = Study.create(_name("dask", workers), space=_space(), storage=storage, algo="random", seed=0)
+        objective = OBJECTIVES[args.objective]
         with connect("local", n_workers=workers) as client:
             study.optimize(empty, 2)  # untimed: the cluster's first tasks import treefarm
             start = time.time()
-            study.optimize(empty, args.trials + 2, executor=client)
+            study.optimize(objective, args.trials + 2, executor=client)
             wall = time.time() - start
         row = {"bench": "dask", "lib": "treefarm", "backend": _backend(args.url), "workers": workers}
+        row |= {"objective": args.objective, "tag": args.tag} if args.objective != "empty" or args.tag else {}
         _write(args.out, row | {"trials": args.trials, "wall_s": wall, "trials_per_s": args.trials / wall})
         storage.close()
 
@@ -307,7 +313,8 @@ def report(args: argparse.Namespace) -> None:
     rows: dict[tuple[Any, ...], dict[str, Any]] = {}
     for line in args.out.read_text().splitlines():
         row = json.loads(line)
-        rows[(row["bench"], row["lib"], row["backend"], row.get("workers"), row.get("history"))] = row
+        key = (row["bench"], row["lib"], row["backend"], row.get("workers"), row.get("history"))
+        rows[(*key, row.get("objective", "empty"), row.get("tag", ""))] = row
     print("| backend | library | workers | trials/s | ask p50 / p99 (ms) | tell p50 / p99 (ms) |")
     print("|---|---|---:|---:|---:|---:|")
     for key, r in sorted(rows.items(), key=lambda kv: (kv[0][2], kv[0][1], kv[0][3] or 0)):
@@ -317,10 +324,10 @@ def report(args: argparse.Namespace) -> None:
                 f"| {r['backend']} | {r['lib']} | {r['workers']} | {r['trials_per_s']:.1f} | "
                 f"{ask['p50_ms']:.1f} / {ask['p99_ms']:.0f} | {tell['p50_ms']:.1f} / {tell['p99_ms']:.0f} |"
             )
-    print("\n| backend | Dask workers | trials/s |\n|---|---:|---:|")
-    for key, r in sorted(rows.items(), key=lambda kv: (kv[0][2], kv[0][3] or 0)):
+    print("\n| backend | objective | code | Dask workers | trials/s |\n|---|---|---|---:|---:|")
+    for key, r in sorted(rows.items(), key=lambda kv: (kv[0][2], kv[0][5], kv[0][6], kv[0][3] or 0)):
         if key[0] == "dask":
-            print(f"| {r['backend']} | {r['workers']} | {r['trials_per_s']:.1f} |")
+            print(f"| {r['backend']} | {key[5]} | {key[6] or r.get('commit', '')} | {r['workers']} | {r['trials_per_s']:.1f} |")
     print("\n| backend | library | history | ask+tell p50 / p99 (ms) | ask p50 (ms) | tell p50 (ms) |")
     print("|---|---|---:|---:|---:|---:|")
     for key, r in sorted(rows.items(), key=lambda kv: (kv[0][2], kv[0][1])):
@@ -355,6 +362,8 @@ def main(argv: list[str] | None = None) -> None:
         p.add_argument("--history", type=int, default=10_000)
         p.add_argument("--batch", type=int, default=200)
         p.add_argument("--seconds", type=float, default=30.0)
+        p.add_argument("--objective", choices=list(OBJECTIVES), default="empty")
+        p.add_argument("--tag", default="", help="a label kept in the rows (e.g. the code measured)")
     args = parser.parse_args(argv)
     if args.command == "load":
         args.workers = args.workers[0]
