@@ -439,11 +439,11 @@ def optuna_dashboard(optuna_db: Path, repeats: int, timeout_s: float) -> list[di
                     )
                     print(f"optuna-dashboard first page: {row['seconds']:.2f} s {arrived}", flush=True)
                 except PlaywrightError as error:
-                    row |= {
-                        "timeout_s": timeout_s,
-                        "error": str(error).splitlines()[0],
-                        "page_showed": page.inner_text("body")[:300],
-                    }
+                    row |= {"timeout_s": timeout_s, "error": str(error).splitlines()[0]}
+                    try:
+                        row["page_showed"] = page.inner_text("body", timeout=10_000)[:300]
+                    except PlaywrightError:
+                        row["page_showed"] = "nothing: the page's renderer did not answer within 10 s"
                     print(f"optuna-dashboard first page: not within {timeout_s:.0f} s; {row}", flush=True)
                 rows.append(row | arrived | {"load_now": round(os.getloadavg()[0], 1)})
                 context.close()
