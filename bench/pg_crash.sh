@@ -2,10 +2,11 @@
 # Three `treefarm worker` processes on one PostgreSQL cluster that crashes
 # (`pg_ctl -m immediate stop`) six times under them, 2 s down each time; then
 # the study is checked: every trial complete, numbers distinct, none without
-# its configuration. Run as root beside a throwaway cluster of your own:
+# its configuration (random search: the storage is what is tested), and each
+# worker's exit code. Run as root beside a throwaway cluster of your own:
 #   PGDATA=/tmp/advpg/data PORT=55433 DB=adv bash bench/pg_crash.sh
 set -euo pipefail
-: "${PGDATA:?a throwaway cluster's data folder}" "${PORT:?its port}" "${DB:?a database in it}"
+: "${PGDATA:?the data folder of a throwaway cluster}" "${PORT:?its port}" "${DB:?a database in it}"
 BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 WORK=$(mktemp -d)
 URL="postgresql+psycopg://postgres@127.0.0.1:$PORT/$DB"
@@ -19,16 +20,22 @@ def objective(p):
     return p["x"] ** 2
 PY
 cd "$WORK"
+pids=()
 for i in 1 2 3; do
-  treefarm worker "$URL" --study "$STUDY" --file objective.py --n-trials 600 --retry-deadline 120 > "worker$i.log" 2>&1 &
+  treefarm worker "$URL" --study "$STUDY" --file objective.py --n-trials 600 --algo random --retry-deadline 120 > "worker$i.log" 2>&1 &
+  pids+=($!)
 done
 for _ in 1 2 3 4 5 6; do
   sleep $((RANDOM % 4 + 2))
-  su postgres -c "$BIN/pg_ctl -D $PGDATA -m immediate stop" > /dev/null
+  su postgres -c "cd / && $BIN/pg_ctl -D $PGDATA -m immediate stop" > /dev/null
   sleep 2
-  su postgres -c "$BIN/pg_ctl -D $PGDATA -l $PGDATA/../log -w -o '-p $PORT -h 127.0.0.1 -k $PGDATA/..' start" > /dev/null
+  su postgres -c "cd / && $BIN/pg_ctl -D $PGDATA -l $PGDATA/../log -w -o '-p $PORT -h 127.0.0.1 -k $PGDATA/..' start" > /dev/null
 done
-wait
+for pid in "${pids[@]}"; do
+  code=0
+  wait "$pid" || code=$?
+  echo "worker $pid exited $code"
+done
 python - "$URL" "$STUDY" <<'PY'
 import sys
 from collections import Counter
