@@ -86,9 +86,11 @@ def test_a_trial_with_a_bad_first_fold_stops_there() -> None:
 
 
 def test_the_variance_of_each_aggregation_by_hand() -> None:
-    # L's six entries have sample variance 22 / 5 = 4.4
-    assert tf.study.aggregate_variance(L, "mean") == pytest.approx(4.4 / 6)
-    assert tf.study.aggregate_variance(L, "bias") == pytest.approx(4.4 / 6)
+    # L's six entries have sample variance 22 / 5 = 4.4; its replica means are 2 and 4
+    # (sample variance 2), so the mean's variance over two independent replicas is 2 / 2
+    assert tf.study.aggregate_variance(L, "mean") == pytest.approx(1.0)
+    assert tf.study.aggregate_variance(L, "bias") == pytest.approx(1.0)
+    assert tf.study.aggregate_variance([1.0, 2.0, 3.0, 3.0, 2.0, 7.0], "mean") == pytest.approx(4.4 / 6)
     assert tf.study.aggregate_variance(L, "max") == pytest.approx(4.4)
     # mean + k std: var(mean) + k^2 var(std) = 4.4 / 6 + 4 * 4.4 / (2 * 5)
     assert tf.study.aggregate_variance(L, "mean+std", k=2.0) == pytest.approx(4.4 / 6 + 1.76)
@@ -114,12 +116,12 @@ def test_fold_spread_reaches_the_optimizer_as_each_trial_loss_variance() -> None
         study.enqueue({"level": level})
     study.optimize(objective, 2)
     assert [t.state for t in study.trials] == [TrialState.COMPLETE, TrialState.PRUNED]
-    assert study.trials[0].user_attrs["loss_variance"] == pytest.approx(4.4 / 6)
-    # pruned after its first fold: entries 1 and 3, sample variance 2, mean over 2
+    assert study.trials[0].user_attrs["loss_variance"] == pytest.approx(1.0)
+    # pruned after its first fold: replica means 1 and 3, sample variance 2, over 2 replicas
     assert study.trials[1].user_attrs["loss_variance"] == pytest.approx(1.0)
     observed = study.history().complete
     assert [o.loss for o in observed] == [-4.0, -2.0]  # maximized: negated, variances unchanged
-    assert [o.loss_variance for o in observed] == pytest.approx([4.4 / 6, 1.0])
+    assert [o.loss_variance for o in observed] == pytest.approx([1.0, 1.0])
 
 
 def test_a_bad_loss_variance_fails_the_trial_naming_it() -> None:

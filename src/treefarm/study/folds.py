@@ -22,18 +22,22 @@ How precise the loss is, stored as ``loss_variance`` (the GP takes it as the
 observation's own noise; :mod:`treefarm.models.gp.regressor`). With ``n``
 entries of sample variance ``s^2`` (``ddof=1``):
 
-- ``mean``, ``bias``: ``s^2 / n``, the squared standard error of a mean;
+- ``mean``, ``bias`` over ``R >= 2`` replicas: ``var_r(mean_f L[r, f]) / R``,
+  the squared standard error of a mean of ``R`` independent replica means
+  (replicas are independent data sets; the folds of one replica are not);
+- ``mean``, ``bias`` over one replica: ``s^2 / n``, the squared standard
+  error of a mean of the folds, which understates it: fold losses share
+  training data (Bengio & Grandvalet 2004: no unbiased estimator of the
+  variance of a cross-validation mean exists). What it gets right is which
+  trials are more precise than others, and the GP's fitted noise, added on
+  top, absorbs a common understatement;
 - ``mean+std``: ``s^2 / n + k^2 s^2 / (2 (n - 1))``: the sample mean and
   standard deviation of normal data are independent, and ``var(s) ~ s^2 /
   (2 (n - 1))`` (the large-sample variance of a sample standard deviation);
 - ``max``: ``s^2``, one fold's variance: the worst fold is one draw (an
   upper bound for the variance of a maximum of normal draws).
 
-With a single entry nothing is known (0). Fold losses share training data,
-so ``s^2 / n`` understates the variance of a cross-validation mean (Bengio &
-Grandvalet 2004: no unbiased estimator of it exists); what it gets right is
-which trials are more precise than others, and the GP's fitted noise, added
-on top, absorbs a common understatement.
+With a single entry nothing is known (0).
 """
 
 from __future__ import annotations
@@ -115,7 +119,8 @@ def aggregate_variance(losses: Any, how: str = "mean", *, k: float = 1.0) -> flo
         return s2
     if how == "mean+std":
         return s2 / n + k**2 * s2 / (2.0 * (n - 1))
-    return s2 / n
+    replicas = len(array)
+    return float(np.var(array.mean(axis=1), ddof=1)) / replicas if replicas > 1 else s2 / n
 
 
 def summary(losses: Any, how: str, k: float) -> dict[str, Any]:
