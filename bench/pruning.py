@@ -35,6 +35,8 @@ MAX_STEPS = 27
 N_FULL = 30
 PRUNED_SHARE = 0.5
 METHODS = ("tf-none", "tf-asha", "tf-hyperband", "optuna-none", "optuna-sha", "optuna-hyperband")
+EXTRA_METHODS = ("tf-asha-r3", "optuna-sha-r3")
+"""Successive halving whose first rung is at 3 steps instead of 1 (``--methods`` names them)."""
 PROBLEMS = ("mlp_digits", "hgb_synth", "hgb_synth_val3000")
 
 Trainer = Callable[[dict[str, Any]], Callable[[], float]]
@@ -126,6 +128,7 @@ def run_treefarm(method: str, space: dict[str, Any], trainer: Trainer, seed: int
     pruner: tf.Pruner | None = {
         "tf-none": None,
         "tf-asha": tf.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3, max_resource=MAX_STEPS),
+        "tf-asha-r3": tf.SuccessiveHalvingPruner(min_resource=3, reduction_factor=3, max_resource=MAX_STEPS),
         "tf-hyperband": tf.HyperbandPruner(min_resource=1, max_resource=MAX_STEPS, reduction_factor=3),
     }[method]
     budget = _budget(pruner is not None)
@@ -173,6 +176,7 @@ def run_optuna(method: str, space: dict[str, Any], trainer: Trainer, seed: int) 
     pruner = {
         "optuna-none": optuna.pruners.NopPruner(),
         "optuna-sha": optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3),
+        "optuna-sha-r3": optuna.pruners.SuccessiveHalvingPruner(min_resource=3, reduction_factor=3),
         "optuna-hyperband": optuna.pruners.HyperbandPruner(
             min_resource=1, max_resource=MAX_STEPS, reduction_factor=3
         ),
