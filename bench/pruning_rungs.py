@@ -10,6 +10,8 @@ been stopped, and at which rung: a setting that stops the eventual winner
 early cannot reach the no-pruning best on the same trials.
 
     python -m bench.pruning_rungs bench/results/pruning_hgb_more.jsonl --problem hgb_synth
+
+One JSON line per (problem, seed) in ``--out``; a rerun replays only new runs.
 """
 
 from __future__ import annotations
@@ -51,39 +53,58 @@ def stopped_at(curves: list[dict[int, float]], number: int, min_resource: int) -
     return None
 
 
+def verdict(problem: str, run: dict[str, Any]) -> dict[str, Any]:
+    """The replay of one no-pruning run: its best trial, its ranks at the rungs and
+    the step each ASHA setting would have stopped it at (None: never)."""
+    trials = run["trials"]
+    curves = curves_of(problem, [t["params"] for t in trials])
+    best = min(range(len(trials)), key=lambda i: (trials[i]["value"], i))
+    replayed = curves[best][MAX_STEPS]
+    if abs(replayed - trials[best]["value"]) > 1e-12:
+        raise SystemExit(f"the replay must reproduce the run, but got {replayed} != {trials[best]['value']}")
+    return {
+        "problem": problem,
+        "seed": run["seed"],
+        "best": best,
+        "value": trials[best]["value"],
+        "params": trials[best]["params"],
+        "ranks": {s: 1 + sum(c[s] < curves[best][s] for c in curves[:best]) for s in (1, 3, 9)},
+        "stopped_at": {name: stopped_at(curves, best, r) for name, r in SETTINGS.items()},
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.pruning_rungs")
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--problem", default="hgb_synth")
+    parser.add_argument("--out", type=Path, default=Path("bench/results/pruning_rungs.jsonl"))
     args = parser.parse_args(argv)
     rows = [json.loads(line) for p in args.paths for line in p.read_text().splitlines() if line]
-    runs = [
-        r
+    runs = {
+        r["seed"]: r
         for r in rows
         if r["problem"] == args.problem and r["method"] == "tf-none" and "params" in r["trials"][0]
-    ]
-    verdicts: dict[str, Counter[str]] = {name: Counter() for name in SETTINGS}
-    for run in runs:
-        trials = run["trials"]
-        curves = curves_of(args.problem, [t["params"] for t in trials])
-        best = min(range(len(trials)), key=lambda i: (trials[i]["value"], i))
-        replayed = curves[best][MAX_STEPS]
-        if abs(replayed - trials[best]["value"]) > 1e-12:
-            raise SystemExit(
-                f"the replay must reproduce the run, but got {replayed} != {trials[best]['value']}"
-            )
-        for name, min_resource in SETTINGS.items():
-            step = stopped_at(curves, best, min_resource)
-            verdicts[name]["runs to the end" if step is None else f"stopped at step {step}"] += 1
-        ranks = [1 + sum(c[s] < curves[best][s] for c in curves[:best]) for s in (1, 3, 9)]
+    }
+    done = [json.loads(line) for line in args.out.read_text().splitlines()] if args.out.exists() else []
+    seen = {(v["problem"], v["seed"]) for v in done}
+    for seed in sorted(runs):
+        if (args.problem, seed) not in seen:
+            done.append(verdict(args.problem, runs[seed]))
+            with args.out.open("a") as fh:
+                fh.write(json.dumps(done[-1]) + "\n")
+    mine = [v for v in done if v["problem"] == args.problem and v["seed"] in runs]
+    for v in mine:
         print(
-            f"seed {run['seed']}: best trial {best} (error {trials[best]['value']:.4f}, "
-            f"params {trials[best]['params']}); its rank among the {best} trials before it "
-            f"at steps 1, 3, 9: {ranks}",
-            flush=True,
+            f"seed {v['seed']}: best trial {v['best']} (error {v['value']:.4f}, params {v['params']}); "
+            f"its rank among the trials before it at steps 1, 3, 9: {list(v['ranks'].values())}; "
+            f"stopped at: {v['stopped_at']}"
         )
-    for name, counts in verdicts.items():
-        print(f"{name}: the best trial of {len(runs)} runs: {dict(sorted(counts.items()))}")
+    for name in SETTINGS:
+        counts = Counter(
+            "runs to the end" if v["stopped_at"][name] is None else f"stopped at step {v['stopped_at'][name]}"
+            for v in mine
+        )
+        print(f"{name}: the best trial of {len(mine)} runs: {dict(sorted(counts.items()))}")
 
 
 if __name__ == "__main__":
