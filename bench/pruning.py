@@ -6,7 +6,11 @@ Two problems trained step by step (one step = one unit of resource):
 - ``mlp_digits``: scikit-learn's ``MLPClassifier`` on the digits data, one
   ``partial_fit`` epoch per step (minibatches of 128), validation error after each;
 - ``hgb_synth``: ``HistGradientBoostingClassifier`` on a fixed synthetic
-  classification set, 5 boosting iterations per step (``warm_start``).
+  classification set, 5 boosting iterations per step (``warm_start``);
+- ``hgb_synth_val3000``: the same model on a draw of the same generator with
+  the same 700 training samples' size but 3,000 validation samples instead of
+  300, so one validation sample moves the error by 0.00033 instead of 0.0033
+  (the errors of ``hgb_synth`` are quantised as coarsely as the gaps measured).
 
 Each trial may take ``MAX_STEPS`` (27) steps. Runs without pruning evaluate
 ``N_FULL`` trials to the end; pruned runs go on until they have used
@@ -31,16 +35,18 @@ MAX_STEPS = 27
 N_FULL = 30
 PRUNED_SHARE = 0.5
 METHODS = ("tf-none", "tf-asha", "tf-hyperband", "optuna-none", "optuna-sha", "optuna-hyperband")
-PROBLEMS = ("mlp_digits", "hgb_synth")
+EXTRA_METHODS = ("tf-asha-r3", "optuna-sha-r3")
+"""Successive halving whose first rung is at 3 steps instead of 1 (``--methods`` names them)."""
+PROBLEMS = ("mlp_digits", "hgb_synth", "hgb_synth_val3000")
 
 Trainer = Callable[[dict[str, Any]], Callable[[], float]]
 """Given a configuration, a function that trains one more step and returns the validation error."""
 
 
-def _split(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
+def _split(x: np.ndarray, y: np.ndarray, test_size: float | int = 0.3) -> tuple[np.ndarray, ...]:
     from sklearn.model_selection import train_test_split
 
-    return tuple(train_test_split(x, y, test_size=0.3, random_state=0, stratify=y))
+    return tuple(train_test_split(x, y, test_size=test_size, random_state=0, stratify=y))
 
 
 def mlp_digits() -> tuple[dict[str, Any], Trainer]:
@@ -77,15 +83,16 @@ def mlp_digits() -> tuple[dict[str, Any], Trainer]:
     return space, trainer
 
 
-def hgb_synth() -> tuple[dict[str, Any], Trainer]:
-    """The gradient-boosting problem: 5 iterations per step."""
+def hgb_synth(n_validation: int = 300) -> tuple[dict[str, Any], Trainer]:
+    """The gradient-boosting problem: 5 iterations per step, 700 training samples."""
     from sklearn.datasets import make_classification
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     import treefarm as tf
 
-    x, y = make_classification(n_samples=1000, n_features=20, n_informative=8, flip_y=0.05, random_state=0)
-    xtr, xva, ytr, yva = _split(x, y)
+    n = 700 + n_validation
+    x, y = make_classification(n_samples=n, n_features=20, n_informative=8, flip_y=0.05, random_state=0)
+    xtr, xva, ytr, yva = _split(x, y, 0.3 if n_validation == 300 else n_validation)
     space = {
         "lr": tf.Real(1e-3, 0.5, log=True),
         "leaves": tf.Int(4, 32, log=True),
@@ -121,6 +128,7 @@ def run_treefarm(method: str, space: dict[str, Any], trainer: Trainer, seed: int
     pruner: tf.Pruner | None = {
         "tf-none": None,
         "tf-asha": tf.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3, max_resource=MAX_STEPS),
+        "tf-asha-r3": tf.SuccessiveHalvingPruner(min_resource=3, reduction_factor=3, max_resource=MAX_STEPS),
         "tf-hyperband": tf.HyperbandPruner(min_resource=1, max_resource=MAX_STEPS, reduction_factor=3),
     }[method]
     budget = _budget(pruner is not None)
@@ -143,7 +151,7 @@ def run_treefarm(method: str, space: dict[str, Any], trainer: Trainer, seed: int
     study = tf.Study.create(space=space, algo="tpe", seed=seed, pruner=pruner)
     study.optimize(objective, callbacks=[stop])
     return [
-        {"state": t.state.value, "value": t.value, "steps": len(t.intermediate)}
+        {"state": t.state.value, "value": t.value, "steps": len(t.intermediate), "params": dict(t.params)}
         for t in study.trials
         if t.state.is_finished
     ]
@@ -168,6 +176,7 @@ def run_optuna(method: str, space: dict[str, Any], trainer: Trainer, seed: int) 
     pruner = {
         "optuna-none": optuna.pruners.NopPruner(),
         "optuna-sha": optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3),
+        "optuna-sha-r3": optuna.pruners.SuccessiveHalvingPruner(min_resource=3, reduction_factor=3),
         "optuna-hyperband": optuna.pruners.HyperbandPruner(
             min_resource=1, max_resource=MAX_STEPS, reduction_factor=3
         ),
@@ -196,6 +205,7 @@ def run_optuna(method: str, space: dict[str, Any], trainer: Trainer, seed: int) 
             "state": "complete" if t.state.name == "COMPLETE" else t.state.name.lower(),
             "value": t.value if t.value is not None else t.intermediate_values.get(t.last_step or 0),
             "steps": len(t.intermediate_values),
+            "params": t.params,
         }
         for t in study.trials
     ]
@@ -208,7 +218,11 @@ def _budget(pruned: bool) -> int:
 
 
 def run_one(problem: str, method: str, seed: int) -> dict[str, Any]:
-    space, trainer = {"mlp_digits": mlp_digits, "hgb_synth": hgb_synth}[problem]()
+    space, trainer = {
+        "mlp_digits": mlp_digits,
+        "hgb_synth": hgb_synth,
+        "hgb_synth_val3000": lambda: hgb_synth(3000),
+    }[problem]()
     runner = run_treefarm if method.startswith("tf-") else run_optuna
     start = time.perf_counter()
     trials = runner(method, space, trainer, seed)

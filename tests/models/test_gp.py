@@ -285,3 +285,100 @@ def test_fit_rejects_non_finite_or_misshapen_data_clearly() -> None:
         fit_gp(X, np.array([1.0, np.nan, 2.0, 3.0, 4.0]), domain, rng=np.random.default_rng(0))
     with pytest.raises(TreefarmError, match=r"X must be \(n, d\).*d=3"):
         fit_gp(X, np.ones(5), Domain.continuous_box(3), rng=np.random.default_rng(0))
+
+
+# ---- each observation's own noise (heteroscedastic diagonal) ----
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
+def test_log_posterior_gradient_with_own_noise_matches_finite_differences(kernel) -> None:
+    rng = np.random.default_rng(30)
+    X, y = rng.random((20, 3)), rng.standard_normal(20)
+    v = np.where(rng.random(20) < 0.5, 0.0, rng.exponential(0.3, 20))  # some exact, some noisy
+    phi = np.concatenate([kernel.default_theta(3) + rng.normal(0, 0.3, kernel.n_params(3)), [-2.5, 0.3]])
+    _, grad = log_posterior(kernel, phi, X, y, v)
+    np.testing.assert_allclose(
+        grad, _fd(lambda p: log_posterior(kernel, p, X, y, v)[0], phi), rtol=1e-4, atol=1e-5
+    )
+
+
+def test_posterior_with_own_noise_equals_the_closed_form() -> None:
+    gp0 = _model()
+    v = np.linspace(0.0, 2.0, len(gp0.X))
+    gp = GaussianProcess.build(gp0.kernel, gp0.params, gp0.domain, gp0.X, gp0.y, gp0.transform, v)
+    Z = np.random.default_rng(31).random((4, 3))
+    k, th = gp.kernel, gp.params.theta
+    C = k(th, gp.X, gp.X) + np.diag(gp.noise_var + v)
+    Kz = k(th, Z, gp.X)
+    m, var = gp.predict(Z)
+    np.testing.assert_allclose(m, gp.params.mean + Kz @ np.linalg.solve(C, gp.y - gp.params.mean), rtol=1e-8)
+    np.testing.assert_allclose(var, np.diag(k(th, Z, Z) - Kz @ np.linalg.solve(C, Kz.T)), rtol=1e-6)
+    # added points (fantasies) carry no noise of their own: the same as a rebuild with v = 0 for them
+    Xp, yp = np.random.default_rng(32).random((2, 3)), np.array([0.1, -0.4])
+    rebuilt = GaussianProcess.build(
+        gp.kernel,
+        gp.params,
+        gp.domain,
+        np.vstack([gp.X, Xp]),
+        np.concatenate([gp.y, yp]),
+        gp.transform,
+        np.concatenate([v, [0.0, 0.0]]),
+    )
+    for a, b in zip(gp.condition_on(Xp, yp).predict(Z), rebuilt.predict(Z)):
+        np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-10)
+
+
+def test_transform_slope_matches_finite_differences() -> None:
+    rng = np.random.default_rng(33)
+    heavy = np.exp(2.0 * rng.standard_normal(40))  # a heavy right tail: lam is fitted
+    for y in (heavy, -heavy, np.full(5, 3.0)):
+        transform = OutputTransform.fit(y)
+        points = np.concatenate([y[:10], [np.median(y)]])
+        fd = [
+            (transform(np.array([p + 1e-6]))[0] - transform(np.array([p - 1e-6]))[0]) / 2e-6 for p in points
+        ]
+        np.testing.assert_allclose(transform.slope(points), fd, rtol=1e-5)
+        np.testing.assert_allclose(
+            transform.variance(points, np.full(len(points), 4.0)), 4.0 * np.square(fd), rtol=1e-5
+        )
+    assert OutputTransform.fit(heavy).lam is not None
+
+
+def test_zero_own_noise_is_the_homoscedastic_model_to_the_bit() -> None:
+    rng = np.random.default_rng(34)
+    X = rng.random((25, 2))
+    y = np.sin(4 * X[:, 0]) + X[:, 1] + 0.05 * rng.standard_normal(25)
+    plain = fit_gp(X, y, Domain.continuous_box(2), rng=np.random.default_rng(0))
+    zero = fit_gp(X, y, Domain.continuous_box(2), y_var=np.zeros(25), rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(plain.params.vector(), zero.params.vector())
+    Z = rng.random((5, 2))
+    for a, b in zip(plain.predict(Z), zero.predict(Z)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_posterior_follows_the_precise_of_two_close_observations() -> None:
+    """Two observations at nearly the same point disagree: one is a mean over
+    folds that agree (variance ~0), the other over folds that disagree (large
+    variance). With the variances the posterior there follows the precise one;
+    without them it splits the difference."""
+    x = np.linspace(0.0, 1.0, 12)
+    f = np.sin(3.0 * x)
+    X = np.concatenate([x, [0.5, 0.501]])[:, None]
+    y = np.concatenate([f, [np.sin(1.5), np.sin(1.5) + 1.5]])
+    y_var = np.concatenate([np.zeros(12), [1e-4, 2.0]])
+    domain = Domain.continuous_box(1)
+    weighed = fit_gp(X, y, domain, y_var=y_var, rng=np.random.default_rng(0))
+    ignored = fit_gp(X, y, domain, rng=np.random.default_rng(0))
+
+    def raw_error(gp: GaussianProcess) -> float:  # distance to the precise value, on the model scale
+        return float(abs(gp.predict(np.array([[0.5]]))[0][0] - gp.transform_y(np.array([np.sin(1.5)]))[0]))
+
+    assert raw_error(weighed) < 0.1 * raw_error(ignored)
+    assert raw_error(weighed) < 0.05
+
+
+def test_bad_own_noise_is_refused_naming_it() -> None:
+    X, y = np.random.default_rng(35).random((4, 1)), np.arange(4.0)
+    for bad in (np.array([0.0, -1.0, 0.0, 0.0]), np.array([0.0, np.nan, 0.0, 0.0]), np.zeros(3)):
+        with pytest.raises(TreefarmError, match="y_var"):
+            fit_gp(X, y, Domain.continuous_box(1), y_var=bad, rng=np.random.default_rng(0))

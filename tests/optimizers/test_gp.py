@@ -186,6 +186,7 @@ def test_same_seed_same_study() -> None:
         ({"kernel": "linear"}, "kernel"),
         ({"n_startup": 0}, "n_startup"),
         ({"deterministic": "false"}, "deterministic"),
+        ({"heteroscedastic": 1}, "heteroscedastic"),
     ],
 )
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
@@ -254,3 +255,34 @@ def test_a_stalled_gp_explores_away_from_every_evaluated_point() -> None:
 
     assert max(gaps(False)) < STALL_DISTANCE
     assert min(gaps(True)) >= STALL_DISTANCE
+
+
+def _quadratic_with_a_lucky_trial(lucky_variance: float) -> History:
+    """Ten exact losses of (x - 0.7)^2, and at x = 0.15 one far better loss whose
+    own variance says it is a mean over folds that disagree wildly."""
+    exact = [Observation(Config({"x": float(x)}), float((x - 0.7) ** 2)) for x in np.linspace(0.02, 0.98, 10)]
+    return History(complete=(*exact, Observation(Config({"x": 0.15}), -0.3, lucky_variance)))
+
+
+def test_an_imprecise_lucky_trial_does_not_pull_the_gp() -> None:
+    space = {"x": Real(0, 1)}
+    history = _quadratic_with_a_lucky_trial(1.0)
+    weighed = GP().suggest(space, history, 1, np.random.default_rng(0))[0]  # type: ignore[arg-type]
+    ignored = GP(heteroscedastic=False).suggest(space, history, 1, np.random.default_rng(0))[0]  # type: ignore[arg-type]
+    assert abs(weighed["x"] - 0.7) < 0.05
+    assert abs(ignored["x"] - 0.7) > 0.1  # the same losses, taken at face value, mislead it
+    # the recommendation is the best precise trial, not the lucky imprecise one
+    recommended = GP().recommend(space, history)  # type: ignore[arg-type]
+    assert recommended is not None and recommended["x"] == pytest.approx(0.66)
+
+
+def test_without_loss_variances_the_gp_suggests_exactly_as_the_homoscedastic_one() -> None:
+    """No trial has folds (every loss_variance 0): the option changes nothing, to the bit."""
+    rng = np.random.default_rng(0)
+    configs = sample(BRANIN, rng, n=12)  # type: ignore[arg-type]
+    history = History(complete=tuple(Observation(c, branin(dict(c))) for c in configs))
+    for n in (1, 3):
+        on = GP().suggest(BRANIN, history, n, np.random.default_rng(n))  # type: ignore[arg-type]
+        off = GP(heteroscedastic=False).suggest(BRANIN, history, n, np.random.default_rng(n))  # type: ignore[arg-type]
+        assert on == off
+    assert GP().recommend(BRANIN, history) == GP(heteroscedastic=False).recommend(BRANIN, history)  # type: ignore[arg-type]

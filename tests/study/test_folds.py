@@ -83,3 +83,53 @@ def test_a_trial_with_a_bad_first_fold_stops_there() -> None:
     assert bad.value == 9.0 and bad.system_attrs["pruned_step"] == 1
     assert bad.user_attrs["fold_losses"] == [[9.0], [9.0]]
     assert [f for level, f in calls if level == 9.0] == [0, 0]
+
+
+def test_the_variance_of_each_aggregation_by_hand() -> None:
+    # L's six entries have sample variance 22 / 5 = 4.4; its replica means are 2 and 4
+    # (sample variance 2), so the mean's variance over two independent replicas is 2 / 2
+    assert tf.study.aggregate_variance(L, "mean") == pytest.approx(1.0)
+    assert tf.study.aggregate_variance(L, "bias") == pytest.approx(1.0)
+    assert tf.study.aggregate_variance([1.0, 2.0, 3.0, 3.0, 2.0, 7.0], "mean") == pytest.approx(4.4 / 6)
+    assert tf.study.aggregate_variance(L, "max") == pytest.approx(4.4)
+    # mean + k std: var(mean) + k^2 var(std) = 4.4 / 6 + 4 * 4.4 / (2 * 5)
+    assert tf.study.aggregate_variance(L, "mean+std", k=2.0) == pytest.approx(4.4 / 6 + 1.76)
+    assert tf.study.aggregate_variance([[5.0]], "mean") == 0.0  # one entry: nothing known
+    with pytest.raises(StudyError, match="how='median'"):
+        tf.study.aggregate_variance(L, "median")
+
+
+def test_fold_spread_reaches_the_optimizer_as_each_trial_loss_variance() -> None:
+    """evaluate_folds stores the variance of the (partial) aggregate, and the
+    study's history hands it to the optimizer: a pure function of the stored trials."""
+
+    def objective(p: dict, trial: tf.Trial) -> dict:
+        return evaluate_folds(lambda r, f: p["level"] + L[r][f], n_folds=3, n_replicas=2, trial=trial)
+
+    study = tf.Study.create(
+        space={"level": tf.Real(0.0, 10.0)},
+        seed=0,
+        pruner=tf.MedianPruner(n_startup_trials=1),
+        direction="maximize",
+    )
+    for level in (1.0, 0.0):
+        study.enqueue({"level": level})
+    study.optimize(objective, 2)
+    assert [t.state for t in study.trials] == [TrialState.COMPLETE, TrialState.PRUNED]
+    assert study.trials[0].user_attrs["loss_variance"] == pytest.approx(1.0)
+    # pruned after its first fold: replica means 1 and 3, sample variance 2, over 2 replicas
+    assert study.trials[1].user_attrs["loss_variance"] == pytest.approx(1.0)
+    observed = study.history().complete
+    assert [o.loss for o in observed] == [-4.0, -2.0]  # maximized: negated, variances unchanged
+    assert [o.loss_variance for o in observed] == pytest.approx([1.0, 1.0])
+
+
+def test_a_bad_loss_variance_fails_the_trial_naming_it() -> None:
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    study.optimize(lambda p: {"loss": 1.0, "loss_variance": -2.0}, 1)
+    trial = study.trials[0]
+    assert trial.state is TrialState.FAILED
+    assert (
+        "loss_variance must be a finite number >= 0, but got loss_variance=-2.0"
+        in trial.system_attrs["fail_reason"]
+    )

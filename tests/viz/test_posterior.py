@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -27,6 +29,18 @@ def test_the_posterior_mean_is_lowest_near_the_optimum() -> None:
     assert np.all(p.std > 0) and np.all(np.isfinite(p.acquisition))
     assert abs(p.grid[np.argmax(p.acquisition)] - 0.5) < 0.5
     assert p.shown == p.total == 40
+
+
+def test_a_lucky_trial_with_a_large_loss_variance_does_not_move_the_posterior() -> None:
+    trials = bowl().trials
+    lucky = record(40, -3.0, {"x": -1.5, "y": 0.0, "c": "a"})
+    weighed = gp_posterior(
+        [*trials, replace(lucky, user_attrs={"loss_variance": 100.0})], "x", direction="minimize"
+    )
+    ignored = gp_posterior([*trials, lucky], "x", direction="minimize")
+    assert abs(weighed.grid[np.argmin(weighed.mean)] - 0.5) < 0.25
+    at = int(np.argmin(np.abs(weighed.grid + 1.5)))
+    assert weighed.mean[at] > ignored.mean[at] + 0.3  # taken at face value, it drags the mean down there
 
 
 def test_a_categorical_or_unknown_parameter_is_refused_by_name() -> None:

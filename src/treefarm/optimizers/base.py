@@ -30,10 +30,17 @@ __all__ = ["History", "Observation", "Optimizer"]
 
 @dataclass(frozen=True)
 class Observation:
-    """A completed evaluation: its configuration and its loss (lower is better)."""
+    """A completed evaluation: its configuration and its loss (lower is better).
+
+    ``loss_variance`` is the variance of ``loss`` as an estimate of the
+    configuration's loss, when the objective knows it (a mean over k folds
+    with sample variance s^2: s^2 / k); 0 means exact or unknown. A model
+    that can (the GP) weighs each observation by it.
+    """
 
     config: Config
     loss: float
+    loss_variance: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,10 @@ class History:
     def losses(self) -> np.ndarray:
         """The losses of ``complete``, shape (n_complete,)."""
         return np.fromiter((o.loss for o in self.complete), dtype=float, count=len(self.complete))
+
+    def loss_variances(self) -> np.ndarray:
+        """The ``loss_variance`` of ``complete``, shape (n_complete,)."""
+        return np.fromiter((o.loss_variance for o in self.complete), dtype=float, count=len(self.complete))
 
     def seen(self) -> set[Config]:
         """Every configuration evaluated, failed or pending (to avoid duplicates)."""

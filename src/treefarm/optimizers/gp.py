@@ -65,6 +65,14 @@ uncertainty allows (the explore step of a trust-region restart, Eriksson et
 al. 2019, TuRBO, without its local state). Both conditions are functions of
 the history, so a resumed study stalls where the first one did.
 
+Heteroscedastic noise: an observation that says how precise its loss is
+(:attr:`Observation.loss_variance`, e.g. a mean over k folds with spread s:
+s^2 / k) gets that variance on its diagonal, on top of the fitted noise
+(:func:`treefarm.models.gp.fit_gp`'s ``y_var``), so a trial whose folds
+disagree pulls the posterior less than one whose folds agree, and the
+incumbent is then the best posterior mean. With every variance 0 (no trial
+has folds) the model and the suggestions are exactly the homoscedastic ones.
+
 Batches of ``n`` are chosen one at a time, each conditioning the model on the
 previous ones at their posterior mean. A configuration already evaluated,
 failed or pending is never suggested while an unseen candidate remains.
@@ -82,7 +90,7 @@ import numpy as np
 from ..encoding import UnitEncoding
 from ..exceptions import ConfigError
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
-from .base import History, Optimizer
+from .base import History, Observation, Optimizer
 from .candidates import neighbours
 from .options import check_bool, check_int
 
@@ -173,6 +181,9 @@ class GP(Optimizer):
     explore_stalls:
         Replace a stalled suggestion by a Thompson draw over the
         space-covering candidates (see the module docstring).
+    heteroscedastic:
+        Model each observation's ``loss_variance`` as its own noise (see the
+        module docstring); ``False`` ignores it.
     """
 
     def __init__(
@@ -186,6 +197,7 @@ class GP(Optimizer):
         n_local: int = 256,
         n_starts: int = 8,
         explore_stalls: bool = True,
+        heteroscedastic: bool = True,
     ) -> None:
         if acquisition not in _ACQUISITIONS:
             raise ConfigError(
@@ -199,6 +211,7 @@ class GP(Optimizer):
             check_int("n_startup", n_startup)
         check_bool("deterministic", deterministic)
         check_bool("explore_stalls", explore_stalls)
+        check_bool("heteroscedastic", heteroscedastic)
         self.acquisition = acquisition
         self.kernel = kernel
         self.n_startup = n_startup
@@ -207,6 +220,7 @@ class GP(Optimizer):
         self.n_local = n_local
         self.n_starts = n_starts
         self.explore_stalls = explore_stalls
+        self.heteroscedastic = heteroscedastic
         self._fits: dict[tuple[str, tuple[str, ...]], Any] = {}
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
@@ -216,12 +230,19 @@ class GP(Optimizer):
         if len(complete) >= self.startup(root):
             configs = [o.config for o in complete]
             losses = np.array([o.loss for o in complete])
-            return self._model_points(root, recursive, configs, losses, history, n, rng)
+            y_var = self._y_var(complete)
+            return self._model_points(root, recursive, configs, losses, y_var, history, n, rng)
         out: list[Config] = []
         for _ in range(n):
             taken = [*(o.config for o in complete), *history.failed, *history.pending, *out]
             out.append(self._design_point(root, recursive, taken, history.seen() | set(out), rng))
         return out
+
+    def _y_var(self, complete: Sequence[Observation]) -> np.ndarray | None:
+        """The observations' loss variances (n,), or None when the option is off
+        or none is positive (the homoscedastic model, unchanged)."""
+        y_var = np.array([o.loss_variance for o in complete], dtype=float)
+        return y_var if self.heteroscedastic and np.any(y_var > 0.0) else None
 
     def startup(self, space: Space) -> int:
         """Complete trials of the space-filling start: ``n_startup``, or
@@ -250,9 +271,10 @@ class GP(Optimizer):
             losses,
             _domain(encoding),
             kernel=_kernel(self.kernel, analyze(root).recursive),
+            y_var=self._y_var(complete),
             rng=np.random.default_rng(0),
         )
-        if model.noise_var < NOISY:
+        if not _is_noisy(model):
             return None
         return configs[int(np.argmin(model.predict(X)[0]))]
 
@@ -276,7 +298,14 @@ class GP(Optimizer):
         X, _ = encoding.encode([o.config for o in complete])
         losses = np.array([o.loss for o in complete])
         kernel = _kernel(self.kernel, analyze(root).recursive)
-        model = fit_gp(X, losses, _domain(encoding), kernel=kernel, rng=np.random.default_rng(0))
+        model = fit_gp(
+            X,
+            losses,
+            _domain(encoding),
+            kernel=kernel,
+            y_var=self._y_var(complete),
+            rng=np.random.default_rng(0),
+        )
         column = encoding.start[address]
         node = encoding.columns[column].node
         grid = np.linspace(0.0, 1.0, n_grid)
@@ -338,6 +367,7 @@ class GP(Optimizer):
         recursive: bool,
         configs: list[Config],
         losses: np.ndarray,
+        y_var: np.ndarray | None,
         history: History,
         n: int,
         rng: np.random.Generator,
@@ -353,9 +383,15 @@ class GP(Optimizer):
         candidates, n_cover = self._candidates(root, flat, configs, losses, rng)
         encoding = flat or UnitEncoding.for_configs(root, [*configs, *pending, *candidates])
         X, _ = encoding.encode(configs)
-        params, transform = self._fit_at_refit_point(root, recursive, configs, losses, encoding)
+        params, transform = self._fit_at_refit_point(root, recursive, configs, losses, y_var, encoding)
         model = gp_with_params(
-            X, losses, _domain(encoding), params, transform, kernel=_kernel(self.kernel, recursive)
+            X,
+            losses,
+            _domain(encoding),
+            params,
+            transform,
+            kernel=_kernel(self.kernel, recursive),
+            y_var=y_var,
         )
         if pending:
             Xp, _ = encoding.encode(pending)
@@ -392,6 +428,7 @@ class GP(Optimizer):
         recursive: bool,
         configs: list[Config],
         losses: np.ndarray,
+        y_var: np.ndarray | None,
         encoding: UnitEncoding,
     ) -> Any:
         """The hyperparameters and output transform fitted from scratch on the
@@ -404,6 +441,9 @@ class GP(Optimizer):
 
         m = refit_point(len(configs))
         digest = hashlib.sha256(f"{self.kernel} {self.deterministic} {losses[:m].tobytes().hex()}".encode())
+        prefix_var = None if y_var is None or not np.any(y_var[:m] > 0.0) else y_var[:m]
+        if prefix_var is not None:
+            digest.update(prefix_var.tobytes())
         for config in configs[:m]:
             digest.update(config.to_json().encode())
         used = set().union(*(config.keys() for config in configs[:m]))
@@ -417,6 +457,7 @@ class GP(Optimizer):
                 _domain(prefix),
                 kernel=_kernel(self.kernel, recursive),
                 deterministic=self.deterministic,
+                y_var=prefix_var,
                 rng=np.random.default_rng(int.from_bytes(digest.digest()[:8], "little")),
             )
             while len(self._fits) >= _CACHED_FITS:
@@ -480,11 +521,16 @@ def _join_columns(encoding: UnitEncoding) -> np.ndarray:
     return np.array([isinstance(c.node, Join) for c in encoding.columns], dtype=bool)
 
 
+def _is_noisy(model: Any) -> bool:
+    """Whether the fitted noise, or some observation's own, is significant (:data:`NOISY`)."""
+    return bool(model.noise_var >= NOISY or np.any(model.v >= NOISY))
+
+
 def _incumbent(model: Any, X: np.ndarray) -> float:
     """The value to improve on, on the model's scale: the best observation,
     or for a noisy model the best posterior mean at an observed point (an
     observation's luck is not an improvement target; seeds/001)."""
-    if model.noise_var < NOISY:
+    if not _is_noisy(model):
         return float(np.min(model.y))
     return float(np.min(model.predict(X)[0]))
 

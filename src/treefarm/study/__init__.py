@@ -1,6 +1,6 @@
 """Ask/tell studies over a storage, the optimize loop, and ``minimize``."""
 
-from .folds import aggregate, bias_variance, evaluate_folds, mean_plus_std
+from .folds import aggregate, aggregate_variance, bias_variance, evaluate_folds, mean_plus_std
 from .minimize import DEFAULT_STORAGE, Result, minimize
 from .study import Callback, Study
 from .trial import Trial
@@ -12,6 +12,7 @@ __all__ = [
     "Study",
     "Trial",
     "aggregate",
+    "aggregate_variance",
     "bias_variance",
     "evaluate_folds",
     "mean_plus_std",

@@ -17,6 +17,27 @@ check "that the variance of the model has not been detrimentally affected"):
   var_r(L[:, f])``, how much a test set's loss moves from one replica to the
   next (``ddof=1``; 0 with a single replica). The loss is the bias; the
   variance is stored beside it.
+
+How precise the loss is, stored as ``loss_variance`` (the GP takes it as the
+observation's own noise; :mod:`treefarm.models.gp.regressor`). With ``n``
+entries of sample variance ``s^2`` (``ddof=1``):
+
+- ``mean``, ``bias`` over ``R >= 2`` replicas: ``var_r(mean_f L[r, f]) / R``,
+  the squared standard error of a mean of ``R`` independent replica means
+  (replicas are independent data sets; the folds of one replica are not);
+- ``mean``, ``bias`` over one replica: ``s^2 / n``, the squared standard
+  error of a mean of the folds, which understates it: fold losses share
+  training data (Bengio & Grandvalet 2004: no unbiased estimator of the
+  variance of a cross-validation mean exists). What it gets right is which
+  trials are more precise than others, and the GP's fitted noise, added on
+  top, absorbs a common understatement;
+- ``mean+std``: ``s^2 / n + k^2 s^2 / (2 (n - 1))``: the sample mean and
+  standard deviation of normal data are independent, and ``var(s) ~ s^2 /
+  (2 (n - 1))`` (the large-sample variance of a sample standard deviation);
+- ``max``: ``s^2``, one fold's variance: the worst fold is one draw (an
+  upper bound for the variance of a maximum of normal draws).
+
+With a single entry nothing is known (0).
 """
 
 from __future__ import annotations
@@ -31,7 +52,14 @@ from ..exceptions import StudyError, TrialPruned
 if TYPE_CHECKING:
     from .trial import Trial
 
-__all__ = ["AGGREGATIONS", "aggregate", "bias_variance", "evaluate_folds", "mean_plus_std"]
+__all__ = [
+    "AGGREGATIONS",
+    "aggregate",
+    "aggregate_variance",
+    "bias_variance",
+    "evaluate_folds",
+    "mean_plus_std",
+]
 
 AGGREGATIONS = ("mean", "max", "mean+std", "bias")
 
@@ -78,12 +106,30 @@ def aggregate(losses: Any, how: str = "mean", *, k: float = 1.0) -> float:
     return float(array.mean())
 
 
+def aggregate_variance(losses: Any, how: str = "mean", *, k: float = 1.0) -> float:
+    """The variance of :func:`aggregate` as an estimate: see the module docstring."""
+    if how not in AGGREGATIONS:
+        raise StudyError(f"how must be one of {list(AGGREGATIONS)}, but got how={how!r}")
+    array = _matrix(losses)
+    n = array.size
+    if n == 1:
+        return 0.0
+    s2 = float(np.var(array, ddof=1))
+    if how == "max":
+        return s2
+    if how == "mean+std":
+        return s2 / n + k**2 * s2 / (2.0 * (n - 1))
+    replicas = len(array)
+    return float(np.var(array.mean(axis=1), ddof=1)) / replicas if replicas > 1 else s2 / n
+
+
 def summary(losses: Any, how: str, k: float) -> dict[str, Any]:
     """The stored fields of a fold evaluation: the loss, the spread and every fold's loss."""
     array = _matrix(losses)
     bias, variance = bias_variance(array)
     return {
         "loss": aggregate(array, how, k=k),
+        "loss_variance": aggregate_variance(array, how, k=k),
         "bias": bias,
         "variance": variance,
         "std": float(_std(array.ravel())),
@@ -104,12 +150,14 @@ def evaluate_folds(
 
     After each fold (all replicas), the aggregate of the folds so far is
     reported to ``trial`` at step ``folds done`` and the fold losses so far
-    are stored as the user attribute ``"fold_losses"``; if the study's pruner
-    says so, :class:`~treefarm.TrialPruned` stops the trial there (a trial
-    whose first folds are already bad costs no more folds). The returned
-    mapping has ``"loss"`` (the aggregate), ``"bias"``, ``"variance"``,
-    ``"std"`` and ``"fold_losses"`` (``[replica][fold]``), all stored with
-    the trial.
+    are stored as the user attribute ``"fold_losses"``, and the partial
+    aggregate's variance as ``"loss_variance"``; if the study's pruner says
+    so, :class:`~treefarm.TrialPruned` stops the trial there (a trial whose
+    first folds are already bad costs no more folds; the GP then weighs its
+    partial aggregate by the larger variance of fewer folds). The returned
+    mapping has ``"loss"`` (the aggregate), ``"loss_variance"``, ``"bias"``,
+    ``"variance"``, ``"std"`` and ``"fold_losses"`` (``[replica][fold]``),
+    all stored with the trial.
     """
     for name, value in (("n_folds", n_folds), ("n_replicas", n_replicas)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -121,6 +169,7 @@ def evaluate_folds(
         losses = np.column_stack([losses, column])
         if trial is not None:
             trial.set_user_attr("fold_losses", losses.tolist())
+            trial.set_user_attr("loss_variance", aggregate_variance(losses, how, k=k))
             trial.report(fold + 1, aggregate(losses, how, k=k))
             if fold + 1 < n_folds and trial.should_prune():
                 raise TrialPruned()

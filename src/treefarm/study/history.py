@@ -20,6 +20,7 @@ from ..optimizers.hints import Hint
 from ..space import Config, Space, validate
 from ..space.partial import check_partial
 from ..storage import HintRecord, Storage, TrialRecord, TrialState
+from .outcome import loss_variance
 
 __all__ = ["HINTS_PERIOD", "TrialCache"]
 
@@ -89,7 +90,10 @@ class TrialCache:
         (as Optuna's TPE ranks pruned trials below completed ones) without
         any optimizer knowing about fidelities; ignoring it instead would let
         the optimizer propose its region again. Pruned before any report, it
-        counts as failed."""
+        counts as failed. A trial's ``"loss_variance"`` user attribute (stored
+        by :func:`~treefarm.evaluate_folds`, or returned by the objective) is
+        its observation's ``loss_variance``; one that is not a finite number
+        >= 0 (set by hand mid-trial) counts as 0."""
         return self._observed(exclude, self.hints())
 
     def seen(self, *, exclude: int | None = None) -> set[Config]:
@@ -105,7 +109,7 @@ class TrialCache:
             if config is None:
                 continue
             if r.state in (TrialState.COMPLETE, TrialState.PRUNED) and r.value is not None:
-                complete.append(Observation(config, self._sign * r.value))
+                complete.append(Observation(config, self._sign * r.value, loss_variance(r.user_attrs) or 0.0))
             elif r.state is not TrialState.COMPLETE:
                 failed.append(config)
         pending = []

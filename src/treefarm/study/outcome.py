@@ -2,7 +2,10 @@
 
 An objective returns a number (the loss, or the score of a maximization), or
 a mapping with that number under ``"loss"`` and extra JSON fields recorded as
-user attributes. Anything else (NaN, infinity, a string, a mapping without
+user attributes. One extra field has a meaning: ``"loss_variance"``, the
+variance of the loss as an estimate (a finite number >= 0; see
+:class:`treefarm.optimizers.Observation`), which the GP takes as that
+trial's own noise. Anything else (NaN, infinity, a string, a mapping without
 ``"loss"``) fails the trial with a reason that says what came back; the study
 goes on.
 """
@@ -20,9 +23,18 @@ from typing import Any
 from ..exceptions import TrialPruned
 from ..storage import TrialState
 
-__all__ = ["Outcome", "failure", "from_exception", "from_result", "told"]
+__all__ = [
+    "LOSS_VARIANCE_KEY",
+    "Outcome",
+    "failure",
+    "from_exception",
+    "from_result",
+    "loss_variance",
+    "told",
+]
 
 LOSS_KEY = "loss"
+LOSS_VARIANCE_KEY = "loss_variance"
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,15 @@ def _json_attrs(attrs: Mapping[str, Any]) -> dict[str, Any] | str:
     return out
 
 
+def loss_variance(attrs: Mapping[str, Any]) -> float | None:
+    """The ``"loss_variance"`` of a trial's attributes: 0 when absent, None when
+    it is not a finite number >= 0."""
+    if LOSS_VARIANCE_KEY not in attrs:
+        return 0.0
+    value = _as_float(attrs[LOSS_VARIANCE_KEY])
+    return value if value is not None and math.isfinite(value) and value >= 0.0 else None
+
+
 def from_result(result: object) -> Outcome:
     """The outcome of an objective that returned ``result``."""
     attrs: dict[str, Any] = {}
@@ -72,6 +93,11 @@ def from_result(result: object) -> Outcome:
         extra = _json_attrs({k: v for k, v in result.items() if k != LOSS_KEY})
         if isinstance(extra, str):
             return _failed(extra)
+        if loss_variance(extra) is None:
+            given = extra[LOSS_VARIANCE_KEY]
+            return _failed(
+                f"{LOSS_VARIANCE_KEY} must be a finite number >= 0, but got {LOSS_VARIANCE_KEY}={given!r:.80}"
+            )
         attrs, result = extra, result[LOSS_KEY]
     value = _as_float(result)
     if value is None:

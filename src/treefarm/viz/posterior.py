@@ -10,8 +10,9 @@ the other parameters held at the best trial's values
 expected improvement (:func:`treefarm.acquisition.log_ei`) over the best
 observed loss. Categorical and conditional parameters are left out of the
 model (their effect becomes noise to it); mean, band and observations are on
-the model's scale (lower is better). On large studies the GP is fitted to an
-evenly spaced subsample of ``max_points`` trials plus the best one.
+the model's scale (lower is better). A trial's stored ``loss_variance`` (its
+folds' spread) is its own noise, as in the GP optimizer. On large studies the
+GP is fitted to an evenly spaced subsample of ``max_points`` trials plus the best one.
 
 Notation (shapes): n fitted trials, d numeric parameters, g grid points.
 """
@@ -25,6 +26,7 @@ import numpy as np
 
 from ..exceptions import ConfigError, StudyError, format_values
 from ..storage import TrialRecord
+from ..study.outcome import loss_variance
 from .history import _even
 from .params import Column, _all_numbers, _column, importance
 from .source import complete_trials, losses
@@ -114,7 +116,14 @@ def gp_posterior(
     best = int(np.argmin(loss))
     keep = np.union1d(_even(len(done), max_points - 1), [best])
     X = np.column_stack([_to_unit(c, c.numbers[keep]) for c in cols])
-    model = fit_gp(X, loss[keep], Domain.continuous_box(len(cols)), rng=np.random.default_rng(seed))
+    y_var = np.array([loss_variance(t.user_attrs) or 0.0 for t in done])[keep]
+    model = fit_gp(
+        X,
+        loss[keep],
+        Domain.continuous_box(len(cols)),
+        y_var=y_var if np.any(y_var > 0.0) else None,
+        rng=np.random.default_rng(seed),
+    )
     j = names.index(address)
     grid = np.linspace(0.0, 1.0, n_grid)
     at = np.array([_to_unit(c, c.numbers[best : best + 1])[0] for c in cols])

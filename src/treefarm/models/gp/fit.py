@@ -3,14 +3,15 @@
 Notation (shapes):
     n points, d columns, p kernel parameters
     phi     (p + 2,) = [theta (p), log s2_noise, mu0]: what is optimized
-    C       (n, n) = k(X, X) + s2_noise I,  L = chol(C),  r = y - mu0,  alpha = C^{-1} r
+    v       (n,) each observation's own noise variance on the model scale (fixed data)
+    C       (n, n) = k(X, X) + s2_noise I + diag(v),  L = chol(C),  r = y - mu0,  alpha = C^{-1} r
     W       (n, n) = alpha alpha^T - C^{-1}
 
 Log marginal likelihood and its gradient (Rasmussen & Williams 2006, eq. 5.8-5.9):
 
     lml = -1/2 r^T alpha - sum log diag L - n/2 log 2 pi
     d lml / d theta_p      = 1/2 sum_ab W_ab dK_ab/d theta_p     (Kernel.gram)
-    d lml / d log s2_noise = 1/2 s2_noise trace(W)
+    d lml / d log s2_noise = 1/2 s2_noise trace(W)     (dC / d log s2_noise = s2_noise I, whatever v is)
     d lml / d mu0          = sum alpha
 
 plus the log priors of :mod:`.priors`. One evaluation costs a Cholesky and
@@ -30,7 +31,7 @@ from ...exceptions import TreefarmError
 from ..domain import Domain
 from .kernels import Kernel, make_kernel
 from .priors import LENGTH_SCALE_SIGMA, NOISE_LOC, NOISE_SCALE, length_scale_location, log_normal
-from .regressor import GaussianProcess, GPParams, add_diagonal, cholesky
+from .regressor import GaussianProcess, GPParams, add_diagonal, cholesky, noise_diagonal
 from .transform import OutputTransform
 
 __all__ = ["NOISE_FLOOR", "POLISH_STEPS", "SUBSET", "fit_gp", "gp_with_params", "log_posterior"]
@@ -63,14 +64,17 @@ def _log_prior(kernel: Kernel, phi: np.ndarray, d: int) -> tuple[float, np.ndarr
     return total + value, grad + np.concatenate([np.zeros(len(phi) - 1), g])
 
 
-def log_posterior(kernel: Kernel, phi: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
-    """Log marginal likelihood plus log prior of ``phi`` and its gradient (X rounded)."""
+def log_posterior(
+    kernel: Kernel, phi: np.ndarray, X: np.ndarray, y: np.ndarray, v: np.ndarray | None = None
+) -> tuple[float, np.ndarray]:
+    """Log marginal likelihood plus log prior of ``phi`` and its gradient (X
+    rounded; ``v`` (n,) the observations' own noise variances, none by default)."""
     from scipy.linalg import cho_solve
 
     n, d = X.shape
     theta, noise, mu0 = phi[:-2], math.exp(phi[-2]), phi[-1]
     K, contract = kernel.gram(theta, X)
-    L, _ = cholesky(add_diagonal(K, noise))
+    L, _ = cholesky(add_diagonal(K, noise if v is None else noise_diagonal(noise, v)))
     r = y - mu0
     alpha = cho_solve((L, True), r, check_finite=False)
     lml = -0.5 * float(r @ alpha) - float(np.log(np.diag(L)).sum()) - 0.5 * n * math.log(2 * math.pi)
@@ -95,6 +99,19 @@ def _inverse(L: np.ndarray) -> np.ndarray:
     full = upper + upper.T
     full.flat[:: len(L) + 1] *= 0.5
     return full
+
+
+def _checked_var(y_var: np.ndarray | None, n: int) -> np.ndarray | None:
+    """``y_var`` as an (n,) float array of finite variances >= 0, or a clear error."""
+    if y_var is None:
+        return None
+    v = np.asarray(y_var, dtype=float)
+    if v.shape != (n,) or not (np.isfinite(v).all() and (v >= 0.0).all()):
+        raise TreefarmError(
+            "y_var must be (n,) finite variances >= 0 with n the points, "
+            f"but got y_var.shape={v.shape}, n={n}, min={float(np.min(v)) if v.size else None}"
+        )
+    return v
 
 
 def _checked(X: np.ndarray, y: np.ndarray, domain: Domain) -> tuple[np.ndarray, np.ndarray]:
@@ -148,6 +165,7 @@ def _maximize(
     kernel: Kernel,
     X: np.ndarray,
     t: np.ndarray,
+    v: np.ndarray | None,
     starts: list[np.ndarray],
     bounds: list[tuple[float, float]],
     max_steps: int,
@@ -157,7 +175,7 @@ def _maximize(
 
     def objective(phi: np.ndarray) -> tuple[float, np.ndarray]:
         try:
-            value, grad = log_posterior(kernel, phi, X, t)
+            value, grad = log_posterior(kernel, phi, X, t, v)
         except TreefarmError:
             return 1e25, np.zeros_like(phi)
         return -value, -grad
@@ -185,13 +203,22 @@ def gp_with_params(
     transform: OutputTransform,
     *,
     kernel: str | Kernel = "matern52",
+    y_var: np.ndarray | None = None,
 ) -> GaussianProcess:
-    """The GP on ``(X, y)`` with the hyperparameters and output transform of an
+    """The GP on ``(X, y)`` (and the raw variances ``y_var``, as in
+    :func:`fit_gp`) with the hyperparameters and output transform of an
     earlier :func:`fit_gp` (on a subset of these points, say): nothing is
     optimized. Cost: one O(n^3) Cholesky."""
     X, y = _checked(X, y, domain)
+    v = _checked_var(y_var, len(y))
     return GaussianProcess.build(
-        make_kernel(kernel), params, domain, domain.round(X), transform(y), transform
+        make_kernel(kernel),
+        params,
+        domain,
+        domain.round(X),
+        transform(y),
+        transform,
+        None if v is None else transform.variance(y, v),
     )
 
 
@@ -204,12 +231,18 @@ def fit_gp(
     deterministic: bool = False,
     warm_start: GPParams | None = None,
     n_restarts: int = 2,
+    y_var: np.ndarray | None = None,
     rng: np.random.Generator,
 ) -> GaussianProcess:
     """The GP on ``(X, y)`` with MAP hyperparameters (see the module docstring).
 
     ``y`` are raw losses; they are mapped to the model scale by a fitted
-    :class:`OutputTransform`. ``deterministic`` fixes the noise at the floor.
+    :class:`OutputTransform`. ``y_var`` (n,), if given, are the variances of
+    the raw losses as estimates (a mean over k folds with sample variance
+    s^2: s^2 / k), carried to the model scale by the transform's slope and
+    added to the diagonal on top of the fitted noise
+    (:meth:`OutputTransform.variance`). ``deterministic`` fixes the fitted
+    noise at the floor (``y_var`` still counts).
     Starts: ``warm_start`` (the previous fit's ``params``; then 0-1 restarts
     suffice) or the prior modes, plus ``n_restarts`` random ones.
 
@@ -223,17 +256,20 @@ def fit_gp(
     """
     k = make_kernel(kernel)
     X, y = _checked(X, y, domain)
+    raw_var = _checked_var(y_var, len(y))
     transform = OutputTransform.fit(y)
     t = transform(y)
+    v = None if raw_var is None else transform.variance(y, raw_var)
     Xr = domain.round(X)
     n, d = Xr.shape
     bounds = _bounds(k, d, deterministic)
     starts = _starts(k, d, warm_start, n_restarts, rng, deterministic)
     if n <= SUBSET:
-        phi = _maximize(k, Xr, t, starts, bounds, MAX_STEPS)
+        phi = _maximize(k, Xr, t, v, starts, bounds, MAX_STEPS)
     else:
         if warm_start is None:
             subset = np.sort(rng.choice(n, SUBSET, replace=False))
-            starts = [_maximize(k, Xr[subset], t[subset], starts, bounds, MAX_STEPS)]
-        phi = _maximize(k, Xr, t, starts[:1], bounds, POLISH_STEPS)
-    return GaussianProcess.build(k, GPParams.from_vector(phi), domain, Xr, t, transform)
+            v_subset = None if v is None else v[subset]
+            starts = [_maximize(k, Xr[subset], t[subset], v_subset, starts, bounds, MAX_STEPS)]
+        phi = _maximize(k, Xr, t, v, starts[:1], bounds, POLISH_STEPS)
+    return GaussianProcess.build(k, GPParams.from_vector(phi), domain, Xr, t, transform, v)

@@ -3,8 +3,9 @@
 Notation (shapes):
     n data points, m queries, d columns, k added points
     X       (n, d) data, rounded by the domain;  y (n,) targets on the model scale
+    v       (n,) each observation's own noise variance on the model scale (0 by default)
     Z       (m, d) queries
-    C       (n, n) = k(X, X) + (s2_noise + jitter) I,  L its lower Cholesky factor
+    C       (n, n) = k(X, X) + (s2_noise + jitter) I + diag(v),  L its lower Cholesky factor
     alpha   (n,) = C^{-1} (y - mu0)
     Kz      (m, n) = k(Z, X)
     V       (n, m) = L^{-1} Kz^T
@@ -19,9 +20,16 @@ and their gradients in Z, contractions of ``dk(z_i, x_b)/dz_i`` (``Kernel.cross`
     dmean_i = sum_b dk_ib alpha_b                  O(m n d)
     dvar_i  = -2 sum_b dk_ib (C^{-1} Kz^T)_bi      O(m n^2 + m n d)
 
+``v`` makes the noise heteroscedastic where an observation's precision is
+known (a mean over k folds with spread s has variance s^2 / k): the noise of
+observation i is ``s2_noise + v_i`` (Goldberg et al. 1998 model the same
+diagonal; here ``v`` is data, not a second GP, as in BoTorch's fixed-noise
+GP, and the homoscedastic ``s2_noise`` is still fitted on top of it). With
+``v = 0`` everything is the homoscedastic GP, to the bit.
+
 Adding k points (fantasies, ``condition_on``) extends L by a block instead of
 refactorizing: ``L12 = L^{-1} k(X, Xp)``, ``L22 = chol(Cpp - L12^T L12)``,
-O(n^2 k + k^3) instead of O((n + k)^3).
+O(n^2 k + k^3) instead of O((n + k)^3); added points have ``v = 0``.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from ..domain import Domain
 from .kernels import Kernel
 from .transform import OutputTransform
 
-__all__ = ["GPParams", "GaussianProcess", "add_diagonal", "cholesky"]
+__all__ = ["GPParams", "GaussianProcess", "add_diagonal", "cholesky", "noise_diagonal"]
 
 #: Jitter added to the diagonal, relative to its mean, when a factorization
 #: fails: each failure multiplies it by ten (as GPy does), up to 1e-2.
@@ -86,6 +94,7 @@ class GaussianProcess:
     transform: OutputTransform
     L: np.ndarray = field(repr=False)
     alpha: np.ndarray = field(repr=False)
+    v: np.ndarray = field(repr=False)
 
     @classmethod
     def build(
@@ -96,11 +105,21 @@ class GaussianProcess:
         X: np.ndarray,
         y: np.ndarray,
         transform: OutputTransform,
+        v: np.ndarray | None = None,
     ) -> GaussianProcess:
-        """The posterior for data ``(X, y)`` (y on the model scale) and fixed hyperparameters."""
+        """The posterior for data ``(X, y)`` (y on the model scale), each
+        observation's own noise variance ``v`` (n,) on that scale (none by
+        default), and fixed hyperparameters."""
         X = domain.round(X)
-        L, _ = cholesky(add_diagonal(kernel(params.theta, X, X), np.exp(params.log_noise)))
-        return cls(kernel, params, domain, X, y, transform, L, _solve(L, y - params.mean))
+        v = np.zeros(len(X)) if v is None else np.asarray(v, dtype=float)
+        C = add_diagonal(kernel(params.theta, X, X), noise_diagonal(np.exp(params.log_noise), v))
+        L, _ = cholesky(C)
+        return cls(kernel, params, domain, X, y, transform, L, _solve(L, y - params.mean), v)
+
+    @property
+    def heteroscedastic(self) -> bool:
+        """Whether some observation carries noise of its own (``v > 0``)."""
+        return bool(np.any(self.v > 0.0))
 
     @property
     def noise_var(self) -> float:
@@ -154,7 +173,8 @@ class GaussianProcess:
         L = np.zeros((n + k, n + k))
         L[:n, :n], L[n:, :n], L[n:, n:] = self.L, L12.T, L22
         X, y = np.vstack([self.X, Xp]), np.concatenate([self.y, np.asarray(yp, dtype=float)])
-        return replace(self, X=X, y=y, L=L, alpha=_solve(L, y - self.params.mean))
+        v = np.concatenate([self.v, np.zeros(k)])
+        return replace(self, X=X, y=y, L=L, alpha=_solve(L, y - self.params.mean), v=v)
 
     def slice_1d(self, x: np.ndarray, column: int, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and standard deviation along ``column`` over ``grid``,
@@ -165,13 +185,20 @@ class GaussianProcess:
         return mean, np.sqrt(var)
 
 
-def add_diagonal(C: np.ndarray, value: float) -> np.ndarray:
-    """``C + value I`` (C itself when value is zero)."""
-    if value == 0.0:
+def add_diagonal(C: np.ndarray, value: float | np.ndarray) -> np.ndarray:
+    """``C + diag(value)`` for a scalar or an (n,) ``value`` (C itself when it is all zero)."""
+    if not np.any(value):
         return C
     C = C.copy()
     C.flat[:: C.shape[0] + 1] += value
     return C
+
+
+def noise_diagonal(noise: float, v: np.ndarray) -> float | np.ndarray:
+    """The noise on the diagonal: ``noise + v`` (n,), or the scalar ``noise``
+    itself when no observation has noise of its own (the homoscedastic GP's
+    arithmetic, unchanged)."""
+    return noise + v if np.any(v > 0.0) else noise
 
 
 def _tri(L: np.ndarray, B: np.ndarray) -> np.ndarray:

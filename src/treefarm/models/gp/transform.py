@@ -15,6 +15,16 @@ Notation (shapes):
     y       (n,) raw losses;  z = (y - median) / (IQR / 1.349)  (n,)
     t       (n,) model scale: (yeojohnson(z, lam) - mean) / std
     lam     the Yeo-Johnson exponent maximizing the normal likelihood of t
+
+The slope ``dt/dy`` carries a variance of a raw value onto the model scale
+(the delta method, ``var(t) ~ (dt/dy)^2 var(y)``). Yeo-Johnson's derivative
+(Yeo & Johnson 2000, eq. 2.1 differentiated) is
+
+    psi'(z) = (1 + z)^(lam - 1)   for z >= 0
+    psi'(z) = (1 - z)^(1 - lam)   for z < 0
+
+(the ``lam = 0`` and ``lam = 2`` logarithms have the same derivatives), so
+``dt/dy = psi'(z) / (scale * scale2)``.
 """
 
 from __future__ import annotations
@@ -61,3 +71,20 @@ class OutputTransform:
         from scipy import stats
 
         return (stats.yeojohnson(z, self.lam) - self.loc2) / self.scale2
+
+    def slope(self, y: np.ndarray) -> np.ndarray:
+        """``dt/dy`` at raw values ``y`` (n,), positive (see the module docstring)."""
+        z = (np.asarray(y, dtype=float) - self.loc) / self.scale
+        if self.lam is None:
+            return np.full_like(z, 1.0 / self.scale)
+        psi = np.where(
+            z >= 0.0,
+            np.power(1.0 + np.abs(z), self.lam - 1.0),
+            np.power(1.0 + np.abs(z), 1.0 - self.lam),
+        )
+        return psi / (self.scale * self.scale2)
+
+    def variance(self, y: np.ndarray, y_var: np.ndarray) -> np.ndarray:
+        """Variances ``y_var`` (n,) of the raw values ``y`` (n,) on the model scale:
+        ``slope(y)^2 * y_var`` (first order; exact for the affine map)."""
+        return self.slope(y) ** 2 * np.asarray(y_var, dtype=float)
