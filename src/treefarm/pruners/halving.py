@@ -8,8 +8,9 @@ value at rung ``k`` is its loss at its first reported step ``>= r_k``. When
 trial ``t`` first reaches rung ``k`` it competes with the earlier trials that
 reached it: with ``n`` competitors (``t`` included) it goes on if its loss is
 among the ``max(1, n // eta)`` lowest (ties go on), else it stops. So the
-first trial always goes on and, while fewer than ``eta`` have reached a rung,
-only a new best does (as Optuna's ``SuccessiveHalvingPruner``). A trial that
+first trial always goes on and, while fewer than ``2 * eta`` have reached a
+rung (``n // eta`` is then at most 1), only a new best does (as Optuna's
+``SuccessiveHalvingPruner``). A trial that
 reported past rung ``k`` earlier is never judged at ``k`` again.
 """
 
