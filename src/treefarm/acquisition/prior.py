@@ -41,7 +41,9 @@ class PriorWeighted:
     """``acquisition`` weighted by ``exp(gamma * log_prior)`` (see the module docstring);
     ``log_space`` says the acquisition is a logarithm (log-EI, log-PI)."""
 
-    def __init__(self, acquisition: Acquisition, log_prior: LogPrior, gamma: float, *, log_space: bool) -> None:
+    def __init__(
+        self, acquisition: Acquisition, log_prior: LogPrior, gamma: float, *, log_space: bool
+    ) -> None:
         self.acquisition = acquisition
         self.log_prior = log_prior
         self.gamma = gamma

@@ -54,15 +54,13 @@ import numpy as np
 
 from ..encoding import UnitEncoding, numeric_unit
 from ..space import Choice, Config, Int, Real
-from .hints import Hint, hint_reliability
+from .hints import FLOOR, Hint, hint_reliability
 
-__all__ = ["BETA", "FLOOR", "HintWindow", "hint_log_density", "hint_windows", "judged_credibility", "log_window"]
+__all__ = ["BETA", "HintWindow", "hint_log_density", "hint_windows", "judged_credibility", "log_window"]
 
 BETA = 10.0
 """πBO's beta: SMAC3 and the paper use N / 10 for a budget of N evaluations; an
 optimizer here does not know N, so beta is that default for N = 100."""
-FLOOR = 1e-12
-"""The smallest value of 1 - c k under a bad hint (SMAC3's ``prior_floor``): log stays finite."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +79,11 @@ class HintWindow:
 
 
 def hint_windows(
-    encoding: UnitEncoding, hints: Sequence[Hint], complete: Sequence[tuple[Config, float]], *, judged: bool = True
+    encoding: UnitEncoding,
+    hints: Sequence[Hint],
+    complete: Sequence[tuple[Config, float]],
+    *,
+    judged: bool = True,
 ) -> list[HintWindow]:
     """The credible hints compiled against ``encoding``; with ``judged``, each
     credibility replaced by :func:`judged_credibility` on ``complete``
@@ -116,7 +118,13 @@ def _compile(encoding: UnitEncoding, hint: Hint, credibility: float) -> HintWind
             width = len(node.values) if isinstance(node, Choice) else len(node.options)
             groups.append((encoding.start[address], width, int(node.index_of(value) or 0)))
     return HintWindow(
-        credibility, hint.weight, hint.spread, np.array(numeric, dtype=int), np.array(centres), tuple(groups), missing
+        credibility,
+        hint.weight,
+        hint.spread,
+        np.array(numeric, dtype=int),
+        np.array(centres),
+        tuple(groups),
+        missing,
     )
 
 
