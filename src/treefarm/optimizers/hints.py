@@ -38,7 +38,9 @@ A hint of credibility 0 changes nothing: no random number is even drawn for
 it, so the suggestions are exactly those without it. The GP also weights its
 acquisition by the hints' prior, πBO-style (Hvarfner et al., "πBO:
 Augmenting Acquisition Functions with User Beliefs for Bayesian
-Optimization", ICLR 2022): :func:`hint_log_prior`.
+Optimization", ICLR 2022): :func:`hint_log_prior` states that prior on a
+configuration, :mod:`treefarm.optimizers.hint_prior` computes it on the
+GP's encoded points.
 """
 
 from __future__ import annotations
