@@ -56,11 +56,13 @@ HINTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     ),
     "nguyen9": ({"E": "add", "E.add.0": "sin", "E.add.0.sin.0": "x0"}, {"E": "exp", "E.exp.0": "exp"}),
 }
-#: The GP's ways of honouring hints: window draws only, πBO only (judged or plain credibility).
+#: The GP's ways of honouring hints: window draws only, πBO only (judged or plain credibility),
+#: both without the GP's stall rule.
 DESIGNS: dict[str, dict[str, Any]] = {
     "gp:draws": {"hint_prior": "off"},
     "gp:pibo": {"hint_draws": False},
     "gp:plain-pibo": {"hint_draws": False, "hint_prior": "plain"},
+    "gp:no-stall": {"explore_stalls": False},
 }
 VARIANTS: dict[str, tuple[str, float] | None] = {
     "none": None,
@@ -118,7 +120,7 @@ def run(seeds: int, algo: str, problems: list[str], variants: list[str], shard: 
 def report(path: Path = OUT) -> str:
     """Per problem, optimizer and variant: median regret at the budget, its ratio to
     no hint's, and the first evaluation where the median regret reaches no hint's
-    median at the budget. A design of :data:`DESIGNS` is compared with the GP's no-hint rows."""
+    median at the budget. A design of :data:`DESIGNS` without no-hint rows of its own is compared with the GP's."""
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     lines = [
         "| problem | algo | variant | seeds | median regret at 100 | / no hint | evaluations to the no-hint median at 100 |",
@@ -130,7 +132,7 @@ def report(path: Path = OUT) -> str:
             v: np.array([r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, algo, v)])
             for v in VARIANTS
         }
-        base = algo.split(":")[0]
+        base = algo if len(curves["none"]) else algo.split(":")[0]
         none = np.array([r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, base, "none")])
         if len(none) == 0:
             continue
