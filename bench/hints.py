@@ -141,7 +141,7 @@ def report(path: Path = OUT) -> str:
             if len(curve) == 0:
                 continue
             median = np.median(curve, axis=0)
-            reached = next((i + 1 for i, m in enumerate(median) if m <= target), None)
+            reached = next((i + 1 for i, m in enumerate(median) if m <= target * (1 + 1e-9)), None)
             ratio = f"{median[-1] / target:.2f}" if target > 0 else "-"
             lines.append(
                 f"| {name} | {algo} | {variant} | {len(curve)} | {median[-1]:.4g} | {ratio} | {reached or '> 100'} |"

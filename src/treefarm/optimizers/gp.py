@@ -73,7 +73,12 @@ Search hints (:mod:`treefarm.optimizers.hints`): the acquisition is weighted
 by the hints' prior raised to the power beta / n (πBO, Hvarfner et al. 2022;
 :mod:`treefarm.optimizers.hint_prior`), and draws from the good hints'
 windows join the candidates, so the acquisition optimizer starts inside
-them. A hint of credibility 0 changes neither.
+them; the study's window draws (:func:`treefarm.optimizers.hints.apply_hints`)
+stay on unless ``hint_draws=False``. A hint of credibility 0 changes neither.
+Measured (bench/RESULTS.md, "Search hints with the GP"): draws only, πBO only
+and both, 3 seeds on Hartmann-6 and Styblinski-Tang-8, πBO only best in 3 of
+4 cells, too few seeds to change the default; the stall rule above cuts a
+hinted run's refinement short once a hint brought it near the optimum early.
 """
 
 from __future__ import annotations
