@@ -159,3 +159,30 @@ def test_min_value_samples_match_the_minimum_of_independent_values() -> None:
 def test_unknown_acquisition_names_the_choices() -> None:
     with pytest.raises(ConfigError, match="acquisition"):
         make_acquisition("nope", _model(), best=0.0, n_observed=1, rng=np.random.default_rng(0))
+
+
+def _log_prior(Z: np.ndarray, *, grad: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """A Gaussian log-belief centred at (0.3, 0.6)."""
+    D = Z - np.array([0.3, 0.6])
+    return -(D**2).sum(axis=1) / 0.5, -2.0 * D / 0.5 if grad else np.zeros_like(Z)
+
+
+@pytest.mark.parametrize("name", ["ei", "logei", "pi", "logpi", "mes"])
+def test_prior_weighted_acquisitions_match_pibo_and_finite_differences(name: str) -> None:
+    from treefarm.acquisition import LOG_ACQUISITIONS, PriorWeighted
+
+    model = _model()
+    rng = np.random.default_rng(2)
+    plain = make_acquisition(
+        name, model, best=float(model.y.min()), n_observed=15, rng=rng, candidates=rng.random((50, 2))
+    )
+    acq = PriorWeighted(plain, _log_prior, 0.7, log_space=name in LOG_ACQUISITIONS)
+    Z = rng.random((3, 2)) * 0.8 + 0.1
+    value, grad = acq(Z)
+    base, log_pi = plain(Z)[0], _log_prior(Z)[0]
+    expected = base + 0.7 * log_pi if name in LOG_ACQUISITIONS else base * np.exp(0.7 * log_pi)
+    np.testing.assert_allclose(value, expected, rtol=1e-12)
+    np.testing.assert_allclose(acq(Z, grad=False)[0], value, rtol=1e-9)
+    eps = 1e-6
+    fd = np.stack([(acq(Z + e)[0] - acq(Z - e)[0]) / (2 * eps) for e in np.eye(2) * eps], axis=1)
+    np.testing.assert_allclose(grad, fd, rtol=1e-3, atol=1e-6)

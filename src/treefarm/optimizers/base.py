@@ -81,9 +81,14 @@ class Optimizer(abc.ABC):
 
     ``needs_history`` tells the study whether to load the trials at all: an
     optimizer that ignores them (random search) then costs no storage reads.
+    ``hint_draws`` tells it whether to pass every suggestion through the
+    hints' window draws and bad-hint redraws
+    (:func:`treefarm.optimizers.hints.apply_hints`); an optimizer that honours
+    hints on its own may turn them off.
     """
 
     needs_history: bool = True
+    hint_draws: bool = True
 
     @abc.abstractmethod
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:

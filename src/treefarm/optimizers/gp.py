@@ -76,6 +76,17 @@ has folds) the model and the suggestions are exactly the homoscedastic ones.
 Batches of ``n`` are chosen one at a time, each conditioning the model on the
 previous ones at their posterior mean. A configuration already evaluated,
 failed or pending is never suggested while an unseen candidate remains.
+
+Search hints (:mod:`treefarm.optimizers.hints`): the acquisition is weighted
+by the hints' prior raised to the power beta / n (πBO, Hvarfner et al. 2022;
+:mod:`treefarm.optimizers.hint_prior`), and draws from the good hints'
+windows join the candidates, so the acquisition optimizer starts inside
+them; the study's window draws (:func:`treefarm.optimizers.hints.apply_hints`)
+stay on unless ``hint_draws=False``. A hint of credibility 0 changes neither.
+Measured (bench/RESULTS.md, "Search hints with the GP"): draws only, πBO only
+and both, 3 seeds on Hartmann-6 and Styblinski-Tang-8, πBO only best in 3 of
+4 cells, too few seeds to change the default; the stall rule above cuts a
+hinted run's refinement short once a hint brought it near the optimum early.
 """
 
 from __future__ import annotations
@@ -92,6 +103,8 @@ from ..exceptions import ConfigError
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
 from .base import History, Observation, Optimizer
 from .candidates import neighbours
+from .hint_prior import BETA, hint_log_density, hint_windows
+from .hints import Hint, hint_draw
 from .options import check_bool, check_int
 
 __all__ = ["GP"]
@@ -107,6 +120,9 @@ REFIT_ALL = 20
 _CACHED_FITS = 8
 
 _ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
+_HINT_PRIORS = ("judged", "plain", "off")
+#: Candidates drawn from the good hints' windows per suggestion (split between the hints).
+HINT_CANDIDATES = 64
 
 #: Evaluations without a significant improvement before a collapsed acquisition counts as a stall
 #: (ten: the issue's stuck runs proposed nothing better for 50).
@@ -184,6 +200,17 @@ class GP(Optimizer):
     heteroscedastic:
         Model each observation's ``loss_variance`` as its own noise (see the
         module docstring); ``False`` ignores it.
+    hint_prior:
+        How the acquisition weighs search hints (πBO,
+        :mod:`treefarm.optimizers.hint_prior`): ``"judged"`` (default; each
+        hint's credibility judged by the trials in its window), ``"plain"``
+        (the credibility as given) or ``"off"``. Log-EI, log-PI, EI, PI and
+        MES can be weighted; UCB and Thompson sampling ignore it.
+    prior_beta:
+        πBO's beta: the prior's power is ``prior_beta / n`` after ``n`` observations.
+    hint_draws:
+        Whether the study also replaces some suggestions by draws from the
+        good hints' windows (:func:`treefarm.optimizers.hints.apply_hints`).
     """
 
     def __init__(
@@ -198,6 +225,9 @@ class GP(Optimizer):
         n_starts: int = 8,
         explore_stalls: bool = True,
         heteroscedastic: bool = True,
+        hint_prior: str = "judged",
+        prior_beta: float = BETA,
+        hint_draws: bool = True,
     ) -> None:
         if acquisition not in _ACQUISITIONS:
             raise ConfigError(
@@ -212,6 +242,11 @@ class GP(Optimizer):
         check_bool("deterministic", deterministic)
         check_bool("explore_stalls", explore_stalls)
         check_bool("heteroscedastic", heteroscedastic)
+        check_bool("hint_draws", hint_draws)
+        if hint_prior not in _HINT_PRIORS:
+            raise ConfigError(f"hint_prior must be one of {_HINT_PRIORS}, but got hint_prior={hint_prior!r}")
+        if not (isinstance(prior_beta, (int, float)) and math.isfinite(prior_beta) and prior_beta >= 0):
+            raise ConfigError(f"prior_beta must be a finite number >= 0, but got prior_beta={prior_beta!r}")
         self.acquisition = acquisition
         self.kernel = kernel
         self.n_startup = n_startup
@@ -221,6 +256,9 @@ class GP(Optimizer):
         self.n_starts = n_starts
         self.explore_stalls = explore_stalls
         self.heteroscedastic = heteroscedastic
+        self.hint_prior = hint_prior
+        self.prior_beta = float(prior_beta)
+        self.hint_draws = hint_draws
         self._fits: dict[tuple[str, tuple[str, ...]], Any] = {}
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
@@ -346,12 +384,14 @@ class GP(Optimizer):
         flat: UnitEncoding | None,
         configs: list[Config],
         losses: np.ndarray,
+        hints: Sequence[Hint],
         rng: np.random.Generator,
     ) -> tuple[list[Config], int]:
         """Space-covering candidates (scrambled Sobol points decoded by the
         encoding of a non-recursive space, or prior draws for a recursive one,
-        ``flat=None``) followed by neighbours of the five best, and how many
-        of them cover the space."""
+        ``flat=None``) followed by neighbours of the five best and draws from
+        the windows of the good ``hints`` with a positive credibility, and how
+        many of them cover the space."""
         parents = [configs[i] for i in np.argsort(losses, kind="stable")[:5]]
         if flat is None:
             cover = sample(root, rng, n=self.n_candidates)
@@ -359,7 +399,9 @@ class GP(Optimizer):
             from ..optim import sobol_candidates
 
             cover = flat.decode_many(sobol_candidates(flat.dim, self.n_candidates, rng))
-        return [*cover, *neighbours(root, parents, self.n_local, rng)], len(cover)
+        good = [h for h in hints if h.weight > 0 and h.credibility > 0] if self.hint_prior != "off" else []
+        hinted = [hint_draw(root, good[i % len(good)], rng) for i in range(HINT_CANDIDATES if good else 0)]
+        return [*cover, *neighbours(root, parents, self.n_local, rng), *hinted], len(cover)
 
     def _model_points(
         self,
@@ -374,13 +416,13 @@ class GP(Optimizer):
     ) -> list[Config]:
         """``n`` points from one fit: each chosen point joins the model at its
         posterior mean (kriging believer) before the next is chosen."""
-        from ..acquisition import make_acquisition
+        from ..acquisition import LOG_ACQUISITIONS, PriorWeighted, make_acquisition
         from ..models.gp import gp_with_params
         from ..optim import maximize
 
         pending = list(history.pending)
         flat = None if recursive else UnitEncoding(root)
-        candidates, n_cover = self._candidates(root, flat, configs, losses, rng)
+        candidates, n_cover = self._candidates(root, flat, configs, losses, history.hints, rng)
         encoding = flat or UnitEncoding.for_configs(root, [*configs, *pending, *candidates])
         X, _ = encoding.encode(configs)
         params, transform = self._fit_at_refit_point(root, recursive, configs, losses, y_var, encoding)
@@ -400,11 +442,16 @@ class GP(Optimizer):
         Xc, Ac = encoding.encode(candidates)
         free = Ac & ~_join_columns(encoding)[None, :]
         seen = history.seen()
+        log_prior = self._hint_log_prior(encoding, history.hints, configs, losses)
         out: list[Config] = []
         for _ in range(n):
             acq = make_acquisition(
                 self.acquisition, model, best=best, n_observed=len(losses), rng=rng, candidates=Xc
             )
+            if log_prior is not None:
+                acq = PriorWeighted(
+                    acq, log_prior, self.prior_beta / len(losses), log_space=self.acquisition in LOG_ACQUISITIONS
+                )
             if self.acquisition == "ts":
                 x = Xc[int(np.argmax(acq(Xc, grad=False)[0]))]
             else:
@@ -421,6 +468,19 @@ class GP(Optimizer):
             Xo, _ = encoding.encode([config])
             model = model.condition_on(Xo, model.predict(Xo)[0])
         return out
+
+    def _hint_log_prior(
+        self, encoding: UnitEncoding, hints: Sequence[Hint], configs: list[Config], losses: np.ndarray
+    ) -> Any:
+        """log pi over encoded points for the πBO weight, or None when no hint
+        with a positive credibility is there or the acquisition cannot be weighted."""
+        from ..acquisition import WEIGHTABLE
+
+        if self.hint_prior == "off" or self.acquisition not in WEIGHTABLE:
+            return None
+        complete = list(zip(configs, losses.tolist()))
+        windows = hint_windows(encoding, hints, complete, judged=self.hint_prior == "judged")
+        return hint_log_density(windows) if windows else None
 
     def _fit_at_refit_point(
         self,

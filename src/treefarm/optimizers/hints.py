@@ -38,7 +38,9 @@ A hint of credibility 0 changes nothing: no random number is even drawn for
 it, so the suggestions are exactly those without it. The GP also weights its
 acquisition by the hints' prior, πBO-style (Hvarfner et al., "πBO:
 Augmenting Acquisition Functions with User Beliefs for Bayesian
-Optimization", ICLR 2022): :func:`hint_log_prior`.
+Optimization", ICLR 2022): :func:`hint_log_prior` states that prior on a
+configuration, :mod:`treefarm.optimizers.hint_prior` computes it on the
+GP's encoded points.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from ..space.sample import decision_at
 
 __all__ = [
     "EVIDENCE",
+    "FLOOR",
     "RECENT",
     "REDRAWS",
     "Hint",
@@ -64,6 +67,7 @@ __all__ = [
     "hint_kernel",
     "hint_log_prior",
     "hint_reliability",
+    "hint_window",
 ]
 
 EVIDENCE = 10
@@ -72,6 +76,8 @@ REDRAWS = 10
 """How many times a suggestion inside a bad hint's window may be drawn again."""
 RECENT = 100
 """How many of the latest completed trials judge a hint's region."""
+FLOOR = 1e-12
+"""The smallest value of 1 - c w under a bad hint in the hints' prior (SMAC3's ``prior_floor``): log stays finite."""
 
 
 @dataclass(frozen=True)
@@ -136,22 +142,43 @@ def _nodes_of(space: Space, config: Mapping[str, Scalar]) -> dict[str, Decision]
     return nodes
 
 
+def hint_window(space: Space, hint: Hint, config: Mapping[str, Scalar]) -> float:
+    """w_h(config) in (0, 1], the hint's window on a floor: per hinted address
+    ``s + (1 - s) exp(-d^2 / (2 s^2))`` for a number at unit distance d, 1 or s
+    for a choice, s where ``config`` does not reach the address (the prior of
+    :mod:`treefarm.optimizers.hint_prior`, which computes it on encoded points)."""
+    nodes = _nodes_of(space, config)
+    w = 1.0
+    for address, value in hint.config.items():
+        if address not in config or address not in nodes:
+            w *= hint.spread
+        elif _numeric(nodes[address]):
+            node = nodes[address]
+            d = numeric_unit(node, float(config[address])) - numeric_unit(node, float(value))  # type: ignore[arg-type]
+            w *= hint.spread + (1.0 - hint.spread) * math.exp(-d * d / (2.0 * hint.spread**2))
+        elif config[address] != value:
+            w *= hint.spread
+    return w
+
+
 def hint_log_prior(space: Space, hints: Sequence[Hint], config: Mapping[str, Scalar]) -> float:
     """log pi(config), the hints' belief about where the optimum is, up to a constant:
 
-        pi(x) = ((1 - c_max) + c_max * sum_good c_h k_h(x) / sum_good c_h) * prod_bad (1 - c_h k_h(x))
+        log pi(x) = c_max log(sum_good c_h w_h(x) / sum_good c_h) + sum_bad log(max(1 - c_h w_h(x), FLOOR))
 
-    (1 everywhere when every credibility is 0). The GP adds ``beta / n`` times it
-    to its log-acquisition (πBO)."""
+    with w_h :func:`hint_window` (0 everywhere when every credibility is 0). The
+    GP adds ``beta / n`` times it to its log-acquisition (πBO,
+    :mod:`treefarm.optimizers.hint_prior`, which computes it on encoded points
+    with the credibilities judged by the evidence)."""
     good = [h for h in hints if h.weight > 0 and h.credibility > 0]
     bad = [h for h in hints if h.weight < 0 and h.credibility > 0]
     log_pi = 0.0
     if good:
         c_max = max(h.credibility for h in good)
-        mixture = sum(h.credibility * hint_kernel(space, h, config) for h in good) / sum(h.credibility for h in good)
-        log_pi += math.log((1.0 - c_max) + c_max * mixture)
+        mixture = sum(h.credibility * hint_window(space, h, config) for h in good) / sum(h.credibility for h in good)
+        log_pi += c_max * math.log(mixture)
     for h in bad:
-        log_pi += math.log(max(1.0 - h.credibility * hint_kernel(space, h, config), 1e-12))
+        log_pi += math.log(max(1.0 - h.credibility * hint_window(space, h, config), FLOOR))
     return log_pi
 
 

@@ -124,6 +124,8 @@ class Asker:
             def draw() -> Config:
                 return optimizer.suggest(space, history, 1, rng)[0]
 
+            if not optimizer.hint_draws:
+                return draw()
             complete = [(o.config, o.loss) for o in history.complete]
             return apply_hints(space, history.hints, draw(), complete, rng, draw)
 
