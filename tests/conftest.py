@@ -5,13 +5,19 @@ only add synchronization; on a shared, busy machine OpenBLAS's threads then
 wait on each other and a 0.2 s fit takes 20 s (measured: LAPACK potri on a
 100 x 100 factor, 0.75 ms on one thread, 160 ms on two under load).
 threadpoolctl comes with scikit-learn (a test extra); without it nothing changes.
+Processes the tests start (the CLI, workers, Dask's) get one thread through the
+environment, so that a result computed in a child and here round alike.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 
 @pytest.fixture(autouse=True)
