@@ -4,13 +4,17 @@ version check, SQLite's journal settings, foreign files refused clearly."""
 from __future__ import annotations
 
 import math
+import os
+import signal
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from treefarm.exceptions import StorageError
 from treefarm.storage import SQLStorage, TrialState
+from treefarm.storage.interrupts import sigint_deferred
 from treefarm.storage.sql import BUSY_TIMEOUT_MS, SCHEMA_VERSION
 
 
@@ -87,3 +91,39 @@ def test_postgres_reopen_and_version_check(postgres_factory: object, postgres_ur
     reopened = SQLStorage(postgres_url.replace("postgresql+psycopg://", "postgresql://"))
     assert reopened.get_trial(study.study_id, 0).params == {"x": 1}
     reopened.close()
+
+
+def test_a_ctrl_c_inside_a_transaction_is_raised_after_it_and_leaves_no_lock(sqlite_path: Path) -> None:
+    storage = SQLStorage(f"sqlite:///{sqlite_path}")
+    study_id = storage.create_study("s", direction="minimize", seed=0, attrs={}).study_id
+    storage.create_trial(study_id, params={"x": 1.0})
+
+    finished: list[bool] = []
+
+    def interrupted_write(connection: object) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # arrives while the write lock is held
+        time.sleep(0.05)
+        finished.append(True)
+
+    with pytest.raises(KeyboardInterrupt):
+        storage._write(interrupted_write)  # type: ignore[arg-type]
+    assert finished == [True]  # the transaction ran to its end; the interrupt came after
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    other = sqlite3.connect(sqlite_path, timeout=0.5)  # the write lock is free at once
+    other.execute("BEGIN IMMEDIATE")
+    other.rollback()
+    other.close()
+    storage.finish_trial(study_id, 0, state=TrialState.COMPLETE, value=1.0)
+    storage.close()
+
+
+def test_sigint_deferral_leaves_other_threads_and_handlers_alone() -> None:
+    seen: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: seen.append(signum))
+    try:
+        with sigint_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+        assert seen == [signal.SIGINT]  # a caller's own handler runs as usual
+    finally:
+        signal.signal(signal.SIGINT, previous)

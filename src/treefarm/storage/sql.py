@@ -59,6 +59,7 @@ from ..exceptions import StorageError, StorageUnavailableError, format_values
 from . import checks
 from . import journal as journal_file
 from .base import _NO_ATTRS, Storage
+from .interrupts import sigint_deferred
 from .pages import PageQuery, TrialSummary
 from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
 from .resilience import Failure, RetryClock, classify
@@ -324,7 +325,7 @@ class SQLStorage(Storage):
         clock = RetryClock(self.retry_deadline)
         while True:
             try:
-                with engine.connect() as connection, connection.begin():
+                with sigint_deferred(), engine.connect() as connection, connection.begin():
                     result = body(connection)
                 break
             except exc.DBAPIError as error:
