@@ -526,13 +526,9 @@ class SQLStorage(Storage):
         def body(connection: sa.Connection) -> TrialRecord:
             nonlocal attempts
             attempts += 1
-            _lock_study(connection, study_id)
-            earlier = _by_request(connection, study_id, request) if attempts > 1 else None
+            earlier, last = _numbering(connection, study_id, request, retried=attempts > 1)
             if earlier is not None:
                 return earlier
-            last = connection.execute(
-                sa.select(sa.func.max(trials.c.number)).where(trials.c.study_id == study_id)
-            ).scalar()
             now = time.time() if state is TrialState.RUNNING else None
             row = {**values, "number": 0 if last is None else last + 1, "started": now, "heartbeat": now}
             connection.execute(sa.insert(trials).values(**row))
@@ -555,13 +551,9 @@ class SQLStorage(Storage):
         def body(connection: sa.Connection) -> TrialRecord | None:
             nonlocal attempts
             attempts += 1
-            _lock_study(connection, study_id)
-            earlier = _by_request(connection, study_id, request) if attempts > 1 else None
+            earlier, last = _numbering(connection, study_id, request, retried=attempts > 1)
             if earlier is not None:
                 return earlier
-            last = connection.execute(
-                sa.select(sa.func.max(trials.c.number)).where(trials.c.study_id == study_id)
-            ).scalar()
             if budget is not None and _claimed(connection, study_id, last) >= budget:
                 return None
             waiting = _claim_waiting(connection, study_id, system_attrs)
@@ -998,6 +990,18 @@ def _study_row(connection: sa.Connection, study_id: int, *, lock: bool = False) 
 def _lock_study(connection: sa.Connection, study_id: int) -> Any:
     """The study row, locked until the transaction ends (PostgreSQL; SQLite's writer lock covers it)."""
     return _study_row(connection, study_id, lock=True)
+
+
+def _numbering(
+    connection: sa.Connection, study_id: int, request: str, *, retried: bool
+) -> tuple[TrialRecord | None, int | None]:
+    """Lock the study for numbering a new trial; return the trial an earlier attempt of
+    this ``request`` already wrote (a retry after a lost acknowledgement), if any, and
+    the study's last trial number (None before the first)."""
+    _lock_study(connection, study_id)
+    earlier = _by_request(connection, study_id, request) if retried else None
+    last = connection.execute(sa.select(sa.func.max(trials.c.number)).where(trials.c.study_id == study_id)).scalar()
+    return earlier, last
 
 
 def _claimed(connection: sa.Connection, study_id: int, last: int | None) -> int:
