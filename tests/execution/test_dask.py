@@ -16,7 +16,6 @@ from treefarm.exceptions import StudyError
 from treefarm.execution.dask import connect
 from treefarm.storage import SQLStorage, TrialState
 
-from ..storage.postgres import pg_binaries, postgres_cluster
 from . import objectives
 
 pytest.importorskip("distributed", reason="the dask extra is not installed")
@@ -28,16 +27,6 @@ BUDGET = 16
 def client() -> Iterator[Any]:
     with connect("local", n_workers=2) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    pytest.importorskip("psycopg", reason="the postgres extra (psycopg 3) is not installed")
-    bindir = pg_binaries()
-    if bindir is None:
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
-    with postgres_cluster(bindir) as url:
-        yield url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -10,20 +10,7 @@ import pytest
 
 from treefarm.storage import SQLStorage, Storage
 
-from .postgres import pg_binaries, postgres_cluster
-
 TABLES = ("treefarm_intermediate", "treefarm_trials", "treefarm_studies", "treefarm_meta")
-
-
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """The URL of a database on a throwaway cluster, skipped only where PostgreSQL is absent."""
-    pytest.importorskip("psycopg", reason="the postgres extra (psycopg 3) is not installed")
-    bindir = pg_binaries()
-    if bindir is None:
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
-    with postgres_cluster(bindir) as url:
-        yield url
 
 
 def _drop_tables(url: str) -> None:

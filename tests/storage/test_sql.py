@@ -117,7 +117,7 @@ def test_a_ctrl_c_inside_a_transaction_is_raised_after_it_and_leaves_no_lock(sql
     storage.close()
 
 
-def test_sigint_deferral_leaves_other_threads_and_handlers_alone() -> None:
+def test_sigint_deferral_leaves_a_callers_own_handler_alone() -> None:
     seen: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, _frame: seen.append(signum))
     try:
