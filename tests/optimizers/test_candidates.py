@@ -92,3 +92,35 @@ def test_crossover_grafts_a_subtree_of_the_second_parent() -> None:
         assert any(grafted_at(child, root) for root in second)
         changed += child != first
     assert changed > 10
+
+
+FLAT_SPACES = [
+    {f"x{i}": Real(-5, 5) for i in range(6)},
+    {
+        "lr": Real(1e-5, 1e-1, log=True),
+        "n": Int(1, 100),
+        "k": Int(2, 3),
+        "c": Choice("a", "b", "c"),
+        "opt": {"m": Real(0, 1), "b": Int(1, 1000, log=True)},
+    },
+    Real(0, 1),
+]
+
+
+@pytest.mark.parametrize("space", FLAT_SPACES)
+@pytest.mark.parametrize("seed", range(4))
+def test_flat_neighbours_are_the_walks_neighbours(space, seed, monkeypatch) -> None:
+    """The dictionary fast path for flat spaces makes the same candidates, in
+    the same key order, from the same draws, as mutation and crossover by walks."""
+    import treefarm.optimizers.candidates as candidates
+
+    root = convert(space)
+    parents = sample(root, np.random.default_rng(seed), n=5)
+    for k in (1, 2, 5):
+        fast_rng, walk_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+        fast = neighbours(root, parents[:k], 64, fast_rng)
+        with monkeypatch.context() as patch:
+            patch.setattr(candidates, "_flat_nodes", lambda space: None)
+            walked = neighbours(root, parents[:k], 64, walk_rng)
+        assert [c.to_json() for c in fast] == [c.to_json() for c in walked]
+        assert fast_rng.random() == walk_rng.random()

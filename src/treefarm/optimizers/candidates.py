@@ -110,13 +110,65 @@ def neighbours(
     space: Space, parents: Sequence[Config], n: int, rng: np.random.Generator, *, scale: float = 0.1
 ) -> list[Config]:
     """``n`` candidates: mutations of the parents (cycled), and crossovers of
-    two parents for a quarter of them when there are at least two."""
+    two parents for a quarter of them when there are at least two.
+
+    On a flat space (every address in every configuration, no join) whose
+    parents hold exactly its addresses, the same candidates come from
+    dictionary copies instead of walks of the space: the same draws from
+    ``rng`` in the same order, so the same configurations, at a tenth of the
+    cost (the walks were a tenth of a GP suggestion's CPU time)."""
+    nodes = _flat_nodes(space)
+    flat = nodes is not None and all(
+        parent.keys() == nodes.keys() and all(still_valid(a, node, parent[a], ()) for a, node in nodes.items())
+        for parent in parents
+    )
     out: list[Config] = []
     for i in range(n):
         first = parents[i % len(parents)]
         if len(parents) > 1 and i % 4 == 3:
             second = parents[int(rng.integers(len(parents)))]
-            out.append(crossover(space, first, second, rng))
+            if flat:
+                assert nodes is not None
+                out.append(_flat_crossover(nodes, first, second, rng))
+            else:
+                out.append(crossover(space, first, second, rng))
+        elif flat:
+            assert nodes is not None
+            out.append(_flat_mutate(nodes, first, rng, scale))
         else:
             out.append(mutate(space, first, rng, scale=scale))
     return out
+
+
+def _flat_nodes(space: Space) -> dict[str, Decision] | None:
+    """The decision of every address in the walk's order, when the space is
+    flat (see :func:`neighbours`); ``None`` otherwise."""
+    from ..encoding import UnitEncoding
+    from ..space import analyze
+
+    if analyze(space).recursive:
+        return None
+    encoding = UnitEncoding(space)
+    return dict(encoding.nodes) if encoding.flat else None
+
+
+def _flat_mutate(nodes: dict[str, Decision], parent: Config, rng: np.random.Generator, scale: float) -> Config:
+    """:func:`mutate` on a flat space: one decision stepped, the others copied."""
+    keys = list(parent)
+    target = keys[int(rng.integers(len(keys)))] if keys else None
+    data = {address: parent[address] for address in nodes}
+    if target is not None:
+        data[target] = step_decision(nodes[target], parent[target], (), rng, scale)
+    return Config.trusted(data)
+
+
+def _flat_crossover(
+    nodes: dict[str, Decision], first: Config, second: Config, rng: np.random.Generator
+) -> Config:
+    """:func:`crossover` on a flat space: one decision of ``second`` in ``first``."""
+    keys = list(second)
+    target = keys[int(rng.integers(len(keys)))] if keys else None
+    data = {address: first[address] for address in nodes}
+    if target is not None:
+        data[target] = second[target]
+    return Config.trusted(data)
