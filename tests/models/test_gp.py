@@ -382,3 +382,43 @@ def test_bad_own_noise_is_refused_naming_it() -> None:
     for bad in (np.array([0.0, -1.0, 0.0, 0.0]), np.array([0.0, np.nan, 0.0, 0.0]), np.zeros(3)):
         with pytest.raises(TreefarmError, match="y_var"):
             fit_gp(X, y, Domain.continuous_box(1), y_var=bad, rng=np.random.default_rng(0))
+
+
+def test_leave_one_out_means_equal_refits_without_the_point() -> None:
+    from treefarm.models.gp import loo_means
+
+    gp = _model(n=12)
+    loo = loo_means(gp)
+    for i in range(len(gp.X)):
+        keep = np.arange(len(gp.X)) != i
+        rest = GaussianProcess.build(
+            gp.kernel, gp.params, gp.domain, gp.X[keep], gp.y[keep], gp.transform
+        )
+        np.testing.assert_allclose(loo[i], rest.predict(gp.X[i : i + 1])[0][0], rtol=1e-6, atol=1e-9)
+
+
+def _sobol_box(n: int) -> np.ndarray:
+    from scipy.stats import qmc
+
+    return qmc.Sobol(2, seed=0).random(64)[:n]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_output_transform_is_chosen_by_how_the_good_points_are_ordered(seed) -> None:
+    """An ill-conditioned rotated quadratic (condition 1e6, values up to ~1e7)
+    keeps its shape on the plain scale; an exponential tail gets the warp."""
+    X = _sobol_box(40)
+    Z = (X - 0.5) * 10
+    c, s = np.cos(0.6), np.sin(0.6)
+    quadratic = (c * Z[:, 0] - s * Z[:, 1]) ** 2 + 1e6 * (s * Z[:, 0] + c * Z[:, 1]) ** 2
+    exponential = np.exp(3 * Z[:, 0]) + Z[:, 1] ** 2
+    box = Domain.continuous_box(2)
+    assert fit_gp(X, quadratic, box, rng=np.random.default_rng(seed)).transform.lam is None
+    assert fit_gp(X, exponential, box, rng=np.random.default_rng(seed)).transform.lam is not None
+    warped = fit_gp(X, quadratic, box, output="warp", rng=np.random.default_rng(seed))
+    assert warped.transform.lam is not None
+
+
+def test_an_unknown_output_transform_is_named() -> None:
+    with pytest.raises(TreefarmError, match="output='log'"):
+        fit_gp(np.zeros((2, 1)), np.zeros(2), Domain.continuous_box(1), output="log", rng=np.random.default_rng(0))

@@ -187,6 +187,7 @@ def test_same_seed_same_study() -> None:
         ({"n_startup": 0}, "n_startup"),
         ({"deterministic": "false"}, "deterministic"),
         ({"heteroscedastic": 1}, "heteroscedastic"),
+        ({"output": "log"}, "output=.log."),
     ],
 )
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
@@ -228,6 +229,13 @@ def test_evaluations_since_improvement_ignores_negligible_gains() -> None:
     # 3 -> 2.9999999 is below 1e-3 of the range (2): not an improvement
     assert evaluations_since_improvement(np.array([5.0, 4.0, 3.0, 3.0, 2.9999999])) == 2
     assert evaluations_since_improvement(np.array([1.0])) == 0
+
+
+def test_an_improvement_is_measured_on_the_models_scale() -> None:
+    """One diverged evaluation (1e7) does not make every later improvement
+    negligible: 40 -> 5 counts, though it is far below 1e-3 of the raw range."""
+    losses = np.array([1e7, 300.0, 80.0, 40.0, 41.0, 45.0, 5.0, 5.5, 6.0])
+    assert evaluations_since_improvement(losses) == 2
 
 
 def test_a_stall_needs_both_no_improvement_and_a_proposal_on_an_evaluated_point() -> None:

@@ -55,7 +55,8 @@ Stalls (the GP that notices it is stuck): on a multimodal objective log-EI
 can collapse onto the incumbent's basin, proposing ever smaller refinements
 of it while better basins go unvisited. A suggestion counts as stalled when
 the best loss has not improved by more than :data:`STALL_IMPROVEMENT` of the
-losses' range for :data:`STALL_PATIENCE` evaluations *and* the acquisition's
+losses' range on the model's (warped) scale for :data:`STALL_PATIENCE`
+evaluations *and* the acquisition's
 maximizer lies within :data:`STALL_DISTANCE` of an evaluated point
 (:func:`is_stalled`). The suggestion is then a Thompson draw (Thompson 1933;
 Kandasamy et al. 2018) over the space-covering candidates only, never the
@@ -64,6 +65,16 @@ believes best, which lands in an unexplored basin as often as the model's
 uncertainty allows (the explore step of a trust-region restart, Eriksson et
 al. 2019, TuRBO, without its local state). Both conditions are functions of
 the history, so a resumed study stalls where the first one did.
+
+Output transform: the warp of :mod:`treefarm.models.gp.transform` (for
+heavy tails: a diverged training run) bends a smooth objective with a large
+range, such as an ill-conditioned quadratic, into a plateau with a dip, and
+the model then finds unexplored corners as promising as the valley. At each
+refit both the warp and plain standardization are fitted, and the model whose
+leave-one-out means order the better half of the trials best is kept
+(:func:`treefarm.models.gp.loo_rank`); ``output="warp"`` is the previous
+behaviour. Measured in bench/RESULTS.md ("Output transform by leave-one-out
+ranking").
 
 Heteroscedastic noise: an observation that says how precise its loss is
 (:attr:`Observation.loss_variance`, e.g. a mean over k folds with spread s:
@@ -137,10 +148,19 @@ STALL_DISTANCE = 1e-2
 def evaluations_since_improvement(losses: np.ndarray, *, relative: float = STALL_IMPROVEMENT) -> int:
     """How many of the last losses (n,) came after the last significant
     improvement of the best: one that lowers the running best by more than
-    ``relative`` times the losses' range."""
-    threshold = relative * float(np.ptp(losses)) if len(losses) else 0.0
+    ``relative`` times the range of the losses on the model's scale (the
+    output transform of :mod:`treefarm.models.gp.transform`, fitted on all of
+    them). On the raw scale one diverged evaluation sets the range, and on a
+    heavy-tailed objective (an ill-conditioned quadratic spans 1e7) every
+    later refinement would count as no improvement at all."""
+    from ..models.gp.transform import OutputTransform
+
+    if len(losses) == 0:
+        return 0
+    t = OutputTransform.fit(losses)(losses)
+    threshold = relative * float(np.ptp(t))
     last, best = 0, math.inf
-    for i, y in enumerate(losses):
+    for i, y in enumerate(t):
         if y < best - threshold:
             last, best = i, float(y)
     return len(losses) - 1 - last
@@ -197,6 +217,11 @@ class GP(Optimizer):
     explore_stalls:
         Replace a stalled suggestion by a Thompson draw over the
         space-covering candidates (see the module docstring).
+    output:
+        The output transform (:func:`treefarm.models.gp.fit_gp`): ``"auto"``
+        (default; the warp and plain standardization both fitted at each
+        refit, the one whose leave-one-out means order the better half of the
+        trials best kept), ``"warp"`` or ``"standard"``.
     heteroscedastic:
         Model each observation's ``loss_variance`` as its own noise (see the
         module docstring); ``False`` ignores it.
@@ -224,6 +249,7 @@ class GP(Optimizer):
         n_local: int = 256,
         n_starts: int = 8,
         explore_stalls: bool = True,
+        output: str = "auto",
         heteroscedastic: bool = True,
         hint_prior: str = "judged",
         prior_beta: float = BETA,
@@ -241,6 +267,10 @@ class GP(Optimizer):
             check_int("n_startup", n_startup)
         check_bool("deterministic", deterministic)
         check_bool("explore_stalls", explore_stalls)
+        from ..models.gp.fit import OUTPUTS
+
+        if output not in OUTPUTS:
+            raise ConfigError(f"output must be one of {OUTPUTS}, but got output={output!r}")
         check_bool("heteroscedastic", heteroscedastic)
         check_bool("hint_draws", hint_draws)
         if hint_prior not in _HINT_PRIORS:
@@ -255,11 +285,12 @@ class GP(Optimizer):
         self.n_local = n_local
         self.n_starts = n_starts
         self.explore_stalls = explore_stalls
+        self.output = output
         self.heteroscedastic = heteroscedastic
         self.hint_prior = hint_prior
         self.prior_beta = float(prior_beta)
         self.hint_draws = hint_draws
-        self._fits: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._fits: dict[tuple[str, str, tuple[str, ...]], Any] = {}
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
@@ -310,6 +341,7 @@ class GP(Optimizer):
             _domain(encoding),
             kernel=_kernel(self.kernel, analyze(root).recursive),
             y_var=self._y_var(complete),
+            output=self.output,
             rng=np.random.default_rng(0),
         )
         if not _is_noisy(model):
@@ -342,6 +374,7 @@ class GP(Optimizer):
             _domain(encoding),
             kernel=kernel,
             y_var=self._y_var(complete),
+            output=self.output,
             rng=np.random.default_rng(0),
         )
         column = encoding.start[address]
@@ -507,7 +540,7 @@ class GP(Optimizer):
         for config in configs[:m]:
             digest.update(config.to_json().encode())
         used = set().union(*(config.keys() for config in configs[:m]))
-        key = (digest.hexdigest(), _fingerprint(encoding, used))
+        key = (digest.hexdigest(), self.output, _fingerprint(encoding, used))
         if key not in self._fits:
             prefix = self._encoding(root, recursive, configs[:m])
             X, _ = prefix.encode(configs[:m])
@@ -518,6 +551,7 @@ class GP(Optimizer):
                 kernel=_kernel(self.kernel, recursive),
                 deterministic=self.deterministic,
                 y_var=prefix_var,
+                output=self.output,
                 rng=np.random.default_rng(int.from_bytes(digest.digest()[:8], "little")),
             )
             while len(self._fits) >= _CACHED_FITS:

@@ -1,12 +1,13 @@
 """Gaussian-process regression for Bayesian optimization (NumPy and SciPy only)."""
 
-from .fit import NOISE_FLOOR, fit_gp, gp_with_params, log_posterior
+from .fit import NOISE_FLOOR, OUTPUTS, fit_gp, gp_with_params, log_posterior, loo_means, loo_rank
 from .kernels import RBF, Kernel, Matern52, Product, Stationary, Sum, make_kernel
 from .regressor import GaussianProcess, GPParams, cholesky
 from .transform import OutputTransform
 
 __all__ = [
     "NOISE_FLOOR",
+    "OUTPUTS",
     "RBF",
     "GPParams",
     "GaussianProcess",
@@ -20,5 +21,7 @@ __all__ = [
     "fit_gp",
     "gp_with_params",
     "log_posterior",
+    "loo_means",
+    "loo_rank",
     "make_kernel",
 ]

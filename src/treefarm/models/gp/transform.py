@@ -64,6 +64,15 @@ class OutputTransform:
             return cls(loc, scale, None, 0.0, 1.0)
         return cls(loc, scale, lam, loc2, scale2)
 
+    @classmethod
+    def standard(cls, y: np.ndarray) -> OutputTransform:
+        """Plain standardization ``(y - mean) / std``: the map to compare the
+        warp with (a smooth objective with a heavy upper tail, such as an
+        ill-conditioned quadratic, keeps its shape, which the warp bends)."""
+        y = np.asarray(y, dtype=float)
+        scale = float(np.std(y))
+        return cls(float(np.mean(y)), scale if scale > 0.0 else 1.0, None, 0.0, 1.0)
+
     def __call__(self, y: np.ndarray) -> np.ndarray:
         z = (np.asarray(y, dtype=float) - self.loc) / self.scale
         if self.lam is None:
