@@ -422,3 +422,19 @@ def test_the_output_transform_is_chosen_by_how_the_good_points_are_ordered(seed)
 def test_an_unknown_output_transform_is_named() -> None:
     with pytest.raises(TreefarmError, match="output='log'"):
         fit_gp(np.zeros((2, 1)), np.zeros(2), Domain.continuous_box(1), output="log", rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_yeo_johnson_fit_agrees_with_scipy(seed) -> None:
+    from scipy import stats
+
+    from treefarm.models.gp.transform import yeojohnson, yeojohnson_llf, yeojohnson_normmax
+
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal(40 + 20 * seed) * (1 + seed)
+    z = np.expm1(z / 2) if seed % 2 else z
+    lam = yeojohnson_normmax(z)
+    assert lam == pytest.approx(stats.yeojohnson_normmax(z), abs=1e-7)
+    np.testing.assert_allclose(yeojohnson(z, lam), stats.yeojohnson(z, lam), rtol=1e-12, atol=1e-12)
+    for at in (-1.0, 0.0, 1.0, 2.0):
+        assert yeojohnson_llf(at, z) == pytest.approx(float(stats.yeojohnson_llf(at, z)), rel=1e-10)

@@ -261,7 +261,12 @@ def fit_gp(
     Starts: ``warm_start`` (the previous fit's ``params``; then 0-1 restarts
     suffice) or the prior modes, plus ``n_restarts`` random ones.
 
-    Cost: ``1 + n_restarts`` L-BFGS-B runs of O(n^3) steps. Past
+    ``output``: the transforms of :data:`OUTPUTS`; with ``"auto"`` the second
+    (plain standardization) is fitted from the first's hyperparameters, one
+    run, and the model :func:`loo_rank` prefers is returned.
+
+    Cost: ``1 + n_restarts`` L-BFGS-B runs of O(n^3) steps (one more with
+    ``output="auto"``, and an O(n^3) inverse per transform). Past
     :data:`SUBSET` points the runs use a random subset of that size (cheap;
     skipped when warm-started), and their best is refined on all points by
     at most :data:`POLISH_STEPS` steps: the hyperparameters of a few hundred
@@ -292,6 +297,7 @@ def fit_gp(
                 first = [_maximize(k, Xr[subset], t[subset], v_subset, starts, bounds, MAX_STEPS)[0]]
             phi, _ = _maximize(k, Xr, t, v, first[:1], bounds, POLISH_STEPS)
         model = GaussianProcess.build(k, GPParams.from_vector(phi), domain, Xr, t, transform, v)
+        starts, subset = [phi], None  # the next transform's fit starts from this one
         score = loo_rank(model, y) if output == "auto" else 0.0
         if best is None or score > best[0]:
             best = (score, model)

@@ -29,11 +29,71 @@ The slope ``dt/dy`` carries a variance of a raw value onto the model scale
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["OutputTransform"]
+__all__ = ["OutputTransform", "yeojohnson", "yeojohnson_llf", "yeojohnson_normmax"]
+
+#: Brent's tolerance, as SciPy's ``yeojohnson_normmax`` uses.
+_XTOL = 1.48e-8
+
+
+def yeojohnson(z: np.ndarray, lam: float) -> np.ndarray:
+    """The Yeo-Johnson transform of ``z`` (n,) (Yeo & Johnson 2000, eq. 2.1):
+    ``((1 + z)^lam - 1) / lam`` for ``z >= 0`` (``log1p(z)`` at lam = 0) and
+    ``-((1 - z)^(2 - lam) - 1) / (2 - lam)`` below (``-log1p(-z)`` at lam = 2),
+    in expm1/log1p form for accuracy near the limits."""
+    z = np.asarray(z, dtype=float)
+    out = np.empty_like(z)
+    pos = z >= 0.0
+    eps = np.finfo(float).eps
+    out[pos] = np.log1p(z[pos]) if abs(lam) < eps else np.expm1(lam * np.log1p(z[pos])) / lam
+    neg = ~pos
+    if abs(lam - 2.0) < eps:
+        out[neg] = -np.log1p(-z[neg])
+    else:
+        out[neg] = -np.expm1((2.0 - lam) * np.log1p(-z[neg])) / (2.0 - lam)
+    return out
+
+
+def yeojohnson_llf(lam: float, z: np.ndarray) -> float:
+    """The normal profile log-likelihood of the transformed ``z`` (n,):
+    ``-n/2 log var(psi(z, lam)) + (lam - 1) sum sign(z) log1p(|z|)``
+    (the second term is the log Jacobian); -inf when the variance vanishes."""
+    var = float(np.var(yeojohnson(z, lam)))
+    if not var > 0.0:
+        return -math.inf
+    return -0.5 * len(z) * math.log(var) + (lam - 1.0) * float(np.sum(np.sign(z) * np.log1p(np.abs(z))))
+
+
+def yeojohnson_normmax(z: np.ndarray) -> float:
+    """The exponent maximizing :func:`yeojohnson_llf`, by bounded Brent search
+    between the exponents whose transform of 20x the largest |z| stays within
+    half of float64's exponent range (SciPy's ``yeojohnson_normmax`` search,
+    whose argument checks cost ~8 ms per call at n = 100 against ~0.5 ms here,
+    and the GP fits this transform several times per suggestion)."""
+    from scipy.optimize import fminbound
+
+    z = np.asarray(z, dtype=float)
+    if np.all(z == 0.0):
+        return 1.0
+    info = np.finfo(float)
+    log1p_max = math.log1p(20.0 * float(np.max(np.abs(z))))
+    log_eps = math.log(info.eps)
+    lb = (math.log(info.tiny) - log_eps) / 2 / log1p_max
+    ub = (math.log(info.max) + log_eps) / 2 / log1p_max
+    if np.all(z < 0.0):
+        lb, ub = 2.0 - ub, 2.0 - lb
+    elif np.any(z < 0.0):
+        lb, ub = max(2.0 - ub, lb), min(2.0 - lb, ub)
+
+    def negative(lam: float) -> float:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return -yeojohnson_llf(float(lam), z)
+
+    return float(fminbound(negative, lb, ub, xtol=_XTOL))
 
 
 @dataclass(frozen=True)
@@ -48,8 +108,6 @@ class OutputTransform:
 
     @classmethod
     def fit(cls, y: np.ndarray) -> OutputTransform:
-        from scipy import stats
-
         y = np.asarray(y, dtype=float)
         loc = float(np.median(y))
         q1, q3 = np.percentile(y, [25, 75])
@@ -57,8 +115,8 @@ class OutputTransform:
         if not scale > 1e-12 * max(1.0, abs(loc)):
             return cls(loc, 1.0, None, 0.0, 1.0)
         z = (y - loc) / scale
-        lam = float(stats.yeojohnson_normmax(z))
-        t = stats.yeojohnson(z, lam)
+        lam = yeojohnson_normmax(z)
+        t = yeojohnson(z, lam)
         loc2, scale2 = float(np.mean(t)), float(np.std(t))
         if not np.isfinite(lam) or not scale2 > 1e-12:
             return cls(loc, scale, None, 0.0, 1.0)
@@ -77,9 +135,7 @@ class OutputTransform:
         z = (np.asarray(y, dtype=float) - self.loc) / self.scale
         if self.lam is None:
             return z
-        from scipy import stats
-
-        return (stats.yeojohnson(z, self.lam) - self.loc2) / self.scale2
+        return (yeojohnson(z, self.lam) - self.loc2) / self.scale2
 
     def slope(self, y: np.ndarray) -> np.ndarray:
         """``dt/dy`` at raw values ``y`` (n,), positive (see the module docstring)."""
