@@ -204,6 +204,13 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("results", type=Path, nargs="+")
     rep.add_argument("--ours", default="tf-auto")
     rep.add_argument("--methods", default=None)
+    rep.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="FILE=SUFFIX",
+        help="append SUFFIX to the method names of FILE's rows (two versions of one method side by side)",
+    )
     args = parser.parse_args(argv)
     from .runner import read_rows, run_all
 
@@ -213,7 +220,10 @@ def main(argv: list[str] | None = None) -> int:
         ran = run_all(todo, args.out, jobs=args.jobs, timeout=args.timeout)
         print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
         return 0
-    rows = [r for path in args.results for r in read_rows(path)]
+    suffixes = dict(label.rsplit("=", 1) for label in args.label)
+    rows = [
+        {**r, "method": r["method"] + suffixes.get(str(path), "")} for path in args.results for r in read_rows(path)
+    ]
     methods = args.methods.split(",") if args.methods else sorted({r["method"] for r in rows})
     print(report(rows, args.ours, methods))
     return 0
