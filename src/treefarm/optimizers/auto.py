@@ -4,8 +4,11 @@ No single optimizer wins everywhere: the GP wins smooth problems by orders of
 magnitude, TPE and annealing win several multimodal ones, where the GP's
 log-EI can settle in one basin (``bench/RESULTS.md``). ``Auto`` runs the GP
 (with its own stall rule, :mod:`treefarm.optimizers.gp`) and, while the
-search is stalled (no improvement larger than 1e-3 of the losses' range for
-``patience`` evaluations, :func:`treefarm.optimizers.gp.evaluations_since_improvement`),
+search is stalled (no improvement larger than 1e-3 of the losses' raw range for
+``patience`` evaluations, :func:`treefarm.optimizers.gp.evaluations_since_improvement`;
+the raw range calls a search stalled sooner than the GP's own measure on the
+model's scale, and measured on the rotated Rastrigins that TPE's earlier turns
+pay, bench/RESULTS.md),
 hands every other trial to TPE. TPE's density ratio, fitted on the same
 history, proposes from the good region as a whole rather than from the
 acquisition's one peak, so a basin or a category the GP has written off is
@@ -102,7 +105,7 @@ class Auto(Optimizer):
         categorical = not recursive and any(isinstance(node, (Choice, Join)) for _, node in addresses(root))
         losses = np.array([o.loss for o in history.complete if math.isfinite(o.loss)])
         started = len(losses) >= self._startup(root)
-        stalled = started and evaluations_since_improvement(losses) >= self.patience
+        stalled = started and evaluations_since_improvement(losses, warped=False) >= self.patience
         t0 = len(history.complete) + len(history.failed) + len(history.pending)
         out: list[Config] = []
         for i in range(n):

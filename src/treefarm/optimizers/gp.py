@@ -145,19 +145,22 @@ STALL_IMPROVEMENT = 1e-3
 STALL_DISTANCE = 1e-2
 
 
-def evaluations_since_improvement(losses: np.ndarray, *, relative: float = STALL_IMPROVEMENT) -> int:
+def evaluations_since_improvement(
+    losses: np.ndarray, *, relative: float = STALL_IMPROVEMENT, warped: bool = True
+) -> int:
     """How many of the last losses (n,) came after the last significant
     improvement of the best: one that lowers the running best by more than
-    ``relative`` times the range of the losses on the model's scale (the
-    output transform of :mod:`treefarm.models.gp.transform`, fitted on all of
-    them). On the raw scale one diverged evaluation sets the range, and on a
-    heavy-tailed objective (an ill-conditioned quadratic spans 1e7) every
-    later refinement would count as no improvement at all."""
+    ``relative`` times the range of the losses, on the model's scale (the
+    warp of :mod:`treefarm.models.gp.transform`, fitted on all of them) or,
+    with ``warped=False``, on the raw scale. On the raw scale one diverged
+    evaluation sets the range, and on a heavy-tailed objective (an
+    ill-conditioned quadratic spans 1e7) every later refinement counts as no
+    improvement at all, so the GP's stall rule uses the model's scale."""
     from ..models.gp.transform import OutputTransform
 
     if len(losses) == 0:
         return 0
-    t = OutputTransform.fit(losses)(losses)
+    t = OutputTransform.fit(losses)(losses) if warped else np.asarray(losses, dtype=float)
     threshold = relative * float(np.ptp(t))
     last, best = 0, math.inf
     for i, y in enumerate(t):
