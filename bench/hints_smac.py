@@ -10,6 +10,7 @@ credibility, so only the credibility-1 hints are run; and it starts from
 its own initial design, as treefarm's GP does.
 
     python -m bench.hints_smac --seeds 10 --problems hartmann6 branin   # appends to bench/results/hints.jsonl
+    python -m bench.hints_smac --seeds 10 --problems branin --variants none "good c=1"
 """
 
 from __future__ import annotations
@@ -71,10 +72,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.hints_smac")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--problems", nargs="+", default=["hartmann6", "branin"])
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--shard", default="0/1", help="i/k: every k-th run from the i-th on")
     args = parser.parse_args()
     i, k = (int(part) for part in args.shard.split("/"))
-    jobs = [(name, v, seed) for seed in range(args.seeds) for name in args.problems for v in VARIANTS]
+    jobs = [(name, v, seed) for seed in range(args.seeds) for name in args.problems for v in args.variants]
     for name, variant, seed in jobs[i::k]:
         if (name, variant, seed, ALGO) not in _done(OUT):
             row = run_one(PROBLEMS[name], variant, seed)
