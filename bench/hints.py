@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,12 +127,14 @@ def run(
                 f.write(json.dumps(row) + "\n")
 
 
-def report(path: Path = OUT) -> str:
+def report(paths: Sequence[Path] = (OUT,)) -> str:
     """Per problem, optimizer and variant: median regret at 100 evaluations (and at
     the runs' end when they ran longer), its ratio to no hint's at 100, and the first
     evaluation where the median regret reaches no hint's median at 100. A design of
-    :data:`DESIGNS` without no-hint rows of its own is compared with the GP's."""
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    :data:`DESIGNS` without no-hint rows of its own is compared with the GP's. The rows
+    of all ``paths`` are read together (runs to 200 evaluations beside the no-hint
+    runs to 100: a seeded run's first 100 evaluations are the same)."""
+    rows = [json.loads(line) for path in paths for line in path.read_text().splitlines() if line.strip()]
     length = max(len(r["regret"]) for r in rows)
     tail = f" median regret at {length} |" if length > BUDGET else ""
     lines = [
@@ -156,7 +159,7 @@ def report(path: Path = OUT) -> str:
             median = np.median(curve, axis=0)
             reached = next((i + 1 for i, m in enumerate(median) if m <= target * (1 + 1e-9)), None)
             ratio = f"{median[BUDGET - 1] / target:.2f}" if target > 0 else "-"
-            end = f" {median[-1]:.4g} |" if tail else ""
+            end = (f" {median[-1]:.4g} |" if len(median) == length else " - |") if tail else ""
             lines.append(
                 f"| {name} | {algo} | {variant} | {len(curve)} | {median[BUDGET - 1]:.4g} |{end} {ratio} "
                 f"| {reached or f'> {len(median)}'} |"
@@ -176,7 +179,7 @@ def main() -> None:
     r.add_argument("--budget", type=int, default=BUDGET, help="evaluations per run (at least 100)")
     r.add_argument("--out", type=Path, default=OUT, help="the JSON lines file the rows are appended to")
     p = sub.add_parser("report")
-    p.add_argument("--out", type=Path, default=OUT, help="the JSON lines file to read")
+    p.add_argument("--out", type=Path, nargs="+", default=[OUT], help="the JSON lines files to read")
     args = parser.parse_args()
     if args.command == "run":
         i, k = (int(part) for part in args.shard.split("/"))
