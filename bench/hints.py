@@ -72,6 +72,12 @@ VARIANTS: dict[str, tuple[str, float] | None] = {
     "misleading c=0.2": ("misleading", 0.2),
     "misleading c=1": ("misleading", 1.0),
 }
+#: Variants whose hint is withdrawn after a number of evaluations: is a run that
+#: stays where a misleading hint led it still held by the hint, or by its own trials?
+WITHDRAWN: dict[str, tuple[str, float, int]] = {
+    "misleading c=1, withdrawn at 20": ("misleading", 1.0, 20),
+    "misleading c=1, withdrawn at 50": ("misleading", 1.0, 50),
+}
 
 
 def _hint(problem: Problem, kind: str) -> dict[str, Any]:
@@ -89,9 +95,11 @@ def _hint(problem: Problem, kind: str) -> dict[str, Any]:
 def run_one(problem: Problem, variant: str, seed: int, algo: str, budget: int = BUDGET) -> dict[str, Any]:
     optimizer: Any = tf.GP(**DESIGNS[algo]) if algo in DESIGNS else algo
     study = tf.Study.create(space=problem.treefarm_space(), algo=optimizer, seed=seed)
-    spec = VARIANTS[variant]
-    if spec is not None:
-        study.hint(_hint(problem, spec[0]), credibility=spec[1])
+    spec = VARIANTS[variant] if variant in VARIANTS else WITHDRAWN[variant]
+    hint_id = None if spec is None else study.hint(_hint(problem, spec[0]), credibility=spec[1])
+    if hint_id is not None and variant in WITHDRAWN:
+        study.optimize(lambda v: problem.objective(problem.flat_value(v)), WITHDRAWN[variant][2])
+        study.remove_hint(hint_id)
     study.optimize(lambda v: problem.objective(problem.flat_value(v)), budget)
     values = [t.value for t in study.trials]
     best = np.minimum.accumulate([v if v is not None else math.inf for v in values])
@@ -146,7 +154,7 @@ def report(paths: Sequence[Path] = (OUT,)) -> str:
     for name, algo in keys:
         curves = {
             v: np.array([r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, algo, v)])
-            for v in VARIANTS
+            for v in [*VARIANTS, *WITHDRAWN]
         }
         base = algo if len(curves["none"]) else algo.split(":")[0]
         none = np.array([r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, base, "none")])
@@ -174,7 +182,7 @@ def main() -> None:
     r.add_argument("--seeds", type=int, default=10)
     r.add_argument("--algo", default="tpe")
     r.add_argument("--problems", nargs="+", default=list(OPTIMA))
-    r.add_argument("--variants", nargs="+", default=list(VARIANTS))
+    r.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=[*VARIANTS, *WITHDRAWN])
     r.add_argument("--shard", default="0/1", help="i/k: every k-th run from the i-th on")
     r.add_argument("--budget", type=int, default=BUDGET, help="evaluations per run (at least 100)")
     r.add_argument("--out", type=Path, default=OUT, help="the JSON lines file the rows are appended to")
