@@ -135,14 +135,28 @@ def run(
                 f.write(json.dumps(row) + "\n")
 
 
+def _curves(rows: list[dict[str, Any]], name: str, algo: str, variant: str) -> np.ndarray:
+    """The regret curves (seeds, evaluations) of one problem, optimizer and variant, cut to the shortest."""
+    curves = [r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, algo, variant)]
+    length = min((len(c) for c in curves), default=0)
+    return np.array([c[:length] for c in curves])
+
+
 def report(paths: Sequence[Path] = (OUT,)) -> str:
     """Per problem, optimizer and variant: median regret at 100 evaluations (and at
     the runs' end when they ran longer), its ratio to no hint's at 100, and the first
     evaluation where the median regret reaches no hint's median at 100. A design of
     :data:`DESIGNS` without no-hint rows of its own is compared with the GP's. The rows
-    of all ``paths`` are read together (runs to 200 evaluations beside the no-hint
-    runs to 100: a seeded run's first 100 evaluations are the same)."""
-    rows = [json.loads(line) for path in paths for line in path.read_text().splitlines() if line.strip()]
+    of all ``paths`` are read together, a later file's row replacing an earlier one's
+    of the same run (runs to 200 evaluations beside the no-hint runs to 100: a seeded
+    run's first 100 evaluations are the same)."""
+    by_run: dict[tuple[str, str, int, str], dict[str, Any]] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                by_run[row["problem"], row["variant"], row["seed"], row["algo"]] = row
+    rows = list(by_run.values())
     length = max(len(r["regret"]) for r in rows)
     tail = f" median regret at {length} |" if length > BUDGET else ""
     lines = [
@@ -152,12 +166,9 @@ def report(paths: Sequence[Path] = (OUT,)) -> str:
     ]
     keys = sorted({(r["problem"], r["algo"]) for r in rows})
     for name, algo in keys:
-        curves = {
-            v: np.array([r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, algo, v)])
-            for v in [*VARIANTS, *WITHDRAWN]
-        }
+        curves = {v: _curves(rows, name, algo, v) for v in [*VARIANTS, *WITHDRAWN]}
         base = algo if len(curves["none"]) else algo.split(":")[0]
-        none = np.array([r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, base, "none")])
+        none = _curves(rows, name, base, "none")
         if len(none) == 0:
             continue
         target = float(np.median(none[:, BUDGET - 1]))
