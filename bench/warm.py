@@ -4,7 +4,8 @@ one, and cold.
 ``Study.create(..., warm_start=[source])`` gives the new study the best tenth
 (at most 10) of the source's trials as hints of credibility 0.5 (the
 default; :mod:`treefarm.study.warm`). Per problem, the source is a finished
-study of 100 TPE trials (seed ``1000 + seed``) on
+study of 100 trials (seed ``1000 + seed``; ``auto``, the default, or the
+optimizer ``--source`` names) on
 
 * ``related``: the same problem shifted (every number's optimum moved by
   ``SHIFT`` of its range: the source minimizes f(x - SHIFT * width)), or for
@@ -13,13 +14,14 @@ study of 100 TPE trials (seed ``1000 + seed``) on
 * ``unrelated``: the problem mirrored in its box (f(low + high - x)), whose
   optimum lies elsewhere.
 
-The target study runs ``auto`` (the default) for 100 evaluations. Reported per
+The target study runs ``auto`` for 100 evaluations. Reported per
 problem and variant: the median regret at 100 and the first evaluation at
 which the median regret reaches the cold median at 100 (a warm start that
 halves the evaluations gets there in half the cold runs' count).
 
     python -m bench.warm run --seeds 10       # appends to bench/results/warm.jsonl (resumable)
     python -m bench.warm report
+    python -m bench.warm run --seeds 2 --source tpe && python -m bench.warm report --source tpe
 """
 
 from __future__ import annotations
@@ -90,19 +92,19 @@ def source_objective(problem: Problem, variant: str) -> Objective:
     return _moved(problem, lambda x, lo, hi: lo + hi - x)
 
 
-def run_one(problem: Problem, variant: str, seed: int) -> dict[str, Any]:
+def run_one(problem: Problem, variant: str, seed: int, source_algo: str = "auto") -> dict[str, Any]:
     """One target study of :data:`BUDGET` evaluations, warm started unless ``variant`` is "cold"."""
     sources = []
     if variant != "cold":
         objective = source_objective(problem, variant)
-        source = tf.Study.create(space=problem.treefarm_space(), algo="tpe", seed=1000 + seed)
+        source = tf.Study.create(space=problem.treefarm_space(), algo=source_algo, seed=1000 + seed)
         source.optimize(lambda v: objective(problem.flat_value(v)), SOURCE_TRIALS)
         sources.append(source)
     study = tf.Study.create(space=problem.treefarm_space(), seed=seed, warm_start=sources)
     study.optimize(lambda v: problem.objective(problem.flat_value(v)), BUDGET)
     best = np.minimum.accumulate([t.value if t.value is not None else math.inf for t in study.trials])
     regret = (best - (problem.optimum or 0.0)).tolist()
-    return {"problem": problem.name, "variant": variant, "seed": seed, "regret": regret}
+    return {"problem": problem.name, "variant": variant, "seed": seed, "source": source_algo, "regret": regret}
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -111,23 +113,28 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def run(seeds: int, problems: list[str]) -> None:
+def _cold_or(row: dict[str, Any], source_algo: str) -> bool:
+    """Whether ``row`` belongs to the runs with sources of ``source_algo`` (cold runs belong to all)."""
+    return row["variant"] == "cold" or row["source"] == source_algo
+
+
+def run(seeds: int, problems: list[str], source_algo: str = "auto") -> None:
     """The missing runs, seed by seed, one JSON line each."""
-    done = {(r["problem"], r["variant"], r["seed"]) for r in _rows(OUT)}
+    done = {(r["problem"], r["variant"], r["seed"]) for r in _rows(OUT) if _cold_or(r, source_algo)}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     for seed in range(seeds):
         for name in problems:
             for variant in VARIANTS[name]:
                 if (name, variant, seed) not in done:
-                    row = run_one(PROBLEMS[name], variant, seed)
+                    row = run_one(PROBLEMS[name], variant, seed, source_algo)
                     with OUT.open("a") as f:
                         f.write(json.dumps(row) + "\n")
 
 
-def report(path: Path = OUT) -> str:
-    """Per problem and variant: seeds, median regret at 100, and the first evaluation
-    at which the median regret reaches the cold median at 100."""
-    rows = _rows(path)
+def report(path: Path = OUT, source_algo: str = "auto") -> str:
+    """Per problem and variant (sources made by ``source_algo``): seeds, median regret
+    at 100, and the first evaluation at which the median regret reaches the cold median at 100."""
+    rows = [r for r in _rows(path) if _cold_or(r, source_algo)]
     lines = [
         "| problem | variant | seeds | median regret at 100 | evaluations to the cold median at 100 |",
         "|---|---|---|---|---|",
@@ -155,12 +162,14 @@ def main() -> None:
     r = sub.add_parser("run")
     r.add_argument("--seeds", type=int, default=10)
     r.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
-    sub.add_parser("report")
+    r.add_argument("--source", default="auto", help="the optimizer of the source studies")
+    p = sub.add_parser("report")
+    p.add_argument("--source", default="auto", help="the optimizer of the source studies")
     args = parser.parse_args()
     if args.command == "run":
-        run(args.seeds, args.problems)
+        run(args.seeds, args.problems, args.source)
     else:
-        print(report())
+        print(report(source_algo=args.source))
 
 
 if __name__ == "__main__":

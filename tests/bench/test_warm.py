@@ -50,8 +50,13 @@ def test_a_warm_start_gives_the_sources_best_trials_as_hints() -> None:
 
 def test_the_report_counts_evaluations_to_the_cold_median(tmp_path: Path) -> None:
     rows = [
-        {"problem": "branin", "variant": "cold", "seed": s, "regret": list(np.linspace(2, 1, 100))} for s in range(3)
-    ] + [{"problem": "branin", "variant": "related", "seed": s, "regret": [1.0] * 100} for s in range(3)]
+        {"problem": "branin", "variant": "cold", "seed": s, "source": "auto", "regret": list(np.linspace(2, 1, 100))}
+        for s in range(3)
+    ] + [
+        {"problem": "branin", "variant": "related", "seed": s, "source": source, "regret": [1.0] * 100}
+        for s in range(3)
+        for source in ("auto", "tpe")
+    ]
     path = tmp_path / "warm.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     lines = report(path).splitlines()
