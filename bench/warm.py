@@ -133,11 +133,15 @@ def run(seeds: int, problems: list[str], source_algo: str = "auto") -> None:
 
 def report(path: Path = OUT, source_algo: str = "auto") -> str:
     """Per problem and variant (sources made by ``source_algo``): seeds, median regret
-    at 100, and the first evaluation at which the median regret reaches the cold median at 100."""
+    at 100, the first evaluation at which the median regret reaches the cold median at
+    100, and the two-sided Mann-Whitney p-value of the regrets at 100 against the cold
+    runs' (is a difference beyond the seeds' noise?)."""
+    from scipy.stats import mannwhitneyu
+
     rows = [r for r in _rows(path) if _cold_or(r, source_algo)]
     lines = [
-        "| problem | variant | seeds | median regret at 100 | evaluations to the cold median at 100 |",
-        "|---|---|---|---|---|",
+        "| problem | variant | seeds | median regret at 100 | evaluations to the cold median at 100 | p against cold |",
+        "|---|---|---|---|---|---|",
     ]
     for name in sorted({r["problem"] for r in rows}):
         curves = {
@@ -152,7 +156,8 @@ def report(path: Path = OUT, source_algo: str = "auto") -> str:
                 continue
             median = np.median(curve, axis=0)
             reached = next((i + 1 for i, m in enumerate(median) if m <= target * (1 + 1e-9)), None)
-            lines.append(f"| {name} | {variant} | {len(curve)} | {median[-1]:.4g} | {reached or '> 100'} |")
+            p = "-" if variant == "cold" else f"{mannwhitneyu(curve[:, -1], curves['cold'][:, -1]).pvalue:.2f}"
+            lines.append(f"| {name} | {variant} | {len(curve)} | {median[-1]:.4g} | {reached or '> 100'} | {p} |")
     return "\n".join(lines)
 
 

@@ -60,5 +60,5 @@ def test_the_report_counts_evaluations_to_the_cold_median(tmp_path: Path) -> Non
     path = tmp_path / "warm.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     lines = report(path).splitlines()
-    assert lines[2] == "| branin | cold | 3 | 1 | 100 |"
-    assert lines[3] == "| branin | related | 3 | 1 | 1 |"
+    assert lines[2] == "| branin | cold | 3 | 1 | 100 | - |"
+    assert lines[3] == "| branin | related | 3 | 1 | 1 | 1.00 |"
