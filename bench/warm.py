@@ -55,6 +55,11 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "svc_digits": ("cold", "related"),
 }
 
+#: How far above the cold median a regret still counts as reaching it: the SVC's CV
+#: errors with one count of misclassified digits differ by a few 1e-6 with how the
+#: errors fall on the folds, and one digit more is 1 / 899 = 0.0011.
+TOLERANCE: dict[str, float] = {"svc_digits": 1e-4}
+
 Objective = Callable[[Mapping[str, Any]], float]
 
 
@@ -134,7 +139,7 @@ def run(seeds: int, problems: list[str], source_algo: str = "auto") -> None:
 def report(path: Path = OUT, source_algo: str = "auto") -> str:
     """Per problem and variant (sources made by ``source_algo``): seeds, median regret
     at 100, the first evaluation at which the median regret reaches the cold median at
-    100, and the two-sided Mann-Whitney p-value of the regrets at 100 against the cold
+    100 (within :data:`TOLERANCE`), and the two-sided Mann-Whitney p-value of the regrets at 100 against the cold
     runs' (is a difference beyond the seeds' noise?)."""
     from scipy.stats import mannwhitneyu
 
@@ -155,7 +160,8 @@ def report(path: Path = OUT, source_algo: str = "auto") -> str:
             if len(curve) == 0:
                 continue
             median = np.median(curve, axis=0)
-            reached = next((i + 1 for i, m in enumerate(median) if m <= target * (1 + 1e-9)), None)
+            bound = target * (1 + 1e-9) + TOLERANCE.get(name, 0.0)
+            reached = next((i + 1 for i, m in enumerate(median) if m <= bound), None)
             p = "-" if variant == "cold" else f"{mannwhitneyu(curve[:, -1], curves['cold'][:, -1]).pvalue:.2f}"
             lines.append(f"| {name} | {variant} | {len(curve)} | {median[-1]:.4g} | {reached or '> 100'} | {p} |")
     return "\n".join(lines)
