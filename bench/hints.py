@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,12 @@ VARIANTS: dict[str, tuple[str, float] | None] = {
     "misleading c=0.2": ("misleading", 0.2),
     "misleading c=1": ("misleading", 1.0),
 }
+#: Variants whose hint is withdrawn after a number of evaluations: is a run that
+#: stays where a misleading hint led it still held by the hint, or by its own trials?
+WITHDRAWN: dict[str, tuple[str, float, int]] = {
+    "misleading c=1, withdrawn at 20": ("misleading", 1.0, 20),
+    "misleading c=1, withdrawn at 50": ("misleading", 1.0, 50),
+}
 
 
 def _hint(problem: Problem, kind: str) -> dict[str, Any]:
@@ -85,13 +92,15 @@ def _hint(problem: Problem, kind: str) -> dict[str, Any]:
     return out
 
 
-def run_one(problem: Problem, variant: str, seed: int, algo: str) -> dict[str, Any]:
+def run_one(problem: Problem, variant: str, seed: int, algo: str, budget: int = BUDGET) -> dict[str, Any]:
     optimizer: Any = tf.GP(**DESIGNS[algo]) if algo in DESIGNS else algo
     study = tf.Study.create(space=problem.treefarm_space(), algo=optimizer, seed=seed)
-    spec = VARIANTS[variant]
-    if spec is not None:
-        study.hint(_hint(problem, spec[0]), credibility=spec[1])
-    study.optimize(lambda v: problem.objective(problem.flat_value(v)), BUDGET)
+    spec = VARIANTS[variant] if variant in VARIANTS else WITHDRAWN[variant]
+    hint_id = None if spec is None else study.hint(_hint(problem, spec[0]), credibility=spec[1])
+    if hint_id is not None and variant in WITHDRAWN:
+        study.optimize(lambda v: problem.objective(problem.flat_value(v)), WITHDRAWN[variant][2])
+        study.remove_hint(hint_id)
+    study.optimize(lambda v: problem.objective(problem.flat_value(v)), budget)
     values = [t.value for t in study.trials]
     best = np.minimum.accumulate([v if v is not None else math.inf for v in values])
     regret = (best - (problem.optimum or 0.0)).tolist()
@@ -105,46 +114,74 @@ def _done(path: Path) -> set[tuple[str, str, int, str]]:
     return {(r["problem"], r["variant"], r["seed"], r["algo"]) for r in rows}
 
 
-def run(seeds: int, algo: str, problems: list[str], variants: list[str], shard: tuple[int, int] = (0, 1)) -> None:
-    """The missing runs (every ``shard[1]``-th from ``shard[0]`` on), one JSON line each."""
-    done = _done(OUT)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
+def run(
+    seeds: int,
+    algo: str,
+    problems: list[str],
+    variants: list[str],
+    shard: tuple[int, int] = (0, 1),
+    *,
+    budget: int = BUDGET,
+    out: Path = OUT,
+) -> None:
+    """The missing runs (every ``shard[1]``-th from ``shard[0]`` on), one JSON line each in ``out``."""
+    done = _done(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     jobs = [(name, variant, seed) for name in problems for variant in variants for seed in range(seeds)]
     for name, variant, seed in jobs[shard[0] :: shard[1]]:
         if (name, variant, seed, algo) not in done:
-            row = run_one(PROBLEMS[name], variant, seed, algo)
-            with OUT.open("a") as f:
+            row = run_one(PROBLEMS[name], variant, seed, algo, budget)
+            with out.open("a") as f:
                 f.write(json.dumps(row) + "\n")
 
 
-def report(path: Path = OUT) -> str:
-    """Per problem, optimizer and variant: median regret at the budget, its ratio to
-    no hint's, and the first evaluation where the median regret reaches no hint's
-    median at the budget. A design of :data:`DESIGNS` without no-hint rows of its own is compared with the GP's."""
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def _curves(rows: list[dict[str, Any]], name: str, algo: str, variant: str) -> np.ndarray:
+    """The regret curves (seeds, evaluations) of one problem, optimizer and variant, cut to the shortest."""
+    curves = [r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, algo, variant)]
+    length = min((len(c) for c in curves), default=0)
+    return np.array([c[:length] for c in curves])
+
+
+def report(paths: Sequence[Path] = (OUT,)) -> str:
+    """Per problem, optimizer and variant: median regret at 100 evaluations (and at
+    the runs' end when they ran longer), its ratio to no hint's at 100, and the first
+    evaluation where the median regret reaches no hint's median at 100. A design of
+    :data:`DESIGNS` without no-hint rows of its own is compared with the GP's. The rows
+    of all ``paths`` are read together, a later file's row replacing an earlier one's
+    of the same run (runs to 200 evaluations beside the no-hint runs to 100: a seeded
+    run's first 100 evaluations are the same)."""
+    by_run: dict[tuple[str, str, int, str], dict[str, Any]] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                by_run[row["problem"], row["variant"], row["seed"], row["algo"]] = row
+    rows = list(by_run.values())
+    length = max(len(r["regret"]) for r in rows)
+    tail = f" median regret at {length} |" if length > BUDGET else ""
     lines = [
-        "| problem | algo | variant | seeds | median regret at 100 | / no hint | evaluations to the no-hint median at 100 |",
-        "|---|---|---|---|---|---|---|",
+        f"| problem | algo | variant | seeds | median regret at {BUDGET} |{tail} / no hint "
+        f"| evaluations to the no-hint median at {BUDGET} |",
+        "|---|---|---|---|---|---|---|" + ("---|" if tail else ""),
     ]
     keys = sorted({(r["problem"], r["algo"]) for r in rows})
     for name, algo in keys:
-        curves = {
-            v: np.array([r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, algo, v)])
-            for v in VARIANTS
-        }
+        curves = {v: _curves(rows, name, algo, v) for v in [*VARIANTS, *WITHDRAWN]}
         base = algo if len(curves["none"]) else algo.split(":")[0]
-        none = np.array([r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (name, base, "none")])
+        none = _curves(rows, name, base, "none")
         if len(none) == 0:
             continue
-        target = float(np.median(none[:, -1]))
+        target = float(np.median(none[:, BUDGET - 1]))
         for variant, curve in curves.items():
             if len(curve) == 0:
                 continue
             median = np.median(curve, axis=0)
             reached = next((i + 1 for i, m in enumerate(median) if m <= target * (1 + 1e-9)), None)
-            ratio = f"{median[-1] / target:.2f}" if target > 0 else "-"
+            ratio = f"{median[BUDGET - 1] / target:.2f}" if target > 0 else "-"
+            end = (f" {median[-1]:.4g} |" if len(median) == length else " - |") if tail else ""
             lines.append(
-                f"| {name} | {algo} | {variant} | {len(curve)} | {median[-1]:.4g} | {ratio} | {reached or '> 100'} |"
+                f"| {name} | {algo} | {variant} | {len(curve)} | {median[BUDGET - 1]:.4g} |{end} {ratio} "
+                f"| {reached or f'> {len(median)}'} |"
             )
     return "\n".join(lines)
 
@@ -156,15 +193,18 @@ def main() -> None:
     r.add_argument("--seeds", type=int, default=10)
     r.add_argument("--algo", default="tpe")
     r.add_argument("--problems", nargs="+", default=list(OPTIMA))
-    r.add_argument("--variants", nargs="+", default=list(VARIANTS))
+    r.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=[*VARIANTS, *WITHDRAWN])
     r.add_argument("--shard", default="0/1", help="i/k: every k-th run from the i-th on")
-    sub.add_parser("report")
+    r.add_argument("--budget", type=int, default=BUDGET, help="evaluations per run (at least 100)")
+    r.add_argument("--out", type=Path, default=OUT, help="the JSON lines file the rows are appended to")
+    p = sub.add_parser("report")
+    p.add_argument("--out", type=Path, nargs="+", default=[OUT], help="the JSON lines files to read")
     args = parser.parse_args()
     if args.command == "run":
         i, k = (int(part) for part in args.shard.split("/"))
-        run(args.seeds, args.algo, args.problems, args.variants, (i, k))
+        run(args.seeds, args.algo, args.problems, args.variants, (i, k), budget=args.budget, out=args.out)
     else:
-        print(report())
+        print(report(args.out))
 
 
 if __name__ == "__main__":

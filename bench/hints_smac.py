@@ -10,6 +10,8 @@ credibility, so only the credibility-1 hints are run; and it starts from
 its own initial design, as treefarm's GP does.
 
     python -m bench.hints_smac --seeds 10 --problems hartmann6 branin   # appends to bench/results/hints.jsonl
+    python -m bench.hints_smac --seeds 10 --problems branin --variants none "good c=1"
+    python -m bench.hints_smac --compare branin    # SMAC3 beside treefarm's optimizers: the markdown table
 """
 
 from __future__ import annotations
@@ -67,14 +69,49 @@ def run_one(problem: Problem, variant: str, seed: int) -> dict[str, Any]:
     return {"problem": problem.name, "variant": variant, "seed": seed, "algo": ALGO, "regret": regret}
 
 
+#: Evaluations at which the comparison gives the median regret.
+CHECKPOINTS = (10, 20, 30, 50, 100)
+#: The regret whose first median crossing the comparison reports.
+THRESHOLD = 1e-3
+
+
+def compare(problem: str, algos: tuple[str, ...] = (ALGO, "gp", "auto", "tpe")) -> str:
+    """Median regret at :data:`CHECKPOINTS` and the first evaluation where the median
+    regret is at most :data:`THRESHOLD`, per optimizer and variant of ``problem`` that SMAC3 ran
+    (an absolute threshold: SMAC3 and treefarm reach different floors, so a target
+    relative to each one's own no-hint median would compare different things)."""
+    rows = [json.loads(line) for line in OUT.read_text().splitlines() if line.strip()]
+    ran = {r["variant"] for r in rows if (r["problem"], r["algo"]) == (problem, ALGO)}
+    head = " | ".join(f"at {c}" for c in CHECKPOINTS)
+    lines = [
+        f"| algo | variant | seeds | {head} | evaluations to {THRESHOLD:g} |",
+        "|---|---|---|" + "---|" * (len(CHECKPOINTS) + 1),
+    ]
+    for algo in algos:
+        for variant in [v for v in VARIANTS if v in ran]:
+            curves = [r["regret"] for r in rows if (r["problem"], r["algo"], r["variant"]) == (problem, algo, variant)]
+            if not curves:
+                continue
+            median = np.median(np.array([c[:BUDGET] for c in curves]), axis=0)
+            cells = " | ".join(f"{median[c - 1]:.2g}" for c in CHECKPOINTS)
+            reached = next((i + 1 for i, m in enumerate(median) if m <= THRESHOLD), None)
+            lines.append(f"| {algo} | {variant} | {len(curves)} | {cells} | {reached or f'> {BUDGET}'} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.hints_smac")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--problems", nargs="+", default=["hartmann6", "branin"])
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--shard", default="0/1", help="i/k: every k-th run from the i-th on")
+    parser.add_argument("--compare", metavar="PROBLEM", help="print the comparison on PROBLEM instead of running")
     args = parser.parse_args()
+    if args.compare:
+        print(compare(args.compare))
+        return
     i, k = (int(part) for part in args.shard.split("/"))
-    jobs = [(name, v, seed) for seed in range(args.seeds) for name in args.problems for v in VARIANTS]
+    jobs = [(name, v, seed) for seed in range(args.seeds) for name in args.problems for v in args.variants]
     for name, variant, seed in jobs[i::k]:
         if (name, variant, seed, ALGO) not in _done(OUT):
             row = run_one(PROBLEMS[name], variant, seed)

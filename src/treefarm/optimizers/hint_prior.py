@@ -27,7 +27,11 @@ is near the optimum, or anywhere, with odds 1 - s to s). The floor bounds
 what a misleading hint costs: log pi >= c (#addresses) log s, where the
 plain Gaussian gives -c d^2 / (2 s^2), -50 c per address at distance 1
 with s = 0.1, and held the GP near a misleading corner of Hartmann-6
-(seed 0: regret 0.12 at 100 evaluations, 0.0017 without the hint). A good
+(seed 0: regret 0.12 at 100 evaluations, 0.0017 without the hint). With
+the floor the GP still ends there, on every seed to 200 evaluations: it
+enters the local minimum beside that corner in its first 20 evaluations,
+when the pull is strongest, and stays with the hint withdrawn as well (the
+basin holds 4 of 10 unhinted runs too; bench/RESULTS.md). A good
 hint raises its window; a bad one multiplies the acquisition by
 (1 - c_h w_h)^(beta / n): at its centre 1 - c_h (a bad hint of credibility
 1 all but forbids it), far from it 1 - c_h s^k for k hinted addresses,
