@@ -59,7 +59,7 @@ from .anneal_moves import neighbour
 from .base import History, Observation, Optimizer
 from .candidates import crossover
 from .options import check_int, check_positive, check_range
-from .structure_constants import has_numbers, step_numbers, step_size, structure
+from .structure_constants import has_numbers, numbers, step_numbers, step_size, structure
 
 __all__ = ["GrammarSearch"]
 
@@ -178,10 +178,7 @@ class GrammarSearch(Optimizer):
         fitted = [c for c in good if has_numbers(root, c)] if rng.random() < self.p_constants else []
         if fitted:
             centre = fitted[int(rng.integers(len(fitted)))]
-            mine = self._structure(root, centre)
-            sigma = step_size(
-                [o.loss for o in ordered if self._structure(root, o.config) == mine], self.scale
-            )
+            sigma = self._sigma(root, centre, ordered)
             config = self._fresh(root, seen, rules, lambda: step_numbers(root, centre, rng, sigma))
             if self._key(root, config, rules) not in seen:
                 return config
@@ -197,6 +194,13 @@ class GrammarSearch(Optimizer):
         scores = log_ratio(X, w1, w0)
         top = np.flatnonzero(scores >= scores.max() - 1e-12)
         return children[int(top[int(rng.integers(len(top)))])]
+
+    def _sigma(self, root: Space, centre: Config, ordered: list[Observation]) -> float:
+        """The numeric step of ``centre``'s structure: the 1/5th rule over its evaluations."""
+        mine = self._structure(root, centre)
+        mates = [o for o in ordered if self._structure(root, o.config) == mine]
+        points = np.array([numbers(root, o.config) for o in mates])
+        return step_size(points, [o.loss for o in mates], self.scale)
 
     def _parents(self, root: Space, complete: list[Observation]) -> list[Config]:
         """The best configuration of each structure, best first: the good ``gamma`` fraction of them."""

@@ -12,11 +12,17 @@ Gaussian step of standard deviation ``sigma`` on its unit scale (log scale
 for log parameters, reflected at the bounds). ``sigma`` follows the 1/5th
 success rule in the form of Kern et al. (2004), "Learning probability
 distributions in continuous evolutionary algorithms": starting at
-``sigma0``, each evaluation of the structure, in trial order, that improves
-on the structure's best so far multiplies ``sigma`` by ``exp(1/3)``, every
-other one by ``exp(-1/12)``, so ``sigma`` is stationary at a success rate of
-1/5: it widens while steps keep paying and narrows around an optimum. The
-rule is replayed over the history, so the step is a pure function of it.
+``sigma0``, each *local* evaluation of the structure, in trial order, that
+improves on the structure's best so far multiplies ``sigma`` by
+``exp(1/3)``, every other local one by ``exp(-1/12)``, so ``sigma`` is
+stationary at a success rate of 1/5: it widens while steps keep paying and
+narrows around an optimum. An evaluation is local when no number of it lies
+farther than ``LOCAL * sigma`` from the best's on the unit scale: the other
+evaluations of the structure (a mutation's wider step, a fresh draw that
+happened to pick it) say nothing about the step size and are left out of
+the rule, else their failures would shrink ``sigma`` long before the
+constants are found. The rule is replayed over the history, so the step is
+a pure function of it.
 """
 
 from __future__ import annotations
@@ -26,16 +32,28 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..encoding import numeric_unit
 from ..space import Config, Int, Real, Space, trace, walk
 from ..space.config import Decision, Scalar
 from .candidates import step_decision
 
-__all__ = ["SIGMA_MAX", "SIGMA_MIN", "has_numbers", "step_numbers", "step_size", "structure"]
+__all__ = [
+    "LOCAL",
+    "SIGMA_MAX",
+    "SIGMA_MIN",
+    "has_numbers",
+    "numbers",
+    "step_numbers",
+    "step_size",
+    "structure",
+]
 
-#: The factor of ``sigma`` after an improvement, and after any other evaluation.
+#: The factor of ``sigma`` after a local improvement, and after any other local evaluation.
 GROW, SHRINK = math.exp(1 / 3), math.exp(-1 / 12)
 #: Bounds of ``sigma`` on the unit scale: no wider than the range, no finer than rounding noise.
 SIGMA_MIN, SIGMA_MAX = 1e-6, 1.0
+#: An evaluation within this many ``sigma`` of the best (in every number) counts for the rule.
+LOCAL = 3.0
 
 
 def structure(root: Space, config: Config) -> frozenset[tuple[str, Scalar]]:
@@ -48,19 +66,36 @@ def has_numbers(root: Space, config: Config) -> bool:
     return any(isinstance(node, (Real, Int)) for _, node in trace(root, config))
 
 
-def step_size(losses: Sequence[float], sigma0: float) -> float:
-    """``sigma`` after the 1/5th rule replayed over one structure's ``losses`` in trial order.
+def numbers(root: Space, config: Config) -> np.ndarray:
+    """The numbers of ``config`` on their unit scales, in walk order."""
+    return np.array(
+        [
+            numeric_unit(node, float(config[a]))
+            for a, node in trace(root, config)
+            if isinstance(node, (Real, Int))
+        ]
+    )
 
-    The first loss sets the structure's best; each later one grows ``sigma``
-    by ``GROW`` if it is lower than the best so far, else shrinks it by
-    ``SHRINK``; the result is clipped to ``[SIGMA_MIN, SIGMA_MAX]``.
+
+def step_size(points: np.ndarray, losses: Sequence[float], sigma0: float) -> float:
+    """``sigma`` after the 1/5th rule replayed over one structure's evaluations in trial order.
+
+    ``points[i]`` holds the numbers of evaluation ``i`` on their unit scales
+    and ``losses[i]`` its loss. The first evaluation is the best so far; each
+    later one within ``LOCAL * sigma`` of the best so far in every number
+    grows ``sigma`` by ``GROW`` if its loss is lower, else shrinks it by
+    ``SHRINK`` (clipped to ``[SIGMA_MIN, SIGMA_MAX]``); a lower loss makes
+    it the best, local or not.
     """
+    points = np.asarray(points, dtype=float)
     sigma = float(np.clip(sigma0, SIGMA_MIN, SIGMA_MAX))
-    best = math.inf
-    for i, loss in enumerate(losses):
-        if i > 0:
-            sigma = float(np.clip(sigma * (GROW if loss < best else SHRINK), SIGMA_MIN, SIGMA_MAX))
-        best = min(best, loss)
+    best = 0
+    for i in range(1, len(losses)):
+        better = losses[i] < losses[best]
+        if np.all(np.abs(points[i] - points[best]) <= LOCAL * sigma):
+            sigma = float(np.clip(sigma * (GROW if better else SHRINK), SIGMA_MIN, SIGMA_MAX))
+        if better:
+            best = i
     return sigma
 
 
