@@ -68,13 +68,13 @@ def has_numbers(root: Space, config: Config) -> bool:
 
 def numbers(root: Space, config: Config) -> np.ndarray:
     """The numbers of ``config`` on their unit scales, in walk order."""
-    return np.array(
-        [
-            numeric_unit(node, float(config[a]))
-            for a, node in trace(root, config)
-            if isinstance(node, (Real, Int))
-        ]
-    )
+    units = []
+    for a, node in trace(root, config):
+        if isinstance(node, (Real, Int)):
+            value = config[a]
+            assert isinstance(value, (int, float))
+            units.append(numeric_unit(node, float(value)))
+    return np.array(units)
 
 
 def step_size(points: np.ndarray, losses: Sequence[float], sigma0: float) -> float:
