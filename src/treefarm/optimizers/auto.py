@@ -27,9 +27,10 @@ best median on 9 of the 17 problems of the grammar benchmark where TPE has
 3; with the GP's trials it does better still where measured
 (``bench/RESULTS.md``, 100 evaluations, 10 seeds, median best loss, this
 rule / grammar search alone / the former rule, TPE proposing with the GP's
-every third trial): Nguyen-1 0.066 / 0.090 / –, Nguyen-8 0.14 / 0.29 /
-0.16, ``kernel_search`` 2.60 / 3.09 / 2.79 (the GP alone: 1.68). The GP's
-trials make a suggestion cost 0.42 s of CPU on average there, against
+every third trial): Nguyen-1 0.066 / 0.090 / –, Nguyen-7 0.035 / 0.062 /
+–, Nguyen-8 0.14 / 0.29 / 0.16, ``kernel_search`` 2.60 / 3.09 / 2.79 (TPE
+alone: Nguyen-8 0.098; the GP alone: ``kernel_search`` 1.68). The GP's
+trials make a suggestion cost about 0.4 s of CPU on average there, against
 7 ms for grammar search alone.
 
 Which optimizer makes trial ``t`` depends only on ``t`` (the number of
