@@ -450,10 +450,7 @@ class GP(Optimizer):
             )
             if log_prior is not None:
                 acq = PriorWeighted(
-                    acq,
-                    log_prior,
-                    self.prior_beta / len(losses),
-                    log_space=self.acquisition in LOG_ACQUISITIONS,
+                    acq, log_prior, self.prior_beta / len(losses), log_space=self.acquisition in LOG_ACQUISITIONS
                 )
             if self.acquisition == "ts":
                 x = Xc[int(np.argmax(acq(Xc, grad=False)[0]))]

@@ -175,9 +175,7 @@ def hint_log_prior(space: Space, hints: Sequence[Hint], config: Mapping[str, Sca
     log_pi = 0.0
     if good:
         c_max = max(h.credibility for h in good)
-        mixture = sum(h.credibility * hint_window(space, h, config) for h in good) / sum(
-            h.credibility for h in good
-        )
+        mixture = sum(h.credibility * hint_window(space, h, config) for h in good) / sum(h.credibility for h in good)
         log_pi += c_max * math.log(mixture)
     for h in bad:
         log_pi += math.log(max(1.0 - h.credibility * hint_window(space, h, config), FLOOR))
@@ -209,9 +207,7 @@ def apply_hints(
     good = [h for h in hints if h.weight > 0 and h.credibility > 0]
     bad = [h for h in hints if h.weight < 0 and h.credibility > 0]
     if good:
-        shares = np.array(
-            [min(1.0, 2.0 * h.credibility * hint_reliability(space, h, complete)) for h in good]
-        )
+        shares = np.array([min(1.0, 2.0 * h.credibility * hint_reliability(space, h, complete)) for h in good])
         if rng.random() < shares.max() * EVIDENCE / (EVIDENCE + len(complete)):
             chosen = good[int(rng.choice(len(good), p=shares / shares.sum()))]
             config = hint_draw(space, chosen, rng)

@@ -87,9 +87,7 @@ def from_spec(spec: dict[str, Any]) -> Optimizer:
             f"but got stored_algo={spec.get('algo')!r}, options={spec.get('options')!r}"
         )
     options = {
-        key: from_spec(value["optimizer"])
-        if isinstance(value, dict) and set(value) == {"optimizer"}
-        else value
+        key: from_spec(value["optimizer"]) if isinstance(value, dict) and set(value) == {"optimizer"} else value
         for key, value in spec["options"].items()
     }
     return make_optimizer(spec["algo"], **options)
