@@ -1,6 +1,6 @@
 """The grammar benchmark's tables: final best loss per method with bootstrap intervals, exact recoveries, wins.
 
-``python -m bench.grammar_report FILE... [--budget 100] [--methods a,b,...]``
+``python -m bench.grammar_report FILE... [--budget 100] [--methods a,b,...] [--relabel FILE:METHOD=LABEL]``
 
 For each problem and method, over seeds: the median of the best loss after
 ``budget`` evaluations, with a 95 % percentile-bootstrap interval of that
@@ -9,6 +9,8 @@ seeded); the number of seeds that recovered the target exactly (loss below
 :data:`bench.symbolic.EXACT`, symbolic regression only); and per problem the
 method with the lowest median. Rows that are not ``ok`` are left out; a
 method with fewer than 10 seeds on a problem is shown with its seed count.
+``--relabel`` shows one file's rows of a method under another name (two
+versions of one method, say, recorded in different files).
 """
 
 from __future__ import annotations
@@ -105,8 +107,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=100)
     parser.add_argument("--methods", default="tf-grammar,tf-random,tf-tpe,tf-anneal,tf-gp,optuna-tpe,gplearn")
     parser.add_argument("--problems", default="", help="only these problems (comma-separated)")
+    parser.add_argument(
+        "--relabel", action="append", default=[], metavar="FILE:METHOD=LABEL", help="rename a file's method"
+    )
     args = parser.parse_args(argv)
-    by_key = {key_of(r): r for path in args.results for r in read_rows(path)}  # a rerun key: last file wins
+    labels = {}
+    for spec in args.relabel:
+        where, label = spec.split("=", 1)
+        path, method = where.rsplit(":", 1)
+        labels[(Path(path), method)] = label
+    by_key = {
+        key_of(r): r
+        for path in args.results
+        for r in (
+            {**row, "method": labels.get((path, row["method"]), row["method"])} for row in read_rows(path)
+        )
+    }  # a rerun key: last file wins
     rows = list(by_key.values())
     if args.problems:
         keep = set(args.problems.split(","))

@@ -7,9 +7,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from treefarm import GP, TPE, Auto, Choice, Config, History, Int, Observation, Optimizer, Real, Study
+from treefarm import GP, TPE, Auto, Choice, Config, History, Int, Observation, Optimizer, Real, Study, Var, op
 from treefarm.exceptions import ConfigError, StudyError
 from treefarm.optimizers import available, make_optimizer
+from treefarm.space import sample
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
@@ -26,7 +27,9 @@ def test_auto_is_registered() -> None:
         make_optimizer("autto")
 
 
-def test_tpe_proposes_alternate_trials_only_while_stalled_and_leads_on_recursive_spaces() -> None:
+def test_tpe_proposes_alternate_trials_only_while_stalled_and_grammar_search_leads_on_recursive_spaces() -> (
+    None
+):
     auto = Auto()
 
     def names(recursive: bool, stalled: bool, categorical: bool = False) -> list[str]:
@@ -39,7 +42,7 @@ def test_tpe_proposes_alternate_trials_only_while_stalled_and_leads_on_recursive
     assert names(False, True) == ["TPE", "GP"] * 3
     assert names(False, False, categorical=True) == ["GP", "GP", "TPE"] * 2
     assert names(False, True, categorical=True) == ["TPE", "GP", "TPE", "GP", "TPE", "TPE"]
-    assert names(True, False) == names(True, True) == ["TPE", "TPE", "GP"] * 2
+    assert names(True, False) == names(True, True) == ["GrammarSearch", "GrammarSearch", "GP"] * 2
 
 
 def _history(n: int, seed: int = 0) -> History:
@@ -137,3 +140,19 @@ def test_same_seed_same_study() -> None:
 
 def test_tpe_defaults_inside_auto() -> None:
     assert isinstance(Auto().tpe, TPE) and Auto().tpe.n_startup == 5
+
+
+def test_on_a_recursive_space_the_start_is_the_grammar_searchs() -> None:
+    """Before the GP's first trial, auto suggests exactly what grammar search does (a pure function of the history)."""
+    add = op(lambda a, b: a + b, name="add", commutative=True)
+    E = Var("E", max_depth=3)
+    E.define(add(E, E) | Real(-1.0, 1.0))
+    history = History(
+        complete=tuple(
+            Observation(c, float(i)) for i, c in enumerate(sample(E, np.random.default_rng(0), n=4))
+        )
+    )
+    auto = Auto()
+    assert auto.suggest(E, history, 1, np.random.default_rng(5)) == auto.grammar.suggest(
+        E, history, 1, np.random.default_rng(5)
+    )

@@ -5,8 +5,10 @@ GP's unit cube) see two equal subtrees at different depths as unrelated
 parameters. Each suggestion after ``n_startup`` distinct prior draws:
 
 1. splits the completed observations into the best ``gamma`` fraction
-   (good) and the rest (bad), as TPE does (Bergstra et al., 2011);
-2. makes ``n_candidates`` children of good parents (biased towards the best
+   (good) and the rest (bad), as TPE does (Bergstra et al., 2011), for the
+   model of step 4;
+2. makes ``n_candidates`` children of good parents (the best of each of the
+   best ``gamma`` fraction of structures, below; biased towards the best
    by ``greed``) by the moves of genetic
    programming on derivation trees — hoist, wrap and regrow of a subtree and
    numeric steps (:mod:`treefarm.optimizers.anneal_moves`), subtree crossover
@@ -22,13 +24,21 @@ parameters. Each suggestion after ``n_startup`` distinct prior draws:
    tree a production is only through its parent and grandparent, so what
    was learnt at one depth applies at every depth.
 
-Constants fitted inside a structure: with probability ``p_constants``, when
-the best configuration has numeric decisions, the suggestion keeps the best
-configuration's structure and steps only its numbers (a Gaussian step on the
-unit scale, of standard deviation ``scale / sqrt(1 + m)`` where ``m`` is the
-number of evaluated configurations of that same structure: the local search
-narrows as the structure's constants are explored). This is the thesis's
-"apply of a continuous space": a structure is a function of its constants.
+The parents are structures, not configurations: the good fraction is taken
+of the best configuration of each *structure* (its decisions other than
+numbers: which expression), so one structure whose constants keep improving
+by a little cannot fill the good set with near copies of itself (on
+``kernel_search`` a long RBF kernel did, and the search stopped exploring).
+
+Constants fitted inside a structure: with probability ``p_constants``, the
+suggestion takes a good structure with numeric decisions, uniformly, keeps
+it and moves only the numbers of its best configuration, by a (1+1)
+evolution strategy whose step size follows the 1/5th success rule replayed
+over the evaluations of that structure
+(:mod:`treefarm.optimizers.structure_constants`): the step widens while
+moving the constants pays and narrows around their optimum. This is the
+thesis's "apply of a continuous space": a structure is a function of its
+constants. On spaces without numbers both rules change nothing.
 
 Stateless: everything comes from the history and the generator; the cache of
 canonical forms and features only saves recomputing them.
@@ -43,12 +53,13 @@ import numpy as np
 
 from ..encoding.productions import feature_matrix, productions
 from ..models.bernoulli import log_ratio, log_ratio_weights
-from ..space import Config, Int, Real, Space, analyze, canonical, convert, has_rules, sample, trace, walk
-from ..space.config import Decision, Scalar
+from ..space import Config, Space, analyze, canonical, convert, has_rules, sample
+from ..space.config import Scalar
 from .anneal_moves import neighbour
 from .base import History, Observation, Optimizer
-from .candidates import crossover, step_decision
+from .candidates import crossover
 from .options import check_int, check_positive, check_range
+from .structure_constants import has_numbers, numbers, step_numbers, step_size, structure
 
 __all__ = ["GrammarSearch"]
 
@@ -66,8 +77,9 @@ class GrammarSearch(Optimizer):
     a parent towards the best: the good parent at rank ``floor(n_good u^greed)``
     for a uniform ``u`` (1 is uniform over the good ones); ``p_prior`` the share of
     children drawn fresh from the prior; ``p_crossover`` the share made by
-    crossover; ``p_constants`` the chance of a constants-only step of the
-    best; ``scale`` the numeric step on the unit scale; ``rate`` the chance
+    crossover; ``p_constants`` the chance of a constants-only step of a
+    good structure; ``scale`` the numeric step of a mutation on the unit scale, and the
+    first step of a structure's constants; ``rate`` the chance
     that each other decision of a mutated child moves too.
     """
 
@@ -103,19 +115,21 @@ class GrammarSearch(Optimizer):
         self.rate = rate
         self.greed = greed
         self._cache: dict[tuple[Space, Config], tuple[str, frozenset[str]]] = {}
+        self._structures: dict[tuple[Space, Config], frozenset[tuple[str, Scalar]]] = {}
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
         analyze(root)
         rules = has_rules(root)
         seen = {self._key(root, c, rules) for c in history.seen()}
-        complete = sorted((o for o in history.complete if math.isfinite(o.loss)), key=lambda o: o.loss)
+        ordered = [o for o in history.complete if math.isfinite(o.loss)]
+        complete = sorted(ordered, key=lambda o: o.loss)
         out: list[Config] = []
         for _ in range(n):
             if len(complete) < self.n_startup:
                 config = self._fresh(root, seen, rules, lambda: sample(root, rng))
             else:
-                config = self._evolve(root, complete, seen, rules, rng)
+                config = self._evolve(root, complete, ordered, seen, rules, rng)
             seen.add(self._key(root, config, rules))
             out.append(config)
         return out
@@ -133,6 +147,15 @@ class GrammarSearch(Optimizer):
     def _key(self, root: Space, config: Config, rules: bool) -> str:
         return self._entry(root, config, rules)[0]
 
+    def _structure(self, root: Space, config: Config) -> frozenset[tuple[str, Scalar]]:
+        """The structure of ``config`` (cached)."""
+        found = self._structures.get((root, config))
+        if found is None:
+            if len(self._structures) > CACHE_SIZE:
+                self._structures.clear()
+            found = self._structures[(root, config)] = structure(root, config)
+        return found
+
     def _fresh(self, root: Space, seen: set[str], rules: bool, draw: Callable[[], Config]) -> Config:
         """The first of ``MAX_TRIES`` draws that is new to ``seen`` (else the last)."""
         for _ in range(MAX_TRIES):
@@ -145,16 +168,18 @@ class GrammarSearch(Optimizer):
         self,
         root: Space,
         complete: list[Observation],
+        ordered: list[Observation],
         seen: set[str],
         rules: bool,
         rng: np.random.Generator,
     ) -> Config:
         n_good = max(1, math.ceil(self.gamma * len(complete)))
-        good = [o.config for o in complete[:n_good]]
-        best = complete[0].config
-        if rng.random() < self.p_constants and _has_numbers(root, best):
-            width = self.scale / math.sqrt(1 + _same_structure(root, best, complete))
-            config = self._fresh(root, seen, rules, lambda: _step_numbers(root, best, rng, width))
+        good = self._parents(root, complete)
+        fitted = [c for c in good if has_numbers(root, c)] if rng.random() < self.p_constants else []
+        if fitted:
+            centre = fitted[int(rng.integers(len(fitted)))]
+            sigma = self._sigma(root, centre, ordered)
+            config = self._fresh(root, seen, rules, lambda: step_numbers(root, centre, rng, sigma))
             if self._key(root, config, rules) not in seen:
                 return config
         children = self._children(root, good, seen, rules, rng)
@@ -169,6 +194,20 @@ class GrammarSearch(Optimizer):
         scores = log_ratio(X, w1, w0)
         top = np.flatnonzero(scores >= scores.max() - 1e-12)
         return children[int(top[int(rng.integers(len(top)))])]
+
+    def _sigma(self, root: Space, centre: Config, ordered: list[Observation]) -> float:
+        """The numeric step of ``centre``'s structure: the 1/5th rule over its evaluations."""
+        mine = self._structure(root, centre)
+        mates = [o for o in ordered if self._structure(root, o.config) == mine]
+        points = np.array([numbers(root, o.config) for o in mates])
+        return step_size(points, [o.loss for o in mates], self.scale)
+
+    def _parents(self, root: Space, complete: list[Observation]) -> list[Config]:
+        """The best configuration of each structure, best first: the good ``gamma`` fraction of them."""
+        ranked: dict[frozenset[tuple[str, Scalar]], Config] = {}
+        for o in complete:
+            ranked.setdefault(self._structure(root, o.config), o.config)
+        return list(ranked.values())[: max(1, math.ceil(self.gamma * len(ranked)))]
 
     def _children(
         self, root: Space, good: list[Config], seen: set[str], rules: bool, rng: np.random.Generator
@@ -188,30 +227,3 @@ class GrammarSearch(Optimizer):
             if key not in seen:
                 children.setdefault(key, child)
         return list(children.values())
-
-
-def _has_numbers(root: Space, config: Config) -> bool:
-    return any(isinstance(node, (Real, Int)) for _, node in trace(root, config))
-
-
-def _structure(root: Space, config: Config) -> frozenset[tuple[str, Scalar]]:
-    """The configuration without its numeric decisions: the structure it selects."""
-    return frozenset((a, config[a]) for a, node in trace(root, config) if not isinstance(node, (Real, Int)))
-
-
-def _same_structure(root: Space, config: Config, complete: list[Observation]) -> int:
-    """How many observations share ``config``'s structure."""
-    mine = _structure(root, config)
-    return sum(_structure(root, o.config) == mine for o in complete)
-
-
-def _step_numbers(root: Space, config: Config, rng: np.random.Generator, width: float) -> Config:
-    """``config`` with every number stepped (Gaussian of ``width`` on the unit scale)."""
-
-    def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
-        old = config[address]
-        if isinstance(node, (Real, Int)):
-            return step_decision(node, old, allowed, rng, width)
-        return old
-
-    return walk(root, decide)[0]
