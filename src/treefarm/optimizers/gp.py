@@ -173,7 +173,13 @@ def is_stalled(losses: np.ndarray, x: np.ndarray, X: np.ndarray, *, patience: in
     """No significant improvement for ``patience`` evaluations and the
     proposal ``x`` (d,) within :data:`STALL_DISTANCE` of an evaluated row of
     ``X`` (n, d) (root-mean-square distance over the columns)."""
-    if evaluations_since_improvement(losses) < patience or len(X) == 0:
+    return evaluations_since_improvement(losses) >= patience and collapsed(x, X)
+
+
+def collapsed(x: np.ndarray, X: np.ndarray) -> bool:
+    """Whether the proposal ``x`` (d,) lies within :data:`STALL_DISTANCE` of an
+    evaluated row of ``X`` (n, d) (root-mean-square distance over the columns)."""
+    if len(X) == 0:
         return False
     rms = np.sqrt(np.mean((X - x[None, :]) ** 2, axis=1))
     return bool(rms.min() < STALL_DISTANCE)
@@ -479,6 +485,8 @@ class GP(Optimizer):
         free = Ac & ~_join_columns(encoding)[None, :]
         seen = history.seen()
         log_prior = self._hint_log_prior(encoding, history.hints, configs, losses)
+        # the history part of the stall test (is_stalled), once per suggestion: it fits the warp
+        no_progress = self.explore_stalls and evaluations_since_improvement(losses) >= STALL_PATIENCE
         out: list[Config] = []
         for _ in range(n):
             acq = make_acquisition(
@@ -494,7 +502,7 @@ class GP(Optimizer):
                 x, _ = maximize(
                     acq, _domain(encoding, joins=False), Xc, free=free, n_starts=self.n_starts, rng=rng
                 )
-            if self.explore_stalls and is_stalled(losses, x, X):
+            if no_progress and collapsed(x, X):
                 x = _explore(model, Xc[:n_cover], X, best, rng)
             config = encoding.decode(x)
             if config in seen:
