@@ -35,11 +35,7 @@ def _one_blas_thread() -> Iterator[None]:
 def postgres_url() -> Iterator[str]:
     """The URL of a database on a throwaway cluster (one per test session), skipped
     only where PostgreSQL is absent."""
-    pytest.importorskip("psycopg", reason="the postgres extra (psycopg 3) is not installed")
-    from .storage.postgres import pg_binaries, postgres_cluster
+    from .storage.postgres import postgres_cluster, required_pg_binaries
 
-    bindir = pg_binaries()
-    if bindir is None:
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
-    with postgres_cluster(bindir) as url:
+    with postgres_cluster(required_pg_binaries()) as url:
         yield url

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 __all__ = ["Cluster", "pg_binaries", "postgres_cluster", "restartable_cluster"]
 
 
@@ -30,6 +32,16 @@ def pg_binaries() -> Path | None:
     if found:
         return Path(found[-1]).parent
     return Path(on_path).parent if on_path else None
+
+
+def required_pg_binaries() -> Path:
+    """:func:`pg_binaries`, or a skip of the calling test or fixture that names
+    what is missing (psycopg, or the server's initdb and pg_ctl)."""
+    pytest.importorskip("psycopg", reason="the postgres extra (psycopg 3) is not installed")
+    bindir = pg_binaries()
+    if bindir is None:
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    return bindir
 
 
 def _free_port() -> int:

@@ -21,7 +21,7 @@ from treefarm.storage.journal import replay
 from treefarm.storage.resilience import Failure, RetryClock
 
 from . import outage_workers
-from .postgres import Cluster, pg_binaries, restartable_cluster
+from .postgres import Cluster, required_pg_binaries, restartable_cluster
 
 COMPLETE, RUNNING = TrialState.COMPLETE, TrialState.RUNNING
 
@@ -181,11 +181,7 @@ def test_recover_writes_a_journal_and_moves_refused_entries_aside(
 # ---------------------------------------------------------------- PostgreSQL
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    pytest.importorskip("psycopg", reason="the postgres extra (psycopg 3) is not installed")
-    bindir = pg_binaries()
-    if bindir is None:
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
-    with restartable_cluster(bindir) as running:
+    with restartable_cluster(required_pg_binaries()) as running:
         yield running
 
 
