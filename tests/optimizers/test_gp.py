@@ -18,6 +18,7 @@ from treefarm.optimizers.gp import (
     REFIT_ALL,
     STALL_DISTANCE,
     evaluations_since_improvement,
+    explores,
     is_stalled,
     refit_point,
     startup_size,
@@ -248,21 +249,43 @@ def test_a_stall_needs_both_no_improvement_and_a_proposal_on_an_evaluated_point(
     assert not is_stalled(improving, near, X)
 
 
+def _clustered(n_cluster: int) -> tuple[list[float], History]:
+    """Eleven spread evaluations of (x - 0.2)^2 (the third, x = 0.2, exact),
+    then ``n_cluster`` around it, none better: stalled for 8 + n_cluster."""
+    xs = [*np.linspace(0, 1, 11), *(0.2 + np.linspace(-2e-3, 2e-3, n_cluster))]
+    return xs, History(complete=tuple(Observation(Config({"x": float(x)}), float((x - 0.2) ** 2)) for x in xs))
+
+
+def _gaps(gp: GP, xs: list[float], history: History) -> list[float]:
+    """Distances of three seeded suggestions to the nearest evaluated point."""
+    proposals = [gp.suggest({"x": Real(0, 1)}, history, 1, np.random.default_rng(s))[0]["x"] for s in range(3)]
+    return [min(abs(float(p) - x) for x in xs) for p in proposals]  # type: ignore[arg-type]
+
+
 def test_a_stalled_gp_explores_away_from_every_evaluated_point() -> None:
-    """23 evaluations, the last 12 a cluster around the best point, none better:
-    log-EI's maximizer sits on the cluster; with the stall rule the suggestion
-    is a Thompson draw kept away from every evaluated point."""
-    xs = [*np.linspace(0, 1, 11), *(0.2 + np.linspace(-2e-3, 2e-3, 12))]
-    history = History(complete=tuple(Observation(Config({"x": float(x)}), float((x - 0.2) ** 2)) for x in xs))
-    space = {"x": Real(0, 1)}
+    """Stalled for 20 evaluations on a cluster around the best point:
+    log-EI's maximizer sits on the cluster; with the stall rule (exploring on
+    every stalled suggestion) the suggestion is a Thompson draw kept away from
+    every evaluated point."""
+    xs, history = _clustered(12)
 
-    def gaps(explore: bool) -> list[float]:
-        gp = GP(explore_stalls=explore, n_candidates=128, n_local=64, n_starts=2)
-        proposals = [gp.suggest(space, history, 1, np.random.default_rng(s))[0]["x"] for s in range(3)]
-        return [min(abs(float(p) - x) for x in xs) for p in proposals]  # type: ignore[arg-type]
+    def gp(explore: bool) -> GP:
+        return GP(explore_stalls=explore, explore_every=1, n_candidates=128, n_local=64, n_starts=2)
 
-    assert max(gaps(False)) < STALL_DISTANCE
-    assert min(gaps(True)) >= STALL_DISTANCE
+    assert max(_gaps(gp(False), xs, history)) < STALL_DISTANCE
+    assert min(_gaps(gp(True), xs, history)) >= STALL_DISTANCE
+
+
+def test_a_stalled_gp_explores_on_one_suggestion_in_three_and_refines_in_between() -> None:
+    assert [explores(s) for s in range(9, 17)] == [False, True, False, False, True, False, False, True]
+    assert [explores(s, 1) for s in range(9, 12)] == [False, True, True]
+    gp = GP(n_candidates=128, n_local=64, n_starts=2)
+    xs, history = _clustered(11)  # stalled for 19: explores
+    assert min(_gaps(gp, xs, history)) >= STALL_DISTANCE
+    xs, history = _clustered(12)  # stalled for 20: refines the incumbent
+    assert max(_gaps(gp, xs, history)) < STALL_DISTANCE
+    with pytest.raises(ConfigError, match="explore_every=0"):
+        GP(explore_every=0)
 
 
 def _quadratic_with_a_lucky_trial(lucky_variance: float) -> History:

@@ -93,6 +93,7 @@ class Auto(Optimizer):
         patience: int = STALL_PATIENCE,
         tpe_every: int = 3,
         gp_every: int = 3,
+        stalled_tpe_every: int = 2,
         gp: GP | None = None,
         tpe: TPE | None = None,
         grammar: GrammarSearch | None = None,
@@ -100,6 +101,8 @@ class Auto(Optimizer):
         check_int("patience", patience)
         check_int("tpe_every", tpe_every, minimum=2)
         check_int("gp_every", gp_every, minimum=2)
+        check_int("stalled_tpe_every", stalled_tpe_every)
+        self.stalled_tpe_every = stalled_tpe_every
         self.patience = patience
         self.tpe_every = tpe_every
         self.gp_every = gp_every
@@ -111,7 +114,7 @@ class Auto(Optimizer):
         """The optimizer that proposes trial ``t`` (``categorical``: the space has choices or joins)."""
         if recursive:
             return self.gp if t % self.gp_every == self.gp_every - 1 else self.grammar
-        if stalled and t % 2 == 0:
+        if stalled and t % self.stalled_tpe_every == 0:
             return self.tpe
         return self.tpe if categorical and t % self.tpe_every == self.tpe_every - 1 else self.gp
 
