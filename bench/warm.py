@@ -123,16 +123,16 @@ def _cold_or(row: dict[str, Any], source_algo: str) -> bool:
     return row["variant"] == "cold" or row["source"] == source_algo
 
 
-def run(seeds: int, problems: list[str], source_algo: str = "auto") -> None:
-    """The missing runs, seed by seed, one JSON line each."""
-    done = {(r["problem"], r["variant"], r["seed"]) for r in _rows(OUT) if _cold_or(r, source_algo)}
-    OUT.parent.mkdir(parents=True, exist_ok=True)
+def run(seeds: int, problems: list[str], source_algo: str = "auto", out: Path = OUT) -> None:
+    """The missing runs, seed by seed, one JSON line each in ``out``."""
+    done = {(r["problem"], r["variant"], r["seed"]) for r in _rows(out) if _cold_or(r, source_algo)}
+    out.parent.mkdir(parents=True, exist_ok=True)
     for seed in range(seeds):
         for name in problems:
             for variant in VARIANTS[name]:
                 if (name, variant, seed) not in done:
                     row = run_one(PROBLEMS[name], variant, seed, source_algo)
-                    with OUT.open("a") as f:
+                    with out.open("a") as f:
                         f.write(json.dumps(row) + "\n")
 
 
@@ -174,13 +174,15 @@ def main() -> None:
     r.add_argument("--seeds", type=int, default=10)
     r.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     r.add_argument("--source", default="auto", help="the optimizer of the source studies")
+    r.add_argument("--out", type=Path, default=OUT, help="the JSON lines file the rows are appended to")
     p = sub.add_parser("report")
     p.add_argument("--source", default="auto", help="the optimizer of the source studies")
+    p.add_argument("--out", type=Path, default=OUT, help="the JSON lines file to read")
     args = parser.parse_args()
     if args.command == "run":
-        run(args.seeds, args.problems, args.source)
+        run(args.seeds, args.problems, args.source, args.out)
     else:
-        print(report(source_algo=args.source))
+        print(report(args.out, source_algo=args.source))
 
 
 if __name__ == "__main__":

@@ -45,6 +45,34 @@ def test_tpe_proposes_alternate_trials_only_while_stalled_and_grammar_search_lea
     assert names(True, False) == names(True, True) == ["GrammarSearch", "GrammarSearch", "GP"] * 2
 
 
+def test_tpe_takes_one_stalled_trial_in_stalled_tpe_every_and_bad_options_are_named() -> None:
+    auto = Auto(stalled_tpe_every=4)
+    assert [type(auto.proposer(t, recursive=False, stalled=True)).__name__ for t in range(8)] == (
+        ["TPE", "GP", "GP", "GP"] * 2
+    )
+    with pytest.raises(ConfigError, match="stall_scale='warped'"):
+        Auto(stall_scale="warped")
+    with pytest.raises(ConfigError, match="stalled_tpe_every=0"):
+        Auto(stalled_tpe_every=0)
+
+
+def test_stalls_on_the_models_scale_count_an_improvement_the_raw_range_hides() -> None:
+    """One diverged loss (1e7) sets the raw range: on that scale the search is
+    stalled and trial 16 (even) is TPE's; on the model's scale the later gains
+    count, the search is not stalled, and the trial is the GP's."""
+    losses = [1e7, 300.0, 80.0, 40.0, *np.linspace(39.0, 5.0, 12)]
+    history = History(complete=tuple(Observation(Config({"x": float(i)}), v) for i, v in enumerate(losses)))
+    space = {"x": Real(0, 100)}
+    gp = GP(n_candidates=32, n_local=16, n_starts=1)
+
+    def proposal(optimizer: Optimizer) -> list[Config]:
+        return optimizer.suggest(space, history, 1, np.random.default_rng(0))
+
+    raw, model = Auto(gp=gp), Auto(gp=gp, stall_scale="model")
+    assert proposal(raw) == proposal(raw.tpe) != proposal(gp)
+    assert proposal(model) == proposal(gp)
+
+
 def _history(n: int, seed: int = 0) -> History:
     rng = np.random.default_rng(seed)
     xs = rng.uniform(-5, 5, n)

@@ -71,9 +71,10 @@ refinement of the right one (Branin's regret stayed at 2.5e-4 where the
 refined runs reach 1e-6). Measured (bench/RESULTS.md, "The GP's stall rule,
 rate-limited"; 18 problems, 10 seeds, median regret at 100): exploring on one
 stalled suggestion in 3 had a lower median than exploring on every one on 15,
-lower beyond noise on 5 (BBOB f10 1.7 against 6.2, f7 1.3e-7 against 0.016),
-higher beyond noise on none; no exploration at all lost Gallagher's global
-basin (f22 0.13 against 0.007). Both conditions are functions of the history,
+lower beyond noise on 6 (Branin 7.8e-7 against 2.5e-4, BBOB f10 1.7 against
+6.2), higher beyond noise on none; never exploring was worse beyond noise on
+Branin and BBOB f7 and by median where a basin must be left (f22 0.13 against
+0.007). Both conditions are functions of the history,
 so a resumed study stalls where the first one did.
 
 Output transform: the warp of :mod:`treefarm.models.gp.transform` (for

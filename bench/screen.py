@@ -1,0 +1,172 @@
+"""Screening an optimizer's design: variants of treefarm's optimizers side by side, in-process.
+
+A design change (a rule of the GP, a mix of ``auto``) is judged on many
+problems at once before the full benchmark is rerun: each named variant below
+runs ``budget`` evaluations of every problem and seed in this process
+(``bench.methods.run_treefarm``: the same study loop as the benchmark, so a
+variant equal to a default gives the benchmark's rows to the bit), and the
+report counts, against a base variant, the problems where a variant's median
+regret at the end is lower, and lower or higher beyond noise (a 95%
+percentile bootstrap interval of the difference of medians that excludes 0,
+``bench.report.median_difference_interval``).
+
+Problems: the names of ``bench.problems`` (``branin``, ``levy10``...) and
+BBOB functions as ``f{n}`` in ``--dim`` dimensions (seed ``s`` on instance
+``1 + s % 3``, as ``bench.bbob``). Rows (JSON lines, resumable) hold the
+best-so-far regret curve and the CPU seconds of the run.
+
+Usage::
+
+    python -m bench.screen run --problems f1,f10,branin --variants gp,gp-explore-each --seeds 10 \
+        --out bench/results/stall_screen.jsonl
+    python -m bench.screen report bench/results/stall_screen.jsonl --base gp-explore-each
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .bbob import SOLVED, bbob_problems, instance_of_seed, name
+from .methods import run_treefarm
+from .problems import Problem, all_problems
+from .report import median_difference_interval
+
+
+def _variants() -> dict[str, Callable[[], Any]]:
+    import treefarm as tf
+
+    return {
+        "gp": lambda: tf.GP(),
+        "gp-explore-each": lambda: tf.GP(explore_every=1),
+        "gp-explore-2": lambda: tf.GP(explore_every=2),
+        "gp-explore-5": lambda: tf.GP(explore_every=5),
+        "gp-no-stall": lambda: tf.GP(explore_stalls=False),
+        "auto": lambda: tf.Auto(),
+        "auto-explore-each": lambda: tf.Auto(gp=tf.GP(explore_every=1)),
+        "auto-tpe-4": lambda: tf.Auto(stalled_tpe_every=4),
+        "auto-model-scale": lambda: tf.Auto(stall_scale="model"),
+    }
+
+
+def _is_bbob(key: str) -> bool:
+    return key.startswith("f") and key[1:].isdigit()
+
+
+def problem(key: str, seed: int, dim: int) -> Problem:
+    """A BBOB function ``f{n}`` in ``dim`` dimensions on the seed's instance, or a named problem."""
+    if _is_bbob(key):
+        return bbob_problems()[name(int(key[1:]), instance_of_seed(seed), dim)]
+    return all_problems()[key]
+
+
+def run(problems: list[str], variants: list[str], seeds: int, dim: int, budget: int, out: Path) -> None:
+    """The missing (seed, problem, variant) runs, seed by seed (a stopped
+    screen has every problem's first seeds), one JSON line each."""
+    made = _variants()
+    unknown = [v for v in variants if v not in made]
+    if unknown:
+        raise SystemExit(f"unknown variants {unknown}; known: {sorted(made)}")
+    done = {(r["problem"], r["dim"], r["seed"], r["variant"]) for r in _rows([out])} if out.exists() else set()
+    for seed in range(seeds):
+        for key in problems:
+            p, d = problem(key, seed, dim), dim if _is_bbob(key) else 0
+            for v in variants:
+                if (key, d, seed, v) in done:
+                    continue
+                start = time.process_time()
+                losses = run_treefarm(made[v](), p, seed, budget)["losses"]
+                curve = np.minimum.accumulate(losses) - (p.optimum or 0.0)
+                row = {"problem": key, "dim": d, "seed": seed, "variant": v, "budget": budget,
+                       "regret": curve.tolist(), "cpu": time.process_time() - start}
+                with out.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
+
+
+def _rows(paths: list[Path]) -> list[dict[str, Any]]:
+    return [json.loads(line) for p in paths for line in p.read_text().splitlines() if line.strip()]
+
+
+def stalled_for(regret: list[float], *, relative: float = 1e-2) -> int:
+    """Evaluations at the end of a run after the last improvement that cut
+    the best regret by more than ``relative`` of itself; 0 for a run that
+    ended within ``SOLVED`` of the optimum (as ``bench.bbob.final_stalls``)."""
+    if regret[-1] <= SOLVED:
+        return 0
+    best, last = np.inf, 0
+    for i, v in enumerate(regret):
+        if v < best * (1.0 - relative):
+            best, last = v, i
+    return len(regret) - 1 - last
+
+
+def report(paths: list[Path], base: str, *, n_boot: int = 2000, stall: int = 50) -> str:
+    """Median final regret per problem and variant (seeds), then each
+    variant's counts against ``base`` over the problems both ran on >= 5
+    common seeds, and the problems where most of a variant's seeds ended
+    stalled for ``stall`` evaluations or more (:func:`stalled_for`)."""
+    final: dict[tuple[str, str], dict[int, float]] = {}
+    stuck: dict[tuple[str, str], list[bool]] = {}
+    for r in _rows(paths):
+        label = r["problem"] if r["dim"] == 0 else f"{r['problem']} {r['dim']}-d"
+        final.setdefault((label, r["variant"]), {})[r["seed"]] = r["regret"][-1]
+        stuck.setdefault((label, r["variant"]), []).append(stalled_for(r["regret"]) >= stall)
+    problems = sorted({p for p, _ in final})
+    variants = sorted({v for _, v in final}, key=lambda v: (v != base, v))
+    lines = ["| problem | " + " | ".join(variants) + " |", "|---" * (len(variants) + 1) + "|"]
+    for p in problems:
+        cells = [f"{np.median(list(final[(p, v)].values())):.3g} ({len(final[(p, v)])})"
+                 if (p, v) in final else "-" for v in variants]
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    lines += ["", f"| variant | problems | lower median than {base} | lower beyond noise | higher beyond noise "
+              f"| stalled >= {stall} in most seeds |", "|---|---|---|---|---|---|"]
+    for v in variants:
+        stalled = [p for p in problems if (p, v) in stuck and 2 * sum(stuck[(p, v)]) > len(stuck[(p, v)])]
+        n = lower = better = worse = 0
+        for p in problems:
+            if (p, v) not in final or (p, base) not in final:
+                continue
+            common = sorted(set(final[(p, v)]) & set(final[(p, base)]))
+            if len(common) < 5:
+                continue
+            a = np.array([final[(p, v)][s] for s in common])
+            b = np.array([final[(p, base)][s] for s in common])
+            lo, hi = median_difference_interval(a, b, np.random.default_rng(0), n_boot=n_boot)
+            n += 1
+            lower += int(np.median(a) < np.median(b))
+            better += int(hi < 0)
+            worse += int(lo > 0)
+        lines.append(f"| {v} | {n} | {lower} | {better} | {worse} | {', '.join(stalled) or 'none'} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.screen")
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--problems", required=True, help="comma-separated: problem names and BBOB f1..f24")
+    r.add_argument("--variants", required=True, help=f"comma-separated, of {sorted(_variants())}")
+    r.add_argument("--seeds", type=int, default=10)
+    r.add_argument("--dim", type=int, default=2, help="dimension of the BBOB problems")
+    r.add_argument("--budget", type=int, default=100)
+    r.add_argument("--out", type=Path, required=True)
+    p = sub.add_parser("report")
+    p.add_argument("files", type=Path, nargs="+")
+    p.add_argument("--base", required=True)
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        run(args.problems.split(","), args.variants.split(","), args.seeds, args.dim, args.budget, args.out)
+    else:
+        print(report(args.files, args.base))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
