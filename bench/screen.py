@@ -107,6 +107,19 @@ def stalled_for(regret: list[float], *, relative: float = 1e-2) -> int:
     return len(regret) - 1 - last
 
 
+def mean_ranks(medians: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Each variant's rank of its median (1 = lowest, ties averaged) per
+    problem, averaged over the problems where every variant ran; NaN for a
+    variant missing on some problem."""
+    from scipy.stats import rankdata
+
+    everywhere = sorted(set.intersection(*(set(m) for m in medians.values()))) if medians else []
+    ranks = np.array([rankdata([m[v] for v in everywhere]) for m in medians.values()]).reshape(-1, len(everywhere))
+    out = {v: float("nan") for m in medians.values() for v in m}
+    out.update({v: float(ranks[:, i].mean()) for i, v in enumerate(everywhere)})
+    return out
+
+
 def report(paths: list[Path], base: str, *, n_boot: int = 2000, stall: int = 50) -> str:
     """Median final regret per problem and variant (seeds), then each
     variant's counts against ``base`` over the problems both ran on >= 5
@@ -125,8 +138,10 @@ def report(paths: list[Path], base: str, *, n_boot: int = 2000, stall: int = 50)
         cells = [f"{np.median(list(final[(p, v)].values())):.3g} ({len(final[(p, v)])})"
                  if (p, v) in final else "-" for v in variants]
         lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    ranks = mean_ranks({p: {v: np.median(list(final[(p, v)].values())) for v in variants if (p, v) in final}
+                        for p in problems})
     lines += ["", f"| variant | problems | lower median than {base} | lower beyond noise | higher beyond noise "
-              f"| stalled >= {stall} in most seeds |", "|---|---|---|---|---|---|"]
+              f"| stalled >= {stall} in most seeds | mean rank |", "|---|---|---|---|---|---|---|"]
     for v in variants:
         stalled = [p for p in problems if (p, v) in stuck and 2 * sum(stuck[(p, v)]) > len(stuck[(p, v)])]
         n = lower = better = worse = 0
@@ -143,7 +158,7 @@ def report(paths: list[Path], base: str, *, n_boot: int = 2000, stall: int = 50)
             lower += int(np.median(a) < np.median(b))
             better += int(hi < 0)
             worse += int(lo > 0)
-        lines.append(f"| {v} | {n} | {lower} | {better} | {worse} | {', '.join(stalled) or 'none'} |")
+        lines.append(f"| {v} | {n} | {lower} | {better} | {worse} | {', '.join(stalled) or 'none'} | {ranks[v]:.2f} |")
     return "\n".join(lines)
 
 
