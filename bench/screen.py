@@ -8,16 +8,22 @@ variant equal to a default gives the benchmark's rows to the bit), and the
 report counts, against a base variant, the problems where a variant's median
 regret at the end is lower, and lower or higher beyond noise (a 95%
 percentile bootstrap interval of the difference of medians that excludes 0,
-``bench.report.median_difference_interval``).
+``bench.report.median_difference_interval``), the problems where most of its
+seeds ended stalled, and its mean rank.
 
 Problems: the names of ``bench.problems`` (``branin``, ``levy10``...) and
 BBOB functions as ``f{n}`` in ``--dim`` dimensions (seed ``s`` on instance
 ``1 + s % 3``, as ``bench.bbob``). Rows (JSON lines, resumable) hold the
-best-so-far regret curve and the CPU seconds of the run.
+best-so-far regret curve and the CPU seconds of the run; ``dim`` is 0 for a
+named problem. Rows of the benchmark runner (``python -m bench run``,
+``python -m bench.bbob run``) join a screen under a variant's name with
+``import``.
 
 Usage::
 
     python -m bench.screen run --problems f1,f10,branin --variants gp,gp-explore-each --seeds 10 \
+        --out bench/results/stall_screen.jsonl
+    python -m bench.screen import bench/results/bbob_loo.jsonl --as tf-gp=gp-explore-each \
         --out bench/results/stall_screen.jsonl
     python -m bench.screen report bench/results/stall_screen.jsonl --base gp-explore-each
 """
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -67,27 +74,56 @@ def problem(key: str, seed: int, dim: int) -> Problem:
     return all_problems()[key]
 
 
+def _key(row: dict[str, Any]) -> tuple[str, int, int, str, int]:
+    return row["problem"], row["dim"], row["seed"], row["variant"], row["budget"]
+
+
+def _append(out: Path, rows: list[dict[str, Any]]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+
+
 def run(problems: list[str], variants: list[str], seeds: int, dim: int, budget: int, out: Path) -> None:
-    """The missing (seed, problem, variant) runs, seed by seed (a stopped
-    screen has every problem's first seeds), one JSON line each."""
+    """The missing (seed, problem, variant) runs of ``budget`` evaluations,
+    seed by seed (a stopped screen has every problem's first seeds), one
+    JSON line each."""
     made = _variants()
     unknown = [v for v in variants if v not in made]
     if unknown:
         raise SystemExit(f"unknown variants {unknown}; known: {sorted(made)}")
-    done = {(r["problem"], r["dim"], r["seed"], r["variant"]) for r in _rows([out])} if out.exists() else set()
+    done = {_key(r) for r in _rows([out])} if out.exists() else set()
     for seed in range(seeds):
         for key in problems:
             p, d = problem(key, seed, dim), dim if _is_bbob(key) else 0
             for v in variants:
-                if (key, d, seed, v) in done:
+                if (key, d, seed, v, budget) in done:
                     continue
                 start = time.process_time()
                 losses = run_treefarm(made[v](), p, seed, budget)["losses"]
                 curve = np.minimum.accumulate(losses) - (p.optimum or 0.0)
                 row = {"problem": key, "dim": d, "seed": seed, "variant": v, "budget": budget,
                        "regret": curve.tolist(), "cpu": time.process_time() - start}
-                with out.open("a") as f:
-                    f.write(json.dumps(row) + "\n")
+                _append(out, [row])
+
+
+def imported(rows: list[dict[str, Any]], names: dict[str, str], budget: int) -> list[dict[str, Any]]:
+    """Benchmark-runner rows of the methods in ``names`` (method -> variant) as
+    screen rows: the best-so-far regret over the first ``budget`` losses,
+    BBOB problems pooled by function as ``f{n}``."""
+    out = []
+    for r in rows:
+        if r.get("status") != "ok" or r["method"] not in names:
+            continue
+        match = re.fullmatch(r"bbob_f(\d+)_i\d+_d(\d+)", r["problem"])
+        if match:
+            key, dim, optimum = f"f{int(match[1])}", int(match[2]), bbob_problems()[r["problem"]].optimum
+        else:
+            key, dim, optimum = r["problem"], 0, all_problems()[r["problem"]].optimum
+        curve = np.minimum.accumulate(np.asarray(r["losses"][:budget], dtype=float)) - (optimum or 0.0)
+        out.append({"problem": key, "dim": dim, "seed": r["seed"], "variant": names[r["method"]], "budget": budget,
+                    "regret": curve.tolist(), "cpu": float(np.sum(r.get("suggest_cpu") or [0.0]))})
+    return out
 
 
 def _rows(paths: list[Path]) -> list[dict[str, Any]]:
@@ -108,14 +144,17 @@ def stalled_for(regret: list[float], *, relative: float = 1e-2) -> int:
 
 
 def mean_ranks(medians: dict[str, dict[str, float]]) -> dict[str, float]:
-    """Each variant's rank of its median (1 = lowest, ties averaged) per
-    problem, averaged over the problems where every variant ran; NaN for a
-    variant missing on some problem."""
+    """Per problem, the ranks (1 = lowest median, ties averaged, a NaN median
+    last) of the variants that ran on every problem, averaged over the
+    problems; NaN for a variant missing on some problem."""
     from scipy.stats import rankdata
 
     everywhere = sorted(set.intersection(*(set(m) for m in medians.values()))) if medians else []
-    ranks = np.array([rankdata([m[v] for v in everywhere]) for m in medians.values()]).reshape(-1, len(everywhere))
     out = {v: float("nan") for m in medians.values() for v in m}
+    if not everywhere:
+        return out
+    finite = [[m[v] if np.isfinite(m[v]) else np.inf for v in everywhere] for m in medians.values()]
+    ranks = np.array([rankdata(row) for row in finite])
     out.update({v: float(ranks[:, i].mean()) for i, v in enumerate(everywhere)})
     return out
 
@@ -123,14 +162,15 @@ def mean_ranks(medians: dict[str, dict[str, float]]) -> dict[str, float]:
 def report(paths: list[Path], base: str, *, n_boot: int = 2000, stall: int = 50) -> str:
     """Median final regret per problem and variant (seeds), then each
     variant's counts against ``base`` over the problems both ran on >= 5
-    common seeds, and the problems where most of a variant's seeds ended
-    stalled for ``stall`` evaluations or more (:func:`stalled_for`)."""
+    common seeds, the problems where most of a variant's seeds ended stalled
+    for ``stall`` evaluations or more (:func:`stalled_for`), and its mean rank
+    (:func:`mean_ranks`). A seed's row counts once however many files hold it."""
     final: dict[tuple[str, str], dict[int, float]] = {}
-    stuck: dict[tuple[str, str], list[bool]] = {}
+    stuck: dict[tuple[str, str], dict[int, bool]] = {}
     for r in _rows(paths):
         label = r["problem"] if r["dim"] == 0 else f"{r['problem']} {r['dim']}-d"
         final.setdefault((label, r["variant"]), {})[r["seed"]] = r["regret"][-1]
-        stuck.setdefault((label, r["variant"]), []).append(stalled_for(r["regret"]) >= stall)
+        stuck.setdefault((label, r["variant"]), {})[r["seed"]] = stalled_for(r["regret"]) >= stall
     problems = sorted({p for p, _ in final})
     variants = sorted({v for _, v in final}, key=lambda v: (v != base, v))
     lines = ["| problem | " + " | ".join(variants) + " |", "|---" * (len(variants) + 1) + "|"]
@@ -138,12 +178,12 @@ def report(paths: list[Path], base: str, *, n_boot: int = 2000, stall: int = 50)
         cells = [f"{np.median(list(final[(p, v)].values())):.3g} ({len(final[(p, v)])})"
                  if (p, v) in final else "-" for v in variants]
         lines.append(f"| {p} | " + " | ".join(cells) + " |")
-    ranks = mean_ranks({p: {v: np.median(list(final[(p, v)].values())) for v in variants if (p, v) in final}
+    ranks = mean_ranks({p: {v: float(np.median(list(final[(p, v)].values()))) for v in variants if (p, v) in final}
                         for p in problems})
     lines += ["", f"| variant | problems | lower median than {base} | lower beyond noise | higher beyond noise "
               f"| stalled >= {stall} in most seeds | mean rank |", "|---|---|---|---|---|---|---|"]
     for v in variants:
-        stalled = [p for p in problems if (p, v) in stuck and 2 * sum(stuck[(p, v)]) > len(stuck[(p, v)])]
+        stalled = [p for p in problems if (p, v) in stuck and 2 * sum(stuck[(p, v)].values()) > len(stuck[(p, v)])]
         n = lower = better = worse = 0
         for p in problems:
             if (p, v) not in final or (p, base) not in final:
@@ -163,6 +203,7 @@ def report(paths: list[Path], base: str, *, n_boot: int = 2000, stall: int = 50)
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``run`` (the missing runs), ``import`` (benchmark-runner rows) or ``report``."""
     parser = argparse.ArgumentParser(prog="python -m bench.screen")
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
@@ -172,12 +213,22 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--dim", type=int, default=2, help="dimension of the BBOB problems")
     r.add_argument("--budget", type=int, default=100)
     r.add_argument("--out", type=Path, required=True)
+    i = sub.add_parser("import")
+    i.add_argument("files", type=Path, nargs="+")
+    i.add_argument("--as", dest="names", required=True, help="comma-separated method=variant")
+    i.add_argument("--budget", type=int, default=100)
+    i.add_argument("--out", type=Path, required=True)
     p = sub.add_parser("report")
     p.add_argument("files", type=Path, nargs="+")
     p.add_argument("--base", required=True)
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.problems.split(","), args.variants.split(","), args.seeds, args.dim, args.budget, args.out)
+    elif args.command == "import":
+        names = dict(pair.split("=", 1) for pair in args.names.split(","))
+        done = {_key(r) for r in _rows([args.out])} if args.out.exists() else set()
+        new = [row for row in imported(_rows(args.files), names, args.budget) if _key(row) not in done]
+        _append(args.out, new)
     else:
         print(report(args.files, args.base))
     return 0

@@ -288,6 +288,19 @@ def test_a_stalled_gp_explores_on_one_suggestion_in_three_and_refines_in_between
         GP(explore_every=0)
 
 
+def test_a_pending_trial_counts_as_a_suggestion_made_while_stalled() -> None:
+    """Two workers at one stalled history do not both explore: the second
+    sees the first's trial pending, one suggestion later in the schedule."""
+    gp = GP(n_candidates=128, n_local=64, n_starts=2)
+    xs, history = _clustered(11)  # stalled for 19: explores
+    busy = History(complete=history.complete, pending=(Config({"x": 0.9}),))
+    assert max(_gaps(gp, [*xs, 0.9], busy)) < STALL_DISTANCE
+    xs, history = _clustered(10)  # stalled for 18: refines, but with one pending, 19: explores
+    busy = History(complete=history.complete, pending=(Config({"x": 0.9}),))
+    assert max(_gaps(gp, xs, history)) < STALL_DISTANCE
+    assert min(_gaps(gp, [*xs, 0.9], busy)) >= STALL_DISTANCE
+
+
 def _quadratic_with_a_lucky_trial(lucky_variance: float) -> History:
     """Ten exact losses of (x - 0.7)^2, and at x = 0.15 one far better loss whose
     own variance says it is a mean over folds that disagree wildly."""

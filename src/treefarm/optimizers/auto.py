@@ -48,9 +48,9 @@ trial, 3.43 / 3.13 / 0.0002; this rule, 2.91 / 1.24 / 0.0027; the GP alone
 (with its stall rule) 2.97 / 2.66 / 0.00006. With the GP's rate-limited
 stall rule (one stalled suggestion in three explores), on 18 problems (12
 BBOB 2-d functions and the synthetic set, 10 seeds, ``python -m bench.screen``):
-this rule has a lower median than the GP alone on 8, higher beyond noise on 1
-(BBOB f2, a separable ellipsoid: 0.35 against 0.0013); TPE on one stalled
-trial in four, lower on 6, higher beyond noise on 1; stalls measured on the
+this rule has a lower median than the GP alone on 7, higher beyond noise on 1
+(BBOB f2, a separable ellipsoid: 0.43 against 0.0013); TPE on one stalled
+trial in four, lower on 7, higher beyond noise on 1; stalls measured on the
 model's scale, lower on 7, higher beyond noise on 2. The rule was kept.
 """
 

@@ -58,8 +58,10 @@ the best loss has not improved by more than :data:`STALL_IMPROVEMENT` of the
 losses' range on the model's (warped) scale for :data:`STALL_PATIENCE`
 evaluations *and* the acquisition's
 maximizer lies within :data:`STALL_DISTANCE` of an evaluated point
-(:func:`is_stalled`). The first stalled suggestion, and one in
-:data:`EXPLORE_EVERY` after it (:func:`explores`), is then a Thompson draw
+(:func:`is_stalled`). A suggestion made 10, 13, 16, ... evaluations after
+the last improvement (one in :data:`EXPLORE_EVERY` from :data:`STALL_PATIENCE`
+on, :func:`explores`; pending trials and earlier points of the batch count
+as evaluations made) is then, if its proposal collapsed, a Thompson draw
 (Thompson 1933; Kandasamy et al. 2018) over the space-covering candidates
 only, never the incumbent's neighbours: one joint posterior sample picks the
 point it believes best, which lands in an unexplored basin as often as the
@@ -192,7 +194,7 @@ def is_stalled(losses: np.ndarray, x: np.ndarray, X: np.ndarray, *, patience: in
 def explores(since: int, every: int = EXPLORE_EVERY, *, patience: int = STALL_PATIENCE) -> bool:
     """Whether a suggestion made ``since`` evaluations after the last
     significant improvement may explore (if its proposal has also collapsed):
-    the first stalled one, and one in ``every`` after it. Rate-limited so that
+    at ``patience`` evaluations, and one in ``every`` after. Rate-limited so that
     the suggestions in between keep refining the incumbent, which on a
     one-bowl objective is still the way to a lower loss."""
     return since >= patience and (since - patience) % every == 0
@@ -514,10 +516,11 @@ class GP(Optimizer):
         seen = history.seen()
         log_prior = self._hint_log_prior(encoding, history.hints, configs, losses)
         # the history part of the stall test (is_stalled), once per suggestion: it fits the warp
-        since = evaluations_since_improvement(losses) if self.explore_stalls else -1
+        # pending trials count as suggestions made since: k workers at one history explore one in three
+        since = evaluations_since_improvement(losses) + len(pending) if self.explore_stalls else 0
         out: list[Config] = []
         for i in range(n):
-            no_progress = explores(since + i, self.explore_every)
+            no_progress = self.explore_stalls and explores(since + i, self.explore_every)
             acq = make_acquisition(
                 self.acquisition, model, best=best, n_observed=len(losses), rng=rng, candidates=Xc
             )

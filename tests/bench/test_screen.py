@@ -1,0 +1,63 @@
+"""The design screen: its stall count and mean ranks, a report that counts a
+seed once, runner rows imported as a variant, and a resumable run keyed by
+budget."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from bench.screen import imported, main, mean_ranks, report, stalled_for
+
+
+def test_a_run_is_stalled_for_the_evaluations_after_its_last_one_percent_cut() -> None:
+    assert stalled_for([10.0, 5.0, 4.99, 4.98, 4.97]) == 3  # the last cuts are under 1 % of the regret
+    assert stalled_for([10.0, 5.0, 2.0]) == 0
+    assert stalled_for([10.0, 1e-9, 1e-9]) == 0  # solved, not stuck
+
+
+def test_mean_ranks_average_each_problems_ranks_and_leave_a_partial_variant_out() -> None:
+    ranks = mean_ranks({"p": {"a": 1.0, "b": 2.0, "c": 0.5}, "q": {"a": 3.0, "b": 1.0}})
+    assert ranks["a"] == 1.5 and ranks["b"] == 1.5
+    assert math.isnan(ranks["c"])  # missing on q
+    assert mean_ranks({"p": {"a": math.nan, "b": 2.0}})["a"] == 2.0  # a NaN median ranks last
+    disjoint = mean_ranks({"p": {"a": 1.0}, "q": {"b": 1.0}})  # no variant ran everywhere
+    assert set(disjoint) == {"a", "b"} and all(math.isnan(v) for v in disjoint.values())
+    assert mean_ranks({}) == {}
+
+
+def _row(seed: int, variant: str, final: float) -> dict[str, object]:
+    return {"problem": "branin", "dim": 0, "seed": seed, "variant": variant, "budget": 3,
+            "regret": [9.0, 5.0, final], "cpu": 0.0}
+
+
+def test_the_report_counts_a_seed_once_however_many_files_hold_it(tmp_path: Path) -> None:
+    rows = [_row(s, "base", 1.0 + s) for s in range(6)] + [_row(s, "new", 0.1 + s / 100) for s in range(6)]
+    one, two = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path in (one, two):
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = report([one, two], "base")
+    assert "| branin | 3.5 (6) | 0.125 (6) |" in text
+    assert "| new | 1 | 1 | 1 | 0 | none | 1.00 |" in text
+
+
+def test_runner_rows_join_a_screen_as_a_variant() -> None:
+    runner = {"problem": "branin", "method": "tf-gp", "seed": 4, "status": "ok", "losses": [3.0, 1.0, 2.0],
+              "suggest_cpu": [0.5, 0.25, 0.25]}
+    (row,) = imported([runner, {**runner, "method": "optuna-gp"}], {"tf-gp": "gp-old"}, 100)
+    assert row["problem"] == "branin" and row["dim"] == 0 and row["variant"] == "gp-old" and row["cpu"] == 1.0
+    optimum = 3.0 - row["regret"][0]  # Branin's minimum, 0.397887
+    assert abs(optimum - 0.397887) < 1e-6
+    assert row["regret"] == pytest.approx([3.0 - optimum, 1.0 - optimum, 1.0 - optimum])  # best so far
+
+
+def test_a_run_is_resumed_per_budget(tmp_path: Path) -> None:
+    out = tmp_path / "screen.jsonl"
+    args = ["run", "--problems", "branin", "--variants", "gp", "--seeds", "1", "--out", str(out)]
+    main([*args, "--budget", "3"])
+    main([*args, "--budget", "3"])
+    main([*args, "--budget", "4"])
+    budgets = [json.loads(line)["budget"] for line in out.read_text().splitlines()]
+    assert budgets == [3, 4]
