@@ -18,12 +18,11 @@ def test_a_run_is_stalled_for_the_evaluations_after_its_last_one_percent_cut() -
     assert stalled_for([10.0, 1e-9, 1e-9]) == 0  # solved, not stuck
 
 
-def test_mean_ranks_average_each_problems_ranks_and_leave_a_partial_variant_out() -> None:
-    ranks = mean_ranks({"p": {"a": 1.0, "b": 2.0, "c": 0.5}, "q": {"a": 3.0, "b": 1.0}})
-    assert ranks["a"] == 1.5 and ranks["b"] == 1.5
-    assert math.isnan(ranks["c"])  # missing on q
+def test_mean_ranks_average_over_the_problems_every_variant_ran() -> None:
+    ranks = mean_ranks({"p": {"a": 1.0, "b": 2.0, "c": 0.5}, "q": {"a": 3.0, "b": 1.0}, "r": {"a": 1, "b": 5, "c": 2}})
+    assert ranks == {"a": 1.5, "b": 3.0, "c": 1.5}  # q, where c did not run, is left out
     assert mean_ranks({"p": {"a": math.nan, "b": 2.0}})["a"] == 2.0  # a NaN median ranks last
-    disjoint = mean_ranks({"p": {"a": 1.0}, "q": {"b": 1.0}})  # no variant ran everywhere
+    disjoint = mean_ranks({"p": {"a": 1.0}, "q": {"b": 1.0}})  # no problem where both ran
     assert set(disjoint) == {"a", "b"} and all(math.isnan(v) for v in disjoint.values())
     assert mean_ranks({}) == {}
 
