@@ -167,30 +167,35 @@ def mean_ranks(medians: dict[str, dict[str, float]]) -> dict[str, float]:
     return {v: float(ranks[:, i].mean()) for i, v in enumerate(variants)}
 
 
-def report(paths: list[Path], base: str, *, n_boot: int = 2000, stall: int = 50) -> str:
+def report(
+    paths: list[Path], base: str, *, variants: list[str] | None = None, n_boot: int = 2000, stall: int = 50
+) -> str:
     """Median final regret per problem and variant (seeds), then each
     variant's counts against ``base`` over the problems both ran on >= 5
     common seeds, the problems where most of a variant's seeds ended stalled
     for ``stall`` evaluations or more (:func:`stalled_for`), and its mean rank
-    (:func:`mean_ranks`). A seed's row counts once however many files hold it."""
+    (:func:`mean_ranks`); only ``variants`` (with ``base``) if given. A
+    seed's row counts once however many files hold it."""
     final: dict[tuple[str, str], dict[int, float]] = {}
     stuck: dict[tuple[str, str], dict[int, bool]] = {}
     for r in _rows(paths):
+        if variants is not None and r["variant"] not in {base, *variants}:
+            continue
         label = r["problem"] if r["dim"] == 0 else f"{r['problem']} {r['dim']}-d"
         final.setdefault((label, r["variant"]), {})[r["seed"]] = r["regret"][-1]
         stuck.setdefault((label, r["variant"]), {})[r["seed"]] = stalled_for(r["regret"]) >= stall
     problems = sorted({p for p, _ in final})
-    variants = sorted({v for _, v in final}, key=lambda v: (v != base, v))
-    lines = ["| problem | " + " | ".join(variants) + " |", "|---" * (len(variants) + 1) + "|"]
+    shown = sorted({v for _, v in final}, key=lambda v: (v != base, v))
+    lines = ["| problem | " + " | ".join(shown) + " |", "|---" * (len(shown) + 1) + "|"]
     for p in problems:
         cells = [f"{np.median(list(final[(p, v)].values())):.3g} ({len(final[(p, v)])})"
-                 if (p, v) in final else "-" for v in variants]
+                 if (p, v) in final else "-" for v in shown]
         lines.append(f"| {p} | " + " | ".join(cells) + " |")
-    ranks = mean_ranks({p: {v: float(np.median(list(final[(p, v)].values()))) for v in variants if (p, v) in final}
+    ranks = mean_ranks({p: {v: float(np.median(list(final[(p, v)].values()))) for v in shown if (p, v) in final}
                         for p in problems})
     lines += ["", f"| variant | problems | lower median than {base} | lower beyond noise | higher beyond noise "
               f"| stalled >= {stall} in most seeds | mean rank (problems all ran) |", "|---|---|---|---|---|---|---|"]
-    for v in variants:
+    for v in shown:
         stalled = [p for p in problems if (p, v) in stuck and 2 * sum(stuck[(p, v)].values()) > len(stuck[(p, v)])]
         n = lower = better = worse = 0
         for p in problems:
@@ -229,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("report")
     p.add_argument("files", type=Path, nargs="+")
     p.add_argument("--base", required=True)
+    p.add_argument("--variants", default=None, help="comma-separated: only these (and the base)")
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.problems.split(","), args.variants.split(","), args.seeds, args.dim, args.budget, args.out)
@@ -238,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         new = [row for row in imported(_rows(args.files), names, args.budget) if _key(row) not in done]
         _append(args.out, new)
     else:
-        print(report(args.files, args.base))
+        print(report(args.files, args.base, variants=args.variants.split(",") if args.variants else None))
     return 0
 
 
