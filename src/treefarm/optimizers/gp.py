@@ -109,8 +109,10 @@ them; the study's window draws (:func:`treefarm.optimizers.hints.apply_hints`)
 stay on unless ``hint_draws=False``. A hint of credibility 0 changes neither.
 Measured (bench/RESULTS.md, "Search hints with the GP"): draws only, πBO only
 and both, 3 seeds on Hartmann-6 and Styblinski-Tang-8, πBO only best in 3 of
-4 cells, too few seeds to change the default; the stall rule above cuts a
-hinted run's refinement short once a hint brought it near the optimum early.
+4 cells, too few seeds to change the default. With the stall rule exploring on
+every stalled suggestion a hinted run's refinement was cut short once the hint
+had brought it near the optimum; rate-limited, the refinement goes on ("Hints
+and warm starts with the rate-limited stall rule").
 """
 
 from __future__ import annotations
