@@ -17,9 +17,9 @@ from treefarm.optimizers.gp import (
     GP,
     REFIT_ALL,
     STALL_DISTANCE,
+    collapsed,
     evaluations_since_improvement,
     explores,
-    is_stalled,
     refit_point,
     startup_size,
 )
@@ -240,13 +240,15 @@ def test_an_improvement_is_measured_on_the_models_scale() -> None:
 
 
 def test_a_stall_needs_both_no_improvement_and_a_proposal_on_an_evaluated_point() -> None:
+    """The GP explores when ``explores`` of the evaluations since the last
+    improvement and ``collapsed`` of its proposal both hold."""
     X = np.array([[0.2, 0.5], [0.8, 0.1]])
     flat = np.array([0.0] + [1.0] * 10)
     improving = np.linspace(1.0, 0.0, 11)
     near, far = np.array([0.2 + STALL_DISTANCE / 2, 0.5]), np.array([0.5, 0.5])
-    assert is_stalled(flat, near, X)
-    assert not is_stalled(flat, far, X)
-    assert not is_stalled(improving, near, X)
+    assert explores(evaluations_since_improvement(flat)) and collapsed(near, X)
+    assert not collapsed(far, X)
+    assert not explores(evaluations_since_improvement(improving))
 
 
 def _clustered(n_cluster: int) -> tuple[list[float], History]:

@@ -118,25 +118,24 @@ def neighbours(
     ``rng`` in the same order, so the same configurations, at a tenth of the
     cost (the walks were a tenth of a GP suggestion's CPU time)."""
     nodes = _flat_nodes(space)
-    flat = nodes is not None and all(
+    if nodes is not None and not all(
         parent.keys() == nodes.keys() and all(still_valid(a, node, parent[a], ()) for a, node in nodes.items())
         for parent in parents
-    )
+    ):
+        nodes = None
     out: list[Config] = []
     for i in range(n):
         first = parents[i % len(parents)]
         if len(parents) > 1 and i % 4 == 3:
             second = parents[int(rng.integers(len(parents)))]
-            if flat:
-                assert nodes is not None
-                out.append(_flat_crossover(nodes, first, second, rng))
-            else:
+            if nodes is None:
                 out.append(crossover(space, first, second, rng))
-        elif flat:
-            assert nodes is not None
-            out.append(_flat_mutate(nodes, first, rng, scale))
-        else:
+            else:
+                out.append(_flat_crossover(nodes, first, second, rng))
+        elif nodes is None:
             out.append(mutate(space, first, rng, scale=scale))
+        else:
+            out.append(_flat_mutate(nodes, first, rng, scale))
     return out
 
 

@@ -58,7 +58,7 @@ the best loss has not improved by more than :data:`STALL_IMPROVEMENT` of the
 losses' range on the model's (warped) scale for :data:`STALL_PATIENCE`
 evaluations *and* the acquisition's
 maximizer lies within :data:`STALL_DISTANCE` of an evaluated point
-(:func:`is_stalled`). A suggestion made 10, 13, 16, ... evaluations after
+(:func:`collapsed`). A suggestion made 10, 13, 16, ... evaluations after
 the last improvement (one in :data:`EXPLORE_EVERY` from :data:`STALL_PATIENCE`
 on, :func:`explores`; pending trials and earlier points of the batch count
 as evaluations made) is then, if its proposal collapsed, a Thompson draw
@@ -184,13 +184,6 @@ def evaluations_since_improvement(
         if y < best - threshold:
             last, best = i, float(y)
     return len(losses) - 1 - last
-
-
-def is_stalled(losses: np.ndarray, x: np.ndarray, X: np.ndarray, *, patience: int = STALL_PATIENCE) -> bool:
-    """No significant improvement for ``patience`` evaluations and the
-    proposal ``x`` (d,) within :data:`STALL_DISTANCE` of an evaluated row of
-    ``X`` (n, d) (root-mean-square distance over the columns)."""
-    return evaluations_since_improvement(losses) >= patience and collapsed(x, X)
 
 
 def explores(since: int, every: int = EXPLORE_EVERY, *, patience: int = STALL_PATIENCE) -> bool:
@@ -517,7 +510,7 @@ class GP(Optimizer):
         free = Ac & ~_join_columns(encoding)[None, :]
         seen = history.seen()
         log_prior = self._hint_log_prior(encoding, history.hints, configs, losses)
-        # the history part of the stall test (is_stalled), once per suggestion: it fits the warp
+        # the history part of the stall test, once per suggestion: it fits the warp
         # pending trials count as suggestions made since: k workers at one history explore one in three
         since = evaluations_since_improvement(losses) + len(pending) if self.explore_stalls else 0
         out: list[Config] = []

@@ -284,8 +284,9 @@ def fit_gp(
     bounds = _bounds(k, d, deterministic)
     starts = _starts(k, d, warm_start, n_restarts, rng, deterministic)
     subset = np.sort(rng.choice(n, SUBSET, replace=False)) if n > SUBSET and warm_start is None else None
+    transforms = _transforms(y, output)
     best: tuple[float, GaussianProcess] | None = None
-    for transform in _transforms(y, output):
+    for transform in transforms:
         t = transform(y)
         v = None if raw_var is None else transform.variance(y, raw_var)
         if n <= SUBSET:
@@ -298,7 +299,7 @@ def fit_gp(
             phi, _ = _maximize(k, Xr, t, v, first[:1], bounds, POLISH_STEPS)
         model = GaussianProcess.build(k, GPParams.from_vector(phi), domain, Xr, t, transform, v)
         starts, subset = [phi], None  # the next transform's fit starts from this one
-        score = loo_rank(model, y) if output == "auto" else 0.0
+        score = loo_rank(model, y) if len(transforms) > 1 else 0.0
         if best is None or score > best[0]:
             best = (score, model)
     assert best is not None
