@@ -26,7 +26,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -116,29 +116,33 @@ def final_regrets(rows: list[dict[str, Any]]) -> dict[tuple[str, str], np.ndarra
     return {k: np.array(v) for k, v in out.items()}
 
 
-def final_stalls(rows: list[dict[str, Any]], *, relative: float = 1e-2) -> dict[tuple[str, str], list[int]]:
-    """(pooled problem, method) -> per seed, the evaluations after the last
-    improvement that cut the best regret (``f - f_opt``) by more than
-    ``relative`` of itself, at the end of the run; 0 for a run that ended
-    within :data:`SOLVED` of the optimum (converged, not stuck).
+def stalled_for(regret: Sequence[float], *, relative: float = 1e-2) -> int:
+    """Evaluations at the end of a run after the last improvement that cut
+    the best regret (``f - f_opt``) by more than ``relative`` of itself; 0
+    for a run that ended within :data:`SOLVED` of the optimum (converged,
+    not stuck).
 
     Relative to the regret, not to the run's loss range: on a function with
     a heavy upper tail (f10 spans 1e7) a range-relative threshold called every
     late refinement no improvement, so every method looked stuck."""
+    if min(regret) <= SOLVED:
+        return 0
+    best, last = np.inf, 0
+    for i, v in enumerate(regret):
+        if v < best * (1.0 - relative):
+            best, last = v, i
+    return len(regret) - 1 - last
+
+
+def final_stalls(rows: list[dict[str, Any]], *, relative: float = 1e-2) -> dict[tuple[str, str], list[int]]:
+    """(pooled problem, method) -> per seed, :func:`stalled_for` of the run's regrets."""
     problems = bbob_problems()
     out: dict[tuple[str, str], list[int]] = {}
     for r in rows:
         if r.get("status") != "ok" or r["problem"] not in problems:
             continue
         regret = np.asarray(r["losses"], dtype=float) - (problems[r["problem"]].optimum or 0.0)
-        if regret.min() <= SOLVED:
-            out.setdefault((pooled(r["problem"]), r["method"]), []).append(0)
-            continue
-        best, last = np.inf, 0
-        for i, v in enumerate(regret):
-            if v < best * (1.0 - relative):
-                best, last = v, i
-        out.setdefault((pooled(r["problem"]), r["method"]), []).append(len(regret) - 1 - last)
+        out.setdefault((pooled(r["problem"]), r["method"]), []).append(stalled_for(list(regret), relative=relative))
     return out
 
 

@@ -41,10 +41,11 @@ from typing import Any
 
 import numpy as np
 
-from .bbob import SOLVED, bbob_problems, instance_of_seed, name
+from .bbob import bbob_problems, instance_of_seed, name, stalled_for
 from .methods import run_treefarm
 from .problems import Problem, all_problems
 from .report import median_difference_interval
+from .runner import read_rows
 
 
 def _variants() -> dict[str, Callable[[], Any]]:
@@ -140,19 +141,6 @@ def _rows(paths: list[Path]) -> list[dict[str, Any]]:
     return [json.loads(line) for p in paths for line in p.read_text().splitlines() if line.strip()]
 
 
-def stalled_for(regret: list[float], *, relative: float = 1e-2) -> int:
-    """Evaluations at the end of a run after the last improvement that cut
-    the best regret by more than ``relative`` of itself; 0 for a run that
-    ended within ``SOLVED`` of the optimum (as ``bench.bbob.final_stalls``)."""
-    if regret[-1] <= SOLVED:
-        return 0
-    best, last = np.inf, 0
-    for i, v in enumerate(regret):
-        if v < best * (1.0 - relative):
-            best, last = v, i
-    return len(regret) - 1 - last
-
-
 def mean_ranks(medians: dict[str, dict[str, float]]) -> dict[str, float]:
     """Each variant's rank (1 = lowest median, ties averaged, a NaN median
     last), averaged over the problems where every variant ran; all NaN when
@@ -241,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "import":
         names = dict(pair.split("=", 1) for pair in args.names.split(","))
         done = {_key(r) for r in _rows([args.out])} if args.out.exists() else set()
-        new = [row for row in imported(_rows(args.files), names, args.budget) if _key(row) not in done]
+        runner_rows = [r for path in args.files for r in read_rows(path)]
+        new = [row for row in imported(runner_rows, names, args.budget) if _key(row) not in done]
         _append(args.out, new)
     else:
         print(report(args.files, args.base, variants=args.variants.split(",") if args.variants else None))

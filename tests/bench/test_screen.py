@@ -9,7 +9,8 @@ import math
 from pathlib import Path
 
 import pytest
-from bench.screen import imported, main, mean_ranks, report, stalled_for
+from bench.bbob import stalled_for
+from bench.screen import imported, main, mean_ranks, report
 
 
 def test_a_run_is_stalled_for_the_evaluations_after_its_last_one_percent_cut() -> None:
