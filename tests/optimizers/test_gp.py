@@ -332,3 +332,72 @@ def test_without_loss_variances_the_gp_suggests_exactly_as_the_homoscedastic_one
         off = GP(heteroscedastic=False).suggest(BRANIN, history, n, np.random.default_rng(n))  # type: ignore[arg-type]
         assert on == off
     assert GP().recommend(BRANIN, history) == GP(heteroscedastic=False).recommend(BRANIN, history)  # type: ignore[arg-type]
+
+
+def _same_config(a: Config, b: Config) -> bool:
+    return a.keys() == b.keys() and all(
+        a[k] == pytest.approx(b[k], rel=1e-6, abs=1e-9) if isinstance(a[k], float) else a[k] == b[k] for k in a
+    )
+
+
+def _grammar_with_numbers() -> Var:
+    add = op(operator.add, name="add")
+    mul = op(operator.mul, name="mul")
+    G = Var("G", max_depth=4)
+    G.define(add(G, G) | mul(G, G) | Real(-2.0, 2.0) | Choice(0.7, -1.3))
+    return G
+
+
+def _small_gp() -> GP:
+    return GP(n_startup=8, n_candidates=64, n_local=32, n_starts=3)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_on_a_grammar_candidates_score_on_narrowed_columns_as_on_all_of_them(seed: int) -> None:
+    """The columns of addresses only candidates use are one column per candidate
+    (treefarm.encoding.trees): every acquisition value, pending points included, is the same."""
+    from functools import partial
+
+    from treefarm.encoding import TreeColumns
+
+    G = _grammar_with_numbers()
+    study = Study.create(space=G, algo=_small_gp(), seed=seed)
+    study.optimize(lambda v: abs(v - 1.234), n_trials=14)
+    configs = [o.config for o in study.history().complete]
+    losses = np.array([o.loss for o in study.history().complete])
+    gp, rng = _small_gp(), np.random.default_rng(seed)
+    candidates, _ = gp._candidates(G, None, configs, losses, (), rng)
+    trees = TreeColumns(G, [*configs, *candidates])
+    view = partial(
+        gp._tree_view,
+        trees,
+        configs=configs,
+        losses=losses,
+        y_var=None,
+        placed=candidates[:1],
+        candidates=candidates,
+        fitted=gp._fit_at_refit_point(G, True, configs, losses, None, trees.encoding(configs)),
+        rng=rng,
+    )
+    narrow, full = view([]), view(candidates)
+    assert narrow.encoding.dim < full.encoding.dim and np.all(full.Xc[:, -1] == 0.0)
+    np.testing.assert_allclose(
+        narrow.acq(narrow.Xc, grad=False)[0], full.acq(full.Xc, grad=False)[0], rtol=1e-6, atol=1e-6
+    )
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_on_a_grammar_the_narrowed_columns_suggest_what_the_full_encoding_does(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch, numbers tuned by the acquisition optimizer, is the full encoding's."""
+    import treefarm.optimizers.gp as gp_module
+
+    G = _grammar_with_numbers()
+    study = Study.create(space=G, algo=_small_gp(), seed=seed)
+    study.optimize(lambda v: abs(v - 1.234), n_trials=14)
+    history = study.history()
+    narrowed = _small_gp().suggest(G, history, 2, np.random.default_rng(seed))
+    monkeypatch.setattr(gp_module, "NARROWABLE", frozenset())
+    full = _small_gp().suggest(G, history, 2, np.random.default_rng(seed))
+    assert all(_same_config(a, b) for a, b in zip(narrowed, full)), (narrowed, full)
