@@ -648,11 +648,15 @@ class GP(Optimizer):
         from ..models.gp import gp_with_params
 
         encoding = trees.encoding([*configs, *placed, *extra])
+        # every row the model sees here is an encoded tree or a start moved in
+        # its numbers only: its join columns are one-hot already, and the
+        # kernel need not round them (most of the columns)
+        domain = _domain(encoding, joins=False, outside=True)
         X, _ = trees.encode(encoding, configs)
         model = gp_with_params(
             X,
             losses,
-            _domain(encoding, outside=True),
+            domain,
             *fitted,
             kernel=_kernel(self.kernel, True),
             y_var=y_var,
@@ -671,7 +675,7 @@ class GP(Optimizer):
             X=X,
             Xc=Xc,
             free=Ac & ~np.append(_join_columns(encoding), False)[None, :],
-            domain=_domain(encoding, joins=False, outside=True),
+            domain=domain,
             acq=acq,
             best=best,
         )
