@@ -48,6 +48,31 @@ from .report import median_difference_interval
 from .runner import read_rows
 
 
+def _tree_cycle(*names: str) -> Any:
+    """Screening of ``auto``'s rule on recursive spaces: grammar search's prior
+    draws first, then trial ``t`` proposed by ``names[t % len(names)]``,
+    grammar search or annealing (``auto`` gives every third trial to the GP)."""
+    import treefarm as tf
+
+    class TreeCycle(tf.Optimizer):
+        def __init__(self) -> None:
+            made = {"grammar": tf.GrammarSearch, "anneal": tf.Anneal}
+            self.start = tf.GrammarSearch()
+            self.cycle = [made[n]() for n in names]
+
+        def suggest(self, space: Any, history: Any, n: int, rng: Any) -> list[Any]:
+            t0 = len(history.complete) + len(history.failed) + len(history.pending)
+            out: list[Any] = []
+            for i in range(n):
+                with_batch = tf.History(history.complete, history.failed, (*history.pending, *out))
+                started = len(history.complete) >= self.start.n_startup
+                proposer = self.cycle[(t0 + i) % len(self.cycle)] if started else self.start
+                out.extend(proposer.suggest(space, with_batch, 1, rng))
+            return out
+
+    return TreeCycle()
+
+
 def _variants() -> dict[str, Callable[[], Any]]:
     import math
 
@@ -71,6 +96,10 @@ def _variants() -> dict[str, Callable[[], Any]]:
         "auto-explore-each": lambda: tf.Auto(gp=tf.GP(explore_every=1)),
         "auto-tpe-4": lambda: tf.Auto(stalled_tpe_every=4),
         "auto-model-scale": lambda: tf.Auto(stall_scale="model"),
+        "grammar": lambda: tf.GrammarSearch(),
+        "anneal": lambda: tf.Anneal(),
+        "cycle-ga": lambda: _tree_cycle("grammar", "anneal"),
+        "cycle-gga": lambda: _tree_cycle("grammar", "grammar", "anneal"),
     }
 
 

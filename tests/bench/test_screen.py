@@ -1,16 +1,20 @@
 """The design screen: its stall count and mean ranks, a report that counts a
-seed once, runner rows imported as a variant, and a resumable run keyed by
-budget."""
+seed once, runner rows imported as a variant, a resumable run keyed by
+budget, and the tree cycles screened for ``auto`` on recursive spaces."""
 
 from __future__ import annotations
 
 import json
 import math
+import operator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from bench.bbob import stalled_for
-from bench.screen import imported, main, mean_ranks, report
+from bench.screen import _tree_cycle, imported, main, mean_ranks, report
+
+import treefarm as tf
 
 
 def test_a_run_is_stalled_for_the_evaluations_after_its_last_one_percent_cut() -> None:
@@ -61,3 +65,19 @@ def test_a_run_is_resumed_per_budget(tmp_path: Path) -> None:
     main([*args, "--budget", "4"])
     budgets = [json.loads(line)["budget"] for line in out.read_text().splitlines()]
     assert budgets == [3, 4]
+
+
+def test_a_tree_cycle_hands_each_trial_to_its_optimizer_in_turn() -> None:
+    add = tf.op(operator.add, name="add")
+    E = tf.Var("E", max_depth=3)
+    E.define(add(E, E) | tf.Int(1, 9))
+    study = tf.Study.create(space=E, algo="grammar", seed=0)
+    study.optimize(lambda v: abs(v - 20), n_trials=11)
+    history = study.history()  # 11 trials: trial 11 is the cycle's index 1, annealing's
+    cycle = _tree_cycle("grammar", "anneal")
+    got = cycle.suggest(E, history, 1, np.random.default_rng(3))
+    assert got == tf.Anneal().suggest(E, history, 1, np.random.default_rng(3))
+    short = tf.History(history.complete[:5])  # before grammar search's prior draws are done
+    assert cycle.suggest(E, short, 1, np.random.default_rng(3)) == tf.GrammarSearch().suggest(
+        E, short, 1, np.random.default_rng(3)
+    )
