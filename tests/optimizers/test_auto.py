@@ -42,7 +42,7 @@ def test_tpe_proposes_alternate_trials_only_while_stalled_and_grammar_search_lea
     assert names(False, True) == ["TPE", "GP"] * 3
     assert names(False, False, categorical=True) == ["GP", "GP", "TPE"] * 2
     assert names(False, True, categorical=True) == ["TPE", "GP", "TPE", "GP", "TPE", "TPE"]
-    assert names(True, False) == names(True, True) == ["GrammarSearch", "GrammarSearch", "GP"] * 2
+    assert names(True, False) == names(True, True) == ["GrammarSearch"] * 6
 
 
 def test_tpe_takes_one_stalled_trial_in_stalled_tpe_every_and_bad_options_are_named() -> None:
@@ -139,7 +139,7 @@ def test_a_batch_counts_its_own_members_as_trials() -> None:
     assert len(set(batch)) == 3
 
 
-@pytest.mark.parametrize(("options", "name"), [({"gp_every": 1}, "gp_every"), ({"patience": 0}, "patience")])
+@pytest.mark.parametrize(("options", "name"), [({"tpe_every": 1}, "tpe_every"), ({"patience": 0}, "patience")])
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
     with pytest.raises(ConfigError, match=name):
         Auto(**options)
@@ -170,17 +170,18 @@ def test_tpe_defaults_inside_auto() -> None:
     assert isinstance(Auto().tpe, TPE) and Auto().tpe.n_startup == 5
 
 
-def test_on_a_recursive_space_the_start_is_the_grammar_searchs() -> None:
-    """Before the GP's first trial, auto suggests exactly what grammar search does (a pure function of the history)."""
+def test_on_a_recursive_space_auto_is_grammar_search() -> None:
+    """Auto suggests exactly what grammar search does (a pure function of the history)."""
     add = op(lambda a, b: a + b, name="add", commutative=True)
     E = Var("E", max_depth=3)
     E.define(add(E, E) | Real(-1.0, 1.0))
-    history = History(
-        complete=tuple(
-            Observation(c, float(i)) for i, c in enumerate(sample(E, np.random.default_rng(0), n=4))
-        )
-    )
     auto = Auto()
-    assert auto.suggest(E, history, 1, np.random.default_rng(5)) == auto.grammar.suggest(
-        E, history, 1, np.random.default_rng(5)
-    )
+    for n in (4, 14):  # in grammar search's prior draws, and after them
+        history = History(
+            complete=tuple(
+                Observation(c, float(i)) for i, c in enumerate(sample(E, np.random.default_rng(0), n=n))
+            )
+        )
+        assert auto.suggest(E, history, 1, np.random.default_rng(5)) == auto.grammar.suggest(
+            E, history, 1, np.random.default_rng(5)
+        )

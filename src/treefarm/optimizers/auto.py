@@ -22,19 +22,16 @@ seeds), every ``tpe_every``-th trial is TPE's as well: Quickstart, 60
 trials, seeds 0-2: best 0.0840 / 0.0840 / 0.1040 with it, 0.100 / 0.080 /
 0.100 without, TPE 0.0932 / 0.0808 / 0.0951. A purely numeric space never
 gets these trials, since there they cost the GP's refinement (the
-screening below). On recursive spaces, where the GP's
-address-wise kernel is weak, grammar search
-(:mod:`treefarm.optimizers.grammar`) proposes, from its own prior draws on,
-and every ``gp_every``-th trial is the GP's. Grammar search alone has the
-best median on 9 of the 17 problems of the grammar benchmark where TPE has
-3; with the GP's trials it does better still where measured
-(``bench/RESULTS.md``, 100 evaluations, 10 seeds, median best loss, this
-rule / grammar search alone / the former rule, TPE proposing with the GP's
-every third trial): Nguyen-1 0.066 / 0.090 / –, Nguyen-7 0.035 / 0.062 /
-–, Nguyen-8 0.14 / 0.29 / 0.16, ``kernel_search`` 2.60 / 3.09 / 2.79 (TPE
-alone: Nguyen-8 0.098; the GP alone: ``kernel_search`` 1.68). The GP's
-trials make a suggestion cost about 0.4 s of CPU on average there, against
-7 ms for grammar search alone.
+screening below). On recursive spaces grammar search
+(:mod:`treefarm.optimizers.grammar`) proposes every trial. Giving every third
+trial to the GP, the rule before, had a higher median than grammar search
+alone on 12 of the 16 grammar problems where both ran (``bench/RESULTS.md``,
+100 evaluations, 10 seeds; Nguyen-4 0.20 against 0.049, Nguyen-5 0.034
+against 0.016, ``symbolic_regression`` 1.62 against 1.40; lower on Nguyen-1,
+Nguyen-7 and Koza-2), and grammar/annealing alternations ranked below grammar
+search alone on the 15 symbolic targets (mean ranks 3.50 and 3.83 against
+2.06, annealing alone 2.67); grammar search's suggestions cost milliseconds
+where the GP's cost 0.1-0.5 s of CPU.
 
 Which optimizer makes trial ``t`` depends only on ``t`` (the number of
 trials the history holds: complete, failed and pending) and the completed
@@ -82,9 +79,6 @@ class Auto(Optimizer):
     tpe_every:
         On a non-recursive space with choices or joins, trial ``t`` is also
         TPE's when ``t % tpe_every == tpe_every - 1``.
-    gp_every:
-        On a recursive space, trial ``t`` is the GP's when
-        ``t % gp_every == gp_every - 1``, the grammar search's otherwise.
     stalled_tpe_every:
         While stalled, trial ``t`` is TPE's when ``t % stalled_tpe_every == 0``
         (2: every other trial).
@@ -105,7 +99,6 @@ class Auto(Optimizer):
         *,
         patience: int = STALL_PATIENCE,
         tpe_every: int = 3,
-        gp_every: int = 3,
         stalled_tpe_every: int = 2,
         stall_scale: str = "raw",
         gp: GP | None = None,
@@ -114,7 +107,6 @@ class Auto(Optimizer):
     ) -> None:
         check_int("patience", patience)
         check_int("tpe_every", tpe_every, minimum=2)
-        check_int("gp_every", gp_every, minimum=2)
         check_int("stalled_tpe_every", stalled_tpe_every)
         self.stalled_tpe_every = stalled_tpe_every
         if stall_scale not in ("raw", "model"):
@@ -122,7 +114,6 @@ class Auto(Optimizer):
         self.stall_scale = stall_scale
         self.patience = patience
         self.tpe_every = tpe_every
-        self.gp_every = gp_every
         self.gp = gp if gp is not None else GP()
         self.tpe = tpe if tpe is not None else TPE(n_startup=5)
         self.grammar = grammar if grammar is not None else GrammarSearch()
@@ -130,7 +121,7 @@ class Auto(Optimizer):
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:
         """The optimizer that proposes trial ``t`` (``categorical``: the space has choices or joins)."""
         if recursive:
-            return self.gp if t % self.gp_every == self.gp_every - 1 else self.grammar
+            return self.grammar
         if stalled and t % self.stalled_tpe_every == 0:
             return self.tpe
         return self.tpe if categorical and t % self.tpe_every == self.tpe_every - 1 else self.gp
