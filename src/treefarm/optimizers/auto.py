@@ -25,13 +25,13 @@ gets these trials, since there they cost the GP's refinement (the
 screening below). On recursive spaces grammar search
 (:mod:`treefarm.optimizers.grammar`) proposes every trial. Giving every third
 trial to the GP, the rule before, had a higher median than grammar search
-alone on 12 of the 16 grammar problems where both ran (``bench/RESULTS.md``,
-100 evaluations, 10 seeds; Nguyen-4 0.20 against 0.049, Nguyen-5 0.034
-against 0.016, ``symbolic_regression`` 1.62 against 1.40; lower on Nguyen-1,
-Nguyen-7 and Koza-2), and grammar/annealing alternations ranked below grammar
-search alone on the 15 symbolic targets (mean ranks 3.50 and 3.83 against
-2.06, annealing alone 2.67); grammar search's suggestions cost milliseconds
-where the GP's cost 0.1-0.5 s of CPU.
+alone on 11 of the 17 grammar problems and a lower one on 5
+(``bench/RESULTS.md``, 100 evaluations, 10 seeds: Nguyen-4 0.20 against
+0.049, ``symbolic_regression`` 1.62 against 1.40; ``kernel_search`` 2.73
+against 3.09, Nguyen-8 0.20 against 0.29), none beyond noise either way, at
+0.1-0.5 s of CPU a suggestion where grammar search takes milliseconds; grammar
+/ annealing alternations ranked below grammar search alone on the 15 symbolic
+targets (mean ranks 3.50 and 3.83 against 2.06, annealing alone 2.67).
 
 Which optimizer makes trial ``t`` depends only on ``t`` (the number of
 trials the history holds: complete, failed and pending) and the completed
