@@ -31,7 +31,8 @@ order it evaluated them; its time per suggestion is its whole fit divided
 by the budget (evaluation included: microseconds per program).
 
 NePS 0.17 (``neps-re``: regularized evolution with one mutation per child,
-``n_mutations=1``; ``neps-random``: random search) runs on the
+``n_mutations=1``; ``neps-re-forget``: the same with one forgotten, redrawn
+decision per child instead, ``n_forgets=1``; ``neps-random``: random search) runs on the
 symbolic-regression problems only, on the same grammar unrolled into its
 ``PipelineSpace`` (:mod:`bench.neps_worker`), in NePS's own interpreter
 (``TREEFARM_NEPS_PYTHON``, default ``/work/venv_neps/bin/python``; see
@@ -72,6 +73,7 @@ PEERS = (
     "skopt-gp",
     "gplearn",
     "neps-re",
+    "neps-re-forget",
     "neps-random",
 )
 #: NePS's interpreter (its own venv, with PyTorch) unless ``TREEFARM_NEPS_PYTHON`` names another.

@@ -40,7 +40,7 @@ from .symbolic import FUNCTIONS, TARGETS, Expr, Target, objective_for
 Level = tuple[tuple[str, int], ...]
 #: An expression as nested tuples: ``"x0"``, ``("const", 0.5)`` or ``(name, child, ...)``.
 Tree = str | tuple[Any, ...]
-METHODS = ("neps-re", "neps-random")
+METHODS = ("neps-re", "neps-re-forget", "neps-random")
 
 
 def terminals(n_vars: int, *, constants: bool) -> Level:
@@ -144,13 +144,23 @@ def resolve_config(space: Any, config: dict[str, Any]) -> Tree:
 
 
 def optimizer(method: str, space: Any) -> Any:
-    """NePS's regularized evolution (one mutation per child) or random search on ``space``."""
+    """NePS's regularized evolution or random search on ``space``.
+
+    ``neps-re`` mutates one decision per child (``n_mutations=1``): the default
+    ``"random"`` draws ``randint(1, len(config) // 2)``, an error when the parent
+    is a lone terminal (one decision). NePS 0.17 redraws a mutated categorical
+    from a window of at most five neighbouring choices but reads the drawn index
+    in the full list of choices, so a mutated node only ever becomes one of the
+    first five options (here add, sub, mul, div, sin). ``neps-re-forget`` forgets
+    one decision per child instead (``n_forgets=1``), which redraws it from all
+    the choices.
+    """
     import neps
 
     if method == "neps-re":
-        # n_mutations="random" (the default) draws randint(1, len(config) // 2): an error
-        # when the parent is a lone terminal (one decision).
         return neps.algorithms.neps_regularized_evolution(space, n_mutations=1)
+    if method == "neps-re-forget":
+        return neps.algorithms.neps_regularized_evolution(space, n_mutations=None, n_forgets=1)
     if method == "neps-random":
         return neps.algorithms.neps_random_search(space)
     raise ValueError(f"method must be one of {METHODS}, but got method={method!r}")
