@@ -31,8 +31,10 @@ order it evaluated them; its time per suggestion is its whole fit divided
 by the budget (evaluation included: microseconds per program).
 
 NePS 0.17 (``neps-re``: regularized evolution with one mutation per child,
-``n_mutations=1``; ``neps-re-forget``: the same with one forgotten, redrawn
-decision per child instead, ``n_forgets=1``; ``neps-random``: random search) runs on the
+``n_mutations=1``; ``neps-re-forget``: one forgotten, redrawn decision per
+child instead, ``n_forgets=1``; ``neps-re-keyed``: ``neps-re`` with its
+parents' decisions found, see :func:`bench.neps_worker.optimizer`;
+``neps-random``: random search) runs on the
 symbolic-regression problems only, on the same grammar unrolled into its
 ``PipelineSpace`` (:mod:`bench.neps_worker`), in NePS's own interpreter
 (``TREEFARM_NEPS_PYTHON``, default ``/work/venv_neps/bin/python``; see
@@ -74,6 +76,7 @@ PEERS = (
     "gplearn",
     "neps-re",
     "neps-re-forget",
+    "neps-re-keyed",
     "neps-random",
 )
 #: NePS's interpreter (its own venv, with PyTorch) unless ``TREEFARM_NEPS_PYTHON`` names another.

@@ -40,7 +40,7 @@ from .symbolic import FUNCTIONS, TARGETS, Expr, Target, objective_for
 Level = tuple[tuple[str, int], ...]
 #: An expression as nested tuples: ``"x0"``, ``("const", 0.5)`` or ``(name, child, ...)``.
 Tree = str | tuple[Any, ...]
-METHODS = ("neps-re", "neps-re-forget", "neps-random")
+METHODS = ("neps-re", "neps-re-forget", "neps-re-keyed", "neps-random")
 
 
 def terminals(n_vars: int, *, constants: bool) -> Level:
@@ -148,22 +148,47 @@ def optimizer(method: str, space: Any) -> Any:
 
     ``neps-re`` mutates one decision per child (``n_mutations=1``): the default
     ``"random"`` draws ``randint(1, len(config) // 2)``, an error when the parent
-    is a lone terminal (one decision). NePS 0.17 redraws a mutated categorical
-    from a window of at most five neighbouring choices but reads the drawn index
-    in the full list of choices, so a mutated node only ever becomes one of the
-    first five options (here add, sub, mul, div, sin). ``neps-re-forget`` forgets
-    one decision per child instead (``n_forgets=1``), which redraws it from all
-    the choices.
+    is a lone terminal (one decision). ``neps-re-forget`` forgets one decision
+    per child instead (``n_forgets=1``).
+
+    NePS 0.17's regularized evolution hands its parents' configurations, whose
+    keys carry the ``SAMPLING__`` prefix, to samplers that look decisions up by
+    path without it, so no decision of a parent is ever kept: every child is a
+    fresh draw from the prior. ``neps-re-keyed`` is ``neps-re`` given its
+    trials with the prefix removed (:func:`path_keyed`), so that children do
+    inherit their parents' decisions. There a mutated categorical is redrawn
+    from a window of at most five neighbouring choices, but the drawn index is
+    read in the full list of choices, so a mutated node only ever becomes one
+    of the first five options (here add, sub, mul, div, sin).
     """
     import neps
 
-    if method == "neps-re":
-        return neps.algorithms.neps_regularized_evolution(space, n_mutations=1)
+    if method in ("neps-re", "neps-re-keyed"):
+        evolution = neps.algorithms.neps_regularized_evolution(space, n_mutations=1)
+        return path_keyed(evolution) if method == "neps-re-keyed" else evolution
     if method == "neps-re-forget":
         return neps.algorithms.neps_regularized_evolution(space, n_mutations=None, n_forgets=1)
     if method == "neps-random":
         return neps.algorithms.neps_random_search(space)
     raise ValueError(f"method must be one of {METHODS}, but got method={method!r}")
+
+
+def path_keyed(ask: Any) -> Any:
+    """An optimizer that sees every trial's configuration keyed by sampling path (prefix removed)."""
+    import dataclasses
+
+    from neps.space.neps_spaces.neps_space import NepsCompatConverter
+
+    def keyed(trials: dict[str, Any], budget_info: Any, n: int | None = None) -> Any:
+        stripped = {
+            key: dataclasses.replace(
+                trial, config=dict(NepsCompatConverter.from_neps_config(trial.config).predefined_samplings)
+            )
+            for key, trial in trials.items()
+        }
+        return ask(stripped, budget_info, n)
+
+    return keyed
 
 
 def run(method: str, target: Target, seed: int, budget: int) -> dict[str, Any]:
