@@ -29,12 +29,27 @@ budget of evaluated programs: ``budget // 20`` generations of 20 programs
 its programs' mean squared errors through the problem's ``log1p``, in the
 order it evaluated them; its time per suggestion is its whole fit divided
 by the budget (evaluation included: microseconds per program).
+
+NePS 0.17 (``neps-re``: regularized evolution with one mutation per child,
+``n_mutations=1``; ``neps-re-forget``: one forgotten, redrawn decision per
+child instead, ``n_forgets=1``; ``neps-re-keyed``: ``neps-re`` with its
+parents' decisions found, see :func:`bench.neps_worker.optimizer`;
+``neps-random``: random search) runs on the
+symbolic-regression problems only, on the same grammar unrolled into its
+``PipelineSpace`` (:mod:`bench.neps_worker`), in NePS's own interpreter
+(``TREEFARM_NEPS_PYTHON``, default ``/work/venv_neps/bin/python``; see
+bench/NEPS.md), since NePS needs PyTorch; its time per suggestion is
+``AskAndTell.ask()`` plus ``tell()`` in that process.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .problems import Param, Problem
@@ -59,7 +74,13 @@ PEERS = (
     "hyperopt-tpe",
     "skopt-gp",
     "gplearn",
+    "neps-re",
+    "neps-re-forget",
+    "neps-re-keyed",
+    "neps-random",
 )
+#: NePS's interpreter (its own venv, with PyTorch) unless ``TREEFARM_NEPS_PYTHON`` names another.
+NEPS_PYTHON = "/work/venv_neps/bin/python"
 METHODS = (*TREEFARM, *PEERS)
 
 
@@ -110,6 +131,8 @@ def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
         return run_treefarm(TREEFARM[method], problem, seed, budget)
     if method == "gplearn":
         return _gplearn(problem, seed, budget)
+    if method.startswith("neps-"):
+        return _neps(method, problem, seed, budget)
     if problem.space is not None and not method.startswith("optuna"):
         raise CannotExpressError(f"{method} cannot express the recursive space of {problem.name}")
     runners: dict[str, Callable[[str, Problem, int, int], Result]] = {
@@ -375,3 +398,36 @@ def _gplearn(problem: Problem, seed: int, budget: int) -> Result:
         "version": gplearn.__version__,
         "best": str(model._program),
     }
+
+
+def neps_python() -> Path:
+    """NePS's interpreter: ``TREEFARM_NEPS_PYTHON`` or :data:`NEPS_PYTHON`;
+    :class:`NotAvailableError` when it is not there."""
+    path = Path(os.environ.get("TREEFARM_NEPS_PYTHON") or NEPS_PYTHON)
+    if not path.is_file():
+        raise NotAvailableError(
+            f"NePS's interpreter is missing (set TREEFARM_NEPS_PYTHON, see bench/NEPS.md): python={str(path)!r}"
+        )
+    return path
+
+
+def _neps(method: str, problem: Problem, seed: int, budget: int) -> Result:
+    """NePS on a symbolic-regression problem, in NePS's interpreter (see :mod:`bench.neps_worker`)."""
+    target = problem.extra.get("target")
+    if target is None:
+        raise CannotExpressError(f"{method} runs symbolic regression only, not {problem.name}")
+    python = neps_python()
+    root = Path(__file__).parent.parent
+    done = subprocess.run(
+        [str(python), "-m", "bench.neps_worker", method, target.name, str(seed), str(budget)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "src"), str(root)])},
+        check=False,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"NePS's worker failed (exit {done.returncode}): {done.stderr[-1500:]}")
+    result: Result = json.loads(lines[-1])
+    return result
