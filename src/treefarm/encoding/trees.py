@@ -2,7 +2,7 @@
 
 Notation (shapes):
     n   configurations, d columns of a narrowed :class:`UnitEncoding`
-    X   (n, d + 1) encoded configurations and their :func:`outside` column
+    X   (n, d + 1) encoded configurations and their :meth:`TreeColumns.outside` column
 
 A recursive space's :class:`UnitEncoding` has a column group per address
 (position in a tree) that any configuration in play uses. A model's prior

@@ -131,24 +131,23 @@ class Auto(Optimizer):
         root = convert(space)
         recursive = analyze(root).recursive
         categorical = not recursive and any(isinstance(node, (Choice, Join)) for _, node in addresses(root))
-        losses = np.array([o.loss for o in history.complete if math.isfinite(o.loss)])
-        started = len(losses) >= self._startup(root, recursive)
-        stalled = started and evaluations_since_improvement(losses, warped=self.stall_scale == "model") >= self.patience
+        started = stalled = False
+        if not recursive:
+            losses = np.array([o.loss for o in history.complete if math.isfinite(o.loss)])
+            started = len(losses) >= max(self.gp.startup(root), self.tpe.n_startup)
+            stalled = started and (
+                evaluations_since_improvement(losses, warped=self.stall_scale == "model") >= self.patience
+            )
         t0 = len(history.complete) + len(history.failed) + len(history.pending)
         out: list[Config] = []
         for i in range(n):
             with_batch = History(history.complete, history.failed, (*history.pending, *out))
             optimizer = self.proposer(t0 + i, recursive=recursive, stalled=stalled, categorical=categorical)
-            if not started:
-                optimizer = self.grammar if recursive else self.gp
+            if not (started or recursive):
+                # TPE waits for the GP's space-filling start (its own random start would be wasted)
+                optimizer = self.gp
             out.extend(optimizer.suggest(root, with_batch, 1, rng))
         return out
-
-    def _startup(self, root: Space, recursive: bool) -> int:
-        """TPE waits for the GP's space-filling start (its own random start
-        would be wasted); on a recursive space the grammar search's prior
-        draws are the start."""
-        return self.grammar.n_startup if recursive else max(self.gp.startup(root), self.tpe.n_startup)
 
     def recommend(self, space: Space, history: History) -> Config | None:
         return self.gp.recommend(space, history)

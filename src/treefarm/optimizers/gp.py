@@ -127,11 +127,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..encoding import UnitEncoding
+from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
 from .base import History, Observation, Optimizer
@@ -139,6 +139,9 @@ from .candidates import neighbours
 from .hint_prior import BETA, hint_log_density, hint_windows
 from .hints import Hint, hint_draw
 from .options import check_bool, check_int
+
+if TYPE_CHECKING:
+    from ..models.domain import Domain
 
 __all__ = ["GP"]
 
@@ -573,7 +576,7 @@ class GP(Optimizer):
         The candidates' columns are the addresses of the observations, the
         pending and the chosen points, plus :meth:`TreeColumns.outside`, which
         keeps each candidate's distances to those rows, so its acquisition
-        value, exact (:mod:`treefarm.encoding.trees`); the candidates that
+        value, up to rounding (:mod:`treefarm.encoding.trees`); the candidates that
         score among the ``n_starts`` best then get their own columns, where
         the acquisition optimizer tunes their numbers. The columns of every
         candidate (28,000 against 1,600 at 60 trials of a depth-5 expression
@@ -581,7 +584,6 @@ class GP(Optimizer):
         which compares candidates with each other. The stall test's distance
         is the root mean square over those columns, as on the full encoding.
         """
-        from ..encoding import TreeColumns
         from ..optim import maximize
 
         pending = list(history.pending)
@@ -600,7 +602,8 @@ class GP(Optimizer):
                 configs=configs,
                 losses=losses,
                 y_var=y_var,
-                placed=[*pending, *out],
+                pending=pending,
+                chosen=out,
                 candidates=candidates,
                 fitted=(params, transform),
                 rng=rng,
@@ -629,25 +632,27 @@ class GP(Optimizer):
 
     def _tree_view(
         self,
-        trees: Any,
+        trees: TreeColumns,
         extra: Sequence[Config],
         *,
         configs: list[Config],
         losses: np.ndarray,
         y_var: np.ndarray | None,
-        placed: list[Config],
+        pending: list[Config],
+        chosen: list[Config],
         candidates: list[Config],
         fitted: tuple[Any, Any],
         rng: np.random.Generator,
     ) -> _TreeView:
         """The model on the encoding over the addresses of the observations,
-        the ``placed`` points and ``extra``, conditioned on the ``placed``
-        points at their posterior mean, and the acquisition over the encoded
-        candidates."""
+        the pending and chosen points and ``extra``, conditioned on the
+        pending points and then the batch's chosen ones at their posterior
+        mean (the incumbent taken in between, as :meth:`_model_points` does),
+        and the acquisition over the encoded candidates."""
         from ..acquisition import make_acquisition
         from ..models.gp import gp_with_params
 
-        encoding = trees.encoding([*configs, *placed, *extra])
+        encoding = trees.encoding([*configs, *pending, *chosen, *extra])
         # every row the model sees here is an encoded tree or a start moved in
         # its numbers only: its join columns are one-hot already, and the
         # kernel need not round them (most of the columns)
@@ -661,10 +666,13 @@ class GP(Optimizer):
             kernel=_kernel(self.kernel, True),
             y_var=y_var,
         )
-        if placed:
-            Xp, _ = trees.encode(encoding, placed)
+        if pending:
+            Xp, _ = trees.encode(encoding, pending)
             model = model.condition_on(Xp, model.predict(Xp)[0])
         best = _incumbent(model, X)
+        if chosen:
+            Xo, _ = trees.encode(encoding, chosen)
+            model = model.condition_on(Xo, model.predict(Xo)[0])
         Xc, Ac = trees.encode(encoding, candidates)
         acq = make_acquisition(
             self.acquisition, model, best=best, n_observed=len(losses), rng=rng, candidates=Xc
@@ -754,7 +762,7 @@ class _TreeView:
     X: np.ndarray
     Xc: np.ndarray
     free: np.ndarray
-    domain: Any
+    domain: Domain
     acq: Any
     best: float
 
