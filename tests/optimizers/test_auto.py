@@ -185,3 +185,24 @@ def test_on_a_recursive_space_auto_is_grammar_search() -> None:
         assert auto.suggest(E, history, 1, np.random.default_rng(5)) == auto.grammar.suggest(
             E, history, 1, np.random.default_rng(5)
         )
+
+
+def test_the_optimizer_auto_asks_sees_the_hints_and_the_batch() -> None:
+    """The GP weighs hints itself (πBO): auto must hand them on, with a batch's earlier points pending."""
+    from treefarm.optimizers.hints import Hint
+
+    asked: list[History] = []
+
+    class Recording(GP):
+        def suggest(self, space: object, history: History, n: int, rng: np.random.Generator) -> list:
+            asked.append(history)
+            return super().suggest(space, history, n, rng)  # type: ignore[arg-type]
+
+    hint = Hint({"x": 1.0}, credibility=0.8)
+    improving = tuple(Observation(Config({"x": float(x)}), 10.0 - i) for i, x in enumerate(np.linspace(-5, 4, 12)))
+    history = History(complete=improving, hints=(hint,))  # never stalled: every trial is the GP's
+    Auto(gp=Recording(n_candidates=32, n_local=16, n_starts=2)).suggest(
+        {"x": Real(-5, 5)}, history, 2, np.random.default_rng(0)
+    )
+    assert [h.hints for h in asked] == [(hint,), (hint,)]
+    assert [len(h.pending) for h in asked] == [0, 1]

@@ -233,3 +233,23 @@ def test_hints_are_read_once_per_period_and_at_once_after_this_process_changes_t
     monkeypatch.setattr(history, "HINTS_PERIOD", 0.0)  # as if the period had passed
     study.optimize(loss, n_new_trials=1)
     assert len(reads) == 3 and [h.config["x"] for h in study._cache.hints()] == [3.0, -3.0]
+
+
+def test_a_redrawn_duplicate_is_proposed_with_the_hints_still_there() -> None:
+    """The study redraws a suggestion it has seen with that suggestion pending; the
+    hints must stay in the history the optimizer sees (the GP weighs them itself)."""
+    from treefarm.optimizers import History
+    from treefarm.study.dedupe import Deduplicator
+
+    space = {"x": tf.Choice("a", "b", "c")}
+    taken = tf.Config({"x": "a"})
+    hint = Hint({"x": "b"}, credibility=0.9)
+    seen: list[History] = []
+
+    def propose(h: History) -> tf.Config:
+        seen.append(h)
+        return taken if len(seen) == 1 else tf.Config({"x": "b"})
+
+    got = Deduplicator(tf.space.convert(space)).suggest(propose, History(pending=(taken,), hints=(hint,)))
+    assert got == tf.Config({"x": "b"})
+    assert [h.hints for h in seen] == [(hint,), (hint,)] and list(seen[1].pending) == [taken, taken]

@@ -141,7 +141,7 @@ class Auto(Optimizer):
         t0 = len(history.complete) + len(history.failed) + len(history.pending)
         out: list[Config] = []
         for i in range(n):
-            with_batch = History(history.complete, history.failed, (*history.pending, *out))
+            with_batch = history.with_pending(out)
             optimizer = self.proposer(t0 + i, recursive=recursive, stalled=stalled, categorical=categorical)
             if not (started or recursive):
                 # TPE waits for the GP's space-filling start (its own random start would be wasted)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -74,6 +74,11 @@ class History:
     def seen(self) -> set[Config]:
         """Every configuration evaluated, failed or pending (to avoid duplicates)."""
         return {o.config for o in self.complete} | set(self.failed) | set(self.pending)
+
+    def with_pending(self, configs: Sequence[Config]) -> History:
+        """This history with ``configs`` pending too (a batch's earlier points,
+        a redrawn duplicate); the hints and everything else kept."""
+        return replace(self, pending=(*self.pending, *configs))
 
 
 class Optimizer(abc.ABC):

@@ -43,5 +43,5 @@ class Deduplicator:
             config = propose(history)
             if self.key(config) not in seen:
                 break
-            history = History(history.complete, history.failed, (*history.pending, config))
+            history = history.with_pending([config])
         return config
