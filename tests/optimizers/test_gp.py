@@ -361,6 +361,7 @@ def test_on_a_grammar_candidates_score_on_narrowed_columns_as_on_all_of_them(see
     from functools import partial
 
     from treefarm.encoding import TreeColumns
+    from treefarm.optimizers.gp_trees import tree_view
 
     G = _grammar_with_numbers()
     study = Study.create(space=G, algo=_small_gp(), seed=seed)
@@ -371,7 +372,8 @@ def test_on_a_grammar_candidates_score_on_narrowed_columns_as_on_all_of_them(see
     candidates, _ = gp._candidates(G, None, configs, losses, (), rng)
     trees = TreeColumns(G, [*configs, *candidates])
     view = partial(
-        gp._tree_view,
+        tree_view,
+        gp,
         trees,
         configs=configs,
         losses=losses,

@@ -31,7 +31,7 @@ refinement then tunes the numbers inside the chosen tree. The candidates are
 scored on the columns of the observed and pending trees plus one column that
 stands for all the others (:mod:`treefarm.encoding.trees`; the same
 distances, so the same acquisition values), and only the best-scoring ones
-get their own columns (:meth:`GP._tree_points`): the prior draws alone bring
+get their own columns (:mod:`treefarm.optimizers.gp_trees`): the prior draws alone bring
 thousands of addresses no observation has.
 
 The kernel on those columns has one shared length scale. An ARD scale per
@@ -125,13 +125,11 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ..encoding import TreeColumns, UnitEncoding
+from ..encoding import UnitEncoding
 from ..exceptions import ConfigError
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
 from .base import History, Observation, Optimizer
@@ -139,9 +137,6 @@ from .candidates import neighbours
 from .hint_prior import BETA, hint_log_density, hint_windows
 from .hints import Hint, hint_draw
 from .options import check_bool, check_int
-
-if TYPE_CHECKING:
-    from ..models.domain import Domain
 
 __all__ = ["GP"]
 
@@ -170,7 +165,7 @@ EXPLORE_EVERY = 3
 #: Acquisitions whose value at a point depends only on its distances to the
 #: observed and placed rows (not on the encoding's width, as UCB's schedule
 #: does, nor on other candidates, as MES's and Thompson's): on trees they are
-#: computed on narrowed columns (:meth:`GP._tree_points`).
+#: computed on narrowed columns (:mod:`treefarm.optimizers.gp_trees`).
 NARROWABLE = frozenset({"ei", "logei", "pi", "logpi"})
 #: A proposal this close to an evaluated point (root-mean-square over the encoded columns) has
 #: collapsed onto it: 1% of the unit cube's side.
@@ -504,7 +499,9 @@ class GP(Optimizer):
         from ..optim import maximize
 
         if recursive and self.acquisition in NARROWABLE and not self._weighs_hints(history.hints):
-            return self._tree_points(root, configs, losses, y_var, history, n, rng)
+            from .gp_trees import tree_points
+
+            return tree_points(self, root, configs, losses, y_var, history, n, rng)
         pending = list(history.pending)
         flat = None if recursive else UnitEncoding(root)
         candidates, n_cover = self._candidates(root, flat, configs, losses, history.hints, rng)
@@ -560,133 +557,6 @@ class GP(Optimizer):
             Xo, _ = encoding.encode([config])
             model = model.condition_on(Xo, model.predict(Xo)[0])
         return out
-
-    def _tree_points(
-        self,
-        root: Space,
-        configs: list[Config],
-        losses: np.ndarray,
-        y_var: np.ndarray | None,
-        history: History,
-        n: int,
-        rng: np.random.Generator,
-    ) -> list[Config]:
-        """:meth:`_model_points` on a recursive space, on narrowed columns.
-
-        The candidates' columns are the addresses of the observations, the
-        pending and the chosen points, plus :meth:`TreeColumns.outside`, which
-        keeps each candidate's distances to those rows, so its acquisition
-        value, up to rounding (:mod:`treefarm.encoding.trees`); the candidates that
-        score among the ``n_starts`` best then get their own columns, where
-        the acquisition optimizer tunes their numbers. The columns of every
-        candidate (28,000 against 1,600 at 60 trials of a depth-5 expression
-        grammar) are built only for a stalled suggestion's Thompson draw,
-        which compares candidates with each other. The stall test's distance
-        is the root mean square over those columns, as on the full encoding.
-        """
-        from ..optim import maximize
-
-        pending = list(history.pending)
-        candidates, n_cover = self._candidates(root, None, configs, losses, history.hints, rng)
-        trees = TreeColumns(root, [*configs, *pending, *candidates])
-        params, transform = self._fit_at_refit_point(
-            root, True, configs, losses, y_var, trees.encoding(configs)
-        )
-        seen = history.seen()
-        since = evaluations_since_improvement(losses) + len(pending) if self.explore_stalls else 0
-        out: list[Config] = []
-        for i in range(n):
-            view = partial(
-                self._tree_view,
-                trees,
-                configs=configs,
-                losses=losses,
-                y_var=y_var,
-                pending=pending,
-                chosen=out,
-                candidates=candidates,
-                fitted=(params, transform),
-                rng=rng,
-            )
-            narrow = view([])
-            scores = narrow.acq(narrow.Xc, grad=False)[0]
-            # the optimizer's starts are the best-scoring candidates; the margin
-            # keeps those whose score differs only by rounding between encodings
-            kth = np.sort(scores)[-min(self.n_starts, len(scores))]
-            wide = view([c for c, v in zip(candidates, scores) if v >= kth - 1e-9 * (1.0 + abs(kth))])
-            x, _ = maximize(wide.acq, wide.domain, wide.Xc, free=wide.free, n_starts=self.n_starts, rng=rng)
-            config = wide.encoding.decode(x[:-1])
-            if (
-                self.explore_stalls
-                and explores(since + i, self.explore_every)
-                and collapsed(x, wide.X, width=trees.width)
-            ):
-                wide = view(candidates)
-                x = _explore(wide.model, wide.Xc[:n_cover], wide.X, wide.best, rng, width=trees.width)
-                config = wide.encoding.decode(x[:-1])
-            if config in seen:
-                config = _best_unseen(wide.acq, wide.Xc, candidates, seen) or _unseen_draw(root, seen, rng)
-            out.append(config)
-            seen.add(config)
-        return out
-
-    def _tree_view(
-        self,
-        trees: TreeColumns,
-        extra: Sequence[Config],
-        *,
-        configs: list[Config],
-        losses: np.ndarray,
-        y_var: np.ndarray | None,
-        pending: list[Config],
-        chosen: list[Config],
-        candidates: list[Config],
-        fitted: tuple[Any, Any],
-        rng: np.random.Generator,
-    ) -> _TreeView:
-        """The model on the encoding over the addresses of the observations,
-        the pending and chosen points and ``extra``, conditioned on the
-        pending points and then the batch's chosen ones at their posterior
-        mean (the incumbent taken in between, as :meth:`_model_points` does),
-        and the acquisition over the encoded candidates."""
-        from ..acquisition import make_acquisition
-        from ..models.gp import gp_with_params
-
-        encoding = trees.encoding([*configs, *pending, *chosen, *extra])
-        # every row the model sees here is an encoded tree or a start moved in
-        # its numbers only: its join columns are one-hot already, and the
-        # kernel need not round them (most of the columns)
-        domain = _domain(encoding, joins=False, outside=True)
-        X, _ = trees.encode(encoding, configs)
-        model = gp_with_params(
-            X,
-            losses,
-            domain,
-            *fitted,
-            kernel=_kernel(self.kernel, True),
-            y_var=y_var,
-        )
-        if pending:
-            Xp, _ = trees.encode(encoding, pending)
-            model = model.condition_on(Xp, model.predict(Xp)[0])
-        best = _incumbent(model, X)
-        if chosen:
-            Xo, _ = trees.encode(encoding, chosen)
-            model = model.condition_on(Xo, model.predict(Xo)[0])
-        Xc, Ac = trees.encode(encoding, candidates)
-        acq = make_acquisition(
-            self.acquisition, model, best=best, n_observed=len(losses), rng=rng, candidates=Xc
-        )
-        return _TreeView(
-            encoding=encoding,
-            model=model,
-            X=X,
-            Xc=Xc,
-            free=Ac & ~np.append(_join_columns(encoding), False)[None, :],
-            domain=domain,
-            acq=acq,
-            best=best,
-        )
 
     def _weighs_hints(self, hints: Sequence[Hint]) -> bool:
         """Whether some hint weighs on the acquisition (:meth:`_hint_log_prior`)."""
@@ -748,23 +618,6 @@ class GP(Optimizer):
                 self._fits.pop(next(iter(self._fits)))
             self._fits[key] = (model.params, model.transform)
         return self._fits[key]
-
-
-@dataclass(frozen=True)
-class _TreeView:
-    """One narrowed encoding of a suggestion on trees (:meth:`GP._tree_view`):
-    the observations ``X`` and candidates ``Xc`` with their outside column,
-    which columns of each candidate the optimizer may move, its domain, and
-    the model and acquisition on them."""
-
-    encoding: UnitEncoding
-    model: Any
-    X: np.ndarray
-    Xc: np.ndarray
-    free: np.ndarray
-    domain: Domain
-    acq: Any
-    best: float
 
 
 def _explore(
