@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -51,6 +52,8 @@ def test_a_configuration_covered_by_the_encoding_decodes_to_itself(seed: int) ->
         assert x[-1] == 0.0
         back = narrow.decode(x[:-1])
         assert back.keys() == config.keys()
+        for address, value in config.items():
+            assert back[address] == (pytest.approx(value, rel=1e-9) if isinstance(value, float) else value)
 
 
 def test_columns_per_decision_are_the_unit_encodings() -> None:
