@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treefarm.exceptions import TreefarmError
 from treefarm.models.domain import Domain
@@ -19,6 +23,7 @@ from treefarm.models.gp import (
     fit_gp,
     log_posterior,
 )
+from treefarm.models.gp.fit import kendall_tau
 
 KERNELS = [Matern52(), RBF(), Sum(Matern52(), RBF()), Product(Matern52(), RBF()), Matern52(ard=False)]
 IDS = ["matern52", "rbf", "sum", "product", "isotropic"]
@@ -438,3 +443,22 @@ def test_the_yeo_johnson_fit_agrees_with_scipy(seed) -> None:
     np.testing.assert_allclose(yeojohnson(z, lam), stats.yeojohnson(z, lam), rtol=1e-12, atol=1e-12)
     for at in (-1.0, 0.0, 1.0, 2.0):
         assert yeojohnson_llf(at, z) == pytest.approx(float(stats.yeojohnson_llf(at, z)), rel=1e-10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([-1.0, 0.0, 0.5, 2.0, math.inf]) | st.floats(-10, 10),
+            st.sampled_from([0.0, 1.0, 3.0]) | st.floats(-10, 10),
+        ),
+        max_size=40,
+    )
+)
+def test_kendall_tau_equals_scipys_with_ties(pairs: list[tuple[float, float]]) -> None:
+    from scipy.stats import kendalltau
+
+    x, y = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    got = kendall_tau(x, y)
+    want = float(kendalltau(x, y).statistic) if len(pairs) >= 2 else math.nan
+    assert got == want or (math.isnan(got) and math.isnan(want))

@@ -5,11 +5,10 @@ Notation (shapes): d columns, m points; b best points (b, d).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..models.domain import Domain
+from .sobol import scrambled_sobol
 
 __all__ = ["perturb", "sobol_candidates"]
 
@@ -18,12 +17,9 @@ def sobol_candidates(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
     """(m, d) scrambled Sobol points in [0, 1]^d (Owen scrambling seeded from
     ``rng``): more even than uniform draws, so a few hundred candidates cover
     the cube without clusters or holes. The first ``m`` points of the
-    smallest power-of-two block, as SciPy does, without its warning that only
-    whole blocks are balanced."""
-    from scipy.stats import qmc
-
-    sobol = qmc.Sobol(d, scramble=True, seed=rng)
-    return sobol.random_base2(max(0, math.ceil(math.log2(max(m, 1)))))[:m]
+    smallest power-of-two block, as SciPy's ``qmc.Sobol`` does (the same
+    points: :mod:`treefarm.optim.sobol`)."""
+    return scrambled_sobol(d, m, rng)
 
 
 def perturb(X_best: np.ndarray, m: int, scale: float, domain: Domain, rng: np.random.Generator) -> np.ndarray:
