@@ -128,13 +128,14 @@ class Target:
     max_depth: int = 5
     constants: bool = False
     grid: float | None = None
+    sample_seed: int = 0
 
     def data(self) -> tuple[np.ndarray, np.ndarray]:
-        """The sample ``(X, y)``: seeded uniform draws (seed 0), or the grid."""
+        """The sample ``(X, y)``: seeded uniform draws (seed ``sample_seed``), or the grid."""
         if self.grid is not None:
             X = np.arange(self.low, self.high + self.grid / 2, self.grid)[:, None]
         else:
-            X = np.random.default_rng(0).uniform(self.low, self.high, size=(self.n_points, self.n_vars))
+            X = np.random.default_rng(self.sample_seed).uniform(self.low, self.high, size=(self.n_points, self.n_vars))
         return X, self.formula(*X.T)
 
 

@@ -10,9 +10,11 @@ optimizer ``--source`` names) on
 * ``related``: the same problem shifted (every number's optimum moved by
   ``SHIFT`` of its range: the source minimizes f(x - SHIFT * width)), or for
   the SVC the neighbouring dataset (the other half of digits: the target
-  uses the even rows, the source the odd ones);
+  uses the even rows, the source the odd ones), or for Nguyen-9 (a grammar)
+  another sample of its 20 points (drawn with seed 1, the target's with 0);
 * ``unrelated``: the problem mirrored in its box (f(low + high - x)), whose
-  optimum lies elsewhere.
+  optimum lies elsewhere, or for Nguyen-9 another formula on the same
+  grammar (Nguyen-12, x^4 - x^3 + y^2/2 - y).
 
 The target study runs ``auto`` for 100 evaluations. Reported per
 problem and variant: the median regret at 100 and the first evaluation at
@@ -37,7 +39,7 @@ import numpy as np
 
 import treefarm as tf
 
-from .problems import SYNTHETIC, TUNING, Problem
+from .problems import SYMBOLIC, SYNTHETIC, TUNING, Problem
 
 OUT = Path(__file__).parent / "results" / "warm.jsonl"
 BUDGET = 100
@@ -47,12 +49,16 @@ PROBLEMS: dict[str, Problem] = {
     "hartmann6": SYNTHETIC["hartmann6"],
     "branin": SYNTHETIC["branin"],
     "svc_digits": TUNING["svc_digits"],
+    "styblinski8": SYNTHETIC["styblinski8"],
+    "nguyen9": SYMBOLIC["nguyen9"],
 }
 #: The variants each problem is run with.
 VARIANTS: dict[str, tuple[str, ...]] = {
     "hartmann6": ("cold", "related", "unrelated"),
     "branin": ("cold", "related", "unrelated"),
     "svc_digits": ("cold", "related"),
+    "styblinski8": ("cold", "related", "unrelated"),
+    "nguyen9": ("cold", "related", "unrelated"),
 }
 
 #: How far above the cold median a regret still counts as reaching it: the SVC's CV
@@ -88,10 +94,24 @@ def _svc_odd_rows(v: Mapping[str, Any]) -> float:
     return 1.0 - float(cross_val_score(SVC(**kwargs), X[1::2] / 16.0, y[1::2], cv=3).mean())
 
 
+def _symbolic_source(variant: str) -> Objective:
+    """Nguyen-9 on another sample of its points (related), or Nguyen-12 (unrelated)."""
+    from dataclasses import replace
+
+    from .symbolic import TARGETS, objective_for
+
+    targets = {t.name: t for t in TARGETS}
+    if variant == "related":
+        return objective_for(replace(targets["nguyen9"], sample_seed=1))
+    return objective_for(targets["nguyen12"])
+
+
 def source_objective(problem: Problem, variant: str) -> Objective:
     """What the source study minimized, on the flat values the problem takes."""
     if problem.name == "svc_digits":
         return _svc_odd_rows
+    if problem.name == "nguyen9":
+        return _symbolic_source(variant)
     if variant == "related":
         return _moved(problem, lambda x, lo, hi: min(max(x - SHIFT * (hi - lo), lo), hi))
     return _moved(problem, lambda x, lo, hi: lo + hi - x)
