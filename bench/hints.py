@@ -11,10 +11,12 @@ no-hint median at the budget (how much sooner a hint gets there).
 Beside the synthetic functions: a tuning problem (``svc_digits``, the CV error
 of an SVC; its good hint is the region of the best errors, RBF kernel with
 C = 30 and gamma = 0.15, its misleading one the corner C = 1e-3, gamma =
-1e-4 where the error is 0.80) and a grammar one (``nguyen9``, sin(x) +
-sin(y^2): the good hint is the sub-expression ``add(sin(x0), ...)``, the
-misleading one ``exp(exp(...))``). Their "regret" is the loss itself (the
-CV error; the log1p MSE, 0 at the exact formula).
+1e-4 where the error is 0.80) and three grammar ones: ``nguyen9``, sin(x) +
+sin(y^2), whose good hint is the sub-expression ``add(sin(x0), ...)``;
+``nguyen10``, 2 sin(x) cos(y), good hint ``mul(sin(x0), ...)``; ``nguyen5``,
+sin(x^2) cos(x) - 1, good hint ``sub(mul(sin(mul(...)), ...), ...)``; the
+misleading one is ``exp(exp(...))`` for all three. Their "regret" is the
+loss itself (the CV error; the log1p MSE, 0 at the exact formula).
 
 ``--algo`` takes an optimizer name, or one of :data:`DESIGNS` (the GP's
 ways of honouring a hint, measured against each other).
@@ -48,14 +50,22 @@ OPTIMA: dict[str, list[float]] = {
     "rosenbrock4": [1.0, 1.0, 1.0, 1.0],
     "styblinski8": [-2.903534] * 4 + [-3.0] * 4,
 }
-PROBLEMS: dict[str, Problem] = {**SYNTHETIC, "svc_digits": TUNING["svc_digits"], "nguyen9": SYMBOLIC["nguyen9"]}
+PROBLEMS: dict[str, Problem] = {
+    **SYNTHETIC,
+    "svc_digits": TUNING["svc_digits"],
+    **{name: SYMBOLIC[name] for name in ("nguyen9", "nguyen10", "nguyen5")},
+}
+#: The misleading hint of the grammar problems: exp(exp(...)) at the root.
+_EXP_EXP = {"E": "exp", "E.exp.0": "exp"}
 #: Hints of the problems whose optimum is not a point of a box: (good, misleading).
 HINTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "svc_digits": (
         {"kernel": "rbf", "C": 30.0, "kernel.rbf.gamma": 0.15},
         {"kernel": "rbf", "C": 1e-3, "kernel.rbf.gamma": 1e-4},
     ),
-    "nguyen9": ({"E": "add", "E.add.0": "sin", "E.add.0.sin.0": "x0"}, {"E": "exp", "E.exp.0": "exp"}),
+    "nguyen9": ({"E": "add", "E.add.0": "sin", "E.add.0.sin.0": "x0"}, _EXP_EXP),
+    "nguyen10": ({"E": "mul", "E.mul.0": "sin", "E.mul.0.sin.0": "x0"}, _EXP_EXP),
+    "nguyen5": ({"E": "sub", "E.sub.0": "mul", "E.sub.0.mul.0": "sin", "E.sub.0.mul.0.sin.0": "mul"}, _EXP_EXP),
 }
 #: The GP's ways of honouring hints: window draws only, πBO only (judged or plain credibility),
 #: both without the GP's stall rule.
