@@ -131,6 +131,7 @@ import numpy as np
 
 from ..encoding import UnitEncoding
 from ..exceptions import ConfigError
+from ..models.threads import single_threaded
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
 from .base import History, Observation, Optimizer
 from .candidates import neighbours
@@ -337,6 +338,7 @@ class GP(Optimizer):
         self.hint_draws = hint_draws
         self._fits: dict[tuple[str, str, tuple[str, ...]], Any] = {}
 
+    @single_threaded
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
         recursive = analyze(root).recursive
@@ -366,6 +368,7 @@ class GP(Optimizer):
             return self.n_startup
         return 10 if analyze(root).recursive else startup_size(len(addresses(root)))
 
+    @single_threaded
     def recommend(self, space: Space, history: History) -> Config | None:
         """The evaluated configuration with the lowest posterior mean when the
         fitted noise is significant (seeds/001's recommendation for noisy
@@ -393,6 +396,7 @@ class GP(Optimizer):
             return None
         return configs[int(np.argmin(model.predict(X)[0]))]
 
+    @single_threaded
     def posterior_slice(
         self, space: Space, history: History, address: str, at: Config, *, n_grid: int = 50
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
