@@ -196,6 +196,55 @@ def report(rows: list[dict[str, Any]], ours: str, methods: list[str], n_boot: in
     return "\n".join(lines)
 
 
+def best_of_table(
+    rows: list[dict[str, Any]], ours: list[str], peers: list[str], methods: list[str], n_boot: int = 2000
+) -> str:
+    """Per pooled problem where every method of ``ours`` ran: the better (by median final
+    regret) of ``ours`` against the best of ``peers``, beyond noise or not (the 95 % bootstrap
+    interval of the difference of medians excludes 0); then the mean rank of the medians of
+    ``methods`` over the problems all of them ran (ties share their rank)."""
+    from scipy.stats import rankdata
+
+    from .report import median_difference_interval
+
+    regrets = final_regrets(rows)
+    problems = sorted(
+        {p for p, _ in regrets if all((p, m) in regrets for m in ours)},
+        key=lambda p: (int(p.split("_d")[-1]), int(p.split("_")[1][1:])),
+    )
+    rng = np.random.default_rng(0)
+    lines = [
+        "| function | " + " | ".join(ours) + " | best peer | its median | treefarm's best against it |",
+        "|---" * (len(ours) + 4) + "|",
+    ]
+    tally = {"better beyond noise": 0, "within noise": 0, "worse beyond noise": 0}
+    ranks: list[np.ndarray] = []
+    for p in problems:
+        medians = {m: float(np.median(regrets[(p, m)])) for m in methods if (p, m) in regrets}
+        ran = [m for m in peers if m in medians]
+        if not ran:
+            continue
+        mine = min(ours, key=lambda m: medians[m])
+        peer = min(ran, key=lambda m: medians[m])
+        lo, hi = median_difference_interval(regrets[(p, mine)], regrets[(p, peer)], rng, n_boot=n_boot)
+        verdict = "worse beyond noise" if lo > 0 else "better beyond noise" if hi < 0 else "within noise"
+        tally[verdict] += 1
+        cells = " | ".join(_fmt(medians[m]) for m in ours)
+        lines.append(f"| {p} | {cells} | {peer} | {_fmt(medians[peer])} | {verdict} |")
+        if len(medians) == len(methods):
+            ranks.append(rankdata([medians[m] for m in methods]))
+    lines += ["", ", ".join(f"{k}: {v}" for k, v in tally.items())]
+    if ranks:
+        mean = np.mean(ranks, axis=0)
+        order = np.argsort(mean, kind="stable")
+        lines += [
+            "",
+            f"Mean rank of the medians over the {len(ranks)} problems every method ran: "
+            + ", ".join(f"{methods[i]} {mean[i]:.2f}" for i in order),
+        ]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bbob")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -219,6 +268,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE=SUFFIX",
         help="append SUFFIX to the method names of FILE's rows (two versions of one method side by side)",
     )
+    rep.add_argument(
+        "--best-of",
+        default=None,
+        metavar="METHODS",
+        help="also compare the better of these methods (comma-separated) with the best peer (methods not tf-*)",
+    )
     args = parser.parse_args(argv)
     from .runner import read_rows, run_all
 
@@ -234,6 +289,11 @@ def main(argv: list[str] | None = None) -> int:
     ]
     methods = args.methods.split(",") if args.methods else sorted({r["method"] for r in rows})
     print(report(rows, args.ours, methods))
+    if args.best_of:
+        ours = args.best_of.split(",")
+        print()
+        peers = [m for m in methods if not m.startswith("tf-")]
+        print(best_of_table(rows, ours, peers, methods))
     return 0
 
 
