@@ -131,7 +131,7 @@ import numpy as np
 
 from ..encoding import UnitEncoding
 from ..exceptions import ConfigError
-from ..models.threads import single_threaded
+from ..models.threads import one_blas_thread, single_threaded
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
 from .base import History, Observation, Optimizer
 from .candidates import neighbours
@@ -338,7 +338,6 @@ class GP(Optimizer):
         self.hint_draws = hint_draws
         self._fits: dict[tuple[str, str, tuple[str, ...]], Any] = {}
 
-    @single_threaded
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
         recursive = analyze(root).recursive
@@ -347,7 +346,8 @@ class GP(Optimizer):
             configs = [o.config for o in complete]
             losses = np.array([o.loss for o in complete])
             y_var = self._y_var(complete)
-            return self._model_points(root, recursive, configs, losses, y_var, history, n, rng)
+            with one_blas_thread():
+                return self._model_points(root, recursive, configs, losses, y_var, history, n, rng)
         out: list[Config] = []
         for _ in range(n):
             taken = [*(o.config for o in complete), *history.failed, *history.pending, *out]
