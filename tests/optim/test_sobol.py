@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -55,3 +56,22 @@ def test_a_gp_study_never_imports_scipy_stats() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_scipy_without_its_direction_numbers_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+    from types import SimpleNamespace
+
+    from treefarm.optim import sobol
+
+    fake_scipy = SimpleNamespace(submodule_search_locations=[str(tmp_path)])
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: fake_scipy)
+    sobol._table.cache_clear()
+    sobol._direction_numbers.cache_clear()
+    try:
+        with pytest.raises(ImportError, match=r"Sobol direction numbers are missing .*reinstall scipy"):
+            scrambled_sobol(3, 4, np.random.default_rng(0))
+    finally:
+        monkeypatch.undo()
+        sobol._table.cache_clear()
+        sobol._direction_numbers.cache_clear()

@@ -57,6 +57,8 @@ def _table() -> tuple[np.ndarray, np.ndarray]:
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("scipy is required for Sobol points")
     path = Path(next(iter(spec.submodule_search_locations))) / "stats" / "_sobol_direction_numbers.npz"
+    if not path.is_file():
+        raise ImportError(f"SciPy's Sobol direction numbers are missing (expected {path}): reinstall scipy")
     with np.load(path) as table:
         return table["poly"].astype(np.int64), table["vinit"].astype(np.int64)
 
