@@ -4,7 +4,6 @@ The matrices here are small (tens to hundreds of rows), where BLAS threads
 only add synchronization; on a shared, busy machine OpenBLAS's threads then
 wait on each other and a 0.2 s fit takes 20 s (measured: LAPACK potri on a
 100 x 100 factor, 0.75 ms on one thread, 160 ms on two under load).
-threadpoolctl comes with scikit-learn (a test extra); without it nothing changes.
 Processes the tests start (the CLI, workers, Dask's) get one thread through the
 environment, so that a result computed in a child and here round alike.
 
@@ -30,11 +29,8 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 @pytest.fixture(autouse=True)
 def _one_blas_thread() -> Iterator[None]:
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
+    from threadpoolctl import threadpool_limits
+
     with threadpool_limits(1, user_api="blas"):
         yield
 

@@ -18,13 +18,11 @@ during a suggestion runs single-threaded too, and gets its threads back after.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
-__all__ = ["one_blas_thread", "single_threaded"]
-
-F = TypeVar("F", bound=Callable[..., Any])
+__all__ = ["one_blas_thread"]
 
 
 @functools.cache
@@ -43,13 +41,3 @@ def one_blas_thread() -> Iterator[None]:
     with _controller().limit(limits=1, user_api="blas"):
         yield
 
-
-def single_threaded(function: F) -> F:
-    """``function`` run under :func:`one_blas_thread`."""
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with one_blas_thread():
-            return function(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]

@@ -8,18 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..models.domain import Domain
-from .sobol import scrambled_sobol
 
-__all__ = ["perturb", "sobol_candidates"]
-
-
-def sobol_candidates(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """(m, d) scrambled Sobol points in [0, 1]^d (Owen scrambling seeded from
-    ``rng``): more even than uniform draws, so a few hundred candidates cover
-    the cube without clusters or holes. The first ``m`` points of the
-    smallest power-of-two block, as SciPy's ``qmc.Sobol`` does (the same
-    points: :mod:`treefarm.optim.sobol`)."""
-    return scrambled_sobol(d, m, rng)
+__all__ = ["perturb"]
 
 
 def perturb(X_best: np.ndarray, m: int, scale: float, domain: Domain, rng: np.random.Generator) -> np.ndarray:

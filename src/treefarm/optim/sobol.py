@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["BITS", "scrambled_sobol"]
+__all__ = ["BITS", "sobol_candidates"]
 
 BITS = 30
 """Bits per coordinate (SciPy's default): 2^30 distinct points per dimension."""
@@ -106,9 +106,10 @@ def _scrambled(d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray
     return v.astype(np.uint32), e.astype(np.uint32)
 
 
-def scrambled_sobol(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """(n, d) points of a scrambled Sobol sequence in [0, 1)^d, the first ``n``
-    of the smallest power-of-two block; equal to
+def sobol_candidates(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """(n, d) points of a scrambled Sobol sequence in [0, 1)^d (more even than
+    uniform draws, so a few hundred candidates cover the cube without clusters
+    or holes), the first ``n`` of the smallest power-of-two block; equal to
     ``scipy.stats.qmc.Sobol(d, scramble=True, seed=rng).random_base2(k)[:n]``
     with ``2^k >= n``, the generator left in the same state."""
     v, e = _scrambled(d, rng.spawn(1)[0])

@@ -131,7 +131,7 @@ import numpy as np
 
 from ..encoding import UnitEncoding
 from ..exceptions import ConfigError
-from ..models.threads import one_blas_thread, single_threaded
+from ..models.threads import one_blas_thread
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
 from .base import History, Observation, Optimizer
 from .candidates import neighbours
@@ -368,7 +368,6 @@ class GP(Optimizer):
             return self.n_startup
         return 10 if analyze(root).recursive else startup_size(len(addresses(root)))
 
-    @single_threaded
     def recommend(self, space: Space, history: History) -> Config | None:
         """The evaluated configuration with the lowest posterior mean when the
         fitted noise is significant (seeds/001's recommendation for noisy
@@ -383,20 +382,20 @@ class GP(Optimizer):
         encoding = self._encoding(root, analyze(root).recursive, configs)
         X, _ = encoding.encode(configs)
         losses = np.array([o.loss for o in complete])
-        model = fit_gp(
-            X,
-            losses,
-            _domain(encoding),
-            kernel=_kernel(self.kernel, analyze(root).recursive),
-            y_var=self._y_var(complete),
-            output=self.output,
-            rng=np.random.default_rng(0),
-        )
-        if not _is_noisy(model):
-            return None
-        return configs[int(np.argmin(model.predict(X)[0]))]
+        with one_blas_thread():
+            model = fit_gp(
+                X,
+                losses,
+                _domain(encoding),
+                kernel=_kernel(self.kernel, analyze(root).recursive),
+                y_var=self._y_var(complete),
+                output=self.output,
+                rng=np.random.default_rng(0),
+            )
+            if not _is_noisy(model):
+                return None
+            return configs[int(np.argmin(model.predict(X)[0]))]
 
-    @single_threaded
     def posterior_slice(
         self, space: Space, history: History, address: str, at: Config, *, n_grid: int = 50
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -417,19 +416,20 @@ class GP(Optimizer):
         X, _ = encoding.encode([o.config for o in complete])
         losses = np.array([o.loss for o in complete])
         kernel = _kernel(self.kernel, analyze(root).recursive)
-        model = fit_gp(
-            X,
-            losses,
-            _domain(encoding),
-            kernel=kernel,
-            y_var=self._y_var(complete),
-            output=self.output,
-            rng=np.random.default_rng(0),
-        )
         column = encoding.start[address]
         node = encoding.columns[column].node
         grid = np.linspace(0.0, 1.0, n_grid)
-        mean, std = model.slice_1d(encoding.encode([at])[0][0], column, grid)
+        with one_blas_thread():
+            model = fit_gp(
+                X,
+                losses,
+                _domain(encoding),
+                kernel=kernel,
+                y_var=self._y_var(complete),
+                output=self.output,
+                rng=np.random.default_rng(0),
+            )
+            mean, std = model.slice_1d(encoding.encode([at])[0][0], column, grid)
         return np.array([numeric_value(node, u) for u in grid], dtype=float), mean, std  # type: ignore[arg-type]
 
     def _encoding(self, root: Space, recursive: bool, configs: Sequence[Config]) -> UnitEncoding:
