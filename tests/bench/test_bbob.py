@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from bench.bbob import FUNCTIONS, bbob_problems, final_regrets, final_stalls, instance_of_seed, keys, pooled
+from bench.bbob import (
+    FUNCTIONS,
+    bbob_problems,
+    best_of_table,
+    final_regrets,
+    final_stalls,
+    instance_of_seed,
+    keys,
+    pooled,
+)
 
 
 def test_every_function_instance_and_dimension_has_its_optimum() -> None:
@@ -33,3 +42,33 @@ def test_regret_is_against_each_instances_optimum_and_a_converged_run_is_not_stu
     ]
     assert sorted(final_regrets(rows)[("bbob_f03_d2", "m")].tolist()) == pytest.approx([0.0, 1.0])
     assert final_stalls(rows)[("bbob_f03_d2", "m")] == [89, 0]
+
+
+def test_best_of_compares_our_better_method_with_the_best_non_treefarm_peer() -> None:
+    problems = bbob_problems()
+    f_opt = {i: problems[f"bbob_f03_i{i}_d2"].optimum for i in (1, 2, 3)}
+
+    def rows(method: str, regrets: list[float]) -> list[dict[str, object]]:
+        return [
+            {
+                "problem": f"bbob_f03_i{instance_of_seed(s)}_d2",
+                "method": method,
+                "seed": s,
+                "status": "ok",
+                "losses": [f_opt[instance_of_seed(s)] + r],  # type: ignore[operator]
+            }
+            for s, r in enumerate(regrets)
+        ]
+
+    data = [
+        *rows("tf-gp", [1.0] * 5 + [1.2] * 5),
+        *rows("tf-auto", [2.0] * 5 + [2.2] * 5),
+        *rows("tf-tpe", [0.1] * 10),  # treefarm's own: never "the best peer"
+        *rows("optuna-gp", [5.0] * 5 + [5.2] * 5),
+        *rows("optuna-tpe", [9.0] * 10),
+    ]
+    methods = ["tf-gp", "tf-auto", "tf-tpe", "optuna-gp", "optuna-tpe"]
+    table = best_of_table(data, ["tf-gp", "tf-auto"], ["optuna-gp", "optuna-tpe"], methods)
+    assert "| bbob_f03_d2 | 1.1 | 2.1 | optuna-gp | 5.1 | better beyond noise |" in table
+    assert "better beyond noise: 1, within noise: 0, worse beyond noise: 0" in table
+    assert "tf-tpe 1.00, tf-gp 2.00, tf-auto 3.00, optuna-gp 4.00, optuna-tpe 5.00" in table
