@@ -31,6 +31,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -184,23 +185,44 @@ def mean_ranks(medians: dict[str, dict[str, float]]) -> dict[str, float]:
     return {v: float(ranks[:, i].mean()) for i, v in enumerate(variants)}
 
 
+@functools.cache
+def numeric(key: str, dim: int) -> bool:
+    """Whether the screen problem's space has reals and integers only (every
+    BBOB function; a named problem without choices, joins or recursion)."""
+    from treefarm.space import Choice, Join, addresses, analyze, convert
+
+    root = convert(problem(key, 0, dim).treefarm_space())
+    return not analyze(root).recursive and not any(isinstance(n, (Choice, Join)) for _, n in addresses(root))
+
+
 def report(
-    paths: list[Path], base: str, *, variants: list[str] | None = None, n_boot: int = 2000, stall: int = 50
+    paths: list[Path], base: str, *, variants: list[str] | None = None, n_boot: int = 2000, stall: int = 50,
+    numeric_as: dict[str, str] | None = None,
 ) -> str:
     """Median final regret per problem and variant (seeds), then each
     variant's counts against ``base`` over the problems both ran on >= 5
     common seeds, the problems where most of a variant's seeds ended stalled
     for ``stall`` evaluations or more (:func:`stalled_for`), and its mean rank
     (:func:`mean_ranks`); only ``variants`` (with ``base``) if given. A
-    seed's row counts once however many files hold it."""
+    seed's row counts once however many files hold it. ``numeric_as``
+    (variant -> variant) reads one variant's rows as another's on purely
+    numeric problems (:func:`numeric`): ``{"auto": "gp"}`` where ``auto``
+    is the GP there, suggestion for suggestion."""
     final: dict[tuple[str, str], dict[int, float]] = {}
     stuck: dict[tuple[str, str], dict[int, bool]] = {}
+    aliases = numeric_as or {}
     for r in _rows(paths):
-        if variants is not None and r["variant"] not in {base, *variants}:
-            continue
+        targets = [r["variant"]] if r["variant"] not in aliases else []
+        if numeric(r["problem"], r["dim"]):
+            targets += [v for v, source in aliases.items() if source == r["variant"]]
+        elif r["variant"] in aliases:
+            targets.append(r["variant"])
         label = r["problem"] if r["dim"] == 0 else f"{r['problem']} {r['dim']}-d"
-        final.setdefault((label, r["variant"]), {})[r["seed"]] = r["regret"][-1]
-        stuck.setdefault((label, r["variant"]), {})[r["seed"]] = stalled_for(r["regret"]) >= stall
+        for v in targets:
+            if variants is not None and v not in {base, *variants}:
+                continue
+            final.setdefault((label, v), {})[r["seed"]] = r["regret"][-1]
+            stuck.setdefault((label, v), {})[r["seed"]] = stalled_for(r["regret"]) >= stall
     problems = sorted({p for p, _ in final})
     shown = sorted({v for _, v in final}, key=lambda v: (v != base, v))
     lines = ["| problem | " + " | ".join(shown) + " |", "|---" * (len(shown) + 1) + "|"]
@@ -252,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("files", type=Path, nargs="+")
     p.add_argument("--base", required=True)
     p.add_argument("--variants", default=None, help="comma-separated: only these (and the base)")
+    p.add_argument("--numeric-as", default=None,
+                   help="comma-separated variant=source: on purely numeric problems, the variant's rows are source's")
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.problems.split(","), args.variants.split(","), args.seeds, args.dim, args.budget, args.out)
@@ -262,7 +286,9 @@ def main(argv: list[str] | None = None) -> int:
         new = [row for row in imported(runner_rows, names, args.budget) if _key(row) not in done]
         _append(args.out, new)
     else:
-        print(report(args.files, args.base, variants=args.variants.split(",") if args.variants else None))
+        numeric_as = dict(pair.split("=", 1) for pair in args.numeric_as.split(",")) if args.numeric_as else None
+        print(report(args.files, args.base, variants=args.variants.split(",") if args.variants else None,
+                     numeric_as=numeric_as))
     return 0
 
 

@@ -47,6 +47,16 @@ def test_the_report_counts_a_seed_once_however_many_files_hold_it(tmp_path: Path
     assert "| new | 1 | 1 | 1 | 0 | none | 1.00 |" in text
 
 
+def test_numeric_as_reads_one_variants_rows_as_anothers_on_numeric_problems_only(tmp_path: Path) -> None:
+    """``auto`` is the GP on numeric spaces: there its column is the GP's rows; on a space with a choice its own."""
+    rows = [_row(s, "gp", 1.0) for s in range(6)] + [_row(s, "auto", 2.0) for s in range(6)]
+    rows += [{**r, "problem": "svc_digits"} for r in rows]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = report([path], "gp", numeric_as={"auto": "gp"})
+    assert "| branin | 1 (6) | 1 (6) |" in text and "| svc_digits | 1 (6) | 2 (6) |" in text
+
+
 def test_runner_rows_join_a_screen_as_a_variant() -> None:
     runner = {"problem": "branin", "method": "tf-gp", "seed": 4, "status": "ok", "losses": [3.0, 1.0, 2.0],
               "suggest_cpu": [0.5, 0.25, 0.25]}

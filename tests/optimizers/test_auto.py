@@ -1,4 +1,4 @@
-"""algo="auto": the GP, with TPE on alternate trials while stalled, chosen from the history alone."""
+"""algo="auto": the GP on numeric spaces, TPE's turns among choices, grammar search on trees; chosen from the history alone."""
 
 from __future__ import annotations
 
@@ -27,9 +27,7 @@ def test_auto_is_registered() -> None:
         make_optimizer("autto")
 
 
-def test_tpe_proposes_alternate_trials_only_while_stalled_and_grammar_search_leads_on_recursive_spaces() -> (
-    None
-):
+def test_the_gp_alone_on_numeric_spaces_tpe_among_choices_and_grammar_search_on_recursive_spaces() -> None:
     auto = Auto()
 
     def names(recursive: bool, stalled: bool, categorical: bool = False) -> list[str]:
@@ -38,8 +36,7 @@ def test_tpe_proposes_alternate_trials_only_while_stalled_and_grammar_search_lea
             for t in range(6)
         ]
 
-    assert names(False, False) == ["GP"] * 6
-    assert names(False, True) == ["TPE", "GP"] * 3
+    assert names(False, False) == names(False, True) == ["GP"] * 6
     assert names(False, False, categorical=True) == ["GP", "GP", "TPE"] * 2
     assert names(False, True, categorical=True) == ["TPE", "GP", "TPE", "GP", "TPE", "TPE"]
     assert names(True, False) == names(True, True) == ["GrammarSearch"] * 6
@@ -47,8 +44,8 @@ def test_tpe_proposes_alternate_trials_only_while_stalled_and_grammar_search_lea
 
 def test_tpe_takes_one_stalled_trial_in_stalled_tpe_every_and_bad_options_are_named() -> None:
     auto = Auto(stalled_tpe_every=4)
-    assert [type(auto.proposer(t, recursive=False, stalled=True)).__name__ for t in range(8)] == (
-        ["TPE", "GP", "GP", "GP"] * 2
+    assert [type(auto.proposer(t, recursive=False, stalled=True, categorical=True)).__name__ for t in range(8)] == (
+        ["TPE", "GP", "TPE", "GP", "TPE", "TPE", "GP", "GP"]
     )
     with pytest.raises(ConfigError, match="stall_scale='warped'"):
         Auto(stall_scale="warped")
@@ -61,8 +58,10 @@ def test_stalls_on_the_models_scale_count_an_improvement_the_raw_range_hides() -
     stalled and trial 16 (even) is TPE's; on the model's scale the later gains
     count, the search is not stalled, and the trial is the GP's."""
     losses = [1e7, 300.0, 80.0, 40.0, *np.linspace(39.0, 5.0, 12)]
-    history = History(complete=tuple(Observation(Config({"x": float(i)}), v) for i, v in enumerate(losses)))
-    space = {"x": Real(0, 100)}
+    history = History(
+        complete=tuple(Observation(Config({"x": float(i), "c": "a"}), v) for i, v in enumerate(losses))
+    )
+    space = {"x": Real(0, 100), "c": Choice("a", "b")}
     gp = GP(n_candidates=32, n_local=16, n_starts=1)
 
     def proposal(optimizer: Optimizer) -> list[Config]:
@@ -199,10 +198,23 @@ def test_the_optimizer_auto_asks_sees_the_hints_and_the_batch() -> None:
             return super().suggest(space, history, n, rng)  # type: ignore[arg-type]
 
     hint = Hint({"x": 1.0}, credibility=0.8)
-    improving = tuple(Observation(Config({"x": float(x)}), 10.0 - i) for i, x in enumerate(np.linspace(-5, 4, 12)))
-    history = History(complete=improving, hints=(hint,))  # never stalled: every trial is the GP's
+    improving = tuple(
+        Observation(Config({"x": float(x), "c": "a"}), 10.0 - i) for i, x in enumerate(np.linspace(-5, 4, 12))
+    )
+    history = History(complete=improving, hints=(hint,))  # never stalled: trials 12 and 13 are the GP's
     Auto(gp=Recording(n_candidates=32, n_local=16, n_starts=2)).suggest(
-        {"x": Real(-5, 5)}, history, 2, np.random.default_rng(0)
+        {"x": Real(-5, 5), "c": Choice("a", "b")}, history, 2, np.random.default_rng(0)
     )
     assert [h.hints for h in asked] == [(hint,), (hint,)]
     assert [len(h.pending) for h in asked] == [0, 1]
+
+
+def test_on_a_numeric_space_auto_is_the_gp_even_when_stalled() -> None:
+    """Numeric spaces get the GP alone: auto's suggestions (a batch too) are the GP's."""
+    gp = GP(n_candidates=64, n_local=32, n_starts=2)
+    numeric = {"x": Real(-5, 5)}
+    stalled = History(complete=tuple(Observation(Config({"x": o.config["x"]}), o.loss) for o in _stalled(20).complete))
+    for n in (1, 2):
+        assert Auto(gp=gp).suggest(numeric, stalled, n, np.random.default_rng(3)) == gp.suggest(
+            numeric, stalled, n, np.random.default_rng(3)
+        )
