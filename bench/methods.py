@@ -73,6 +73,8 @@ PEERS = (
     "optuna-gp",
     "hyperopt-tpe",
     "skopt-gp",
+    "smac-gp",
+    "smac-rf",
     "gplearn",
     "neps-re",
     "neps-re-forget",
@@ -139,6 +141,7 @@ def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
         "optuna": _optuna,
         "hyperopt": _hyperopt,
         "skopt": _skopt,
+        "smac": _smac,
     }
     return runners[method.split("-")[0]](method, problem, seed, budget)
 
@@ -198,6 +201,60 @@ def _optuna(method: str, problem: Problem, seed: int, budget: int) -> Result:
         study.tell(trial, value)
         losses.append(value)
     return clock.result(losses, optuna.__version__)
+
+
+def _smac_space(problem: Problem, seed: int) -> Any:
+    """The problem's parameters as a ConfigSpace space: a conditional one active when its
+    parent takes the value of any of its ``when`` entries (the SVC's gamma: rbf or poly)."""
+    from ConfigSpace import Categorical, ConfigurationSpace, EqualsCondition, Float, Integer, OrConjunction
+
+    cs = ConfigurationSpace(seed=seed)
+    made: dict[str, Any] = {}
+    whens: dict[str, list[tuple[str, Any]]] = {}
+    for p in problem.params:
+        if p.when:
+            whens.setdefault(p.name, []).append(p.when)
+        if p.name in made:
+            continue
+        if p.kind == "real":
+            made[p.name] = Float(p.name, (float(p.low), float(p.high)), log=p.log)
+        elif p.kind == "int":
+            made[p.name] = Integer(p.name, (int(p.low), int(p.high)), log=p.log)
+        else:
+            made[p.name] = Categorical(p.name, list(p.choices))
+    cs.add(list(made.values()))
+    for child, conditions in whens.items():
+        equal = [EqualsCondition(made[child], made[parent], value) for parent, value in conditions]
+        cs.add(equal[0] if len(equal) == 1 else OrConjunction(*equal))
+    return cs
+
+
+def _smac(method: str, problem: Problem, seed: int, budget: int) -> Result:
+    """SMAC3's GP (``BlackBoxFacade``) or random-forest (``HyperparameterOptimizationFacade``)
+    facade through its ask/tell interface, with its own initial design; only flat and
+    conditional spaces (no grammar)."""
+    import tempfile
+
+    import smac
+    from smac import BlackBoxFacade, HyperparameterOptimizationFacade, Scenario
+    from smac.runhistory.dataclasses import TrialValue
+
+    if problem.space is not None:
+        raise CannotExpressError(f"{method} has no recursive spaces: {problem.name}")
+    facades = {"smac-gp": BlackBoxFacade, "smac-rf": HyperparameterOptimizationFacade}
+    losses, clock = [], Stopwatch()
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario = Scenario(_smac_space(problem, seed), deterministic=True, n_trials=budget, seed=seed,
+                            output_directory=tmp)
+        optimizer = facades[method](scenario, lambda config, seed=0: 0.0, overwrite=True, logging_level=40)
+        for _ in range(budget):
+            clock.start()
+            info = optimizer.ask()
+            clock.lap()
+            value = float(problem.objective(dict(info.config)))
+            optimizer.tell(info, TrialValue(cost=value))
+            losses.append(value)
+    return clock.result(losses, getattr(smac, "version", "2.4"))
 
 
 def _optuna_params(problem: Problem, trial: Any) -> dict[str, Any]:

@@ -230,3 +230,17 @@ def test_the_ablations_per_address_tpe_keeps_each_addresss_own_best_draw() -> No
 
     assert share_b(per_address_tpe(n_startup=1, gamma=lambda n: 3)) == 1.0
     assert share_b(TPE(n_startup=1, gamma=lambda n: 3)) < 0.995
+
+
+def test_smacs_space_keeps_bounds_log_scales_and_a_conditional_parameter() -> None:
+    """SMAC3 sees the problem's parameters as ConfigSpace does: the SVC's degree only with the poly kernel."""
+    pytest.importorskip("ConfigSpace")
+    from bench.methods import _smac_space
+    from bench.problems import all_problems
+
+    cs = _smac_space(all_problems()["svc_digits"], seed=0)
+    assert cs["C"].log and (cs["C"].lower, cs["C"].upper) == (0.001, 1000.0)
+    configs = cs.sample_configuration(60)
+    assert all(("degree" in dict(c)) == (c["kernel"] == "poly") for c in configs)
+    assert all(("gamma" in dict(c)) == (c["kernel"] in ("rbf", "poly")) for c in configs)
+    assert {c["kernel"] for c in configs} == {"rbf", "poly", "linear"}
