@@ -20,6 +20,8 @@ import argparse
 import json
 import math
 import tempfile
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -75,12 +77,21 @@ CHECKPOINTS = (10, 20, 30, 50, 100)
 THRESHOLD = 1e-3
 
 
-def compare(problem: str, algos: tuple[str, ...] = (ALGO, "gp", "auto", "tpe")) -> str:
+def compare(
+    problem: str, algos: tuple[str, ...] = (ALGO, "gp", "auto", "tpe"), paths: Sequence[Path] = (OUT,)
+) -> str:
     """Median regret at :data:`CHECKPOINTS` and the first evaluation where the median
     regret is at most :data:`THRESHOLD`, per optimizer and variant of ``problem`` that SMAC3 ran
     (an absolute threshold: SMAC3 and treefarm reach different floors, so a target
-    relative to each one's own no-hint median would compare different things)."""
-    rows = [json.loads(line) for line in OUT.read_text().splitlines() if line.strip()]
+    relative to each one's own no-hint median would compare different things). A run
+    (problem, algo, variant, seed) in several of ``paths`` counts once, from the last."""
+    runs = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                runs[r["problem"], r["algo"], r["variant"], r["seed"]] = r
+    rows = list(runs.values())
     ran = {r["variant"] for r in rows if (r["problem"], r["algo"]) == (problem, ALGO)}
     head = " | ".join(f"at {c}" for c in CHECKPOINTS)
     lines = [
@@ -106,9 +117,11 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--shard", default="0/1", help="i/k: every k-th run from the i-th on")
     parser.add_argument("--compare", metavar="PROBLEM", help="print the comparison on PROBLEM instead of running")
+    parser.add_argument("--also", type=Path, nargs="*", default=[],
+                        help="with --compare: more rows (later files win), e.g. a rerun of treefarm's")
     args = parser.parse_args()
     if args.compare:
-        print(compare(args.compare))
+        print(compare(args.compare, paths=(OUT, *args.also)))
         return
     i, k = (int(part) for part in args.shard.split("/"))
     jobs = [(name, v, seed) for seed in range(args.seeds) for name in args.problems for v in args.variants]
