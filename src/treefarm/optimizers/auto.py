@@ -13,7 +13,8 @@ on one option of a choice, and grammar search leads on recursive spaces.
   before) on 39, lower beyond noise on 4 (the ill-conditioned f2, f11, f12,
   where one diverged loss made every later refinement look like a stall and
   half the budget went to TPE), higher beyond noise on none; over the 69
-  numeric problems TPE alone is never lower than the GP beyond noise.
+  problems of the whole suite (those and the tuning set) TPE alone is never
+  lower than the GP beyond noise.
 - **With choices or joins** (conditional spaces): the GP, with every
   ``tpe_every``-th trial TPE's and, while the search is stalled (no
   improvement larger than 1e-3 of the losses' raw range for ``patience``
