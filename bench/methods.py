@@ -75,6 +75,7 @@ PEERS = (
     "skopt-gp",
     "smac-gp",
     "smac-rf",
+    "hebo",
     "gplearn",
     "neps-re",
     "neps-re-forget",
@@ -83,6 +84,8 @@ PEERS = (
 )
 #: NePS's interpreter (its own venv, with PyTorch) unless ``TREEFARM_NEPS_PYTHON`` names another.
 NEPS_PYTHON = "/work/venv_neps/bin/python"
+#: HEBO's interpreter (its own venv, bench/HEBO.md) unless ``TREEFARM_HEBO_PYTHON`` names another.
+HEBO_PYTHON = "/work/venv_hebo/bin/python"
 METHODS = (*TREEFARM, *PEERS)
 
 
@@ -135,6 +138,8 @@ def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
         return _gplearn(problem, seed, budget)
     if method.startswith("neps-"):
         return _neps(method, problem, seed, budget)
+    if method == "hebo":
+        return _hebo(method, problem, seed, budget)
     if problem.space is not None and not method.startswith("optuna"):
         raise CannotExpressError(f"{method} cannot express the recursive space of {problem.name}")
     runners: dict[str, Callable[[str, Problem, int, int], Result]] = {
@@ -457,15 +462,54 @@ def _gplearn(problem: Problem, seed: int, budget: int) -> Result:
     }
 
 
-def neps_python() -> Path:
-    """NePS's interpreter: ``TREEFARM_NEPS_PYTHON`` or :data:`NEPS_PYTHON`;
+def _interpreter(variable: str, default: str, name: str, doc: str) -> Path:
+    """A peer's own interpreter: the environment variable's path or ``default``;
     :class:`NotAvailableError` when it is not there."""
-    path = Path(os.environ.get("TREEFARM_NEPS_PYTHON") or NEPS_PYTHON)
+    path = Path(os.environ.get(variable) or default)
     if not path.is_file():
-        raise NotAvailableError(
-            f"NePS's interpreter is missing (set TREEFARM_NEPS_PYTHON, see bench/NEPS.md): python={str(path)!r}"
-        )
+        raise NotAvailableError(f"{name}'s interpreter is missing (set {variable}, see {doc}): python={str(path)!r}")
     return path
+
+
+def _hebo(method: str, problem: Problem, seed: int, budget: int) -> Result:
+    """HEBO in its own interpreter (:mod:`bench.hebo_worker`): it suggests, this process evaluates."""
+    if problem.space is not None or any(p.when for p in problem.params):
+        raise CannotExpressError(f"HEBO has no conditional or recursive spaces: {problem.name}")
+    python = _interpreter("TREEFARM_HEBO_PYTHON", HEBO_PYTHON, "HEBO", "bench/HEBO.md")
+    root = Path(__file__).parent.parent
+    params = [{"name": p.name, "kind": p.kind, "low": p.low, "high": p.high, "log": p.log, "choices": list(p.choices)}
+              for p in problem.params]
+    worker = subprocess.Popen(
+        [str(python), "-m", "bench.hebo_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert worker.stdin is not None and worker.stdout is not None
+    worker.stdin.write(json.dumps({"params": params, "seed": seed, "budget": budget}) + "\n")
+    worker.stdin.flush()
+    losses: list[float] = []
+    try:
+        for _ in range(budget):
+            line = worker.stdout.readline()
+            if not line:
+                break
+            config = json.loads(line)["config"]
+            losses.append(float(problem.objective(config)))
+            worker.stdin.write(json.dumps({"loss": losses[-1]}) + "\n")
+            worker.stdin.flush()
+        last = worker.stdout.readline()
+    finally:
+        worker.stdin.close()
+        error = worker.stderr.read() if worker.stderr else ""
+        code = worker.wait()
+    if code != 0 or len(losses) < budget or not last.startswith("{"):
+        raise RuntimeError(f"HEBO's worker failed (exit {code}) after {len(losses)} evaluations: {error[-1500:]}")
+    result: Result = {"losses": losses, **json.loads(last)}
+    return result
+
+
+def neps_python() -> Path:
+    """NePS's interpreter: ``TREEFARM_NEPS_PYTHON`` or :data:`NEPS_PYTHON`."""
+    return _interpreter("TREEFARM_NEPS_PYTHON", NEPS_PYTHON, "NePS", "bench/NEPS.md")
 
 
 def _neps(method: str, problem: Problem, seed: int, budget: int) -> Result:

@@ -244,3 +244,22 @@ def test_smacs_space_keeps_bounds_log_scales_and_a_conditional_parameter() -> No
     assert all(("degree" in dict(c)) == (c["kernel"] == "poly") for c in configs)
     assert all(("gamma" in dict(c)) == (c["kernel"] in ("rbf", "poly")) for c in configs)
     assert {c["kernel"] for c in configs} == {"rbf", "poly", "linear"}
+
+
+def test_hebos_design_space_and_what_it_cannot_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Log-scaled numbers become HEBO's power types; conditional spaces are a cannot row; a missing
+    interpreter is a not-available row naming the variable that sets it."""
+    from bench.hebo_worker import design
+    from bench.methods import NotAvailableError, _hebo
+    from bench.problems import all_problems
+
+    params = [{"name": "C", "kind": "real", "low": 1e-3, "high": 1e3, "log": True, "choices": []},
+              {"name": "k", "kind": "int", "low": 1, "high": 9, "log": False, "choices": []},
+              {"name": "c", "kind": "cat", "low": 0, "high": 1, "log": False, "choices": ["a", "b"]}]
+    assert design(params) == [{"name": "C", "type": "pow", "lb": 1e-3, "ub": 1e3},
+                              {"name": "k", "type": "int", "lb": 1, "ub": 9},
+                              {"name": "c", "type": "cat", "categories": ["a", "b"]}]
+    assert runner.run_one("svc_digits", "hebo", 0, 5)["status"] == "cannot"
+    monkeypatch.setenv("TREEFARM_HEBO_PYTHON", str(tmp_path / "no-python"))
+    with pytest.raises(NotAvailableError, match="TREEFARM_HEBO_PYTHON"):
+        _hebo("hebo", all_problems()["branin"], 0, 5)
