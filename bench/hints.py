@@ -152,6 +152,18 @@ def _curves(rows: list[dict[str, Any]], name: str, algo: str, variant: str) -> n
     return np.array([c[:length] for c in curves])
 
 
+def read_runs(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """The rows of all ``paths``, one per run (problem, variant, seed, algo): a
+    later file's row replaces an earlier one's."""
+    by_run: dict[tuple[str, str, int, str], dict[str, Any]] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                by_run[row["problem"], row["variant"], row["seed"], row["algo"]] = row
+    return list(by_run.values())
+
+
 def report(paths: Sequence[Path] = (OUT,)) -> str:
     """Per problem, optimizer and variant: median regret at 100 evaluations (and at
     the runs' end when they ran longer), its ratio to no hint's at 100, and the first
@@ -160,13 +172,7 @@ def report(paths: Sequence[Path] = (OUT,)) -> str:
     of all ``paths`` are read together, a later file's row replacing an earlier one's
     of the same run (runs to 200 evaluations beside the no-hint runs to 100: a seeded
     run's first 100 evaluations are the same)."""
-    by_run: dict[tuple[str, str, int, str], dict[str, Any]] = {}
-    for path in paths:
-        for line in path.read_text().splitlines():
-            if line.strip():
-                row = json.loads(line)
-                by_run[row["problem"], row["variant"], row["seed"], row["algo"]] = row
-    rows = list(by_run.values())
+    rows = read_runs(paths)
     length = max(len(r["regret"]) for r in rows)
     tail = f" median regret at {length} |" if length > BUDGET else ""
     lines = [

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .hints import BUDGET, OUT, PROBLEMS, _done, _hint
+from .hints import BUDGET, OUT, PROBLEMS, _done, _hint, read_runs
 from .problems import Problem
 
 ALGO = "smac-pibo"
@@ -85,13 +85,7 @@ def compare(
     (an absolute threshold: SMAC3 and treefarm reach different floors, so a target
     relative to each one's own no-hint median would compare different things). A run
     (problem, algo, variant, seed) in several of ``paths`` counts once, from the last."""
-    runs = {}
-    for path in paths:
-        for line in path.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                runs[r["problem"], r["algo"], r["variant"], r["seed"]] = r
-    rows = list(runs.values())
+    rows = read_runs(paths)
     ran = {r["variant"] for r in rows if (r["problem"], r["algo"]) == (problem, ALGO)}
     head = " | ".join(f"at {c}" for c in CHECKPOINTS)
     lines = [
