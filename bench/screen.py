@@ -189,10 +189,10 @@ def mean_ranks(medians: dict[str, dict[str, float]]) -> dict[str, float]:
 def numeric(key: str, dim: int) -> bool:
     """Whether the screen problem's space has reals and integers only (every
     BBOB function; a named problem without choices, joins or recursion)."""
-    from treefarm.space import Choice, Join, addresses, analyze, convert
+    from treefarm.space import analyze, convert
 
-    root = convert(problem(key, 0, dim).treefarm_space())
-    return not analyze(root).recursive and not any(isinstance(n, (Choice, Join)) for _, n in addresses(root))
+    analysis = analyze(convert(problem(key, 0, dim).treefarm_space()))
+    return not (analysis.recursive or analysis.choices)
 
 
 def report(

@@ -113,3 +113,13 @@ def test_config_beyond_the_bound_is_rejected() -> None:
         ConfigError, match=r"'f' at G.f.0 cannot finish within the recursion bound max_depth=2"
     ):
         validate(G, deep)
+
+
+def test_analysis_says_whether_a_space_has_a_choice_or_a_join_anywhere() -> None:
+    """What ``auto`` dispatches on: numbers and constants only, or a choice / join at any depth."""
+    from treefarm import Int, Join, Real
+    from treefarm.space import analyze, convert
+
+    assert not analyze(convert({"x": Real(0, 1), "n": Int(1, 5), "tag": "fixed"})).choices
+    assert analyze(convert({"x": Real(0, 1), "c": Choice("a", "b")})).choices
+    assert analyze(convert({"x": Real(0, 1), "opt": Join(sgd={"m": Real(0, 1)}, adam={"b": 0.9})})).choices

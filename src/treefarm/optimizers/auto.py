@@ -48,7 +48,7 @@ import math
 import numpy as np
 
 from ..exceptions import ConfigError
-from ..space import Choice, Config, Join, Space, addresses, analyze, convert
+from ..space import Config, Space, analyze, convert
 from .base import History, Optimizer
 from .gp import GP, STALL_PATIENCE, evaluations_since_improvement
 from .grammar import GrammarSearch
@@ -120,8 +120,9 @@ class Auto(Optimizer):
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
-        recursive = analyze(root).recursive
-        categorical = not recursive and any(isinstance(node, (Choice, Join)) for _, node in addresses(root))
+        analysis = analyze(root)
+        recursive = analysis.recursive
+        categorical = not recursive and analysis.choices
         if not (recursive or categorical):
             return self.gp.suggest(root, history, n, rng)
         started = stalled = False

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..exceptions import SpaceError, format_values
-from .nodes import Join, Space, Var, definition_epoch
+from .nodes import Choice, Join, Space, Var, definition_epoch
 
 __all__ = ["Analysis", "analyze", "check_definition", "reachable"]
 
@@ -84,6 +84,8 @@ class Analysis:
     need: dict[int, float]
     depth_limit: float
     recursive: bool
+    #: The space has a choice or a join somewhere (else only numbers and constants).
+    choices: bool
 
     def need_of(self, node: Space) -> float:
         return self.need[id(node)]
@@ -104,7 +106,8 @@ def _analyze_cached(root: Space, epoch: int) -> Analysis:
     need = _fixed_point(nodes, undefined=math.inf)
     variables = [n for n in nodes if isinstance(n, Var)]
     limit = min((v.max_depth for v in variables), default=math.inf)
-    result = Analysis(need=need, depth_limit=limit, recursive=bool(variables))
+    choices = any(isinstance(n, (Choice, Join)) for n in nodes)
+    result = Analysis(need=need, depth_limit=limit, recursive=bool(variables), choices=choices)
     root_need = need[id(root)]
     if math.isinf(root_need):
         raise SpaceError(
