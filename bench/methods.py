@@ -138,8 +138,6 @@ def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
         return _gplearn(problem, seed, budget)
     if method.startswith("neps-"):
         return _neps(method, problem, seed, budget)
-    if method == "hebo":
-        return _hebo(method, problem, seed, budget)
     if problem.space is not None and not method.startswith("optuna"):
         raise CannotExpressError(f"{method} cannot express the recursive space of {problem.name}")
     runners: dict[str, Callable[[str, Problem, int, int], Result]] = {
@@ -147,6 +145,7 @@ def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
         "hyperopt": _hyperopt,
         "skopt": _skopt,
         "smac": _smac,
+        "hebo": _hebo,
     }
     return runners[method.split("-")[0]](method, problem, seed, budget)
 
@@ -237,15 +236,13 @@ def _smac_space(problem: Problem, seed: int) -> Any:
 def _smac(method: str, problem: Problem, seed: int, budget: int) -> Result:
     """SMAC3's GP (``BlackBoxFacade``) or random-forest (``HyperparameterOptimizationFacade``)
     facade through its ask/tell interface, with its own initial design; only flat and
-    conditional spaces (no grammar)."""
+    conditional spaces (:func:`run` turns a grammar away)."""
     import tempfile
 
     import smac
     from smac import BlackBoxFacade, HyperparameterOptimizationFacade, Scenario
     from smac.runhistory.dataclasses import TrialValue
 
-    if problem.space is not None:
-        raise CannotExpressError(f"{method} has no recursive spaces: {problem.name}")
     facades = {"smac-gp": BlackBoxFacade, "smac-rf": HyperparameterOptimizationFacade}
     losses, clock = [], Stopwatch()
     with tempfile.TemporaryDirectory() as tmp:
@@ -473,8 +470,8 @@ def _interpreter(variable: str, default: str, name: str, doc: str) -> Path:
 
 def _hebo(method: str, problem: Problem, seed: int, budget: int) -> Result:
     """HEBO in its own interpreter (:mod:`bench.hebo_worker`): it suggests, this process evaluates."""
-    if problem.space is not None or any(p.when for p in problem.params):
-        raise CannotExpressError(f"HEBO has no conditional or recursive spaces: {problem.name}")
+    if any(p.when for p in problem.params):
+        raise CannotExpressError(f"HEBO has no conditional spaces: {problem.name}")
     python = _interpreter("TREEFARM_HEBO_PYTHON", HEBO_PYTHON, "HEBO", "bench/HEBO.md")
     root = Path(__file__).parent.parent
     params = [{"name": p.name, "kind": p.kind, "low": p.low, "high": p.high, "log": p.log, "choices": list(p.choices)}
