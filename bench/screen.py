@@ -212,11 +212,10 @@ def report(
     stuck: dict[tuple[str, str], dict[int, bool]] = {}
     aliases = numeric_as or {}
     for r in _rows(paths):
-        targets = [r["variant"]] if r["variant"] not in aliases else []
-        if numeric(r["problem"], r["dim"]):
-            targets += [v for v, source in aliases.items() if source == r["variant"]]
-        elif r["variant"] in aliases:
-            targets.append(r["variant"])
+        on_numeric = bool(aliases) and numeric(r["problem"], r["dim"])
+        targets = [] if on_numeric and r["variant"] in aliases else [r["variant"]]
+        if on_numeric:
+            targets += [alias for alias, source in aliases.items() if source == r["variant"]]
         label = r["problem"] if r["dim"] == 0 else f"{r['problem']} {r['dim']}-d"
         for v in targets:
             if variants is not None and v not in {base, *variants}:
