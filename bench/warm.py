@@ -1,9 +1,9 @@
 """Warm starts measured: a study started from a related study, from an unrelated
 one, and cold.
 
-``Study.create(..., warm_start=[source])`` gives the new study the best tenth
-(at most 10) of the source's trials as hints of credibility 0.5 (the
-default; :mod:`treefarm.study.warm`). Per problem, the source is a finished
+``Study.create(..., warm_start=[source])`` enqueues the source's best
+configuration as the new study's first trial (the default; region hints
+only with ``warm_start_credibility`` > 0: :mod:`treefarm.study.warm`). Per problem, the source is a finished
 study of 100 trials (seed ``1000 + seed``; ``auto``, the default, or the
 optimizer ``--source`` names) on
 
@@ -117,19 +117,25 @@ def source_objective(problem: Problem, variant: str) -> Objective:
     return _moved(problem, lambda x, lo, hi: lo + hi - x)
 
 
-def run_one(problem: Problem, variant: str, seed: int, source_algo: str = "auto") -> dict[str, Any]:
-    """One target study of :data:`BUDGET` evaluations, warm started unless ``variant`` is "cold"."""
+def run_one(
+    problem: Problem, variant: str, seed: int, source_algo: str = "auto", credibility: float = 0.0
+) -> dict[str, Any]:
+    """One target study of :data:`BUDGET` evaluations, warm started unless ``variant``
+    is "cold" (``credibility`` is the warm start's, for its region hints)."""
     sources = []
     if variant != "cold":
         objective = source_objective(problem, variant)
         source = tf.Study.create(space=problem.treefarm_space(), algo=source_algo, seed=1000 + seed)
         source.optimize(lambda v: objective(problem.flat_value(v)), SOURCE_TRIALS)
         sources.append(source)
-    study = tf.Study.create(space=problem.treefarm_space(), seed=seed, warm_start=sources)
+    study = tf.Study.create(
+        space=problem.treefarm_space(), seed=seed, warm_start=sources, warm_start_credibility=credibility
+    )
     study.optimize(lambda v: problem.objective(problem.flat_value(v)), BUDGET)
     best = np.minimum.accumulate([t.value if t.value is not None else math.inf for t in study.trials])
     regret = (best - (problem.optimum or 0.0)).tolist()
-    return {"problem": problem.name, "variant": variant, "seed": seed, "source": source_algo, "regret": regret}
+    row = {"problem": problem.name, "variant": variant, "seed": seed, "source": source_algo, "regret": regret}
+    return {**row, "credibility": credibility}
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -143,7 +149,9 @@ def _cold_or(row: dict[str, Any], source_algo: str) -> bool:
     return row["variant"] == "cold" or row["source"] == source_algo
 
 
-def run(seeds: int, problems: list[str], source_algo: str = "auto", out: Path = OUT) -> None:
+def run(
+    seeds: int, problems: list[str], source_algo: str = "auto", out: Path = OUT, credibility: float = 0.0
+) -> None:
     """The missing runs, seed by seed, one JSON line each in ``out``."""
     done = {(r["problem"], r["variant"], r["seed"]) for r in _rows(out) if _cold_or(r, source_algo)}
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -151,7 +159,7 @@ def run(seeds: int, problems: list[str], source_algo: str = "auto", out: Path = 
         for name in problems:
             for variant in VARIANTS[name]:
                 if (name, variant, seed) not in done:
-                    row = run_one(PROBLEMS[name], variant, seed, source_algo)
+                    row = run_one(PROBLEMS[name], variant, seed, source_algo, credibility)
                     with out.open("a") as f:
                         f.write(json.dumps(row) + "\n")
 
@@ -195,12 +203,13 @@ def main() -> None:
     r.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     r.add_argument("--source", default="auto", help="the optimizer of the source studies")
     r.add_argument("--out", type=Path, default=OUT, help="the JSON lines file the rows are appended to")
+    r.add_argument("--credibility", type=float, default=0.0, help="warm_start_credibility (region hints above 0)")
     p = sub.add_parser("report")
     p.add_argument("--source", default="auto", help="the optimizer of the source studies")
     p.add_argument("--out", type=Path, default=OUT, help="the JSON lines file to read")
     args = parser.parse_args()
     if args.command == "run":
-        run(args.seeds, args.problems, args.source, args.out)
+        run(args.seeds, args.problems, args.source, args.out, args.credibility)
     else:
         print(report(args.out, source_algo=args.source))
 

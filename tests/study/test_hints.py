@@ -163,9 +163,9 @@ def test_a_stated_address_below_a_join_implies_its_option() -> None:
     assert dict(study.hints[0].config) == {"model": "tree", "model.tree.depth": 3}
 
 
-def test_a_warm_start_from_a_related_study_finds_good_values_sooner() -> None:
+def test_a_warm_start_evaluates_the_related_studys_best_first_and_finds_good_values_sooner() -> None:
     space = {"x": tf.Real(-5.0, 5.0), "y": tf.Real(-5.0, 5.0)}
-    source = tf.Study.create("source", space=space, algo="random", seed=0)
+    source = tf.Study.create("source", space=space, algo="tpe", seed=0)
     source.optimize(lambda p: (p["x"] - 3.0) ** 2 + (p["y"] + 1.0) ** 2, 60)
 
     def shifted(p: dict) -> float:
@@ -176,19 +176,51 @@ def test_a_warm_start_from_a_related_study_finds_good_values_sooner() -> None:
         plain = tf.Study.create(space=space, algo="tpe", seed=seed)
         plain.optimize(shifted, 10)
         cold.append(plain.best_value)
-        started = tf.Study.create(space=space, algo="tpe", seed=seed, warm_start=[source], warm_start_credibility=1.0)
-        assert len(started.hints) == 6 and started.trials == []  # hints, not trials of this study
+        started = tf.Study.create(space=space, algo="tpe", seed=seed, warm_start=[source])
+        [first] = started.trials  # the source's best, waiting; no region hints by default
+        assert first.state is tf.TrialState.WAITING and not started.hints
+        assert dict(first.params) == dict(source.best_params) and first.user_attrs == {"warm_start": "source"}
         started.optimize(shifted, 10)
+        assert started.trials[0].params == first.params and len(started.trials) == 10
         warm.append(started.best_value)
     assert np.median(warm) < 0.25 * np.median(cold)
+
+
+def test_a_warm_start_with_a_credibility_also_gives_the_best_tenth_as_region_hints() -> None:
+    space = {"x": tf.Real(-5.0, 5.0)}
+    source = tf.Study.create("source", space=space, algo="random", seed=0)
+    source.optimize(lambda p: abs(p["x"] - 1.0), 60)
+    started = tf.Study.create(space=space, seed=0, warm_start=[source], warm_start_credibility=0.7)
+    assert len(started.hints) == 6 and {h.credibility for h in started.hints} == {0.7}
+    assert started.hints[0].config == {"x": source.best_params["x"]} and len(started.trials) == 1
 
 
 def test_a_warm_start_keeps_only_the_addresses_both_spaces_share() -> None:
     source = tf.Study.create(space={"x": tf.Real(-5.0, 5.0), "z": tf.Int(0, 3)}, algo="random", seed=0)
     source.optimize(lambda p: abs(p["x"]), 20)
-    target = tf.Study.create(space={"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b")}, seed=0, warm_start=[source])
+    target_space = {"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b", "c")}
+    target = tf.Study.create(space=target_space, seed=0, warm_start=[source], warm_start_credibility=0.5)
     assert target.hints and all(set(h.config) == {"x"} for h in target.hints)
     assert all(h.author == "warm start from " + repr(source.name) for h in target.hints)
+    [point] = target.trials  # the source's x; k, which the source never chose, at the prior's median
+    assert dict(point.params) == {"x": source.best_params["x"], "k": "b"}
+
+
+def test_a_reopened_study_is_not_warm_started_twice(tmp_path: Path) -> None:
+    source = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, algo="random", seed=0)
+    source.optimize(lambda p: p["x"], 10)
+    url = tmp_path / "runs.db"
+    for _ in range(2):
+        study = tf.Study.create("target", space={"x": tf.Real(0.0, 1.0)}, storage=url, load_if_exists=True,
+                                warm_start=[source], warm_start_credibility=0.5)
+    assert len(study.trials) == 1 and len(study.hints) == 1
+
+
+def test_a_warm_start_credibility_outside_0_1_is_refused_before_a_study_is_made(tmp_path: Path) -> None:
+    url = tmp_path / "runs.db"
+    with pytest.raises(ConfigError, match=r"warm_start_credibility must lie in \[0, 1\].*=1.5"):
+        tf.Study.create("s", space={"x": tf.Real(0.0, 1.0)}, storage=url, warm_start_credibility=1.5)
+    assert tf.Study.create("s", space={"x": tf.Real(0.0, 1.0)}, storage=url).trials == []
 
 
 def test_a_misleading_hint_loses_its_say_once_its_region_was_tried() -> None:

@@ -6,7 +6,10 @@ It is checked by walking the space with the hint's own decisions: a join the
 hint does not state takes the option that a stated address below it names
 (``{"model.tree.depth": 3}`` implies ``model = "tree"``, and the normalized
 hint says so), every hinted address must be reached, and every value must
-fit its node.
+fit its node. Walked to the end, the same decisions make a whole
+configuration (:func:`complete_partial`): every unstated decision at the
+median of its prior, so that a configuration from a related space can be
+evaluated here.
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..exceptions import ConfigError
-from .config import Decision, Scalar, check_decision
+from .config import Config, Decision, Scalar, check_decision
 from .convert import convert
 from .nodes import Join
 from .sample import decision_at
 from .walk import walk
 
-__all__ = ["check_partial"]
+__all__ = ["check_partial", "complete_partial"]
 
 
 def _implied_option(
@@ -41,10 +44,10 @@ def _implied_option(
     return None
 
 
-def check_partial(space: Any, partial: Mapping[str, Any]) -> dict[str, Scalar]:
-    """The partial configuration, normalized; a ConfigError naming the first
-    address that is unknown, unreachable through the hint's own choices, or
-    whose value does not fit."""
+def _walk_partial(space: Any, partial: Mapping[str, Any]) -> tuple[Config, dict[str, Scalar]]:
+    """The whole configuration the partial's decisions make (the rest at the
+    prior's median) and the decisions the partial states or implies; a
+    ConfigError as :func:`check_partial` says."""
     if not isinstance(partial, Mapping) or not partial:
         raise ConfigError(
             f"a partial configuration must be a non-empty mapping of address to decision, but got config={partial!r}"
@@ -67,7 +70,7 @@ def check_partial(space: Any, partial: Mapping[str, Any]) -> dict[str, Scalar]:
         reached[address] = value
         return value
 
-    walk(convert(space), decide)
+    config, _ = walk(convert(space), decide)
     for address, value in partial.items():
         if address not in reached:
             raise ConfigError(
@@ -75,4 +78,18 @@ def check_partial(space: Any, partial: Mapping[str, Any]) -> dict[str, Scalar]:
                 "through the configuration's own choices (name the options of the joins above it), "
                 f"but got {address}={value!r}"
             )
-    return reached
+    return config, reached
+
+
+def check_partial(space: Any, partial: Mapping[str, Any]) -> dict[str, Scalar]:
+    """The partial configuration, normalized; a ConfigError naming the first
+    address that is unknown, unreachable through the hint's own choices, or
+    whose value does not fit."""
+    return _walk_partial(space, partial)[1]
+
+
+def complete_partial(space: Any, partial: Mapping[str, Any]) -> Config:
+    """A whole configuration of ``space``: the partial's decisions (checked as
+    :func:`check_partial` checks them), every other decision at the median of
+    its prior (:func:`treefarm.space.sample.decision_at` at 1/2)."""
+    return _walk_partial(space, partial)[0]

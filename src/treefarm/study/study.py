@@ -26,6 +26,7 @@ import numpy as np
 
 from ..exceptions import StudyError
 from ..optimizers import History, Optimizer
+from ..optimizers.options import check_range
 from ..pruners import Pruner
 from ..space import build, validate
 from ..storage import Storage, TrialRecord, TrialState
@@ -41,7 +42,7 @@ from .recording import Recorder
 from .recovery import recover
 from .results import Results
 from .trial import Trial
-from .warm import warm_start_hints
+from .warm import warm_start_hints, warm_start_points
 
 __all__ = ["Callback", "Study"]
 
@@ -105,7 +106,7 @@ class Study(Results, Hinting):
         heartbeat_interval: float = 10.0,
         requeue_interrupted: bool = False,
         warm_start: Sequence[Study] = (),
-        warm_start_credibility: float = 0.5,
+        warm_start_credibility: float = 0.0,
         pruner: Pruner | None = None,
     ) -> Study:
         """Create a study (or reopen it, with ``load_if_exists``) in ``storage``.
@@ -119,9 +120,11 @@ class Study(Results, Hinting):
         Trials not finished after ``STALE_FACTOR`` heartbeat intervals are
         presumed dead by any worker's recovery. ``pruner`` (see
         :mod:`treefarm.pruners`) answers ``trial.should_prune()``. ``warm_start`` studies give a
-        new study their best configurations as hints of
-        ``warm_start_credibility`` (see :mod:`treefarm.study.warm`).
+        new study their best configuration each, enqueued as its first trials,
+        and with ``warm_start_credibility`` > 0 their best tenth as hints of that
+        credibility (see :mod:`treefarm.study.warm`).
         """
+        check_range("warm_start_credibility", warm_start_credibility, 0.0, 1.0)
         opened = opening.create(
             name,
             space=space,
@@ -136,8 +139,11 @@ class Study(Results, Hinting):
             opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted, pruner=pruner
         )
         if warm_start and not study.hints and not study.trials:
-            for config, source in warm_start_hints(study.space, warm_start):
-                study.hint(config, credibility=warm_start_credibility, author=f"warm start from {source!r}")
+            for point, source in warm_start_points(study.space, warm_start):
+                study.enqueue(point, user_attrs={"warm_start": source})
+            if warm_start_credibility > 0:
+                for config, source in warm_start_hints(study.space, warm_start):
+                    study.hint(config, credibility=warm_start_credibility, author=f"warm start from {source!r}")
         return study
 
     @classmethod

@@ -1,14 +1,30 @@
-"""Warm starts: what related studies found, given to a new study as hints.
+"""Warm starts: what related studies found, given to a new study.
 
-The best finished trials of a related study (the same problem on another
-dataset, a shifted version, a narrower space) are evidence about where this
-study's optimum lies, but not observations of this study's objective. So
-they enter as good hints (:mod:`treefarm.optimizers.hints`), never as trials:
-they are not counted in the budget, they steer suggestions with the
-credibility the caller gives, and their influence decays as this study's own
-evidence accumulates. Only the addresses the two spaces share carry over: a
-configuration is projected on this space (decisions whose address this space
-does not have are dropped) and kept if the rest fits.
+Each related study (the same problem on another dataset, a shifted version,
+a narrower space) gives the new study two things, both projected on this
+space (decisions whose address this space does not have are dropped):
+
+* its **best configuration, enqueued**: evaluated as this study's first
+  trials (a point hint, which the thesis puts straight into the evaluation
+  queue), completed where this space has decisions the source did not
+  make (at the prior's median, :func:`treefarm.space.partial.complete_partial`).
+  Its loss is an observation of this study's objective like any other: if
+  the source is related it is an incumbent at once, if not it is one trial
+  among the others.
+* its **best tenth as region hints** (:mod:`treefarm.optimizers.hints`),
+  only when the caller gives them a credibility above 0: evidence about
+  where this study's optimum lies, not trials; they steer the suggestions
+  and fade as this study's own evidence accumulates.
+
+Why regions are off by default (bench/RESULTS.md, "Warm starts: the
+source's best evaluated first"): a source's best region steers the first
+suggestions before this study can judge it, and where it lies beside a
+local minimum of this study the search settles there. Hartmann-6 from its
+mirror image: 25 of 30 seeds ended in the local minimum with region hints
+of credibility 0.5, 11 of 30 cold, 6 of 20 with the best configuration
+enqueued alone. The enqueued configuration alone reaches the no-warm-start
+median in half the evaluations on Styblinski-Tang-8 shifted and the SVC on
+neighbouring data, and an unrelated source costs nothing measurable.
 """
 
 from __future__ import annotations
@@ -17,14 +33,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..exceptions import ConfigError
-from ..space import Space
-from ..space.partial import check_partial
+from ..space import Config, Space
+from ..space.partial import check_partial, complete_partial
 from ..storage import TrialRecord, TrialState
 
 if TYPE_CHECKING:
     from .study import Study
 
-__all__ = ["TOP_FRACTION", "warm_start_hints"]
+__all__ = ["TOP_FRACTION", "warm_start_hints", "warm_start_points"]
 
 TOP_FRACTION = 0.1
 """The share of a related study's completed trials (at least 1, at most 10) that become hints."""
@@ -43,16 +59,37 @@ def _projected(space: Space, record: TrialRecord) -> dict[str, object] | None:
     return None
 
 
+def _ranked(source: Study) -> list[TrialRecord]:
+    """The source's completed trials, best first (ties by trial number)."""
+    sign = 1.0 if source.direction == "minimize" else -1.0
+    done = [t for t in source.trials if t.state is TrialState.COMPLETE and t.value is not None]
+    return sorted(done, key=lambda t: (sign * (t.value or 0.0), t.number))
+
+
 def warm_start_hints(space: Space, sources: Sequence[Study]) -> list[tuple[dict[str, object], str]]:
-    """The configurations a warm start gives as hints, each with its source's name."""
+    """The configurations a warm start gives as region hints, each with its source's name."""
     out: list[tuple[dict[str, object], str]] = []
     for source in sources:
-        sign = 1.0 if source.direction == "minimize" else -1.0
-        done = [t for t in source.trials if t.state is TrialState.COMPLETE and t.value is not None]
-        done.sort(key=lambda t: (sign * (t.value or 0.0), t.number))
+        done = _ranked(source)
         k = min(10, max(1, round(TOP_FRACTION * len(done))))
         for record in done[:k]:
             config = _projected(space, record)
             if config:
                 out.append((config, source.name))
+    return out
+
+
+def warm_start_points(space: Space, sources: Sequence[Study]) -> list[tuple[Config, str]]:
+    """The configurations a warm start enqueues, each with its source's name: per
+    source its best trial that fits this space (projected, then completed), the
+    same configuration once."""
+    out: list[tuple[Config, str]] = []
+    for source in sources:
+        for record in _ranked(source):
+            config = _projected(space, record)
+            if config:
+                point = complete_partial(space, config)
+                if all(point != seen for seen, _ in out):
+                    out.append((point, source.name))
+                break
     return out
