@@ -57,6 +57,11 @@ class StorageUnavailableError(StorageError):
         self.journal = journal
 
 
+class DuplicateParamsError(StorageError):
+    """A configuration is refused because a concurrent trial already holds it
+    (``Storage.set_trial_params(..., unique_from=...)``); nothing was written."""
+
+
 class StudyError(TreefarmError, RuntimeError):
     """A study is used against its contract, e.g. asking for a best trial before any completed."""
 

@@ -88,6 +88,31 @@ def test_a_claim_lost_to_a_database_crash_is_made_again_without_touching_the_new
     other.close()
 
 
+def test_a_worker_writing_the_same_suggestion_first_makes_this_one_suggest_again(
+    storage: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two workers suggest from one history at one instant: the other's write lands between
+    # this worker's last read and its own write. The configuration is recorded once.
+    study = tf.Study.create("s", space=SPACE, storage=storage, algo="gp", seed=0)
+    study.optimize(quadratic, 6)
+    store = study.storage
+    write = type(store).set_trial_params
+    raced: list[int] = []
+
+    def other_worker_first(self: object, study_id: int, number: int, params: object, **kw: object) -> None:
+        if not raced:
+            taken = store.claim_trial(study_id, system_attrs={"worker": {"token": "other"}})
+            assert taken is not None
+            raced.append(taken.number)
+            write(store, study_id, taken.number, params, owner="other")
+        write(store, study_id, number, params, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(store), "set_trial_params", other_worker_first)
+    trial = study.ask()
+    other = store.get_trial(study.study_id, raced[0])
+    assert trial.number != other.number and dict(trial.config) != dict(other.params)
+
+
 # ---------------------------------------------------------------- reopening
 def test_reopening_with_another_direction_is_an_error_naming_both(storage: object) -> None:
     tf.Study.create("s", space=SPACE, storage=storage, seed=0)

@@ -106,10 +106,13 @@ def test_trials_of_a_dead_worker_are_failed_and_requeued_when_they_have_a_config
     assert dict(study.trials[-1].params) == params and study.trials[-1].state is TrialState.COMPLETE
 
 
-def test_four_processes_share_one_sqlite_study_and_its_budget(tmp_path: Path) -> None:
-    """Each worker is given the study's total: together they make exactly that many trials."""
+@pytest.mark.parametrize("algo", ["tpe", "gp"])
+def test_four_processes_share_one_sqlite_study_and_its_budget(tmp_path: Path, algo: str) -> None:
+    """Each worker is given the study's total: together they make exactly that many
+    trials, never one configuration twice (the GP, deterministic given the history,
+    makes the same suggestion in workers that suggest at one instant)."""
     db = tmp_path / "shared.db"
-    tf.Study.create("shared", space=objectives.SPACE, storage=db, seed=1, algo="tpe")
+    tf.Study.create("shared", space=objectives.SPACE, storage=db, seed=1, algo=algo)
     budget = 60
     procs = [spawn(db, "shared", budget, 0.0) for _ in range(4)]
     for p in procs:

@@ -191,12 +191,22 @@ class Storage(abc.ABC):
 
     @abc.abstractmethod
     def set_trial_params(
-        self, study_id: int, number: int, params: Mapping[str, JSON], *, owner: str | None = None
+        self,
+        study_id: int,
+        number: int,
+        params: Mapping[str, JSON],
+        *,
+        owner: str | None = None,
+        unique_from: int | None = None,
     ) -> None:
         """Replace the params of a WAITING or RUNNING trial (TrialStateError otherwise);
         with ``owner``, only of a trial RUNNING for that worker token (TrialStateError
         naming the holder otherwise), so a claim lost to a server crash, whose number
-        another worker has claimed since, is never overwritten."""
+        another worker has claimed since, is never overwritten. With ``unique_from``,
+        refused with DuplicateParamsError (nothing written) when another trial numbered
+        ``unique_from`` or above holds the same params: the check and the write are one
+        atomic step, so two workers that suggest one configuration at the same instant
+        cannot both record it (the refused one suggests again)."""
 
     @abc.abstractmethod
     def finish_trial(

@@ -12,7 +12,7 @@ import json
 import math
 from collections.abc import Mapping
 
-from ..exceptions import ConfigError, StorageError, TrialStateError, format_values
+from ..exceptions import ConfigError, DuplicateParamsError, StorageError, TrialStateError, format_values
 from .records import JSON, TrialState
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "check_state",
     "check_study",
     "decode",
+    "duplicate_params",
     "encode_attrs",
     "encode_params",
     "encode_value",
@@ -87,6 +88,14 @@ def encode_attrs(attrs: Mapping[str, JSON], *, what: str) -> str:
     for key, value in attrs.items():
         encode_value(value, what=f"{what}[{key!r}]")
     return encode_value(dict(attrs), what=what)
+
+
+def duplicate_params(number: int, text: str) -> DuplicateParamsError:
+    """The refusal of ``set_trial_params(..., unique_from=...)`` for trial ``number``."""
+    return DuplicateParamsError(
+        f"trial {number}'s params must differ from every concurrent trial's, but another trial "
+        f"already holds {format_values(params=text)}"
+    )
 
 
 def encode_params(params: Mapping[str, JSON]) -> str:

@@ -162,12 +162,22 @@ class InMemoryStorage(Storage):
             return self._trial_record(study_id, trial)
 
     def set_trial_params(
-        self, study_id: int, number: int, params: Mapping[str, JSON], *, owner: str | None = None
+        self,
+        study_id: int,
+        number: int,
+        params: Mapping[str, JSON],
+        *,
+        owner: str | None = None,
+        unique_from: int | None = None,
     ) -> None:
         text = checks.encode_params(params)
         with self._lock:
             trial = self._trial(study_id, number)
             checks.check_params_owner(number, trial.state, checks.decode(trial.system_attrs), owner)
+            if unique_from is not None:
+                others = self._study(study_id).trials[max(unique_from, 0) :]
+                if any(t.params == text and t is not trial for t in others):
+                    raise checks.duplicate_params(number, text)
             trial.params = text
 
     def finish_trial(

@@ -590,13 +590,28 @@ class SQLStorage(Storage):
         return self._write(body)
 
     def set_trial_params(
-        self, study_id: int, number: int, params: Mapping[str, JSON], *, owner: str | None = None
+        self,
+        study_id: int,
+        number: int,
+        params: Mapping[str, JSON],
+        *,
+        owner: str | None = None,
+        unique_from: int | None = None,
     ) -> None:
         text = checks.encode_params(params)
 
         def body(connection: sa.Connection) -> None:
+            if unique_from is not None:  # PostgreSQL: one unique write per study at a time (SQLite: the write lock)
+                _study_row(connection, study_id, lock=True)
             row = _lock_trial(connection, study_id, number)
             checks.check_params_owner(number, TrialState(row.state), checks.decode(row.system_attrs), owner)
+            if unique_from is not None:
+                c = trials.c
+                same = sa.select(c.number).where(
+                    c.study_id == study_id, c.number >= unique_from, c.number != number, c.params == text
+                )
+                if connection.execute(same.limit(1)).first() is not None:
+                    raise checks.duplicate_params(number, text)
             _update_trial(connection, row.trial_id, params=text)
 
         self._write(body)

@@ -8,8 +8,10 @@ enqueued configuration that no longer fits the space fails its trial and the
 next one is taken. Suggestions are kept new to the history by the
 :class:`~treefarm.study.dedupe.Deduplicator` where the optimizer reads it,
 and checked again against the trials other workers started meanwhile just
-before they are written: two workers suggesting from the same history at the
-same moment then differ, except when both write within the same instant.
+before they are written; the write itself is refused if a trial started since
+took the same configuration in between (:meth:`Storage.set_trial_params`'s
+``unique_from``), and the suggestion is then made again: two workers suggesting
+from the same history at the same moment differ.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..exceptions import ConfigError, TrialStateError
+from ..exceptions import ConfigError, DuplicateParamsError, TrialStateError
 from ..optimizers import History, Optimizer
 from ..optimizers.hints import apply_hints
 from ..space import Config, validate
@@ -85,11 +87,8 @@ class Asker:
                 return None
             claimed(record.number)
             if not record.params:
-                config = self._fresh(record.number, self._suggest(record.number))
                 try:
-                    self._storage.set_trial_params(
-                        self._study_id, record.number, config.to_dict(), owner=str(worker["token"])
-                    )
+                    config = self._record(record.number, str(worker["token"]))
                 except (NotFoundError, TrialStateError) as exc:
                     lost(record.number)
                     log.warning("trial %d was lost before its configuration was written; claiming another: %s", record.number, exc)
@@ -103,18 +102,39 @@ class Asker:
         self._cache.remember(record.number, config)
         return record.number, config
 
-    def _fresh(self, number: int, config: Config) -> Config:
+    def _record(self, number: int, owner: str) -> Config:
+        """Suggest trial ``number``'s configuration and write it. A suggestion new to
+        the trials read just before is written on condition that no trial started
+        since holds it meanwhile (``unique_from``: the check and the write are one
+        step in the storage); refused, it is suggested again from the history with
+        that trial in it, up to :data:`RECHECKS` times, then written as it is."""
+        config, new = self._fresh(number, self._suggest(number))
+        for _ in range(RECHECKS if new else 0):
+            try:
+                self._storage.set_trial_params(
+                    self._study_id, number, config.to_dict(), owner=owner, unique_from=self._cache.unsettled_from
+                )
+                return config
+            except DuplicateParamsError:
+                config, new = self._fresh(number, self._suggest(number))
+                if not new:
+                    break
+        self._storage.set_trial_params(self._study_id, number, config.to_dict(), owner=owner)
+        return config
+
+    def _fresh(self, number: int, config: Config) -> tuple[Config, bool]:
         """``config``, or a new suggestion if a trial another worker started while this
-        one was suggesting already has it (read again just before it is written; the
-        window left is that of one write)."""
+        one was suggesting already has it (read again just before it is written), and
+        whether it is new to the trials read (False: the optimizer found nothing
+        unseen, or the dedupe is off)."""
         if not self._check_dupes:
-            return config
+            return config, False
         for _ in range(RECHECKS):
             seen = {self.dedupe.key(c) for c in self._cache.seen(exclude=number)}
             if self.dedupe.key(config) not in seen:
-                break
+                return config, True
             config = self._suggest(number)
-        return config
+        return config, False
 
     def _suggest(self, number: int) -> Config:
         rng = self.rng_for(number)

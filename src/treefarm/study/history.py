@@ -63,6 +63,12 @@ class TrialCache:
                 self._configs[record.number] = None
         return self._configs[record.number]
 
+    @property
+    def unsettled_from(self) -> int:
+        """The number of the oldest trial unfinished at the last sync (or the next
+        number): every trial below it was finished, with its params, when read."""
+        return self._scan_from
+
     def sync(self) -> list[TrialRecord]:
         """Read the trials changed since the last sync; return the unfinished ones."""
         records = self._storage.get_trials(self._study_id, min_number=self._scan_from)

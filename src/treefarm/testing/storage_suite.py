@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from ..exceptions import ConfigError, StorageError, TrialStateError
+from ..exceptions import ConfigError, DuplicateParamsError, StorageError, TrialStateError
 from ..storage import Storage, StudyRecord, TrialRecord, TrialState
 from ..storage.checks import STALE_REASON, NotFoundError
 
@@ -271,6 +271,21 @@ class StorageSuite:
             storage.set_trial_params(study.study_id, waiting.number, {"x": 9}, owner="a")
         assert dict(storage.get_trial(study.study_id, mine.number).params) == {"x": 0.5}
         assert dict(storage.get_trial(study.study_id, waiting.number).params) == {"x": 1}
+
+    def test_set_params_unique_from_refuses_a_concurrent_duplicate_atomically(self, storage: Storage) -> None:
+        study = _study(storage)
+        early = storage.create_trial(study.study_id, params={"x": 0.5})
+        other = storage.create_trial(study.study_id, params={})
+        mine = storage.create_trial(study.study_id, params={})
+        storage.set_trial_params(study.study_id, mine.number, {"x": 0.5}, unique_from=other.number)
+        storage.set_trial_params(study.study_id, other.number, {"x": 0.25})
+        with pytest.raises(DuplicateParamsError, match=r"trial 2's params.*0\.25"):
+            storage.set_trial_params(study.study_id, mine.number, {"x": 0.25}, unique_from=other.number)
+        assert dict(storage.get_trial(study.study_id, mine.number).params) == {"x": 0.5}
+        with pytest.raises(DuplicateParamsError):
+            storage.set_trial_params(study.study_id, mine.number, {"x": 0.5}, unique_from=early.number)
+        storage.set_trial_params(study.study_id, mine.number, {"x": 0.75}, unique_from=0)
+        assert dict(storage.get_trial(study.study_id, mine.number).params) == {"x": 0.75}
 
     def test_intermediate_values_by_step(self, storage: Storage) -> None:
         study = _study(storage)
