@@ -13,6 +13,7 @@ from treefarm.cli.main import main
 from treefarm.exceptions import ConfigError, StorageError
 from treefarm.optimizers.hints import Hint, hint_draw, hint_kernel, hint_log_prior
 from treefarm.study import history
+from treefarm.study.warm import GATE_TRIALS, warm_author, warm_source
 
 SPACE = {
     "x": tf.Real(-5.0, 5.0),
@@ -193,6 +194,27 @@ def test_a_warm_start_with_a_credibility_also_gives_the_best_tenth_as_region_hin
     started = tf.Study.create(space=space, seed=0, warm_start=[source], warm_start_credibility=0.7)
     assert len(started.hints) == 6 and {h.credibility for h in started.hints} == {0.7}
     assert started.hints[0].config == {"x": source.best_params["x"]} and len(started.trials) == 1
+
+
+@pytest.mark.parametrize(("target_optimum", "counts"), [(0.85, True), (0.1, False)])
+def test_a_warm_starts_region_hints_count_only_while_its_best_ranks_in_the_better_half_here(
+    target_optimum: float, counts: bool
+) -> None:
+    space = {"x": tf.Real(0.0, 1.0)}
+    source = tf.Study.create("source", space=space, algo="tpe", seed=0)
+    source.optimize(lambda p: (p["x"] - 0.9) ** 2, 40)
+    study = tf.Study.create(space=space, algo="random", seed=1, warm_start=[source], warm_start_credibility=1.0)
+    assert len(study.hints) == 4
+    study.optimize(lambda p: (p["x"] - target_optimum) ** 2, GATE_TRIALS - 1)
+    assert study.history().hints == ()  # too few trials here to judge the source yet
+    study.optimize(lambda p: (p["x"] - target_optimum) ** 2, 8)
+    assert len(study.history().hints) == (4 if counts else 0)
+
+
+def test_a_warm_starts_hints_name_their_source() -> None:
+    assert warm_source(warm_author("it's mine")) == "it's mine"
+    assert warm_source("alice") is None and warm_source(None) is None
+    assert warm_source("warm start from 3") is None
 
 
 def test_a_warm_start_keeps_only_the_addresses_both_spaces_share() -> None:

@@ -152,5 +152,5 @@ class Asker:
         if not self._check_dupes:
             if optimizer.needs_history:
                 return propose(self._cache.history(exclude=number))
-            return propose(History(hints=self._cache.hints()))
+            return propose(History(hints=self._cache.gated_hints()))
         return self.dedupe.suggest(propose, self._cache.history(exclude=number))

@@ -21,6 +21,7 @@ from ..space import Config, Space, validate
 from ..space.partial import check_partial
 from ..storage import HintRecord, Storage, TrialRecord, TrialState
 from .outcome import loss_variance
+from .warm import gate_open, warm_source
 
 __all__ = ["HINTS_PERIOD", "TrialCache"]
 
@@ -44,6 +45,7 @@ class TrialCache:
         self._configs: dict[int, Config | None] = {}
         self._scan_from = 0
         self._checked_hints: dict[int, Hint | None] = {}
+        self._hint_source: dict[int | None, str | None] = {}
         self._hints: tuple[float, tuple[Hint, ...]] | None = None
 
     def remember(self, number: int, config: Config) -> None:
@@ -100,7 +102,8 @@ class TrialCache:
         by :func:`~treefarm.evaluate_folds`, or returned by the objective) is
         its observation's ``loss_variance``; one that is not a finite number
         >= 0 (set by hand mid-trial) counts as 0."""
-        return self._observed(exclude, self.hints())
+        observed = self._observed(exclude, ())
+        return History(observed.complete, observed.failed, observed.pending, self._gated(self.hints()))
 
     def seen(self, *, exclude: int | None = None) -> set[Config]:
         """The configurations evaluated, failed or pending, read afresh (hints are not read)."""
@@ -145,6 +148,23 @@ class TrialCache:
         self._hints = (now, tuple(out))
         return self._hints[1]
 
+    def gated_hints(self) -> tuple[Hint, ...]:
+        """:meth:`hints` without the warm-start hints whose gate is closed
+        (:func:`treefarm.study.warm.gate_open`); the trials are read only if a
+        warm start's hint is among them."""
+        hints = self.hints()
+        if any(self._hint_source.get(h.hint_id) for h in hints):
+            self.sync()
+        return self._gated(hints)
+
+    def _gated(self, hints: tuple[Hint, ...]) -> tuple[Hint, ...]:
+        sources = {self._hint_source.get(h.hint_id) for h in hints} - {None}
+        if not sources:
+            return hints
+        finished = self._finished.copy().values()
+        shut = {s for s in sources if s is not None and not gate_open(s, finished, self._sign)}
+        return tuple(h for h in hints if self._hint_source.get(h.hint_id) not in shut)
+
     def forget_hints(self) -> None:
         """Read the hints again at the next suggestion (this process added or removed one)."""
         self._hints = None
@@ -155,6 +175,7 @@ class TrialCache:
         except ConfigError as exc:
             log.warning("hint %d of study %r is ignored: %s", record.hint_id, self._name, exc)
             return None
+        self._hint_source[record.hint_id] = warm_source(record.author)
         return Hint(config, record.credibility, record.weight, record.spread, record.hint_id)
 
     def completed(self) -> list[TrialRecord]:

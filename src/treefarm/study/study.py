@@ -42,7 +42,7 @@ from .recording import Recorder
 from .recovery import recover
 from .results import Results
 from .trial import Trial
-from .warm import warm_start_hints, warm_start_points
+from .warm import warm_author, warm_start_hints, warm_start_points
 
 __all__ = ["Callback", "Study"]
 
@@ -122,7 +122,8 @@ class Study(Results, Hinting):
         :mod:`treefarm.pruners`) answers ``trial.should_prune()``. ``warm_start`` studies give a
         new study their best configuration each, enqueued as its first trials,
         and with ``warm_start_credibility`` > 0 their best tenth as hints of that
-        credibility (see :mod:`treefarm.study.warm`).
+        credibility, gated by how the enqueued best fares here (see
+        :mod:`treefarm.study.warm`).
         """
         check_range("warm_start_credibility", warm_start_credibility, 0.0, 1.0)
         opened = opening.create(
@@ -143,7 +144,7 @@ class Study(Results, Hinting):
                 study.enqueue(point, user_attrs={"warm_start": source})
             if warm_start_credibility > 0:
                 for config, source in warm_start_hints(study.space, warm_start):
-                    study.hint(config, credibility=warm_start_credibility, author=f"warm start from {source!r}")
+                    study.hint(config, credibility=warm_start_credibility, author=warm_author(source))
         return study
 
     @classmethod

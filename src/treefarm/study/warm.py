@@ -14,7 +14,11 @@ space (decisions whose address this space does not have are dropped):
 * its **best tenth as region hints** (:mod:`treefarm.optimizers.hints`),
   only when the caller gives them a credibility above 0: evidence about
   where this study's optimum lies, not trials; they steer the suggestions
-  and fade as this study's own evidence accumulates.
+  and fade as this study's own evidence accumulates. They are **gated by
+  the enqueued best** (:func:`gate_open`): a source's hints count only once
+  :data:`GATE_TRIALS` trials are complete and while its best configuration,
+  evaluated here, is among the better half of them, so a source whose best
+  is mediocre here steers nothing.
 
 Why regions are off by default (bench/RESULTS.md, "Warm starts: the
 source's best evaluated first, region hints opt-in"): a source's best region
@@ -30,8 +34,11 @@ unrelated one cost nothing measurable on any of four problems.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import ast
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..exceptions import ConfigError
 from ..space import Config, Space
@@ -41,10 +48,51 @@ from ..storage import TrialRecord, TrialState
 if TYPE_CHECKING:
     from .study import Study
 
-__all__ = ["TOP_FRACTION", "warm_start_hints", "warm_start_points"]
+__all__ = [
+    "GATE_TRIALS",
+    "TOP_FRACTION",
+    "gate_open",
+    "warm_author",
+    "warm_source",
+    "warm_start_hints",
+    "warm_start_points",
+]
 
 TOP_FRACTION = 0.1
 """The share of a related study's completed trials (at least 1, at most 10) that become hints."""
+GATE_TRIALS = 5
+"""Completed trials before a warm start's region hints may count (:func:`gate_open`)."""
+_PREFIX = "warm start from "
+
+
+def warm_author(source: str) -> str:
+    """The author recorded on a warm start's hints: names the source."""
+    return f"{_PREFIX}{source!r}"
+
+
+def warm_source(author: str | None) -> str | None:
+    """The source a hint's author names if the hint is a warm start's, else None."""
+    if author is None or not author.startswith(_PREFIX):
+        return None
+    try:
+        name = ast.literal_eval(author[len(_PREFIX) :])
+    except (ValueError, SyntaxError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def gate_open(source: str, finished: Iterable[TrialRecord], sign: float) -> bool:
+    """Whether the region hints of warm-start ``source`` count: at least
+    :data:`GATE_TRIALS` trials complete and the best of those enqueued from
+    ``source`` (``user_attrs["warm_start"]``) no worse than their median loss
+    (``sign`` is +1 to minimize, -1 to maximize)."""
+    losses, own = [], []
+    for record in finished:
+        if record.state is TrialState.COMPLETE and record.value is not None:
+            losses.append(sign * record.value)
+            if record.user_attrs.get("warm_start") == source:
+                own.append(losses[-1])
+    return len(losses) >= GATE_TRIALS and bool(own) and min(own) <= float(np.median(losses))
 
 
 def _projected(space: Space, record: TrialRecord) -> dict[str, object] | None:
