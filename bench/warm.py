@@ -118,24 +118,30 @@ def source_objective(problem: Problem, variant: str) -> Objective:
 
 
 def run_one(
-    problem: Problem, variant: str, seed: int, source_algo: str = "auto", credibility: float = 0.0
+    problem: Problem, variant: str, seed: int, source_algo: str = "auto", credibility: float | None = None
 ) -> dict[str, Any]:
     """One target study of :data:`BUDGET` evaluations, warm started unless ``variant``
-    is "cold" (``credibility`` is the warm start's, for its region hints)."""
+    is "cold" (``credibility`` is the warm start's, for its region hints; None keeps
+    ``Study.create``'s default)."""
     sources = []
     if variant != "cold":
         objective = source_objective(problem, variant)
         source = tf.Study.create(space=problem.treefarm_space(), algo=source_algo, seed=1000 + seed)
         source.optimize(lambda v: objective(problem.flat_value(v)), SOURCE_TRIALS)
         sources.append(source)
-    study = tf.Study.create(
-        space=problem.treefarm_space(), seed=seed, warm_start=sources, warm_start_credibility=credibility
-    )
+    given = {} if credibility is None else {"warm_start_credibility": credibility}
+    study = tf.Study.create(space=problem.treefarm_space(), seed=seed, warm_start=sources, **given)
     study.optimize(lambda v: problem.objective(problem.flat_value(v)), BUDGET)
     best = np.minimum.accumulate([t.value if t.value is not None else math.inf for t in study.trials])
     regret = (best - (problem.optimum or 0.0)).tolist()
-    row = {"problem": problem.name, "variant": variant, "seed": seed, "source": source_algo, "regret": regret}
-    return {**row, "credibility": credibility}
+    return {
+        "problem": problem.name,
+        "variant": variant,
+        "seed": seed,
+        "source": source_algo,
+        "credibility": credibility,
+        "regret": regret,
+    }
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -150,7 +156,7 @@ def _cold_or(row: dict[str, Any], source_algo: str) -> bool:
 
 
 def run(
-    seeds: int, problems: list[str], source_algo: str = "auto", out: Path = OUT, credibility: float = 0.0
+    seeds: int, problems: list[str], source_algo: str = "auto", out: Path = OUT, credibility: float | None = None
 ) -> None:
     """The missing runs, seed by seed, one JSON line each in ``out``."""
     done = {(r["problem"], r["variant"], r["seed"]) for r in _rows(out) if _cold_or(r, source_algo)}
@@ -203,7 +209,7 @@ def main() -> None:
     r.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     r.add_argument("--source", default="auto", help="the optimizer of the source studies")
     r.add_argument("--out", type=Path, default=OUT, help="the JSON lines file the rows are appended to")
-    r.add_argument("--credibility", type=float, default=0.0, help="warm_start_credibility (region hints above 0)")
+    r.add_argument("--credibility", type=float, help="warm_start_credibility (region hints above 0; default: the study's)")
     p = sub.add_parser("report")
     p.add_argument("--source", default="auto", help="the optimizer of the source studies")
     p.add_argument("--out", type=Path, default=OUT, help="the JSON lines file to read")

@@ -601,8 +601,8 @@ class SQLStorage(Storage):
         text = checks.encode_params(params)
 
         def body(connection: sa.Connection) -> None:
-            if unique_from is not None:  # PostgreSQL: one unique write per study at a time (SQLite: the write lock)
-                _study_row(connection, study_id, lock=True)
+            if unique_from is not None:  # one checked write at a time, as claims are numbered
+                _lock_study(connection, study_id)
             row = _lock_trial(connection, study_id, number)
             checks.check_params_owner(number, TrialState(row.state), checks.decode(row.system_attrs), owner)
             if unique_from is not None:

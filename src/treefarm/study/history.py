@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 
 from ..exceptions import ConfigError, StudyError
 from ..optimizers import History, Observation
@@ -102,14 +103,14 @@ class TrialCache:
         by :func:`~treefarm.evaluate_folds`, or returned by the objective) is
         its observation's ``loss_variance``; one that is not a finite number
         >= 0 (set by hand mid-trial) counts as 0."""
-        observed = self._observed(exclude, ())
-        return History(observed.complete, observed.failed, observed.pending, self._gated(self.hints()))
+        observed = self._observed(exclude)  # reads the trials the gate of warm-start hints needs
+        return replace(observed, hints=self._gated(self.hints()))
 
     def seen(self, *, exclude: int | None = None) -> set[Config]:
         """The configurations evaluated, failed or pending, read afresh (hints are not read)."""
-        return self._observed(exclude, ()).seen()
+        return self._observed(exclude).seen()
 
-    def _observed(self, exclude: int | None, hints: tuple[Hint, ...]) -> History:
+    def _observed(self, exclude: int | None) -> History:
         unfinished = self.sync()
         complete, failed = [], []
         for number in sorted(self._finished):
@@ -126,7 +127,7 @@ class TrialCache:
             config = self.config_of(r) if r.params and r.number != exclude else None
             if config is not None:
                 pending.append(config)
-        return History(tuple(complete), tuple(failed), tuple(pending), hints)
+        return History(tuple(complete), tuple(failed), tuple(pending))
 
     def hints(self) -> tuple[Hint, ...]:
         """The study's hints that fit the space. The list is read again when it is
@@ -158,11 +159,11 @@ class TrialCache:
         return self._gated(hints)
 
     def _gated(self, hints: tuple[Hint, ...]) -> tuple[Hint, ...]:
-        sources = {self._hint_source.get(h.hint_id) for h in hints} - {None}
+        sources = {s for h in hints if (s := self._hint_source.get(h.hint_id)) is not None}
         if not sources:
             return hints
         finished = self._finished.copy().values()
-        shut = {s for s in sources if s is not None and not gate_open(s, finished, self._sign)}
+        shut = {s for s in sources if not gate_open(s, finished, self._sign)}
         return tuple(h for h in hints if self._hint_source.get(h.hint_id) not in shut)
 
     def forget_hints(self) -> None:
