@@ -196,19 +196,28 @@ def test_a_warm_start_with_a_credibility_also_gives_the_best_tenth_as_region_hin
     assert started.hints[0].config == {"x": source.best_params["x"]} and len(started.trials) == 1
 
 
+@pytest.mark.parametrize("algo", ["random", "tpe"])  # the optimizer reads no history / reads it
 @pytest.mark.parametrize(("target_optimum", "counts"), [(0.85, True), (0.1, False)])
 def test_a_warm_starts_region_hints_count_only_while_its_best_ranks_in_the_better_half_here(
-    target_optimum: float, counts: bool
+    algo: str, target_optimum: float, counts: bool
 ) -> None:
     space = {"x": tf.Real(0.0, 1.0)}
     source = tf.Study.create("source", space=space, algo="tpe", seed=0)
     source.optimize(lambda p: (p["x"] - 0.9) ** 2, 40)
-    study = tf.Study.create(space=space, algo="random", seed=1, warm_start=[source], warm_start_credibility=1.0)
+
+    def target(p: dict) -> float:
+        return (p["x"] - target_optimum) ** 2
+
+    study = tf.Study.create(space=space, algo=algo, seed=1, warm_start=[source], warm_start_credibility=1.0)
     assert len(study.hints) == 4
-    study.optimize(lambda p: (p["x"] - target_optimum) ** 2, GATE_TRIALS - 1)
+    study.optimize(target, GATE_TRIALS - 1)
     assert study.history().hints == ()  # too few trials here to judge the source yet
-    study.optimize(lambda p: (p["x"] - target_optimum) ** 2, 8)
+    study.optimize(target, 30)
     assert len(study.history().hints) == (4 if counts else 0)
+    unhinted = tf.Study.create(space=space, algo=algo, seed=1, warm_start=[source])
+    unhinted.optimize(target, 30)
+    # a shut gate changes no suggestion, to the last digit; an open one steers them
+    assert (_params(study) == _params(unhinted)) is not counts
 
 
 def test_a_warm_starts_hints_name_their_source() -> None:
