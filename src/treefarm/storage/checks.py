@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from ..exceptions import ConfigError, DuplicateParamsError, StorageError, TrialStateError, format_values
 from .records import JSON, TrialState
@@ -26,8 +26,8 @@ __all__ = [
     "check_seed",
     "check_state",
     "check_study",
+    "check_unique_params",
     "decode",
-    "duplicate_params",
     "encode_attrs",
     "encode_params",
     "encode_value",
@@ -90,12 +90,17 @@ def encode_attrs(attrs: Mapping[str, JSON], *, what: str) -> str:
     return encode_value(dict(attrs), what=what)
 
 
-def duplicate_params(number: int, text: str) -> DuplicateParamsError:
-    """The refusal of ``set_trial_params(..., unique_from=...)`` for trial ``number``."""
-    return DuplicateParamsError(
-        f"trial {number}'s params must differ from every concurrent trial's, but another trial "
-        f"already holds {format_values(params=text)}"
-    )
+def check_unique_params(number: int, text: str, others: Iterable[str]) -> None:
+    """The check of ``set_trial_params(..., unique_from=...)``: DuplicateParamsError
+    if one of the ``others`` stored params texts holds the same configuration as
+    ``text`` (equal as mappings: the key order of a stored text is not the space's
+    order everywhere)."""
+    params = decode(text)
+    if any(decode(other) == params for other in others):
+        raise DuplicateParamsError(
+            f"trial {number}'s params must differ from every concurrent trial's, but another trial "
+            f"already holds {format_values(params=text)}"
+        )
 
 
 def encode_params(params: Mapping[str, JSON]) -> str:

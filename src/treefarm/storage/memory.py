@@ -175,9 +175,8 @@ class InMemoryStorage(Storage):
             trial = self._trial(study_id, number)
             checks.check_params_owner(number, trial.state, checks.decode(trial.system_attrs), owner)
             if unique_from is not None:
-                others = self._study(study_id).trials[max(unique_from, 0) :]
-                if any(t.params == text and t is not trial for t in others):
-                    raise checks.duplicate_params(number, text)
+                since = self._study(study_id).trials[max(unique_from, 0) :]
+                checks.check_unique_params(number, text, (t.params for t in since if t is not trial))
             trial.params = text
 
     def finish_trial(

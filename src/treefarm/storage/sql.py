@@ -607,11 +607,8 @@ class SQLStorage(Storage):
             checks.check_params_owner(number, TrialState(row.state), checks.decode(row.system_attrs), owner)
             if unique_from is not None:
                 c = trials.c
-                same = sa.select(c.number).where(
-                    c.study_id == study_id, c.number >= unique_from, c.number != number, c.params == text
-                )
-                if connection.execute(same.limit(1)).first() is not None:
-                    raise checks.duplicate_params(number, text)
+                since = sa.select(c.params).where(c.study_id == study_id, c.number >= unique_from, c.number != number)
+                checks.check_unique_params(number, text, connection.execute(since).scalars())
             _update_trial(connection, row.trial_id, params=text)
 
         self._write(body)

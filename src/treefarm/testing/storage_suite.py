@@ -284,6 +284,9 @@ class StorageSuite:
         assert dict(storage.get_trial(study.study_id, mine.number).params) == {"x": 0.5}
         with pytest.raises(DuplicateParamsError):
             storage.set_trial_params(study.study_id, mine.number, {"x": 0.5}, unique_from=early.number)
+        storage.set_trial_params(study.study_id, other.number, {"x": 0.25, "k": "a"})
+        with pytest.raises(DuplicateParamsError):  # the same configuration in another key order
+            storage.set_trial_params(study.study_id, mine.number, {"k": "a", "x": 0.25}, unique_from=other.number)
         storage.set_trial_params(study.study_id, mine.number, {"x": 0.75}, unique_from=0)
         assert dict(storage.get_trial(study.study_id, mine.number).params) == {"x": 0.75}
 
