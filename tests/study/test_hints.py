@@ -314,5 +314,5 @@ def test_a_redrawn_duplicate_is_proposed_with_the_hints_still_there() -> None:
         return taken if len(seen) == 1 else tf.Config({"x": "b"})
 
     got = Deduplicator(tf.space.convert(space)).suggest(propose, History(pending=(taken,), hints=(hint,)))
-    assert got == tf.Config({"x": "b"})
+    assert got == (tf.Config({"x": "b"}), True)
     assert [h.hints for h in seen] == [(hint,), (hint,)] and list(seen[1].pending) == [taken, taken]

@@ -7,11 +7,11 @@ resumed study or a second worker suggests what the first would have). An
 enqueued configuration that no longer fits the space fails its trial and the
 next one is taken. Suggestions are kept new to the history by the
 :class:`~treefarm.study.dedupe.Deduplicator` where the optimizer reads it,
-and checked again against the trials other workers started meanwhile just
-before they are written; the write itself is refused if a trial started since
-took the same configuration in between (:meth:`Storage.set_trial_params`'s
-``unique_from``), and the suggestion is then made again: two workers suggesting
-from the same history at the same moment differ.
+and written on condition that no trial another worker started meanwhile holds
+them (the storage checks and writes in one transaction:
+:meth:`Storage.set_trial_params`'s ``unique_from``; a space with rules is also
+checked by canonical form just before): a suggestion taken meanwhile is made
+again, so workers suggesting from the same history at the same moment differ.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ __all__ = ["RECHECKS", "Asker"]
 
 log = logging.getLogger("treefarm")
 
-RECHECKS = 3
-"""How many times a suggestion that a concurrent worker took meanwhile is drawn again."""
+RECHECKS = 10
+"""How many suggestions a claim may make while concurrent workers take each one first."""
 
 
 class Asker:
@@ -104,39 +104,36 @@ class Asker:
 
     def _record(self, number: int, owner: str) -> Config:
         """Suggest trial ``number``'s configuration and write it. A suggestion new to
-        the trials read just before is written on condition that no trial started
-        since holds it meanwhile (``unique_from``: the check and the write are one
-        step in the storage); refused, it is suggested again from the history with
-        that trial in it, up to :data:`RECHECKS` times, then written as it is."""
-        config, new = self._fresh(number, self._suggest(number))
-        for _ in range(RECHECKS if new else 0):
+        the history it was made from is written on condition that no trial started
+        since holds it (for a space with rules, checked again by canonical form
+        first; then by the storage, in the write's own transaction: ``unique_from``).
+        Taken meanwhile by another worker (with k workers suggesting at one instant,
+        k - 1 lose the first race), it is suggested again from the history with that
+        trial in it, up to :data:`RECHECKS` times. A suggestion that is not new (an
+        exhausted finite space, or no dedupe) is written as it is."""
+        for _ in range(RECHECKS):
+            config, new = self._suggest(number)
+            if not new:
+                break
+            if self.dedupe.rules and self._taken(number, config):
+                continue
             try:
                 self._storage.set_trial_params(
                     self._study_id, number, config.to_dict(), owner=owner, unique_from=self._cache.unsettled_from
                 )
                 return config
             except DuplicateParamsError:
-                config, new = self._fresh(number, self._suggest(number))
-                if not new:
-                    break
+                continue
         self._storage.set_trial_params(self._study_id, number, config.to_dict(), owner=owner)
         return config
 
-    def _fresh(self, number: int, config: Config) -> tuple[Config, bool]:
-        """``config``, or a new suggestion if a trial another worker started while this
-        one was suggesting already has it (read again just before it is written), and
-        whether it is new to the trials read (False: the optimizer found nothing
-        unseen, or the dedupe is off)."""
-        if not self._check_dupes:
-            return config, False
-        for _ in range(RECHECKS):
-            seen = {self.dedupe.key(c) for c in self._cache.seen(exclude=number)}
-            if self.dedupe.key(config) not in seen:
-                return config, True
-            config = self._suggest(number)
-        return config, False
+    def _taken(self, number: int, config: Config) -> bool:
+        """Whether a trial read afresh holds ``config``'s canonical expression."""
+        return self.dedupe.key(config) in {self.dedupe.key(c) for c in self._cache.seen(exclude=number)}
 
-    def _suggest(self, number: int) -> Config:
+    def _suggest(self, number: int) -> tuple[Config, bool]:
+        """Trial ``number``'s suggestion from the history read now, and whether it is
+        new to that history (always False when the dedupe is off)."""
         rng = self.rng_for(number)
         space, optimizer = self._space, self._optimizer
 
@@ -151,6 +148,6 @@ class Asker:
 
         if not self._check_dupes:
             if optimizer.needs_history:
-                return propose(self._cache.history(exclude=number))
-            return propose(History(hints=self._cache.gated_hints()))
+                return propose(self._cache.history(exclude=number)), False
+            return propose(History(hints=self._cache.gated_hints())), False
         return self.dedupe.suggest(propose, self._cache.history(exclude=number))

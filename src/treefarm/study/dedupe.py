@@ -36,12 +36,13 @@ class Deduplicator:
             self._keys[config] = canonical(self.space, config) if self.rules else config.to_json()
         return self._keys[config]
 
-    def suggest(self, propose: Callable[[History], Config], history: History) -> Config:
-        """One suggestion of ``propose(history)`` not in ``history`` (see the module docstring)."""
+    def suggest(self, propose: Callable[[History], Config], history: History) -> tuple[Config, bool]:
+        """One suggestion of ``propose(history)`` not in ``history`` (see the module
+        docstring), and whether it is new to it (False: the space is taken as exhausted)."""
         seen = {self.key(c) for c in history.seen()}
         for _ in range(self.max_redraws):
             config = propose(history)
             if self.key(config) not in seen:
-                break
+                return config, True
             history = history.with_pending([config])
-        return config
+        return config, False
