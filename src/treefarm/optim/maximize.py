@@ -41,6 +41,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..models.domain import Domain
+from ..models.lbfgsb import minimize_box
 
 __all__ = ["maximize"]
 
@@ -61,8 +62,6 @@ _MAX_ITER = 200
 
 def _ascend(acq: Acq, X: np.ndarray, V: np.ndarray, movable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Stage 2: one stacked L-BFGS-B over the ``movable`` entries of the rows of ``X``."""
-    from scipy.optimize import minimize
-
     X, V = X.copy(), V.copy()
     rows = np.flatnonzero(movable.any(1))
     if not len(rows):
@@ -82,14 +81,8 @@ def _ascend(acq: Acq, X: np.ndarray, V: np.ndarray, movable: np.ndarray) -> tupl
         # in log-EI's far tail (values ~ -1e6) would otherwise stop all early.
         return -float((value - start_V).sum()), -grad[mask]
 
-    minimize(
-        negative,
-        base[mask],
-        jac=True,
-        method="L-BFGS-B",
-        bounds=[(0.0, 1.0)] * int(mask.sum()),
-        options={"maxiter": _MAX_ITER},
-    )
+    k = int(mask.sum())
+    minimize_box(negative, base[mask], np.zeros(k), np.ones(k), max_iter=_MAX_ITER)
     X[rows], V[rows] = best_X, best_V
     return X, V
 

@@ -29,9 +29,10 @@ import numpy as np
 
 from ...exceptions import TreefarmError
 from ..domain import Domain
+from ..lbfgsb import minimize_box
 from .kernels import Kernel, make_kernel
 from .priors import LENGTH_SCALE_SIGMA, NOISE_LOC, NOISE_SCALE, length_scale_location, log_normal
-from .regressor import GaussianProcess, GPParams, add_diagonal, cholesky, noise_diagonal
+from .regressor import GaussianProcess, GPParams, add_diagonal, cholesky, noise_diagonal, solve
 from .transform import OutputTransform
 
 __all__ = [
@@ -83,14 +84,12 @@ def log_posterior(
 ) -> tuple[float, np.ndarray]:
     """Log marginal likelihood plus log prior of ``phi`` and its gradient (X
     rounded; ``v`` (n,) the observations' own noise variances, none by default)."""
-    from scipy.linalg import cho_solve
-
     n, d = X.shape
     theta, noise, mu0 = phi[:-2], math.exp(phi[-2]), phi[-1]
     K, contract = kernel.gram(theta, X)
     L, _ = cholesky(add_diagonal(K, noise if v is None else noise_diagonal(noise, v)))
     r = y - mu0
-    alpha = cho_solve((L, True), r, check_finite=False)
+    alpha = solve(L, r)
     lml = -0.5 * float(r @ alpha) - float(np.log(np.diag(L)).sum()) - 0.5 * n * math.log(2 * math.pi)
     W = _inverse(L)
     trace = float(alpha @ alpha) - float(np.trace(W))
@@ -185,7 +184,6 @@ def _maximize(
     max_steps: int,
 ) -> tuple[np.ndarray, float]:
     """The best of the L-BFGS-B runs of the log posterior from ``starts``, and its log posterior."""
-    from scipy.optimize import minimize
 
     def objective(phi: np.ndarray) -> tuple[float, np.ndarray]:
         try:
@@ -196,18 +194,11 @@ def _maximize(
 
     low, high = np.array(bounds).T
     results = [
-        minimize(
-            objective,
-            np.clip(phi0, low, high),
-            jac=True,
-            method="L-BFGS-B",
-            bounds=bounds,
-            options={"maxiter": max_steps, "gtol": GRADIENT_TOLERANCE},
-        )
+        minimize_box(objective, phi0, low, high, max_iter=max_steps, gtol=GRADIENT_TOLERANCE)
         for phi0 in starts
     ]
-    best = min(results, key=lambda r: float(r.fun))
-    return best.x, -float(best.fun)
+    x, value = min(results, key=lambda r: r[1])
+    return x, -value
 
 
 def gp_with_params(
@@ -312,9 +303,7 @@ def loo_means(model: GaussianProcess) -> np.ndarray:
     out and the hyperparameters kept, on the model scale (Rasmussen &
     Williams 2006, eq. 5.12): ``mu_-i = t_i - alpha_i / [C^-1]_ii``. Cost: one
     O(n^3) inverse from the Cholesky factor."""
-    from scipy.linalg import cho_solve
-
-    inv_diag = np.diag(cho_solve((model.L, True), np.eye(len(model.y))))
+    inv_diag = np.diag(solve(model.L, np.eye(len(model.y))))
     return np.asarray(model.y - model.alpha / inv_diag)
 
 
