@@ -54,8 +54,12 @@ def cholesky(C: np.ndarray) -> tuple[np.ndarray, float]:
     """Lower Cholesky factor of ``C + jitter I`` with the smallest jitter that
     works, and that jitter. Duplicate points with no noise make C singular;
     escalating jitter fixes that without inflating well-posed problems."""
+    try:
+        return np.linalg.cholesky(C), 0.0
+    except np.linalg.LinAlgError:
+        pass
     scale = float(np.mean(np.diag(C))) or 1.0
-    for jitter in JITTERS:
+    for jitter in JITTERS[1:]:
         try:
             return np.linalg.cholesky(add_diagonal(C, jitter * scale)), jitter * scale
         except np.linalg.LinAlgError:
@@ -187,7 +191,7 @@ class GaussianProcess:
 
 def add_diagonal(C: np.ndarray, value: float | np.ndarray) -> np.ndarray:
     """``C + diag(value)`` for a scalar or an (n,) ``value`` (C itself when it is all zero)."""
-    if not np.any(value):
+    if (value == 0.0) if isinstance(value, float) else not np.any(value):
         return C
     C = C.copy()
     C.flat[:: C.shape[0] + 1] += value
