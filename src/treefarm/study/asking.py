@@ -149,5 +149,9 @@ class Asker:
         if not self._check_dupes:
             if optimizer.needs_history:
                 return propose(self._cache.history(exclude=number)), False
-            return propose(History(hints=self._cache.gated_hints())), False
+            hints = self._cache.gated_hints()
+            if any(h.credibility > 0 for h in hints):
+                # The hints' draws are judged by, and fade with, the completed trials (apply_hints).
+                return propose(self._cache.history(exclude=number, hints=hints)), False
+            return propose(History(hints=hints)), False
         return self.dedupe.suggest(propose, self._cache.history(exclude=number))

@@ -90,7 +90,7 @@ class TrialCache:
         unfinished = self.sync()
         return [*self._finished.copy().values(), *unfinished]  # copy(): atomic under threads
 
-    def history(self, *, exclude: int | None = None) -> History:
+    def history(self, *, exclude: int | None = None, hints: tuple[Hint, ...] | None = None) -> History:
         """What the optimizer sees: completed, failed and pending configurations.
 
         A pruned trial counts as completed with the value it last reported.
@@ -102,9 +102,10 @@ class TrialCache:
         counts as failed. A trial's ``"loss_variance"`` user attribute (stored
         by :func:`~treefarm.evaluate_folds`, or returned by the objective) is
         its observation's ``loss_variance``; one that is not a finite number
-        >= 0 (set by hand mid-trial) counts as 0."""
+        >= 0 (set by hand mid-trial) counts as 0. ``hints``: the gated hints
+        when the caller has just read them (:meth:`gated_hints`), else read here."""
         observed = self._observed(exclude)  # reads the trials the gate of warm-start hints needs
-        return replace(observed, hints=self._gated(self.hints()))
+        return replace(observed, hints=self._gated(self.hints()) if hints is None else hints)
 
     def seen(self, *, exclude: int | None = None) -> set[Config]:
         """The configurations evaluated, failed or pending, read afresh (hints are not read)."""
