@@ -279,7 +279,7 @@ def test_random_searchs_hint_draws_are_judged_and_fade_with_the_trials() -> None
     study.hint({"x": 0.1}, credibility=1.0, spread=0.05)
     study.optimize(lambda p: (p["x"] - 0.9) ** 2, 60)
     near = [abs(t.params["x"] - 0.1) < 0.15 for t in study.trials]
-    assert sum(near[:10]) >= 5 and sum(near[20:]) <= 10
+    assert sum(near[:10]) >= 5 and sum(near[20:]) <= 15  # a quarter of the box: 10 of 40 by chance
 
 
 def test_a_stored_hint_that_does_not_fit_is_left_out_with_one_warning(caplog: pytest.LogCaptureFixture) -> None:
