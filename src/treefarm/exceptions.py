@@ -37,7 +37,14 @@ class SpaceError(TreefarmError, ValueError):
 
 
 class ConfigError(TreefarmError, ValueError):
-    """A configuration does not fit its space: unknown or missing address, bad value."""
+    """A configuration does not fit its space: unknown or missing address, bad value.
+
+    ``address`` is the offending decision's address where one decision is at
+    fault (a caller may drop it and try again: a warm start's projection)."""
+
+    def __init__(self, message: str, *, address: str | None = None) -> None:
+        super().__init__(message)
+        self.address = address
 
 
 class StorageError(TreefarmError, RuntimeError):

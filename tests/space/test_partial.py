@@ -36,3 +36,18 @@ def test_completing_names_the_address_that_does_not_fit() -> None:
         complete_partial(SPACE, {"model": "tree", "model.svm.C": 1.0})
     with pytest.raises(ConfigError, match="depth"):
         complete_partial(SPACE, {"model.tree.depth": 99})
+
+
+def test_the_error_carries_the_address_at_fault() -> None:
+    with pytest.raises(ConfigError) as caught:
+        check_partial({"depth": tf.Int(1, 10), "max_depth": tf.Int(1, 10)}, {"depth": 3, "max_depth": 15})
+    assert caught.value.address == "max_depth"
+
+
+def test_an_address_below_a_root_join_implies_its_option() -> None:
+    svc = tf.op(lambda C: ("svc", C), name="SVC")
+    lr = tf.op(lambda C: ("lr", C), name="LR")
+    space = svc(C=tf.Real(1e-2, 1e3, log=True)) | lr(C=tf.Real(1e-3, 1e2, log=True))
+    assert check_partial(space, {"SVC.C": 1.0}) == {"_": "SVC", "SVC.C": 1.0}
+    assert check_partial(space, {"LR.C": 1.0}) == {"_": "LR", "LR.C": 1.0}
+    assert dict(complete_partial(space, {"LR.C": 1.0}))["_"] == "LR"

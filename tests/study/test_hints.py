@@ -224,6 +224,14 @@ def test_a_warm_starts_region_hints_count_only_while_its_best_ranks_in_the_bette
     assert (_params(study) == _params(unhinted)) is not counts
 
 
+def test_a_warm_start_keeps_a_shared_decision_whose_address_ends_an_out_of_range_one() -> None:
+    source = tf.Study.create(space={"depth": tf.Int(1, 10), "max_depth": tf.Int(1, 20)}, seed=0)
+    source.enqueue({"depth": 3, "max_depth": 15})
+    source.tell(source.ask(), 0.0)
+    target = tf.Study.create(space={"depth": tf.Int(1, 10), "max_depth": tf.Int(1, 10)}, warm_start=[source])
+    assert dict(target.trials[0].params) == {"depth": 3, "max_depth": 6}  # max_depth at its prior's median
+
+
 def test_a_warm_starts_hints_name_their_source() -> None:
     assert warm_source(warm_author("it's mine")) == "it's mine"
     assert warm_source("alice") is None and warm_source(None) is None

@@ -131,27 +131,36 @@ def check_decision(address: str, node: Decision, value: object) -> Scalar:
     value = _native(value)
     if isinstance(node, Real):
         if not _is_number(value) or not math.isfinite(value):  # type: ignore[arg-type]
-            raise ConfigError(f"{address} must be a finite number for {node!r}, but got {address}={value!r}")
+            raise ConfigError(
+                f"{address} must be a finite number for {node!r}, but got {address}={value!r}", address=address
+            )
         if not node.low <= value <= node.high:  # type: ignore[operator]
             raise ConfigError(
-                f"{address} must lie in [{node.low:g}, {node.high:g}], but got {address}={value!r}"
+                f"{address} must lie in [{node.low:g}, {node.high:g}], but got {address}={value!r}",
+                address=address,
             )
         return float(value)  # type: ignore[arg-type]
     if isinstance(node, Int):
         if not _is_number(value) or not float(value).is_integer():  # type: ignore[arg-type]
-            raise ConfigError(f"{address} must be an integer for {node!r}, but got {address}={value!r}")
+            raise ConfigError(
+                f"{address} must be an integer for {node!r}, but got {address}={value!r}", address=address
+            )
         if not node.low <= value <= node.high:  # type: ignore[operator]
-            raise ConfigError(f"{address} must lie in [{node.low}, {node.high}], but got {address}={value!r}")
+            raise ConfigError(
+                f"{address} must lie in [{node.low}, {node.high}], but got {address}={value!r}", address=address
+            )
         return int(value)  # type: ignore[arg-type]
     if isinstance(node, Choice):
         if node.index_of(value) is None:
             raise ConfigError(
-                f"{address} must be one of {list(node.decisions())!r}, but got {address}={value!r}"
+                f"{address} must be one of {list(node.decisions())!r}, but got {address}={value!r}",
+                address=address,
             )
         return value
     if node.index_of(value) is None:
         raise ConfigError(
             f"{address} must be the label of an option, one of {list(node.labels)!r}, "
-            f"but got " + format_values(**{address: value})
+            f"but got " + format_values(**{address: value}),
+            address=address,
         )
     return value

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..exceptions import ConfigError
-from .config import Config, Decision, Scalar, check_decision
+from .config import ROOT_ADDRESS, Config, Decision, Scalar, check_decision
 from .convert import convert
 from .nodes import Join
 from .sample import decision_at
@@ -34,7 +34,8 @@ def _implied_option(
     (``model.tree.depth`` names ``model = "tree"``), if any."""
     if not isinstance(node, Join):
         return None
-    prefix = f"{address}." if address else ""
+    # The root join's decision is stored at ROOT_ADDRESS; the addresses below it carry no prefix.
+    prefix = "" if address in ("", ROOT_ADDRESS) else f"{address}."
     for key in partial:
         if key.startswith(prefix) and key != address:
             label = key[len(prefix) :].split(".", 1)[0]
@@ -65,7 +66,8 @@ def _walk_partial(space: Any, partial: Mapping[str, Any]) -> tuple[Config, dict[
         if isinstance(node, Join) and node.index_of(value) not in allowed:
             raise ConfigError(
                 f"{address} must be an option allowed at this depth, one of "
-                f"{[node.labels[i] for i in allowed]!r}, but got {address}={value!r}"
+                f"{[node.labels[i] for i in allowed]!r}, but got {address}={value!r}",
+                address=address,
             )
         reached[address] = value
         return value
@@ -76,7 +78,8 @@ def _walk_partial(space: Any, partial: Mapping[str, Any]) -> tuple[Config, dict[
             raise ConfigError(
                 "every address of a partial configuration must be a decision of the space reached "
                 "through the configuration's own choices (name the options of the joins above it), "
-                f"but got {address}={value!r}"
+                f"but got {address}={value!r}",
+                address=address,
             )
     return config, reached
 

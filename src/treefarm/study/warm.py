@@ -106,10 +106,9 @@ def _projected(space: Space, record: TrialRecord) -> dict[str, object] | None:
         try:
             return dict(check_partial(space, params))
         except ConfigError as exc:
-            bad = next((a for a in params if f"{a}=" in str(exc)), None)
-            if bad is None:
+            if exc.address not in params:
                 return None
-            del params[bad]
+            del params[exc.address]
     return None
 
 
