@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -319,6 +320,34 @@ def test_hints_are_read_once_per_period_and_at_once_after_this_process_changes_t
     monkeypatch.setattr(history, "HINTS_PERIOD", 0.0)  # as if the period had passed
     study.optimize(loss, n_new_trials=1)
     assert len(reads) == 3 and [h.config["x"] for h in study._cache.hints()] == [3.0, -3.0]
+
+
+def test_a_removed_hint_stops_steering_and_its_id_is_never_reused(tmp_path: Path) -> None:
+    study = tf.Study.create("s", space={"x": tf.Real(0.0, 1.0)}, storage=tmp_path / "h.db", algo="random", seed=0)
+    first = study.hint({"x": 0.0}, credibility=1.0, spread=0.01)
+    study.tell(study.ask(), 0.5)  # the hint is read and checked once
+    study.remove_hint(first)
+    second = study.hint({"x": 1.0}, credibility=1.0, spread=0.01)
+    assert second != first
+    xs = []
+    for _ in range(4):
+        trial = study.ask()
+        xs.append(trial.config["x"])
+        study.tell(trial, 0.0)
+    assert max(xs) > 0.9 and min(xs) > 0.05
+
+
+def test_a_hint_read_again_under_a_reused_id_is_checked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database created before ids were kept unique may give a removed hint's id to a
+    new hint: the cache of checked hints tells them apart by their creation time."""
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    old = study.hint({"x": 0.0}, credibility=1.0)
+    assert [h.config["x"] for h in study._cache.hints()] == [0.0]
+    records = study.storage.get_hints(study.study_id)
+    reused = [replace(records[0], config={"x": 1.0}, created=records[0].created + 1.0)]
+    monkeypatch.setattr(study.storage, "get_hints", lambda sid: reused)
+    study._cache.forget_hints()
+    assert [(h.hint_id, h.config["x"]) for h in study._cache.hints()] == [(old, 1.0)]
 
 
 def test_a_redrawn_duplicate_is_proposed_with_the_hints_still_there() -> None:

@@ -126,6 +126,7 @@ hints_table = sa.Table(
     sa.Column("spread", sa.Double, nullable=False),
     sa.Column("author", sa.String(256), nullable=True),
     sa.Column("created", sa.Double, nullable=False),
+    sqlite_autoincrement=True,  # a removed hint's id is never given to a new one
 )
 intermediate = sa.Table(
     "treefarm_intermediate",

@@ -45,7 +45,7 @@ class TrialCache:
         self._finished: dict[int, TrialRecord] = {}
         self._configs: dict[int, Config | None] = {}
         self._scan_from = 0
-        self._checked_hints: dict[int, Hint | None] = {}
+        self._checked_hints: dict[tuple[int, float], Hint | None] = {}
         self._hint_source: dict[int | None, str | None] = {}
         self._hints: tuple[float, tuple[Hint, ...]] | None = None
 
@@ -142,9 +142,11 @@ class TrialCache:
             return self._hints[1]
         out = []
         for record in self._storage.get_hints(self._study_id):
-            if record.hint_id not in self._checked_hints:
-                self._checked_hints[record.hint_id] = self._checked(record)
-            hint = self._checked_hints[record.hint_id]
+            # Keyed by id and creation time: a database may give a removed hint's id to a new one.
+            key = (record.hint_id, record.created)
+            if key not in self._checked_hints:
+                self._checked_hints[key] = self._checked(record)
+            hint = self._checked_hints[key]
             if hint is not None:
                 out.append(hint)
         self._hints = (now, tuple(out))
