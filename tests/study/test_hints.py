@@ -233,6 +233,22 @@ def test_a_warm_start_keeps_a_shared_decision_whose_address_ends_an_out_of_range
     assert dict(target.trials[0].params) == {"depth": 3, "max_depth": 6}  # max_depth at its prior's median
 
 
+def test_a_warm_start_is_applied_once_by_the_worker_that_made_the_study(tmp_path: Path) -> None:
+    """Two workers joining one new study with ``load_if_exists``: the one that finds
+    it made (here before its warm start was written) leaves the warm start to its maker."""
+    url = tmp_path / "w.db"
+    space = {"x": tf.Real(0.0, 1.0)}
+    source = tf.Study.create("src", space=space, storage=url, algo="random", seed=0)
+    source.optimize(lambda p: p["x"], 20)
+    maker = tf.Study.create("dst", space=space, storage=url, load_if_exists=True)  # nothing written yet
+    joiner = tf.Study.create(
+        "dst", space=space, storage=url, load_if_exists=True, warm_start=[source], warm_start_credibility=0.5
+    )
+    assert joiner.trials == [] and joiner.hints == [] and maker.trials == []
+    made = tf.Study.create("dst2", space=space, storage=url, warm_start=[source], warm_start_credibility=0.5)
+    assert [t.user_attrs for t in made.trials] == [{"warm_start": "src"}] and len(made.hints) == 2
+
+
 def test_a_warm_starts_hints_name_their_source() -> None:
     assert warm_source(warm_author("it's mine")) == "it's mine"
     assert warm_source("alice") is None and warm_source(None) is None

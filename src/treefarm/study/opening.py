@@ -21,6 +21,11 @@ __all__ = ["DIRECTIONS", "Opened", "check_space", "create", "load"]
 DIRECTIONS = ("minimize", "maximize")
 
 
+#: The study attribute holding a token of the call that created the study (an existing
+#: study's stored attributes win, so a caller that finds its own token made the study).
+CREATION = "creation"
+
+
 @dataclass(frozen=True)
 class Opened:
     """What a study object is made of."""
@@ -29,6 +34,8 @@ class Opened:
     storage: Storage
     space: Space
     optimizer: Optimizer
+    #: Whether this call created the study (two workers racing to create one: exactly one did).
+    created: bool = False
 
 
 def check_space(space: Any) -> Space:
@@ -65,17 +72,18 @@ def create(
     root = check_space(space)
     optimizer = make_optimizer(algo if algo is not None else DEFAULT_ALGO)
     store = open_storage(storage)
+    token = secrets.token_hex(8)
     record = store.create_study(
         name if name is not None else f"study-{secrets.token_hex(4)}",
         direction=direction or "minimize",
         seed=seed if seed is not None else secrets.randbits(63),
-        attrs=creation_attrs(root, optimizer),
+        attrs={**creation_attrs(root, optimizer), CREATION: token},
         load_if_exists=load_if_exists,
     )
     kept = reconcile(
         store, record, root, algo=algo, direction=direction, seed=seed, allow_space_change=allow_space_change
     )
-    return Opened(record, store, root, kept)
+    return Opened(record, store, root, kept, created=record.attrs.get(CREATION) == token)
 
 
 def load(

@@ -139,7 +139,7 @@ class Study(Results, Hinting):
         study = cls(
             opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted, pruner=pruner
         )
-        if warm_start and not study.hints and not study.trials:
+        if warm_start and opened.created:  # once, by the worker that made the study
             for point, source in warm_start_points(study.space, warm_start):
                 study.enqueue(point, user_attrs={"warm_start": source})
             if warm_start_credibility > 0:
