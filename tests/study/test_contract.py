@@ -344,3 +344,18 @@ def test_a_composite_optimizer_is_stored_and_rebuilt_with_its_parts(tmp_path: Pa
     tf.Study.create("s", space=SPACE, storage=tmp_path / "s.db", algo=auto, seed=0)
     reopened = tf.Study.load("s", space=SPACE, storage=tmp_path / "s.db")
     assert repr(reopened.optimizer) == repr(auto)
+
+
+def test_an_asked_trial_stays_alive_until_it_is_told(tmp_path: Path) -> None:
+    """ask/tell with an evaluation longer than the trial's stale_after, in a study
+    another worker recovers: the asking process is alive, so its trial is kept."""
+    db = tmp_path / "s.db"
+    study = tf.Study.create("s", space=SPACE, storage=db, seed=0, heartbeat_interval=0.05)
+    trial = study.ask()
+    time.sleep(0.6)  # two stale_afters (6 x 0.05 s)
+    other = tf.Study.load("s", space=SPACE, storage=db)
+    assert other.recover() == []
+    study.tell(trial, 0.123)
+    assert study.storage.get_trial(study.study_id, trial.number).value == 0.123
+    time.sleep(0.15)  # nothing left to beat: the keep-alive thread ends
+    assert study._keep_alive._thread is None

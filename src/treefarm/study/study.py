@@ -43,6 +43,7 @@ from .recovery import recover
 from .results import Results
 from .trial import Trial
 from .warm import warm_author, warm_start_hints, warm_start_points
+from .worker import KeepAlive
 
 __all__ = ["Callback", "Study"]
 
@@ -85,6 +86,7 @@ class Study(Results, Hinting):
         self._cache = TrialCache(storage, record.study_id, space, sign=self._sign(1.0), name=record.name)
         dedupe = Deduplicator(space)
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
+        self._keep_alive = KeepAlive(storage, record.study_id, lambda: self.running, self.heartbeat_interval)
         self._asker = Asker(
             storage, record.study_id, optimizer, self._cache, dedupe, seed=self.seed, stale_after=self.stale_after
         )
@@ -220,6 +222,7 @@ class Study(Results, Hinting):
         """
         trial = self.ask_within(None)
         assert trial is not None
+        self._keep_alive.ensure()  # optimize beats its own trials; an asked one until it is told
         return trial
 
     def ask_within(self, budget: int | None) -> Trial | None:

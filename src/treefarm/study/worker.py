@@ -16,6 +16,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any
 
 from ..storage import JSON, Storage
 
-__all__ = ["Heartbeat", "identity", "worker_gone"]
+__all__ = ["Heartbeat", "KeepAlive", "identity", "worker_gone"]
 
 
 def _read(path: str) -> str | None:
@@ -111,3 +112,48 @@ class Heartbeat:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+
+
+class KeepAlive:
+    """Heartbeats for the trials a caller drives itself (``ask``, then ``tell``).
+
+    ``optimize`` beats its running trials while it runs (:class:`Heartbeat`);
+    a trial from ``Study.ask`` had none, so an evaluation longer than the
+    trial's ``stale_after`` (six intervals, 60 s by default) in a study shared
+    with other workers was failed by their recovery while its process was
+    alive, and its ``tell`` refused. :meth:`ensure` starts a daemon thread that
+    beats ``numbers()`` every ``interval`` seconds and ends once there is
+    none left (the next :meth:`ensure` starts another); a process that dies
+    stops beating, so its trials are still recovered.
+    """
+
+    def __init__(
+        self, storage: Storage, study_id: int, numbers: Callable[[], Iterable[int]], interval: float
+    ) -> None:
+        self._storage = storage
+        self._study_id = study_id
+        self._numbers = numbers
+        self._interval = interval
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def ensure(self) -> None:
+        """Beat ``numbers()`` from now on (a thread is started if none runs)."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="treefarm-keepalive", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self._interval)
+            with self._lock:
+                numbers = list(self._numbers())
+                if not numbers:
+                    self._thread = None
+                    return
+            for number in numbers:
+                try:
+                    self._storage.heartbeat(self._study_id, number)
+                except Exception:
+                    continue
