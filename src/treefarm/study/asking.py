@@ -60,7 +60,7 @@ class Asker:
         self._seed = seed
         self._stale_after = stale_after
         self.dedupe = dedupe
-        self._check_dupes = dedupe.rules or optimizer.needs_history
+        self._check_dupes = dedupe.rules or optimizer.needs_history or dedupe.draws_repeat
 
     def rng_for(self, number: int) -> np.random.Generator:
         """The generator of trial ``number``: a function of the study seed and the number only."""

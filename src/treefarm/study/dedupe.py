@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..optimizers import History
-from ..space import Config, Space, canonical, has_rules
+from ..space import Config, Join, Real, Space, addresses, analyze, canonical, has_rules
 
 __all__ = ["Deduplicator"]
 
@@ -28,6 +28,7 @@ class Deduplicator:
         self.space = space
         self.max_redraws = max_redraws
         self.rules = has_rules(space)
+        self.draws_repeat = _draws_repeat(space)
         self._keys: dict[Config, str] = {}
 
     def key(self, config: Config) -> str:
@@ -46,3 +47,14 @@ class Deduplicator:
                 return config, True
             history = history.with_pending([config])
         return config, False
+
+
+def _draws_repeat(space: Space) -> bool:
+    """Whether two independent draws can be one configuration with a chance above 0:
+    unless every configuration holds a real number (a space without joins or
+    recursion, with a Real). An optimizer that does not read the history (random
+    search) needs the duplicate check exactly then."""
+    if analyze(space).recursive:
+        return True
+    nodes = [node for _, node in addresses(space)]
+    return any(isinstance(node, Join) for node in nodes) or not any(isinstance(node, Real) for node in nodes)
