@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .base import Storage
 from .checks import NotFoundError
 from .memory import InMemoryStorage
-from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
+from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, TrialState
 from .url import open_storage
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JSON",
+    "REQUEUED",
     "HintRecord",
     "InMemoryStorage",
     "NotFoundError",

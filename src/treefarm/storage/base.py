@@ -177,7 +177,10 @@ class Storage(abc.ABC):
         """Start a trial for a worker, atomically: the lowest-numbered WAITING trial
         (merging ``system_attrs``) if there is one, else a new RUNNING trial with empty
         params. None, and nothing written, when ``budget`` is given and the study
-        already has ``budget`` claimed (non-WAITING) trials. A worker that gets a new
+        already has ``budget`` claimed (non-WAITING) trials, unless a WAITING trial
+        re-queues an interrupted one (:data:`REQUEUED` in its system attrs): that one
+        is claimed, as it takes the interrupted trial's place in the budget (else a
+        recovery after the budget was spent left it waiting for good). A worker that gets a new
         trial writes its configuration next with ``set_trial_params(..., owner=token)``;
         a storage may make the claim durable only with that write (see the class
         docstring), so a refused ``set_trial_params`` means: claim again."""

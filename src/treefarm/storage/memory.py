@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..exceptions import StorageError, format_values
 from . import checks
 from .base import _NO_ATTRS, Storage
-from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
+from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, TrialState
 
 __all__ = ["InMemoryStorage"]
 
@@ -139,7 +139,12 @@ class InMemoryStorage(Storage):
         with self._lock:
             study = self._study(study_id)
             if budget is not None and len(study.trials) - len(study.waiting) >= budget:
-                return None
+                requeued = sorted(n for n in study.waiting if f'"{REQUEUED}"' in study.trials[n].system_attrs)
+                if not requeued:
+                    return None
+                study.waiting.remove(requeued[0])
+                heapq.heapify(study.waiting)
+                return self._start_waiting(study_id, study.trials[requeued[0]], system_attrs)
             if study.waiting:
                 return self.claim_waiting_trial(study_id, system_attrs=system_attrs)
             trial = _Trial(len(study.trials), TrialState.RUNNING, "{}", attrs_text)
@@ -155,11 +160,14 @@ class InMemoryStorage(Storage):
             study = self._study(study_id)
             if not study.waiting:
                 return None
-            trial = study.trials[heapq.heappop(study.waiting)]
-            trial.state = TrialState.RUNNING
-            trial.started = trial.heartbeat = time.time()
-            trial.system_attrs = _merge(trial.system_attrs, system_attrs, what="system_attrs")
-            return self._trial_record(study_id, trial)
+            return self._start_waiting(study_id, study.trials[heapq.heappop(study.waiting)], system_attrs)
+
+    def _start_waiting(self, study_id: int, trial: _Trial, system_attrs: Mapping[str, JSON]) -> TrialRecord:
+        """A WAITING trial, taken off the queue by the caller (holding the lock), RUNNING."""
+        trial.state = TrialState.RUNNING
+        trial.started = trial.heartbeat = time.time()
+        trial.system_attrs = _merge(trial.system_attrs, system_attrs, what="system_attrs")
+        return self._trial_record(study_id, trial)
 
     def set_trial_params(
         self,

@@ -13,10 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
-__all__ = ["JSON", "HintRecord", "StudyRecord", "TrialRecord", "TrialState"]
+__all__ = ["JSON", "REQUEUED", "HintRecord", "StudyRecord", "TrialRecord", "TrialState"]
 
 JSON: TypeAlias = bool | int | float | str | list["JSON"] | dict[str, "JSON"] | None
 """A value JSON can hold; the only kind of value a storage keeps (never pickle)."""
+
+REQUEUED = "requeued_from"
+"""The system attribute of a WAITING trial that re-queues an interrupted trial's
+configuration (its value: that trial's number). Such a trial takes the
+interrupted one's place in a budget (:meth:`Storage.claim_trial`)."""
 
 
 class TrialState(str, enum.Enum):

@@ -61,7 +61,7 @@ from . import journal as journal_file
 from .base import _NO_ATTRS, Storage
 from .interrupts import sigint_deferred
 from .pages import PageQuery, TrialSummary
-from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
+from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, TrialState
 from .resilience import Failure, RetryClock, classify
 
 __all__ = ["SCHEMA_VERSION", "SQLStorage"]
@@ -556,7 +556,7 @@ class SQLStorage(Storage):
             if earlier is not None:
                 return earlier
             if budget is not None and _claimed(connection, study_id, last) >= budget:
-                return None
+                return _claim_waiting(connection, study_id, system_attrs, requeued_only=True)
             waiting = _claim_waiting(connection, study_id, system_attrs)
             if waiting is not None:
                 return waiting
@@ -933,15 +933,15 @@ class SQLStorage(Storage):
 
 
 def _claim_waiting(
-    connection: sa.Connection, study_id: int, system_attrs: Mapping[str, JSON]
+    connection: sa.Connection, study_id: int, system_attrs: Mapping[str, JSON], *, requeued_only: bool = False
 ) -> TrialRecord | None:
-    """Move the lowest-numbered WAITING trial to RUNNING (the study row is locked by the caller)."""
-    query = (
-        sa.select(trials)
-        .where(trials.c.study_id == study_id, trials.c.state == TrialState.WAITING.value)
-        .order_by(trials.c.number)
-        .limit(1)
-    )
+    """Move the lowest-numbered WAITING trial (``requeued_only``: re-queued by a
+    recovery, :data:`REQUEUED` in its system attrs) to RUNNING (the study row is
+    locked by the caller)."""
+    query = sa.select(trials).where(trials.c.study_id == study_id, trials.c.state == TrialState.WAITING.value)
+    if requeued_only:
+        query = query.where(trials.c.system_attrs.like(f'%"{REQUEUED}"%'))
+    query = query.order_by(trials.c.number).limit(1)
     row = connection.execute(query).first()
     if row is None:
         return None

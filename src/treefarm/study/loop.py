@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import StorageUnavailableError, StudyError, TrialStateError
-from ..storage import TrialRecord, TrialState
+from ..storage import REQUEUED, TrialRecord, TrialState
 from .parallel import Evaluator
 from .stopping import Stopper
 from .trial import Trial
@@ -99,7 +99,7 @@ def _requeue(study: Study, record: TrialRecord, trial: Trial, limit: int) -> Non
             study.study_id,
             params=trial.config.to_dict(),
             state=TrialState.WAITING,
-            system_attrs={"requeued_from": trial.number, "requeues": done + 1},
+            system_attrs={REQUEUED: trial.number, "requeues": done + 1},
         )
 
 

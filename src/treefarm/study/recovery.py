@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..exceptions import TrialStateError
-from ..storage import JSON, Storage, TrialState
+from ..storage import JSON, REQUEUED, Storage, TrialState
 from .worker import worker_gone
 
 __all__ = ["recover"]
@@ -49,6 +49,6 @@ def recover(storage: Storage, study_id: int, *, grace: float, requeue: bool) -> 
             params = storage.get_trial(study_id, number).params
             if params:
                 storage.create_trial(
-                    study_id, params=params, state=TrialState.WAITING, system_attrs={"requeued_from": number}
+                    study_id, params=params, state=TrialState.WAITING, system_attrs={REQUEUED: number}
                 )
     return sorted(failed)

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from ..exceptions import ConfigError, DuplicateParamsError, StorageError, TrialStateError
-from ..storage import Storage, StudyRecord, TrialRecord, TrialState
+from ..storage import REQUEUED, Storage, StudyRecord, TrialRecord, TrialState
 from ..storage.checks import STALE_REASON, NotFoundError
 
 __all__ = ["StorageSuite"]
@@ -360,6 +360,19 @@ class StorageSuite:
         storage.finish_trial(sid, 2, state=FAILED)
         assert storage.claim_trial(sid, budget=3) is None  # failed trials count
         assert storage.count_trials(sid) == 3 and storage.claim_trial(sid, budget=4) is not None
+
+    def test_a_requeued_trial_takes_the_interrupted_ones_place_in_the_budget(self, storage: Storage) -> None:
+        sid = _study(storage).study_id
+        for _ in range(2):
+            storage.claim_trial(sid, budget=2)
+        storage.finish_trial(sid, 0, state=COMPLETE, value=1.0)
+        storage.finish_trial(sid, 1, state=FAILED)  # its worker died
+        storage.create_trial(sid, params={"x": 5}, state=WAITING)  # enqueued by a person: waits
+        storage.create_trial(sid, params={"x": 7}, state=WAITING, system_attrs={REQUEUED: 1})
+        rerun = storage.claim_trial(sid, budget=2)
+        assert rerun is not None and (rerun.number, dict(rerun.params)) == (3, {"x": 7})
+        assert storage.claim_trial(sid, budget=2) is None
+        assert [t.state for t in storage.get_trials(sid)] == [COMPLETE, FAILED, WAITING, RUNNING]
 
     def test_threads_claiming_with_a_budget_make_exactly_that_many(self, storage: Storage) -> None:
         sid = _study(storage).study_id
