@@ -192,6 +192,14 @@ def test_a_warm_start_evaluates_the_related_studys_best_first_and_finds_good_val
     assert np.median(warm) < 0.25 * np.median(cold)
 
 
+def test_the_hint_command_refuses_a_missing_database_and_creates_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    typo = tmp_path / "typo.db"
+    assert main(["hint", str(typo), "--study", "s", "--config", '{"x": 1}']) == 1
+    assert "must exist" in capsys.readouterr().err and not typo.exists()
+
+
 def test_a_warm_start_with_a_credibility_also_gives_the_best_tenth_as_region_hints() -> None:
     space = {"x": tf.Real(-5.0, 5.0)}
     source = tf.Study.create("source", space=space, algo="random", seed=0)

@@ -265,3 +265,28 @@ def test_no_configuration_of_a_finite_space_is_evaluated_twice_while_one_is_unse
         study = tf.Study.create(space=space, algo=algo, seed=seed)
         study.optimize(lambda p: p["i"] + (p["k"] == "b"), 14)
         assert len({json.dumps(dict(t.params), sort_keys=True) for t in study.trials}) == 14
+
+
+def test_an_enqueue_with_a_bad_user_attribute_queues_nothing() -> None:
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    with pytest.raises(StorageError, match=r"user_attrs\['score'\]"):
+        study.enqueue({"x": 0.25}, user_attrs={"source": "me", "score": float("nan")})
+    assert study.trials == []
+
+
+def test_one_sqlite_file_opened_as_a_path_and_as_a_relative_url_is_one_study(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    space = {"x": tf.Real(0.0, 1.0)}
+    by_path = tf.Study.create("s", space=space, storage="same.db", seed=0)
+    by_url = tf.Study.load("s", space=space, storage="sqlite:///same.db")
+    trial = by_path.ask()
+    by_url.tell(trial, 0.5)
+    assert by_path.best_value == 0.5
+
+
+def test_loading_from_a_missing_sqlite_file_names_it_and_creates_nothing(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match=r"must exist.*name='s'.*typo\.db"):
+        tf.Study.load("s", space={"x": tf.Real(0.0, 1.0)}, storage=tmp_path / "typo.db")
+    assert not (tmp_path / "typo.db").exists()

@@ -19,9 +19,11 @@ import json
 import time
 from typing import Any
 
+from ..exceptions import StorageError, format_values
 from ..space import convert
 from ..space.partial import check_partial
 from ..storage import open_storage
+from ..storage.url import sqlite_file
 
 __all__ = ["add_parser", "cmd_hint"]
 
@@ -48,6 +50,9 @@ def _unit(text: str) -> float:
 
 def cmd_hint(args: argparse.Namespace, load_space: Any) -> int:
     """Run the command; ``load_space(target)`` reads a space from ``FILE.py[:NAME]``."""
+    path = sqlite_file(args.storage)
+    if path is not None and not path.exists():  # a mistyped path: refused, not created
+        raise StorageError(f"the storage of a study to hint must exist, but got {format_values(path=str(path))}")
     if args.list or args.remove is not None:
         storage = open_storage(args.storage, read_only=args.list)
         study = storage.get_study(args.study)

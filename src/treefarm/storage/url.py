@@ -18,7 +18,7 @@ from ..exceptions import StorageError, format_values
 from .base import Storage
 from .memory import InMemoryStorage
 
-__all__ = ["SQL_SCHEMES", "open_storage"]
+__all__ = ["SQL_SCHEMES", "open_storage", "sqlite_file"]
 
 SQL_SCHEMES = ("sqlite", "postgresql")
 """URL dialects served by SQLStorage (``sqlite+pysqlite``, ``postgresql+psycopg`` included)."""
@@ -69,4 +69,34 @@ def open_storage(
         raise _refuse(spec, f"unsupported scheme {match['scheme']!r}")
     if not spec[match.end() :].startswith("//"):
         raise _refuse(spec, "a URL needs '://' after its scheme")
-    return _sql(spec)
+    return _sql(_absolute_sqlite(spec) if dialect == "sqlite" else spec)
+
+
+def _absolute_sqlite(spec: str) -> str:
+    """A SQLite URL with its file path made absolute (``sqlite:///runs.db`` is
+    relative to the working directory): one file has one URL, so two handles on
+    it, one opened as ``runs.db`` and one as ``sqlite:///runs.db``, are one storage."""
+    from sqlalchemy.engine import make_url
+
+    path = sqlite_file(spec)
+    return spec if path is None else make_url(spec).set(database=str(path)).render_as_string(hide_password=False)
+
+
+def sqlite_file(spec: str | os.PathLike[str] | Storage | None) -> Path | None:
+    """The SQLite file a storage spec names (a path, or a ``sqlite://`` URL with a
+    file), made absolute; None for memory, another database or a storage object."""
+    if isinstance(spec, os.PathLike):
+        return Path(spec).expanduser().resolve()
+    if not isinstance(spec, str) or spec == ":memory:" or not spec.strip():
+        return None
+    match = _SCHEME.match(spec)
+    if match is None:
+        return Path(spec).expanduser().resolve()
+    if match["scheme"].split("+", 1)[0].lower() != "sqlite":
+        return None
+    from sqlalchemy.engine import make_url
+
+    database = make_url(spec).database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database).expanduser().resolve()

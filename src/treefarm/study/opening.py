@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import StudyError
+from ..exceptions import StudyError, format_values
 from ..optimizers import Optimizer, make_optimizer
 from ..space import Space, convert, sample
-from ..storage import Storage, StudyRecord, open_storage
+from ..storage import NotFoundError, Storage, StudyRecord, open_storage
+from ..storage.url import sqlite_file
 from .identity import DEFAULT_ALGO, creation_attrs, reconcile
 
 __all__ = ["DIRECTIONS", "Opened", "check_space", "create", "load"]
@@ -94,7 +95,11 @@ def load(
     algo: str | Optimizer | None,
     allow_space_change: bool,
 ) -> Opened:
-    """An existing study's parts, reconciled."""
+    """An existing study's parts, reconciled; a SQLite file that does not exist is
+    refused by name, not created (a mistyped path)."""
+    path = sqlite_file(storage)
+    if path is not None and not path.exists():
+        raise NotFoundError(f"the study must exist in the storage, but got {format_values(name=name, path=str(path))}")
     store = open_storage(storage)
     record = store.get_study(name)
     root = check_space(space)
