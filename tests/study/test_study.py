@@ -7,6 +7,7 @@ import math
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import treefarm as tf
@@ -290,3 +291,22 @@ def test_loading_from_a_missing_sqlite_file_names_it_and_creates_nothing(tmp_pat
     with pytest.raises(StorageError, match=r"must exist.*name='s'.*typo\.db"):
         tf.Study.load("s", space={"x": tf.Real(0.0, 1.0)}, storage=tmp_path / "typo.db")
     assert not (tmp_path / "typo.db").exists()
+
+
+def test_wrong_calls_name_the_argument_and_record_nothing(tmp_path: Path) -> None:
+    study = tf.Study.create("s", space={"x": tf.Real(0.0, 1.0)}, storage=tmp_path / "s.db", seed=0)
+    trial = study.ask()
+    with pytest.raises(StudyError, match=r"state must be one of \['complete', 'failed', 'pruned'\].*state='done'"):
+        study.tell(trial, 1.0, state="done")
+    with pytest.raises(StudyError, match=r"a Trial or a trial number.*trial='0'"):
+        study.tell("0", 1.0)  # type: ignore[arg-type]
+    with pytest.raises(StudyError, match=r"hint's id.*hint_id='1'"):
+        study.remove_hint("1")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="bad"):
+        study.hint({"x": 0.5}, bad="yes")  # type: ignore[arg-type]
+    with pytest.raises(StudyError, match=r"warm_start must be a list of studies.*warm_start='s'"):
+        tf.Study.create("t", space={"x": tf.Real(0.0, 1.0)}, storage=tmp_path / "s.db", warm_start="s")  # type: ignore[arg-type]
+    assert study.storage.get_trial(study.study_id, trial.number).state is TrialState.RUNNING
+    assert study.hints == [] and [s.name for s in study.storage.list_studies()] == ["s"]
+    study.hint({"x": 0.5}, credibility=np.float32(0.5))  # NumPy numbers are numbers
+    assert study.hints[0].credibility == 0.5

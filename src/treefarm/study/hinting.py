@@ -3,9 +3,12 @@ for how suggestions honour them). A part of :class:`~treefarm.Study`."""
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..exceptions import StudyError, format_values
+from ..optimizers.options import check_bool
 from ..space import Space
 from ..space.partial import check_partial
 from ..storage import HintRecord, Storage, StudyRecord
@@ -39,6 +42,8 @@ class Hinting:
         (in the unit cube). Stored, so every worker sees it mid-run: this process
         from its next suggestion on, others within a second. Returns the hint's id (see
         :mod:`treefarm.optimizers.hints` for how suggestions honour it)."""
+        check_bool("bad", bad)
+        credibility, spread = _number(credibility), _number(spread)  # NumPy scalars too; the storage checks ranges
         checked = check_partial(self.space, config)
         record = self._storage.add_hint(
             self._record.study_id, config=checked, credibility=credibility, weight=-1 if bad else 1, spread=spread, author=author
@@ -53,6 +58,13 @@ class Hinting:
 
     def remove_hint(self, hint_id: int) -> None:
         """Withdraw a hint: suggestions from now on ignore it."""
+        if isinstance(hint_id, bool) or not isinstance(hint_id, int):
+            raise StudyError(f"remove_hint needs a hint's id (an int), but got {format_values(hint_id=hint_id)}")
         self._storage.remove_hint(self._record.study_id, hint_id)
         self._cache.forget_hints()
 
+
+def _number(value: float) -> float:
+    """A real number of any kind (NumPy's too) as a float; anything else as given,
+    for the storage's check to name."""
+    return float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else value

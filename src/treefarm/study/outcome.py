@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exceptions import TrialPruned
+from ..exceptions import StudyError, TrialPruned, format_values
 from ..storage import TrialState
 
 __all__ = [
@@ -125,6 +125,10 @@ def told(value: object, *, state: TrialState | str | None, exception: BaseExcept
     not COMPLETE (``"failed"``, ``"pruned"``), else the value as an objective's result."""
     if exception is not None:
         return from_exception(exception)
-    if state is not None and TrialState(state) is not TrialState.COMPLETE:
-        return failure(f"told {TrialState(state).value}", state=TrialState(state))
+    if state is not None:
+        told_states = [s.value for s in TrialState if s not in (TrialState.WAITING, TrialState.RUNNING)]
+        if not isinstance(state, str) or state not in told_states:
+            raise StudyError(f"state must be one of {told_states!r}, but got {format_values(state=state)}")
+        if TrialState(state) is not TrialState.COMPLETE:
+            return failure(f"told {TrialState(state).value}", state=TrialState(state))
     return from_result(value)

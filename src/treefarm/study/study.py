@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import StudyError
+from ..exceptions import StudyError, format_values
 from ..optimizers import History, Optimizer
 from ..optimizers.options import check_range
 from ..pruners import Pruner
@@ -129,6 +129,11 @@ class Study(Results, Hinting):
         :mod:`treefarm.study.warm`).
         """
         check_range("warm_start_credibility", warm_start_credibility, 0.0, 1.0)
+        if isinstance(warm_start, (Study, str)) or not all(isinstance(source, Study) for source in warm_start):
+            raise StudyError(
+                "warm_start must be a list of studies (tf.Study.load opens one by name), "
+                f"but got {format_values(warm_start=warm_start)}"
+            )
         opened = opening.create(
             name,
             space=space,
@@ -286,6 +291,8 @@ class Study(Results, Hinting):
                 "tell needs a trial of this study, but got "
                 f"study={self.name!r}, trial_study={trial.study.name!r}, number={trial.number}"
             )
+        if not isinstance(trial, Trial) and (isinstance(trial, bool) or not isinstance(trial, int)):
+            raise StudyError(f"tell needs a Trial or a trial number, but got {format_values(trial=trial)}")
         number = trial.number if isinstance(trial, Trial) else trial
         return self.finish(number, told(value, state=state, exception=exception))
 
