@@ -359,3 +359,12 @@ def test_an_asked_trial_stays_alive_until_it_is_told(tmp_path: Path) -> None:
     assert study.storage.get_trial(study.study_id, trial.number).value == 0.123
     time.sleep(0.15)  # nothing left to beat: the keep-alive thread ends
     assert study._keep_alive._thread is None
+
+
+def test_a_tell_refused_after_a_recovery_says_why(tmp_path: Path) -> None:
+    study = tf.Study.create("s", space=SPACE, storage=tmp_path / "s.db", seed=0)
+    gone = {"host": "elsewhere", "pid": 1, "token": "t", "namespace": "other", "start": 1}
+    n = _running(study.storage, study.study_id, worker=gone, stale_after=0.01, age=0.05)
+    assert study.recover() == [n]
+    with pytest.raises(TrialStateError, match=r"state='failed', fail_reason='stale heartbeat"):
+        study.tell(n, 0.5)

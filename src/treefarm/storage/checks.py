@@ -237,6 +237,12 @@ def check_owner(number: int, state: TrialState, system_attrs: Mapping[str, JSON]
             "or a recovery took it over), but got "
             f"{format_values(number=number, state=state.value, owner=owner, holder=owner_of(system_attrs))}"
         )
+    reason = system_attrs.get("fail_reason")
+    if state is TrialState.FAILED and isinstance(reason, str):  # say who failed it: a recovery, an interrupt
+        raise TrialStateError(
+            "finishing a trial needs a running trial, but got "
+            f"{format_values(number=number, state=state.value, fail_reason=reason)}"
+        )
     raise state_error(number, state, action="finishing a trial", allowed="running")
 
 
