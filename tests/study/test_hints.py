@@ -392,3 +392,11 @@ def test_a_redrawn_duplicate_is_proposed_with_the_hints_still_there() -> None:
     got = Deduplicator(tf.space.convert(space)).suggest(propose, History(pending=(taken,), hints=(hint,)))
     assert got == (tf.Config({"x": "b"}), True)
     assert [h.hints for h in seen] == [(hint,), (hint,)] and list(seen[1].pending) == [taken, taken]
+
+
+def test_a_source_named_twice_warm_starts_once() -> None:
+    space = {"x": tf.Real(0.0, 1.0)}
+    source = tf.Study.create(space=space, algo="random", seed=0)
+    source.optimize(lambda p: p["x"], 20)
+    target = tf.Study.create(space=space, warm_start=[source, source], warm_start_credibility=0.5)
+    assert len(target.trials) == 1 and len(target.hints) == 2

@@ -147,11 +147,12 @@ class Study(Results, Hinting):
         study = cls(
             opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted, pruner=pruner
         )
-        if warm_start and opened.created:  # once, by the worker that made the study
-            for point, source in warm_start_points(study.space, warm_start):
+        sources = [s for i, s in enumerate(warm_start) if not any(s._same_study(t) for t in warm_start[:i])]
+        if sources and opened.created:  # once, by the worker that made the study
+            for point, source in warm_start_points(study.space, sources):
                 study.enqueue(point, user_attrs={"warm_start": source})
             if warm_start_credibility > 0:
-                for config, source in warm_start_hints(study.space, warm_start):
+                for config, source in warm_start_hints(study.space, sources):
                     study.hint(config, credibility=warm_start_credibility, author=warm_author(source))
         return study
 
