@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
+import treefarm as tf
 from treefarm.exceptions import SpaceError
 from treefarm.space import Choice, Family, I, Int, Join, Normal, Op, R, Real, Shared, Var, convert, op
 
@@ -57,3 +60,56 @@ def test_spaces_are_immutable() -> None:
 def test_errors_are_value_errors_too() -> None:
     with pytest.raises(ValueError):
         Real(1, 0)
+
+
+def test_numpy_values_are_plain_values_in_spaces() -> None:
+    import numpy as np
+
+    space = {
+        "alpha": tf.Choice(*np.linspace(0.1, 0.5, 5)),
+        "act": tf.Choice(*np.array(["relu", "tanh"])),
+        "n": tf.Int(np.int64(1), np.int64(9)),
+        "lr": tf.Real(np.float32(0.0), 1.0),
+    }
+    result = tf.minimize(lambda p: p["alpha"] + p["n"] + p["lr"], space, algo="random", max_evals=6, storage=None, seed=0)
+    assert type(result.best_params["alpha"]) is float and type(result.best_params["act"]) is str
+    assert result.best_params["act"] in ("relu", "tanh") and 1 <= result.best_params["n"] <= 9
+
+
+@pytest.mark.parametrize(
+    ("make", "pattern"),
+    [
+        (lambda: tf.Real(-1e308, 1e308), r"high - low must be a finite number"),
+        (lambda: tf.Int(0, 10**400), r"high must fit in a float"),
+        (lambda: tf.Choice(float("nan"), 1.0), r"NaN does not"),
+    ],
+)
+def test_spaces_nothing_could_sample_are_refused_by_name(make: Callable[[], object], pattern: str) -> None:
+    with pytest.raises(SpaceError, match=pattern):
+        make()
+
+
+def test_a_loss_beyond_float_range_fails_its_trial_and_the_study_goes_on() -> None:
+    losses = iter([10**400, 1.0])
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    study.optimize(lambda p: next(losses), 2)
+    assert [t.state.value for t in study.trials] == ["failed", "complete"]
+    assert "non-finite" in study.trials[0].system_attrs["fail_reason"]
+
+
+def test_minimize_knows_a_space_that_applies_a_bound_method_or_a_partial() -> None:
+    import functools
+
+    calls: list[float] = []
+
+    class Model:
+        def loss(self, x: float) -> float:
+            calls.append(x)
+            return (x - 1) ** 2
+
+    model = Model()
+    result = tf.minimize(model.loss, tf.op(model.loss)(tf.Real(-3, 3)), algo="random", max_evals=3, storage=None, seed=0)
+    assert len(calls) == 3 and result.best_value == min((x - 1) ** 2 for x in calls)
+    shifted = functools.partial(lambda x, s: (x - 1) ** 2 + s, s=0.5)
+    result = tf.minimize(shifted, tf.op(shifted, name="f")(tf.Real(-3, 3)), algo="random", max_evals=3, storage=None, seed=0)
+    assert result.best_value == shifted(result.best_params)

@@ -125,6 +125,14 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _whole(value: Any) -> bool:
+    """Whether a number is an integer within float range (``10**400`` is not: no range holds it)."""
+    try:
+        return float(value).is_integer()
+    except OverflowError:
+        return False
+
+
 def check_decision(address: str, node: Decision, value: object) -> Scalar:
     """Validate one recorded decision against its node; return it normalized
     (floats for reals, ints for integers). Errors name the address and value."""
@@ -141,7 +149,7 @@ def check_decision(address: str, node: Decision, value: object) -> Scalar:
             )
         return float(value)  # type: ignore[arg-type]
     if isinstance(node, Int):
-        if not _is_number(value) or not float(value).is_integer():  # type: ignore[arg-type]
+        if not _is_number(value) or not _whole(value):
             raise ConfigError(
                 f"{address} must be an integer for {node!r}, but got {address}={value!r}", address=address
             )

@@ -55,6 +55,7 @@ __all__ = [
 
 Scalar = None | bool | int | float | str
 _JSON_SCALARS = (type(None), bool, int, float, str)
+_FLOAT_MAX = 1.7976931348623157e308
 
 _epoch = itertools.count()
 #: Incremented whenever a variable is defined, so cached analyses of a graph know to refresh.
@@ -109,9 +110,20 @@ def as_space(value: object) -> Space:
     return convert(value)
 
 
+def _plain(value: Any) -> Any:
+    """A NumPy scalar (``np.float64(0.1)``, ``np.str_("relu")``) as the Python value
+    it holds, so that it survives a JSON round trip as itself; other values as given."""
+    item = getattr(value, "item", None)
+    if callable(item) and type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        return item()
+    return value
+
+
 def _check_bounds(cls: str, low: float, high: float, log: bool) -> None:
     if not (math.isfinite(low) and math.isfinite(high)):
         raise SpaceError(f"{cls} bounds must be finite, but got " + format_values(low=low, high=high))
+    if not math.isfinite(high - low):
+        raise SpaceError(f"{cls}: high - low must be a finite number, but got " + format_values(low=low, high=high))
     if not low < high:
         raise SpaceError(f"{cls}: low < high must hold, but got " + format_values(low=low, high=high))
     if log and low <= 0:
@@ -120,6 +132,8 @@ def _check_bounds(cls: str, low: float, high: float, log: bool) -> None:
 
 def _check_number(cls: str, name: str, value: object, kind: type) -> None:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if ok and isinstance(value, int) and abs(value) > _FLOAT_MAX:
+        raise SpaceError(f"{cls}: {name} must fit in a float, but got {name}={value!r:.80}")
     if kind is int:
         ok = ok and float(value).is_integer()  # type: ignore[arg-type]
     if not ok:
@@ -139,6 +153,7 @@ class _Numeric(Space):
     def _init(self, low: Any, high: Any, log: bool, prior: Prior | None, cast: type) -> None:
         """Validate and set the bounds, scale and prior (errors name the class)."""
         kind = type(self).__name__
+        low, high = _plain(low), _plain(high)
         _check_number(kind, "low", low, cast)
         _check_number(kind, "high", high, cast)
         _check_bounds(kind, float(low), float(high), log)
@@ -244,6 +259,9 @@ class Choice(Space):
     def __init__(self, *values: Any, weights: Sequence[float] | None = None) -> None:
         if not values:
             raise SpaceError("Choice needs at least one value, but got values=()")
+        values = tuple(_plain(v) for v in values)
+        if any(isinstance(v, float) and math.isnan(v) for v in values):
+            raise SpaceError(f"Choice values must equal themselves (NaN does not), but got values={values!r}")
         keys = [(type(v), v) if isinstance(v, _JSON_SCALARS) else ("id", id(v)) for v in values]
         if len(set(keys)) != len(keys):
             dup = next(v for i, v in enumerate(values) if keys[i] in keys[:i])

@@ -21,7 +21,7 @@ from typing import Any
 from ..exceptions import StudyError
 from ..optimizers import Optimizer
 from ..pruners import Pruner
-from ..space import Apply, Config, convert
+from ..space import Apply, Config, Op, convert
 from ..storage import Storage, TrialRecord
 from .study import Study
 
@@ -62,7 +62,9 @@ def _applies(space: Any, objective: Callable[..., Any] | None) -> bool:
     root = convert(space)
     if objective is None:
         return True
-    return isinstance(root, Apply) and root.op.func is getattr(objective, "func", objective)
+    # An op's own function; a bound method is a new object at each access, so equality, not identity.
+    target = objective.func if isinstance(objective, Op) else objective
+    return isinstance(root, Apply) and (root.op.func is target or root.op.func == target)
 
 
 def minimize(

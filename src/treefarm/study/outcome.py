@@ -59,7 +59,10 @@ def _failed(reason: str, **extra: Any) -> Outcome:
 def _as_float(result: object) -> float | None:
     if isinstance(result, bool) or not isinstance(result, numbers.Real):
         return None
-    return float(result)
+    try:
+        return float(result)
+    except OverflowError:  # an int beyond float range: non-finite, so the trial fails with that reason
+        return math.inf if result > 0 else -math.inf  # type: ignore[operator]
 
 
 def _json_attrs(attrs: Mapping[str, Any]) -> dict[str, Any] | str:
