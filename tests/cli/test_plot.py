@@ -61,3 +61,12 @@ def test_an_unknown_image_format_exits_2_naming_it(db: str, capsys: pytest.Captu
 def test_an_unknown_study_is_an_error_naming_it(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plot", db, "--study", "nope", "-o", "x.png"]) == 1
     assert "nope" in capsys.readouterr().err
+
+
+def test_plot_reads_only_and_names_a_bad_dpi(tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    typo = tmp_path / "typo.db"
+    assert main(["plot", str(typo), "--study", "demo", "-o", str(tmp_path / "x.png")]) == 1
+    assert "must exist" in capsys.readouterr().err and not typo.exists()
+    with pytest.raises(SystemExit) as info:
+        main(["plot", db, "--study", "demo", "-o", str(tmp_path / "x.png"), "--dpi", "0"])
+    assert info.value.code == 2 and "expected an integer > 0, but got '0'" in capsys.readouterr().err

@@ -118,6 +118,9 @@ def failed_count(client: TestClient) -> int:
 def test_bad_requests_name_the_argument(client: TestClient) -> None:
     assert "order_by must be one of" in get(client, "/api/studies/1/trials?order_by=params", 400)["error"]
     assert "limit='abc'" in get(client, "/api/studies/1/trials?limit=abc", 400)["error"]
+    assert "state='bogus'" in get(client, "/api/studies/1/trials?state=bogus", 400)["error"]
+    assert "state='COMPLETE'" in get(client, "/api/studies/1/trials?state=COMPLETE", 400)["error"]
+    assert "offset must lie in" in get(client, "/api/studies/1/trials?offset=99999999999999999999999", 400)["error"]
     assert "study_id=7" in get(client, "/api/studies/7/trials", 404)["error"]
     assert "kind='pie'" in get(client, "/api/studies/1/plots/pie", 404)["error"]
     assert get(client, "/api/studies/1/plots/gp?param=kind")["address"] == "x"  # a numeric one instead

@@ -78,7 +78,7 @@ def test_the_summary_counts_states_and_ranges_values(storage: Storage) -> None:
     [
         ({"order_by": "params"}, "order_by must be one of"),
         ({"limit": 0}, "limit must lie in [1, 1000], but got limit=0"),
-        ({"offset": -1}, "offset must be >= 0, but got offset=-1"),
+        ({"offset": -1}, "offset must lie in [0, 4611686018427387904], but got offset=-1"),
         ({"value_min": float("nan")}, "value_min must be a number"),
     ],
 )

@@ -25,6 +25,8 @@ __all__ = ["ORDER_COLUMNS", "PageQuery", "TrialSummary", "page_of", "summary_of"
 ORDER_COLUMNS = ("number", "value", "state", "started", "finished", "duration")
 """What a page can be sorted by; ``duration`` is ``finished - started``."""
 MAX_PAGE = 1000
+#: The largest offset a page may start at (SQLite and PostgreSQL take 64-bit offsets).
+MAX_OFFSET = 2**62
 """The largest page a storage hands out at once."""
 
 
@@ -74,13 +76,17 @@ class PageQuery:
             raise StorageError(
                 f"order_by must be one of {list(ORDER_COLUMNS)}, but got {format_values(order_by=order_by)}"
             )
-        if offset < 0:
-            raise StorageError(f"offset must be >= 0, but got {format_values(offset=offset)}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise StorageError(f"offset must lie in [0, {MAX_OFFSET}], but got {format_values(offset=offset)}")
         if not 1 <= limit <= MAX_PAGE:
             raise StorageError(f"limit must lie in [1, {MAX_PAGE}], but got {format_values(limit=limit)}")
         for name, bound in (("value_min", value_min), ("value_max", value_max)):
             if bound is not None and math.isnan(bound):
                 raise StorageError(f"{name} must be a number, but got {format_values(**{name: bound})}")
+        names = [state.value for state in TrialState]
+        bad = [s for s in states or () if s not in names]
+        if bad:
+            raise StorageError(f"state must be among {names}, but got {format_values(state=bad[0])}")
         wanted = None if states is None else tuple(TrialState(s) for s in states)
         return cls(offset, limit, order_by, bool(descending), wanted, value_min, value_max)
 
