@@ -178,6 +178,27 @@ def test_recover_writes_a_journal_and_moves_refused_entries_aside(
     assert main(["recover", str(journal), f"sqlite:///{tmp_path / 's.db'}"]) == 0
 
 
+def test_a_torn_or_edited_journal_line_is_set_aside_and_nothing_else_stops(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A worker killed while appending leaves half a line; one edited by hand may lack
+    a field: both move to JOURNAL.rejected, the good entry is recorded, no traceback."""
+    storage = _storage(tmp_path)
+    study_id = storage.create_study("s", direction="minimize", seed=0, attrs={}).study_id
+    mine = storage.claim_trial(study_id, system_attrs={"worker": {"token": "w"}}).number  # type: ignore[union-attr]
+    good = {"study_id": study_id, "number": mine, "state": "complete", "value": 2.0, "user_attrs": {},
+            "system_attrs": {}, "owner": "w", "url": "elsewhere"}
+    journal = tmp_path / "torn.jsonl"
+    journal.write_text(json.dumps(good) + "\n" + json.dumps({"study_id": study_id}) + "\n" + '{"url": "x", "num')
+    assert main(["recover", str(journal), f"sqlite:///{tmp_path / 's.db'}"]) == 1
+    out = capsys.readouterr().out
+    assert "1 recorded, 2 refused" in out and "unreadable line" in out
+    assert storage.get_trial(study_id, mine).value == 2.0
+    assert len((tmp_path / "torn.jsonl.rejected").read_text().splitlines()) == 2
+    assert main(["recover", str(journal), str(tmp_path / "typo.db")]) == 2
+    assert not (tmp_path / "typo.db").exists()
+
+
 # ---------------------------------------------------------------- PostgreSQL
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..storage import open_storage
 from ..storage.journal import finish_entry, replay
+from ..storage.url import sqlite_file
 
 __all__ = ["cmd_recover", "register"]
 
@@ -31,6 +32,10 @@ def cmd_recover(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    database = sqlite_file(args.storage)
+    if database is not None and not database.exists():  # a mistyped path: refused, not created
+        print(f"treefarm: error: the storage must exist, but got path={str(database)!r}", file=sys.stderr)
+        return 2
     storage = open_storage(args.storage, journal=None)
 
     def finish(item: Mapping[str, Any]) -> object:
@@ -41,7 +46,8 @@ def cmd_recover(args: argparse.Namespace) -> int:
     finally:
         storage.close()
     for item in done.refused:
-        print(f"refused trial {item['number']} (study id {item['study_id']}): {item['refused']}")
+        what = f"trial {item['number']} (study id {item.get('study_id')})" if "number" in item else "an entry"
+        print(f"refused {what}: {item['refused']}")
     print(
         f"{len(done.recorded)} recorded, {len(done.refused)} refused (kept in {path}.rejected), "
         f"{len(done.kept)} left in {path}"

@@ -149,12 +149,29 @@ def replay(path: Path, finish: Callable[[Mapping[str, Any]], object], *, url: st
         _local.active = False
 
 
+def _parsed(line: str) -> dict[str, Any] | str | None:
+    """A journal line's entry, None for a blank line, or why it cannot be read."""
+    if not line.strip():
+        return None
+    try:
+        item = json.loads(line)
+    except ValueError as error:
+        return f"unreadable line (a write cut short?): {error}"
+    return item if isinstance(item, dict) else f"not an entry: {line[:80]!r}"
+
+
 def _replay(
     path: Path, finish: Callable[[Mapping[str, Any]], object], url: str | None, done: Replay
 ) -> Replay:
     with _locked(path) as handle:
         handle.seek(0)
-        items = [json.loads(line) for line in handle.read().splitlines() if line.strip()]
+        items = []
+        for line in handle.read().splitlines():
+            item = _parsed(line)
+            if isinstance(item, str):  # a torn or edited line: set aside, never in the way
+                done.refused.append({"line": line[:10_000], "refused": item})
+            elif item is not None:
+                items.append(item)
         unavailable = False
         for item in items:
             if unavailable or (url is not None and item.get("url") != url):
@@ -165,7 +182,8 @@ def _replay(
             except StorageUnavailableError:
                 unavailable = True
                 done.kept.append(item)
-            except (StudyError, NotFoundError) as error:
+            except (StudyError, NotFoundError, KeyError, TypeError, ValueError) as error:
+                # the study refused it, or the entry lacks a field (edited by hand)
                 done.refused.append({**item, "refused": f"{type(error).__name__}: {error}"})
             else:
                 done.recorded.append(item)

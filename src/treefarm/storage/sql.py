@@ -372,8 +372,9 @@ class SQLStorage(Storage):
                     file=sys.stderr,
                 )
             for item in done.refused:
+                what = f"trial {item['number']}" if "number" in item else "an entry"
                 print(
-                    f"treefarm: the storage refused trial {item['number']} from the journal "
+                    f"treefarm: the storage refused {what} from the journal "
                     f"{self.journal} ({item['refused']}); kept in {self.journal}.rejected",
                     file=sys.stderr,
                 )
