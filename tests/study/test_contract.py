@@ -151,6 +151,29 @@ def test_a_gp_study_reopened_without_algo_continues_with_the_gp_and_its_options(
     assert record.attrs["optimizer"]["algo"] == "random" and record.attrs["changes"][-1]["optimizer"]["algo"] == "random"
 
 
+def test_a_space_whose_keys_trade_their_ranges_is_another_space(tmp_path: Path) -> None:
+    """The fingerprint pairs each key with its sub-space: swapping two keys' ranges
+    is refused on reopening, listing the same keys in another order is not."""
+    space = {"lr": tf.Real(1e-5, 1e-1, log=True), "momentum": tf.Real(0.8, 0.99)}
+    swapped = {"lr": tf.Real(0.8, 0.99), "momentum": tf.Real(1e-5, 1e-1, log=True)}
+    reordered = {"momentum": tf.Real(0.8, 0.99), "lr": tf.Real(1e-5, 1e-1, log=True)}
+    tf.Study.create("s", space=space, storage=tmp_path / "s.db", seed=0)
+    with pytest.raises(StudyError, match="must keep its space"):
+        tf.Study.load("s", space=swapped, storage=tmp_path / "s.db")
+    tf.Study.load("s", space=reordered, storage=tmp_path / "s.db")
+
+
+def test_a_fingerprint_stored_by_an_older_treefarm_is_accepted_and_updated(tmp_path: Path) -> None:
+    from treefarm.space.fingerprint import fingerprint
+
+    study = tf.Study.create("s", space=SPACE, storage=tmp_path / "s.db", seed=0)
+    older = fingerprint(study.space, legacy=True)
+    assert older != fingerprint(study.space)
+    study.storage.set_study_attr(study.study_id, "space_fingerprint", older)
+    tf.Study.load("s", space=SPACE, storage=tmp_path / "s.db")
+    assert study.storage.get_study("s").attrs["space_fingerprint"] == fingerprint(study.space)
+
+
 def test_an_optimizer_that_cannot_be_rebuilt_must_be_named_again(tmp_path: Path) -> None:
     tpe = tf.TPE(gamma=lambda n: 0.3)
     tf.Study.create("s", space=SPACE, storage=tmp_path / "s.db", algo=tpe, seed=0)

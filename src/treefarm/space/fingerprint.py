@@ -46,9 +46,13 @@ def _plain(value: Any) -> Any:
     return {"type": type(value).__qualname__, "repr": text if " at 0x" not in text else None}
 
 
-def describe(space: Space) -> Any:
+def describe(space: Space, *, legacy: bool = False) -> Any:
     """A JSON-able description of ``space``'s structure (see the module docstring);
-    a variable's body is described once, then referred to by name."""
+    a variable's body is described once, then referred to by name. A mapping of
+    names to sub-spaces is described name by name, so ``{"lr": A, "m": B}`` and
+    ``{"lr": B, "m": A}`` differ and a reordering of the keys does not;
+    ``legacy=True`` gives the description of treefarm before that (the keys
+    sorted, the members in insertion order), which a stored study may hold."""
     seen: set[int] = set()
 
     def visit(node: Space) -> Any:
@@ -61,6 +65,7 @@ def describe(space: Space) -> Any:
         if isinstance(node, Const):
             return {"const": _plain(node.value)}
         out: dict[str, Any] = {"node": type(node).__name__}
+        paired = False  # the children are a mapping's members, described with their names
         for name in _slots(node):
             value = getattr(node, name)
             if isinstance(value, Space) or (
@@ -68,17 +73,18 @@ def describe(space: Space) -> Any:
             ):
                 continue
             if isinstance(value, dict) and any(isinstance(v, Space) for v in value.values()):
-                out[name] = sorted(value)
+                out[name] = sorted(value) if legacy else {key: visit(v) for key, v in value.items()}
+                paired = not legacy
                 continue
             out[name] = _plain(value)
-        if not isinstance(node, Op):
+        if not isinstance(node, Op) and not paired:
             out["children"] = [visit(child) for child in node.children()]
         return out
 
     return visit(space)
 
 
-def fingerprint(space: Space) -> str:
+def fingerprint(space: Space, *, legacy: bool = False) -> str:
     """The SHA-256 of :func:`describe` as canonical JSON, in hex."""
-    text = json.dumps(describe(space), sort_keys=True, separators=(",", ":"), default=repr)
+    text = json.dumps(describe(space, legacy=legacy), sort_keys=True, separators=(",", ":"), default=repr)
     return hashlib.sha256(text.encode()).hexdigest()

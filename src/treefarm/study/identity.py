@@ -72,7 +72,9 @@ def reconcile(
         raise _refuse("seed", record.name, record.seed, seed)
     stored_print = record.attrs.get("space_fingerprint")
     given_print = fingerprint(space)
-    if stored_print is not None and stored_print != given_print:
+    if stored_print is not None and stored_print != given_print and stored_print == fingerprint(space, legacy=True):
+        storage.set_study_attr(record.study_id, "space_fingerprint", given_print)  # stored by an older treefarm
+    elif stored_print is not None and stored_print != given_print:
         if not allow_space_change:
             hint = " (pass allow_space_change=True to continue with a changed space)"
             raise _refuse("space", record.name, record.attrs.get("space"), repr(space)[:4000], hint)
