@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import csv
 import importlib.metadata
+import io
 import json
 from pathlib import Path
 
 import pytest
 
+import treefarm as tf
 from treefarm.cli.main import main
 
 QUICKSTART = Path(__file__).resolve().parents[2] / "examples" / "quickstart.py"
@@ -102,3 +104,20 @@ def test_failed_trials_show_their_reason_in_run_and_show(tmp_path: Path, capsys:
     header = shown.splitlines()[0].split()
     assert header[-1] == "reason"
     assert any(line.startswith(tuple("0123456789")) and "ValueError: x too small" in line for line in shown.splitlines())
+
+
+def test_csv_export_writes_json_for_structured_attributes_and_a_header_for_no_trial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "e.db"
+    study = tf.Study.create("s", space={"x": tf.Real(0.0, 1.0)}, storage=db, seed=0)
+    tf.Study.create("empty", space={"x": tf.Real(0.0, 1.0)}, storage=db, seed=0)
+    study.optimize(lambda p: {"loss": p["x"], "info": {"ok": True, "none": None}, "folds": [0.1, 0.2]}, 1)
+    assert main(["export", str(db), "--study", "s", "--format", "csv"]) == 0
+    row = next(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert json.loads(row["user_attrs.info"]) == {"ok": True, "none": None}
+    assert json.loads(row["user_attrs.folds"]) == [0.1, 0.2]
+    assert main(["export", str(db), "--study", "empty", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.startswith("number,state,value,")
+    assert main(["export", str(db), "--study", "s", "--output", str(tmp_path / "no" / "x.csv")]) == 1
+    assert "--output must be in an existing folder" in capsys.readouterr().err

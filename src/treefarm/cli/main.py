@@ -32,12 +32,13 @@ from types import ModuleType
 from typing import Any
 
 from .. import __version__
-from ..exceptions import TreefarmError
+from ..exceptions import TreefarmError, format_values
 from ..optimizers import available
 from ..storage import TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
-from ..study.export import trial_rows
+from ..study.export import ROW_COLUMNS, trial_rows
 from . import hint, recover, worker
+from .arguments import positive_float, positive_int
 from .dashboard import DashboardUsageError
 from .dashboard import add_parser as add_dashboard_parser
 from .plot import PlotUsageError
@@ -209,35 +210,21 @@ def cmd_export(args: argparse.Namespace) -> int:
         json.dump(rows, out, indent=1)
         out.write("\n")
     else:
-        columns = list(dict.fromkeys(k for r in rows for k in r))
+        columns = list(dict.fromkeys([*ROW_COLUMNS, *(k for r in rows for k in r)]))
         writer = csv.DictWriter(out, fieldnames=columns)
         writer.writeheader()
-        writer.writerows(rows)
+        # a mapping or a list (a user attribute) as JSON, which a reader can parse back
+        writer.writerows(
+            {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in r.items()} for r in rows
+        )
     if args.output:
-        Path(args.output).write_text(out.getvalue())
+        target = Path(args.output)
+        if not target.parent.is_dir():
+            raise TreefarmError(f"--output must be in an existing folder, but got {format_values(output=args.output)}")
+        target.write_text(out.getvalue())
     else:
         sys.stdout.write(out.getvalue())
     return 0
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, but got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, but got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, but got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, but got {text!r}")
-    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -252,17 +239,17 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--n-trials",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         help="the study's total trials, shared by every process running it (default: no limit)",
     )
-    run.add_argument("--timeout", type=_positive_float, default=None, help="seconds")
+    run.add_argument("--timeout", type=positive_float, default=None, help="seconds")
     run.add_argument("--storage", default=DEFAULT_STORAGE, help=f"path or URL (default: {DEFAULT_STORAGE})")
     run.add_argument("--study", default=None, help="study name (default: the file's stem)")
     run.add_argument(
         "--direction", default=None, choices=["minimize", "maximize"], help="(default: stored, else minimize)"
     )
-    run.add_argument("--jobs", type=_positive_int, default=1, help="parallel worker processes")
+    run.add_argument("--jobs", type=positive_int, default=1, help="parallel worker processes")
     run.add_argument("--seed", type=int, default=None)
     run.add_argument(
         "--dask",
@@ -277,7 +264,7 @@ def parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="a study's trials, counts by state and best")
     show.add_argument("storage")
     show.add_argument("--study", required=True)
-    show.add_argument("--last", type=_positive_int, default=None, help="only the last N trials")
+    show.add_argument("--last", type=positive_int, default=None, help="only the last N trials")
     show.set_defaults(func=cmd_show)
     export = sub.add_parser("export", help="write a study's trials as CSV or JSON")
     export.add_argument("storage")

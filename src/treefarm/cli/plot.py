@@ -14,6 +14,7 @@ import importlib.util
 from pathlib import Path
 
 from ..storage import open_storage
+from .arguments import positive_int
 
 __all__ = ["FORMATS", "add_parser", "cmd_plot"]
 
@@ -68,16 +69,5 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     plot.add_argument("-o", "--output", required=True, help="image file: .png, .svg or .pdf")
     plot.add_argument("--param", default=None, help="parameter of --kind gp (default: the most important)")
     plot.add_argument("--axis", choices=["number", "time"], default="number", help="x axis of convergence")
-    plot.add_argument("--dpi", type=_positive_int, default=120, help="dots per inch of a .png (> 0)")
+    plot.add_argument("--dpi", type=positive_int, default=120, help="dots per inch of a .png (> 0)")
     plot.set_defaults(func=cmd_plot)
-
-
-def _positive_int(text: str) -> int:
-    """``--dpi``: an integer > 0 (a usage error naming the value otherwise)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected an integer > 0, but got {text!r}")
-    return value

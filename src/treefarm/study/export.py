@@ -7,7 +7,11 @@ from typing import Any
 
 from ..storage import TrialRecord
 
-__all__ = ["trial_rows"]
+__all__ = ["ROW_COLUMNS", "trial_rows"]
+
+
+#: The columns every exported trial has, before its ``params.*`` and ``user_attrs.*``.
+ROW_COLUMNS = ("number", "state", "value", "started", "finished", "duration", "last_step", "fail_reason")
 
 
 def trial_rows(records: Sequence[TrialRecord]) -> list[dict[str, Any]]:
