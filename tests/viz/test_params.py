@@ -90,3 +90,16 @@ def test_parallel_coordinates_leave_inactive_axes_blank_and_keep_the_best() -> N
     every = parallel_coordinates(data.trials, direction="minimize")
     best_row = every.unit[np.argmin(every.values)]
     assert np.array_equal(segments[-1][:, 1], best_row[~np.isnan(best_row)])  # the best is drawn on top
+
+
+def test_a_constant_loss_makes_no_parameter_important() -> None:
+    """Tied losses share their rank: a parameter that drifted over the trials
+    (as a search's proposals do) is not read as explaining a constant."""
+    trials = [record(i, 1.0, {"x": i / 60, "c": "ab"[i >= 30]}) for i in range(60)]
+    assert dict(importance(trials, direction="minimize")) == {"x": 0.0, "c": 0.0}
+
+
+def test_average_ranks_share_ties() -> None:
+    from treefarm.viz.params import average_ranks
+
+    assert average_ranks(np.array([3.0, 1.0, 3.0, 2.0])).tolist() == [2.5, 0.0, 2.5, 1.0]

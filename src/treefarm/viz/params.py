@@ -21,7 +21,7 @@ from ..storage import JSON, TrialRecord
 from .history import _even
 from .source import complete_trials, losses
 
-__all__ = ["Column", "Parallel", "Slice", "columns", "importance", "parallel_coordinates", "slices"]
+__all__ = ["Column", "Parallel", "Slice", "average_ranks", "columns", "importance", "parallel_coordinates", "slices"]
 
 #: Quantile bins of a numeric parameter in the importance estimate.
 IMPORTANCE_BINS = 10
@@ -135,6 +135,15 @@ def _groups(c: Column) -> np.ndarray:
     return np.searchsorted(edges, c.numbers, side="right")
 
 
+def average_ranks(x: np.ndarray) -> np.ndarray:
+    """The ranks 0..n-1 of ``x`` (n,), tied values sharing the mean of their ranks
+    (a constant ``x`` gives every entry the same rank, so it tells no group apart)."""
+    ranks = np.empty(len(x))
+    ranks[np.argsort(x, kind="stable")] = np.arange(len(x))
+    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+    return (np.bincount(inverse, weights=ranks) / counts)[inverse]
+
+
 def _correlation_ratio(groups: np.ndarray, r: np.ndarray) -> float:
     """Adjusted correlation ratio of ``r`` on ``groups``: 1 - (1 - eta^2) (n - 1) / (n - k), >= 0."""
     labels, inverse, counts = np.unique(groups, return_inverse=True, return_counts=True)
@@ -157,14 +166,15 @@ def importance(trials: Sequence[TrialRecord], *, direction: str) -> list[tuple[s
     (its categories, or :data:`IMPORTANCE_BINS` quantile bins) and the loss,
     corrected for the number of groups as Kelley's epsilon^2 is, so a
     parameter without effect scores about 0. The loss is replaced by its rank,
-    so one diverged run cannot dominate. A conditional parameter is scored on
+    so one diverged run cannot dominate (tied losses share their average rank: on
+    a constant loss every parameter scores 0). A conditional parameter is scored on
     the trials where it is active. O(n log n) per parameter, no model to fit.
     """
     done = complete_trials(trials)
     loss = np.array(losses(done, direction))
     out = []
     for c in columns(done):
-        r = np.argsort(np.argsort(loss[c.rows], kind="stable"), kind="stable").astype(float)
+        r = average_ranks(loss[c.rows])
         out.append((c.address, _correlation_ratio(_groups(c), r)))
     return sorted(out, key=lambda pair: -pair[1])
 
