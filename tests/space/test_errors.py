@@ -113,3 +113,10 @@ def test_minimize_knows_a_space_that_applies_a_bound_method_or_a_partial() -> No
     shifted = functools.partial(lambda x, s: (x - 1) ** 2 + s, s=0.5)
     result = tf.minimize(shifted, tf.op(shifted, name="f")(tf.Real(-3, 3)), algo="random", max_evals=3, storage=None, seed=0)
     assert result.best_value == shifted(result.best_params)
+
+
+def test_one_shared_key_for_two_different_spaces_is_refused() -> None:
+    with pytest.raises(SpaceError, match=r"one key must name one shared space.*key='w'"):
+        tf.sample({"lr": Shared(Real(0, 1), key="w"), "act": Shared(Choice("x", "y"), key="w")}, 0)
+    same = {"a": Shared(Real(0, 1), key="w"), "b": Shared(Real(0, 1), key="w")}
+    assert dict(tf.sample(same, 0)).keys() == {"@w"}

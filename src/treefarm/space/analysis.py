@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..exceptions import SpaceError, format_values
-from .nodes import Choice, Join, Space, Var, definition_epoch
+from .fingerprint import describe
+from .nodes import Choice, Join, Shared, Space, Var, definition_epoch
 
 __all__ = ["Analysis", "analyze", "check_definition", "reachable"]
 
@@ -103,6 +104,7 @@ def _analyze_cached(root: Space, epoch: int) -> Analysis:
     for n in nodes:
         if isinstance(n, Var):
             n.body  # noqa: B018 - raises the "never defined" error naming the variable
+    _check_shared_keys(nodes)
     need = _fixed_point(nodes, undefined=math.inf)
     variables = [n for n in nodes if isinstance(n, Var)]
     limit = min((v.max_depth for v in variables), default=math.inf)
@@ -119,6 +121,20 @@ def _analyze_cached(root: Space, epoch: int) -> Analysis:
             + format_values(max_depth=limit, needed=int(root_need))
         )
     return result
+
+
+def _check_shared_keys(nodes: list[Space]) -> None:
+    """Refuse two different spaces shared under one key: an instance draws a key's
+    decisions once, so the second would silently build from the first's value."""
+    first: dict[str, Shared] = {}
+    for node in nodes:
+        if isinstance(node, Shared):
+            seen = first.setdefault(node.key, node)
+            if seen is not node and describe(seen.space) != describe(node.space):
+                raise SpaceError(
+                    f"one key must name one shared space, but got key={node.key!r} for "
+                    f"{seen.space!r} and {node.space!r}"
+                )
 
 
 def check_definition(var: Var) -> None:
