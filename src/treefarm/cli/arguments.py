@@ -4,25 +4,29 @@ one is a usage error naming it (status 2), never a traceback from deeper down.""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import TypeVar
 
-__all__ = ["positive_float", "positive_int"]
+__all__ = ["positive_float", "positive_int", "unit"]
 
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, but got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, but got {text!r}")
-    return value
+_N = TypeVar("_N", int, float)
 
 
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, but got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, but got {text!r}")
-    return value
+def _checked(parse: Callable[[str], _N], ok: Callable[[_N], bool], expected: str) -> Callable[[str], _N]:
+    """An argparse type: ``parse(text)``, refused with ``expected`` unless ``ok``."""
+
+    def check(text: str) -> _N:
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, but got {text!r}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"expected {expected}, but got {text!r}")
+        return value
+
+    return check
+
+
+positive_int = _checked(int, lambda v: v >= 1, "an integer >= 1")
+positive_float = _checked(float, lambda v: v > 0, "a number > 0")
+unit = _checked(float, lambda v: 0 <= v <= 1, "a number in [0, 1]")

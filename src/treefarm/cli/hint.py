@@ -24,6 +24,7 @@ from ..space import convert
 from ..space.partial import check_partial
 from ..storage import open_storage
 from ..storage.url import sqlite_file
+from .arguments import unit
 
 __all__ = ["add_parser", "cmd_hint"]
 
@@ -35,16 +36,6 @@ def _config(text: str) -> dict[str, Any]:
         raise argparse.ArgumentTypeError(f"expected a JSON object, but got {text!r} ({exc})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"expected a JSON object of address to decision, but got {text!r}")
-    return value
-
-
-def _unit(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], but got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], but got {text!r}")
     return value
 
 
@@ -97,7 +88,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     action.add_argument("--list", action="store_true", help="list the study's hints")
     action.add_argument("--remove", type=int, metavar="ID", help="remove the hint with this id")
     p.add_argument(
-        "--credibility", type=_unit, default=1.0, help="how far to trust the hint, in [0, 1] (default 1)"
+        "--credibility", type=unit, default=1.0, help="how far to trust the hint, in [0, 1] (default 1)"
     )
     p.add_argument("--bad", action="store_true", help="the region is bad: steer away from it")
     p.add_argument(

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..storage import TrialState, open_storage
 from ..study import Study
+from .arguments import positive_float, positive_int
 from .progress import Progress
 
 __all__ = ["cmd_worker", "register"]
@@ -74,19 +75,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
-def _number(kind: Any) -> Any:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number > 0, but got {text!r}") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"expected a number > 0, but got {text!r}")
-        return value
-
-    return parse
-
-
 def register(sub: Any) -> None:
     """Add the ``worker`` command to the ``treefarm`` subcommands ``sub``."""
     worker = sub.add_parser(
@@ -101,14 +89,14 @@ def register(sub: Any) -> None:
     worker.add_argument("--algo", default=None, help="optimizer of a new study (default: stored, else auto)")
     worker.add_argument(
         "--n-trials",
-        type=_number(int),
+        type=positive_int,
         default=None,
         help="the study's total trials, shared by every worker (default: until stopped)",
     )
-    worker.add_argument("--timeout", type=_number(float), default=None, help="seconds this worker runs")
-    worker.add_argument("--heartbeat", type=_number(float), default=10.0, help="seconds between heartbeats")
+    worker.add_argument("--timeout", type=positive_float, default=None, help="seconds this worker runs")
+    worker.add_argument("--heartbeat", type=positive_float, default=10.0, help="seconds between heartbeats")
     worker.add_argument(
-        "--retry-deadline", type=_number(float), default=60.0, help="seconds to ride out a storage outage"
+        "--retry-deadline", type=positive_float, default=60.0, help="seconds to ride out a storage outage"
     )
     worker.add_argument(
         "--journal",

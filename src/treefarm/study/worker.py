@@ -83,9 +83,8 @@ def worker_gone(worker: Any) -> bool:
     return started is None or (worker.get("start") is not None and started != worker.get("start"))
 
 
-class Heartbeat:
-    """A daemon thread that, every ``interval`` seconds, marks alive the trials
-    ``numbers()`` returns; a failed beat is skipped (the next one retries)."""
+class _Beats:
+    """What both heartbeat threads share: the trials to mark alive and how."""
 
     def __init__(
         self, storage: Storage, study_id: int, numbers: Callable[[], Iterable[int]], interval: float
@@ -94,16 +93,30 @@ class Heartbeat:
         self._study_id = study_id
         self._numbers = numbers
         self._interval = interval
+
+    def _beat(self, numbers: Iterable[int]) -> None:
+        """Mark ``numbers`` alive; a failed beat is skipped (the next one retries)."""
+        for number in numbers:
+            try:
+                self._storage.heartbeat(self._study_id, number)
+            except Exception:
+                continue
+
+
+class Heartbeat(_Beats):
+    """A daemon thread that, every ``interval`` seconds, marks alive the trials
+    ``numbers()`` returns, while the ``with`` block runs."""
+
+    def __init__(
+        self, storage: Storage, study_id: int, numbers: Callable[[], Iterable[int]], interval: float
+    ) -> None:
+        super().__init__(storage, study_id, numbers, interval)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="treefarm-heartbeat", daemon=True)
 
     def _run(self) -> None:
         while not self._stop.wait(self._interval):
-            for number in list(self._numbers()):
-                try:
-                    self._storage.heartbeat(self._study_id, number)
-                except Exception:
-                    continue
+            self._beat(list(self._numbers()))
 
     def __enter__(self) -> Heartbeat:
         self._thread.start()
@@ -114,7 +127,7 @@ class Heartbeat:
         self._thread.join()
 
 
-class KeepAlive:
+class KeepAlive(_Beats):
     """Heartbeats for the trials a caller drives itself (``ask``, then ``tell``).
 
     ``optimize`` beats its running trials while it runs (:class:`Heartbeat`);
@@ -130,10 +143,7 @@ class KeepAlive:
     def __init__(
         self, storage: Storage, study_id: int, numbers: Callable[[], Iterable[int]], interval: float
     ) -> None:
-        self._storage = storage
-        self._study_id = study_id
-        self._numbers = numbers
-        self._interval = interval
+        super().__init__(storage, study_id, numbers, interval)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -152,8 +162,4 @@ class KeepAlive:
                 if not numbers:
                     self._thread = None
                     return
-            for number in numbers:
-                try:
-                    self._storage.heartbeat(self._study_id, number)
-                except Exception:
-                    continue
+            self._beat(numbers)
