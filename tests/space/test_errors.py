@@ -120,3 +120,16 @@ def test_one_shared_key_for_two_different_spaces_is_refused() -> None:
         tf.sample({"lr": Shared(Real(0, 1), key="w"), "act": Shared(Choice("x", "y"), key="w")}, 0)
     same = {"a": Shared(Real(0, 1), key="w"), "b": Shared(Real(0, 1), key="w")}
     assert dict(tf.sample(same, 0)).keys() == {"@w"}
+
+
+def test_two_different_ops_under_one_name_are_refused() -> None:
+    """Canonical forms know an op by its name: f(1, 2) of an addition would be taken
+    for f(1, 2) of a subtraction."""
+    import operator
+
+    plus = op(operator.add, name="f", commutative=True)
+    minus = op(operator.sub, name="f")
+    with pytest.raises(SpaceError, match=r"one name must name one op.*name='f'"):
+        tf.sample(plus(Int(1, 2), Int(1, 2)) | minus(Int(1, 2), Int(1, 2)), 0)
+    again = op(operator.add, name="f", commutative=True)  # the same op made twice is one op
+    tf.sample(plus(Int(1, 2), Int(1, 2)) | again(Int(3, 4), Int(1, 2)), 0)

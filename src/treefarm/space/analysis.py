@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..exceptions import SpaceError, format_values
 from .fingerprint import describe
-from .nodes import Choice, Join, Shared, Space, Var, definition_epoch
+from .nodes import Choice, Join, Op, Shared, Space, Var, definition_epoch
 
 __all__ = ["Analysis", "analyze", "check_definition", "reachable"]
 
@@ -105,6 +105,7 @@ def _analyze_cached(root: Space, epoch: int) -> Analysis:
         if isinstance(n, Var):
             n.body  # noqa: B018 - raises the "never defined" error naming the variable
     _check_shared_keys(nodes)
+    _check_op_names(nodes)
     need = _fixed_point(nodes, undefined=math.inf)
     variables = [n for n in nodes if isinstance(n, Var)]
     limit = min((v.max_depth for v in variables), default=math.inf)
@@ -134,6 +135,22 @@ def _check_shared_keys(nodes: list[Space]) -> None:
                 raise SpaceError(
                     f"one key must name one shared space, but got key={node.key!r} for "
                     f"{seen.space!r} and {node.space!r}"
+                )
+
+
+def _check_op_names(nodes: list[Space]) -> None:
+    """Refuse two different ops under one name: canonical forms and stored
+    configurations know an op by its name, so ``f(1, 2)`` of one would be taken
+    for ``f(1, 2)`` of the other (``math.log`` and ``numpy.log`` are both "log")."""
+    first: dict[str, Op] = {}
+    for node in nodes:
+        op = node if isinstance(node, Op) else getattr(node, "op", None)
+        if isinstance(op, Op):
+            seen = first.setdefault(op.name, op)
+            if seen is not op and (seen.func != op.func or describe(seen) != describe(op)):
+                raise SpaceError(
+                    f"one name must name one op (pass name= to tell them apart), but got name={op.name!r} "
+                    f"for {seen.func!r} and {op.func!r}"
                 )
 
 
