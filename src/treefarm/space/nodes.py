@@ -660,6 +660,10 @@ class Var(Space):
     ``max_depth`` bounds how many times a variable may be expanded along one
     path of an instance; at the bound sampling takes only options that can
     finish in time. A definition with no non-recursive way out is an error.
+    The bound is one for the whole space: every variable's expansions count
+    against the smallest ``max_depth`` of the variables it reaches (a grammar
+    ``E -> T -> F`` with ``max_depth=3`` on each expands three times in all
+    along a path, not three times each; :mod:`treefarm.space.analysis`).
     """
 
     __slots__ = ("_body", "max_depth", "name")
