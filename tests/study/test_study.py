@@ -310,3 +310,14 @@ def test_wrong_calls_name_the_argument_and_record_nothing(tmp_path: Path) -> Non
     assert study.hints == [] and [s.name for s in study.storage.list_studies()] == ["s"]
     study.hint({"x": 0.5}, credibility=np.float32(0.5))  # NumPy numbers are numbers
     assert study.hints[0].credibility == 0.5
+
+
+def test_a_trial_told_pruned_with_a_value_keeps_it() -> None:
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    stopped, silent = study.ask(), study.ask()
+    study.tell(stopped, 0.3, state="pruned")
+    study.tell(silent, state="pruned")
+    records = {t.number: t for t in study.trials}
+    assert (records[stopped.number].state, records[stopped.number].value) == (TrialState.PRUNED, 0.3)
+    assert records[silent.number].value is None
+    assert [o.loss for o in study.history().complete] == [0.3]

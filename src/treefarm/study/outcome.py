@@ -17,7 +17,7 @@ import math
 import numbers
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..exceptions import StudyError, TrialPruned, format_values
@@ -125,13 +125,18 @@ def from_exception(exc: BaseException) -> Outcome:
 
 def told(value: object, *, state: TrialState | str | None, exception: BaseException | None) -> Outcome:
     """The outcome a user's ``tell`` gives: an exception, an explicit state that is
-    not COMPLETE (``"failed"``, ``"pruned"``), else the value as an objective's result."""
+    not COMPLETE (``"failed"``, ``"pruned"``; a pruned trial keeps a number it is
+    told, the loss it was stopped at), else the value as an objective's result."""
     if exception is not None:
         return from_exception(exception)
     if state is not None:
         told_states = [s.value for s in TrialState if s not in (TrialState.WAITING, TrialState.RUNNING)]
         if not isinstance(state, str) or state not in told_states:
             raise StudyError(f"state must be one of {told_states!r}, but got {format_values(state=state)}")
+        if TrialState(state) is TrialState.PRUNED and value is not None:
+            reported = from_result(value)  # the value it was stopped at, as a pruner's report would be
+            if reported.state is TrialState.COMPLETE:
+                return replace(reported, state=TrialState.PRUNED, system_attrs={"fail_reason": "told pruned"})
         if TrialState(state) is not TrialState.COMPLETE:
             return failure(f"told {TrialState(state).value}", state=TrialState(state))
     return from_result(value)
