@@ -39,3 +39,17 @@ def worker(db: str, study: str, n_trials: int, sleep: float) -> None:
 
 if __name__ == "__main__":
     worker(sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+
+
+class TwoArgumentError(Exception):
+    """An exception whose class cannot be rebuilt from its pickle (``__init__`` takes two arguments)."""
+
+    def __init__(self, code: int, text: str) -> None:
+        super().__init__(f"code {code}: {text}")
+
+
+def raises_below_half(p: dict) -> float:
+    """An objective that raises an exception that cannot travel back for x < 0.5."""
+    if p["x"] < 0.5:
+        raise TwoArgumentError(7, "x below half")
+    return p["x"]

@@ -169,3 +169,15 @@ def test_unpicklable_objective_is_a_clear_error() -> None:
     study = tf.Study.create(space=objectives.SPACE, seed=0)
     with pytest.raises(StudyError, match="must be picklable"):
         study.optimize(lambda p: 1.0, 4, n_jobs=2)
+
+
+def test_an_exception_that_cannot_be_rebuilt_fails_only_its_own_trial() -> None:
+    """A worker's exception whose class cannot be unpickled used to break the whole
+    pool: every trial failed as 'the worker process died'."""
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    study.enqueue({"x": 0.1})
+    study.enqueue({"x": 0.9})
+    study.optimize(objectives.raises_below_half, 2, n_jobs=2, backend="process", catch=(Exception,))
+    first, second = study.trials
+    assert first.state is TrialState.FAILED and "TwoArgumentError: code 7: x below half" in first.system_attrs["fail_reason"]
+    assert (second.state, second.value) == (TrialState.COMPLETE, 0.9)

@@ -321,3 +321,51 @@ def test_a_trial_told_pruned_with_a_value_keeps_it() -> None:
     assert (records[stopped.number].state, records[stopped.number].value) == (TrialState.PRUNED, 0.3)
     assert records[silent.number].value is None
     assert [o.loss for o in study.history().complete] == [0.3]
+
+
+def test_every_result_of_a_batch_is_stored_before_an_error_stops_the_study() -> None:
+    """Two trials run together; one raises an uncaught error, or a callback raises on
+    the first: the other's value is still stored (it was failed with the other's error)."""
+    def objective(p: dict) -> float:
+        if p["x"] < 0.5:
+            raise RuntimeError("below half")
+        return p["x"]
+
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    study.enqueue({"x": 0.1})
+    study.enqueue({"x": 0.9})
+    with pytest.raises(RuntimeError, match="below half"):
+        study.optimize(objective, 2, n_jobs=2, backend="thread", catch=(ValueError,))
+    assert [(t.state, t.value) for t in study.trials] == [(TrialState.FAILED, None), (TrialState.COMPLETE, 0.9)]
+
+    def callback(study: tf.Study, record: object) -> None:
+        raise ValueError("callback broke")
+
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    with pytest.raises(ValueError, match="callback broke"):
+        study.optimize(lambda p: p["x"], 2, n_jobs=2, backend="thread", callbacks=[callback])
+    assert [t.state for t in study.trials] == [TrialState.COMPLETE, TrialState.COMPLETE]
+
+
+def test_an_optuna_style_objective_is_refused_before_any_trial() -> None:
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    with pytest.raises(StudyError, match=r"def objective\(params, trial\).*objective\(trial\)"):
+        study.optimize(lambda trial: 0.0, 2)
+    assert study.trials == []
+
+
+def test_a_report_beyond_float_range_is_refused_by_name() -> None:
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    trial = study.ask()
+    with pytest.raises(StudyError, match="finite number or NaN"):
+        trial.report(1, 10**400)
+    trial.report(np.int64(2), 0.5)  # a NumPy step is a step
+
+
+def test_catch_takes_one_class_and_names_a_bad_value() -> None:
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    study.optimize(lambda p: 1 / 0, 2, catch=ZeroDivisionError)  # one class alone
+    assert [t.state for t in study.trials] == [TrialState.FAILED, TrialState.FAILED]
+    with pytest.raises(StudyError, match=r"catch must be exception classes.*catch=\('ValueError',\)"):
+        study.optimize(lambda p: 0.0, 4, catch=("ValueError",))
+    assert len(study.trials) == 2

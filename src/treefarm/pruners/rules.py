@@ -58,10 +58,12 @@ class ThresholdPruner(Pruner):
 class PatiencePruner(Pruner):
     """Stop a trial whose best loss has not improved by more than ``min_delta`` in its last
     ``patience`` reports: with losses ``l_1..l_m`` (by step) and ``m > patience``, stop when
-    ``min(l_{m-patience+1..m}) > min(l_{1..m-patience}) - min_delta``.
+    ``min(l_{m-patience+1..m}) >= min(l_{1..m-patience}) - min_delta`` (a flat
+    curve has not improved, so it stops).
 
     Early stopping as in Prechelt 1998, "Early Stopping - But When?"; Optuna's
-    ``PatientPruner`` without a wrapped pruner.
+    ``PatientPruner`` without a wrapped pruner, except that Optuna keeps a curve
+    that only equals its old best (its test is strict).
     """
 
     def __init__(self, patience: int, *, min_delta: float = 0.0) -> None:

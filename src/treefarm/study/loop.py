@@ -61,7 +61,13 @@ def _check(objective: Callable[..., Any], n_jobs: int, backend: str, executor: A
         )
     if isinstance(requeue_lost, bool) or not isinstance(requeue_lost, int) or requeue_lost < 0:
         raise StudyError(f"requeue_lost must be an integer >= 0, but got requeue_lost={requeue_lost!r}")
-    wants_trial = "trial" in inspect.signature(objective).parameters
+    parameters = inspect.signature(objective).parameters
+    wants_trial = "trial" in parameters
+    if wants_trial and len(parameters) == 1:
+        raise StudyError(
+            "an objective gets the configuration's value first (def objective(params, trial) to get "
+            f"the trial too; Optuna's objective(trial) is one argument short), but got objective{inspect.signature(objective)}"
+        )
     if wants_trial and executor is not None:
         raise StudyError(f"an objective taking `trial` cannot run on an executor, but got executor={executor!r}")
     if wants_trial and n_jobs > 1 and backend == "process":
@@ -69,6 +75,17 @@ def _check(objective: Callable[..., Any], n_jobs: int, backend: str, executor: A
             "an objective taking `trial` needs n_jobs=1 or backend='thread', but got backend='process'"
         )
     return wants_trial
+
+
+def _checked_catch(catch: object) -> tuple[type[BaseException], ...]:
+    """``catch`` as a tuple of exception classes (one class alone is taken as one),
+    or a StudyError naming it, before any trial runs."""
+    classes = (catch,) if isinstance(catch, type) else catch
+    if not isinstance(classes, (tuple, list)) or not all(
+        isinstance(c, type) and issubclass(c, BaseException) for c in classes
+    ):
+        raise StudyError(f"catch must be exception classes, e.g. (ValueError,), but got catch={catch!r}")
+    return tuple(classes)
 
 
 def _check_total(n_trials: int | None) -> None:
@@ -122,6 +139,7 @@ def optimize(
     """Run ``objective`` on ``study``'s suggestions (see the module docstring)."""
     wants_trial = _check(objective, n_jobs, backend, executor, requeue_lost)
     _check_total(n_trials)
+    catch = _checked_catch(catch)
     stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.direction == "maximize")
     callbacks = list(callbacks)
     study.recover()
@@ -174,8 +192,7 @@ def _run_batch(
     requeue_lost: int,
 ) -> None:
     """Evaluate ``trials`` and record each outcome; re-raise an uncaught error after recording."""
-    for trial, result in zip(trials, ev.run(trials)):
-        _record(study, trial, result, catch, stopper, callbacks, requeue_lost)
+    _record(study, list(zip(trials, ev.run(trials))), catch, stopper, callbacks, requeue_lost)
 
 
 def _run_as_completed(
@@ -205,15 +222,15 @@ def _run_as_completed(
                 for trial in trials:
                     sent = ev.send(trial)
                     if isinstance(sent, tuple):
-                        _record(study, trial, sent, catch, stopper, callbacks, requeue_lost)
+                        _record(study, [(trial, sent)], catch, stopper, callbacks, requeue_lost)
                     else:
                         running[sent] = trial
             if not running:
                 if exhausted or study.stop_requested or stopper.done():
                     return
                 continue
-            for future in sorted(ev.finished(running), key=lambda f: running[f].number):
-                _record(study, running.pop(future), ev.outcome(future), catch, stopper, callbacks, requeue_lost)
+            done = sorted(ev.finished(running), key=lambda f: running[f].number)
+            _record(study, [(running.pop(f), ev.outcome(f)) for f in done], catch, stopper, callbacks, requeue_lost)
     except BaseException:
         for future in running:
             future.cancel()
@@ -222,22 +239,29 @@ def _run_as_completed(
 
 def _record(
     study: Study,
-    trial: Trial,
-    result: tuple[Outcome, BaseException | None],
+    results: list[tuple[Trial, tuple[Outcome, BaseException | None]]],
     catch: Sequence[type[BaseException]],
     stopper: Stopper,
     callbacks: list[Callback],
     requeue_lost: int,
 ) -> None:
-    """Record one evaluation's outcome (queueing its configuration again if its worker
-    died), count it, call the callbacks; re-raise an uncaught error after recording."""
-    outcome, exc = result
-    record = _finish(study, trial.number, outcome)
-    if record is not None and outcome.system_attrs.get("worker_lost"):
-        _requeue(study, record, trial, requeue_lost)
-    if record is not None:
-        stopper.record(record.value if record.state is TrialState.COMPLETE else None)
+    """Record the outcomes of evaluations that finished together (queueing a
+    configuration again if its worker died) and count them, then call the
+    callbacks, then re-raise the first uncaught error: every result is stored
+    before an error of one trial, or of a callback, stops the study."""
+    records: list[TrialRecord] = []
+    uncaught: BaseException | None = None
+    for trial, (outcome, exc) in results:
+        record = _finish(study, trial.number, outcome)
+        if record is not None and outcome.system_attrs.get("worker_lost"):
+            _requeue(study, record, trial, requeue_lost)
+        if record is not None:
+            stopper.record(record.value if record.state is TrialState.COMPLETE else None)
+            records.append(record)
+        if exc is not None and (not isinstance(exc, tuple(catch)) or isinstance(exc, KeyboardInterrupt)):
+            uncaught = uncaught or exc
+    for record in records:
         for callback in callbacks:
             callback(study, record)
-    if exc is not None and (not isinstance(exc, tuple(catch)) or isinstance(exc, KeyboardInterrupt)):
-        raise exc
+    if uncaught is not None:
+        raise uncaught

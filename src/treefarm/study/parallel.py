@@ -48,10 +48,6 @@ __all__ = ["Evaluator", "capacity"]
 Result = tuple[Outcome, BaseException | None]
 
 
-class RemoteError(Exception):
-    """An objective's exception that could not be sent back from its worker process."""
-
-
 PR_SET_PDEATHSIG = 1
 """prctl(2) option: the signal this process receives when its parent dies."""
 WATCHDOG_PERIOD = 0.5
@@ -88,16 +84,35 @@ def _terminate(pool: Executor) -> None:
 
 
 def call_in_worker(objective: Callable[[Any], Any], value: Any) -> tuple[str, Any]:
-    """Run in a worker process: the result, or the exception (as text if it cannot be pickled)."""
+    """Run in a worker process: the result, or the exception. One that cannot make
+    the trip back (it does not pickle, or its class cannot be rebuilt from its
+    pickle: an ``__init__`` with other arguments) travels as the nearest class of
+    its own hierarchy that can, with its text and traceback as the message, so
+    ``catch`` still matches it as far as its classes allow and a bad pickle never
+    breaks the pool."""
     try:
         return "ok", objective(value)
     except Exception as exc:
-        try:
-            pickle.dumps(exc)
+        if _travels(exc):
             return "error", exc
-        except Exception:
-            text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-            return "error", RemoteError(f"{type(exc).__name__}: {exc}\n{text}")
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        message = f"{type(exc).__name__}: {exc}\n{text}"
+        for cls in type(exc).__mro__:
+            if isinstance(cls, type) and issubclass(cls, BaseException):
+                with contextlib.suppress(Exception):
+                    stand_in = cls(message)
+                    if _travels(stand_in):
+                        return "error", stand_in
+        return "error", Exception(message)
+
+
+def _travels(exc: BaseException) -> bool:
+    """Whether ``exc`` survives a pickle round trip (what a process pool gives it)."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return False
+    return True
 
 
 def _is_dask(executor: Any) -> bool:

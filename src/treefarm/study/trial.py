@@ -37,9 +37,10 @@ class Trial:
 
     def report(self, step: int, value: float) -> None:
         """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch)."""
-        if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step < 0:
             raise StudyError(f"step must be an integer >= 0, but got step={step!r}")
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isinf(value):
+        step = int(step)  # NumPy integers too
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not _finite_or_nan(value):
             raise StudyError(
                 "an intermediate value must be a finite number or NaN (a diverging run), "
                 f"but got value={value!r} at step={step}"
@@ -68,3 +69,11 @@ class Trial:
 
     def __repr__(self) -> str:
         return f"Trial(number={self.number}, config={dict(self.config)!r})"
+
+
+def _finite_or_nan(value: numbers.Real) -> bool:
+    """Whether a reported value is a finite float or NaN (``10**400`` is neither)."""
+    try:
+        return not math.isinf(float(value))
+    except OverflowError:
+        return False
