@@ -133,3 +133,17 @@ def test_a_bad_loss_variance_fails_the_trial_naming_it() -> None:
         "loss_variance must be a finite number >= 0, but got loss_variance=-2.0"
         in trial.system_attrs["fail_reason"]
     )
+
+
+def test_a_diverged_fold_with_a_trial_fails_it_for_that_reason() -> None:
+    """A NaN fold used to fail the trial with a StorageError (NaN is not JSON):
+    the reason is the diverged fold, and every fold is kept (the diverged one as null)."""
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+
+    def objective(p: dict, trial: tf.Trial) -> dict:
+        return evaluate_folds(lambda r, f: [0.3, math.nan, 0.3][f], n_folds=3, trial=trial)
+
+    study.optimize(objective, 1)
+    trial = study.trials[0]
+    assert trial.state is TrialState.FAILED and "every fold loss must be finite" in trial.system_attrs["fail_reason"]
+    assert trial.user_attrs["fold_losses"] == [[0.3, None]]  # the diverged fold as null

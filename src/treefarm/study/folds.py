@@ -42,6 +42,7 @@ With a single entry nothing is known (0).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -168,8 +169,11 @@ def evaluate_folds(
         column = [float(fold_loss(replica, fold)) for replica in range(n_replicas)]
         losses = np.column_stack([losses, column])
         if trial is not None:
-            trial.set_user_attr("fold_losses", losses.tolist())
-            trial.set_user_attr("loss_variance", aggregate_variance(losses, how, k=k))
+            # a diverged fold (NaN) is reported, so a pruner can stop the trial; JSON stores it as null
+            trial.set_user_attr("fold_losses", [[v if math.isfinite(v) else None for v in row] for row in losses.tolist()])
+            variance = aggregate_variance(losses, how, k=k)
+            if math.isfinite(variance):
+                trial.set_user_attr("loss_variance", variance)
             trial.report(fold + 1, aggregate(losses, how, k=k))
             if fold + 1 < n_folds and trial.should_prune():
                 raise TrialPruned()
