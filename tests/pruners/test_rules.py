@@ -154,3 +154,11 @@ def test_patience_stops_when_the_last_reports_do_not_improve_the_best() -> None:
     assert tf.PatiencePruner(1).prune(curves({1: 1.0, 2: 0.5}, {}, maximize=True))
     with pytest.raises(StudyError, match="patience=0"):
         tf.PatiencePruner(0)
+
+
+def test_pruner_arguments_take_numpy_integers_and_name_a_missing_budget() -> None:
+    import numpy as np
+
+    tf.SuccessiveHalvingPruner(min_resource=np.int64(1), reduction_factor=np.int64(3))
+    with pytest.raises(StudyError, match="max_resource must be an integer >= 1, but got max_resource=None"):
+        tf.HyperbandPruner(max_resource=None)  # type: ignore[arg-type]

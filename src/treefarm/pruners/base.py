@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import abc
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -69,10 +70,10 @@ def loss_curve(curves: Curves) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_int(name: str, value: object, minimum: int) -> int:
-    """``value`` as an int >= ``minimum``, else a StudyError naming it."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    """``value`` (a NumPy integer too) as an int >= ``minimum``, else a StudyError naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise StudyError(f"{name} must be an integer >= {minimum}, but got {name}={value!r}")
-    return value
+    return int(value)
 
 
 class Pruner(abc.ABC):

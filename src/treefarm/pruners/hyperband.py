@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .base import Curves, Pruner
+from .base import Curves, Pruner, check_int
 from .halving import _check_resources, judge, rung_resources
 
 __all__ = ["HyperbandPruner"]
@@ -52,6 +52,7 @@ class HyperbandPruner(Pruner):
     """Hyperband over ``min_resource..max_resource`` steps; see the module docstring."""
 
     def __init__(self, *, min_resource: int = 1, max_resource: int, reduction_factor: int = 3) -> None:
+        check_int("max_resource", max_resource, 1)  # Hyperband's brackets need the largest budget
         _check_resources(min_resource, reduction_factor, max_resource)
         self.min_resource = min_resource
         self.max_resource = max_resource
