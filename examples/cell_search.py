@@ -96,5 +96,5 @@ if __name__ == "__main__":
                 objective, searched, algo="grammar", max_evals=BUDGET, seed=seed, storage=None
             )
             bests.append(result.best_value)
-            print(f"{label} seed {seed}: CV MSE {result.best_value:.1f}  {text(result.best_params)}")
+            print(f"{label} seed {seed}: CV MSE {result.best_value:.1f}  {text(tf.build(searched, result.best_config))}")
         print(f"{label}: median best CV MSE {np.median(bests):.1f} over seeds {list(SEEDS)}")
