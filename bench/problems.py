@@ -340,16 +340,18 @@ def _symbolic(target: Any) -> Problem:
     )
 
 
-def _symbolic_problems() -> dict[str, Problem]:
-    from .symbolic import TARGETS
+def _symbolic_problems(held_out: bool = False) -> dict[str, Problem]:
+    from .symbolic import HELD_OUT, TARGETS
 
-    return {t.name: _symbolic(t) for t in TARGETS}
+    return {t.name: _symbolic(t) for t in (HELD_OUT if held_out else TARGETS)}
 
 
 SYMBOLIC = _symbolic_problems()
+#: Symbolic targets kept out of grammar search's design decisions (bench.symbolic.HELD_OUT).
+HELD_OUT = _symbolic_problems(held_out=True)
 
 
 def all_problems() -> dict[str, Problem]:
     from .bbob import bbob_problems
 
-    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **bbob_problems()}
+    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **bbob_problems()}

@@ -104,6 +104,24 @@ def _variants() -> dict[str, Callable[[], Any]]:
     }
 
 
+def _parametrized(variant: str) -> Callable[[], Any] | None:
+    """``grammar[greed=4;rate=0.1]``: a variant of a named optimizer class with
+    keyword settings (numbers; ``None``, ``True``, ``False``), so a screen of
+    settings needs no new entry in :func:`_variants`; ``None`` if ``variant``
+    does not have that form."""
+    import treefarm as tf
+
+    match = re.fullmatch(r"(grammar|anneal|tpe|gp)\[(.*)\]", variant)
+    if match is None:
+        return None
+    made = {"grammar": tf.GrammarSearch, "anneal": tf.Anneal, "tpe": tf.TPE, "gp": tf.GP}[match[1]]
+    kwargs = {}
+    for item in filter(None, match[2].split(";")):
+        key, _, value = item.partition("=")
+        kwargs[key] = json.loads(value.lower().replace("none", "null"))
+    return functools.partial(made, **kwargs)
+
+
 def _is_bbob(key: str) -> bool:
     return key.startswith("f") and key[1:].isdigit()
 
@@ -130,6 +148,9 @@ def run(problems: list[str], variants: list[str], seeds: int, dim: int, budget: 
     seed by seed (a stopped screen has every problem's first seeds), one
     JSON line each."""
     made = _variants()
+    for v in variants:
+        if v not in made and (parametrized := _parametrized(v)) is not None:
+            made[v] = parametrized
     unknown = [v for v in variants if v not in made]
     if unknown:
         raise SystemExit(f"unknown variants {unknown}; known: {sorted(made)}")

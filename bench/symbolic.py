@@ -8,6 +8,15 @@ benchmarks", and Petersen et al. (2021), "Deep symbolic regression", Table:
 Koza-2 and Koza-3 from Koza (1994); Keijzer-1 from Keijzer (2003), on the
 grid ``E[-1, 1, 0.1]``.
 
+``HELD_OUT``: targets kept out of every design decision of grammar search,
+to check that a change screened on the suite above holds elsewhere: formulas
+of the Livermore set (Mundhenk et al. 2021, "Symbolic regression via neural-
+guided genetic programming population seeding") that this grammar can
+express without constants, on ``U[-1, 1, 20]`` for one variable and
+``U[0, 1, 20]`` for two (``U[0, 4, 20]`` for the cube root, ``U[0, 2, 20]``
+for Livermore-4, whose ``log x`` needs ``x > 0``): the sample ranges are
+ours, the same for every method.
+
 Every problem searches the same grammar shape: an expression is
 
     E = E + E | E - E | E * E | E / E | sin(E) | cos(E) | exp(E) | log(E) | x [| y] [| c]
@@ -165,6 +174,24 @@ TARGETS = [
         constants=True,
         grid=0.1,
     ),
+]
+
+
+HELD_OUT = [
+    Target("livermore2", lambda x: np.sin(x**2) * np.cos(x) - 2, 1, -1, 1, 20, "sin(x^2)cos(x)-2"),
+    Target("livermore3", lambda x: np.sin(x**3) * np.cos(x**2) - 1, 1, -1, 1, 20, "sin(x^3)cos(x^2)-1"),
+    Target("livermore4", lambda x: np.log(x + 1) + np.log(x**2 + 1) + np.log(x), 1, 0, 2, 20, "log(x+1)+log(x^2+1)+log x"),
+    Target("livermore5", lambda x, y: x**4 - x**3 + x**2 - y, 2, 0, 1, 20, "x^4-x^3+x^2-y"),
+    Target("livermore6", lambda x: 4 * x**4 + 3 * x**3 + 2 * x**2 + x, 1, -1, 1, 20, "4x^4+3x^3+2x^2+x"),
+    Target("livermore7", np.sinh, 1, -1, 1, 20, "sinh x"),
+    Target("livermore8", np.cosh, 1, -1, 1, 20, "cosh x"),
+    Target("livermore10", lambda x, y: 6 * np.sin(x) * np.cos(y), 2, 0, 1, 20, "6 sin(x)cos(y)"),
+    Target("livermore13", np.cbrt, 1, 0, 4, 20, "x^(1/3)"),
+    Target("livermore14", lambda x: x**3 + x**2 + x + np.sin(x) + np.sin(x**2), 1, -1, 1, 20, "x^3+x^2+x+sin x+sin x^2"),
+    Target("livermore17", lambda x, y: 4 * np.sin(x) * np.cos(y), 2, 0, 1, 20, "4 sin(x)cos(y)"),
+    Target("livermore19", lambda x: x**5 + x**4 + x**2 + x, 1, -1, 1, 20, "x^5+x^4+x^2+x"),
+    Target("livermore20", lambda x: np.exp(-(x**2)), 1, -1, 1, 20, "exp(-x^2)"),
+    Target("livermore22", lambda x: np.exp(-0.5 * x**2), 1, -1, 1, 20, "exp(-x^2/2)"),
 ]
 
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from treefarm import Config, History, Int, Observation, Optimizer, Real, Study, Var, op
+from treefarm import Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers import make_optimizer
-from treefarm.optimizers.grammar import GrammarSearch
+from treefarm.optimizers.grammar import GrammarSearch, neutral_subtrees
 from treefarm.space import canonical, sample
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
@@ -107,3 +107,48 @@ def test_bad_options_name_the_option() -> None:
         GrammarSearch(gamma=0.0)
     with pytest.raises(ConfigError, match="n_candidates"):
         GrammarSearch(n_candidates=0)
+
+
+def _absorbing() -> Var:
+    """Expressions over +, *, x and a zero that absorbs whatever it multiplies."""
+    add = op(lambda a, b: ("add", a, b), name="add")
+    mul = op(lambda a, b: ("mul", a, b), name="mul")
+    E = Var("E", max_depth=4)
+    E.define(add(E, E) | mul(E, E) | Join(x="x", zero="zero"))
+    return E
+
+
+def _plateau() -> tuple[Config, list[Observation]]:
+    """0 * x, three variations of its factor x at the same loss, and worse trials."""
+    best = Config({"E": "mul", "E.mul.0": "zero", "E.mul.1": "x"})
+    same = [
+        Config({"E": "mul", "E.mul.0": "zero", "E.mul.1": "add", "E.mul.1.add.0": "x", "E.mul.1.add.1": "x"}),
+        Config({"E": "mul", "E.mul.0": "zero", "E.mul.1": "mul", "E.mul.1.mul.0": "x", "E.mul.1.mul.1": "x"}),
+        Config({"E": "mul", "E.mul.0": "zero", "E.mul.1": "mul", "E.mul.1.mul.0": "zero", "E.mul.1.mul.1": "x"}),
+    ]
+    worse = [Config({"E": "x"}), Config({"E": "add", "E.add.0": "x", "E.add.1": "x"})]
+    complete = [Observation(c, 0.5) for c in same] + [Observation(best, 0.5)]
+    complete += [Observation(c, 1.0 + i) for i, c in enumerate(worse)]
+    return best, complete
+
+
+def test_a_subtree_whose_changes_kept_the_loss_is_neutral() -> None:
+    best, complete = _plateau()
+    assert neutral_subtrees(Observation(best, 0.5), complete) == {"E.mul.1"}
+    # a trial differing in both factors says nothing about either
+    other = Config({"E": "mul", "E.mul.0": "x", "E.mul.1": "zero"})
+    assert neutral_subtrees(Observation(best, 0.5), [Observation(other, 0.5)]) == frozenset()
+    # nor does a trial at another loss
+    assert neutral_subtrees(Observation(best, 0.5), [Observation(complete[0].config, 0.7)]) == frozenset()
+
+
+def test_a_plateau_is_one_parent_and_its_neutral_subtree_is_left_alone() -> None:
+    """Four expressions at one loss are one parent, the smallest (0 * x); its
+    mutations change the zero or the product, never only the factor x that
+    three evaluations showed does not matter."""
+    space = _absorbing()
+    _, complete = _plateau()
+    opt = GrammarSearch(n_startup=1, p_prior=0.0, p_crossover=0.0, greed=50.0)
+    for seed in range(20):
+        child = opt.suggest(space, History(complete=complete), 1, np.random.default_rng(seed))[0]
+        assert child.get("E") != "mul" or child.get("E.mul.0") != "zero", child

@@ -38,6 +38,8 @@ keep (beyond the depth bound, say) are drawn from the prior.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 
 from ..space import Config, Join, Space, draw_decision, walk
@@ -52,10 +54,20 @@ HOIST = 1 / 3
 WRAP = 1 / 2
 
 
-def neighbour(space: Space, parent: Config, rng: np.random.Generator, *, scale: float, rate: float) -> Config:
-    """A random neighbour of ``parent`` (see the module docstring)."""
+def neighbour(
+    space: Space,
+    parent: Config,
+    rng: np.random.Generator,
+    *,
+    scale: float,
+    rate: float,
+    avoid: Collection[str] = (),
+) -> Config:
+    """A random neighbour of ``parent`` (see the module docstring) whose forced
+    decision lies in none of the subtrees at the addresses ``avoid``, while the
+    parent has a decision outside them."""
     parent, nodes = _nodes(space, parent, rng)
-    targets = list(parent)
+    targets = [a for a in parent if not any(_inside(a, root) for root in avoid)] or list(parent)
     forced = targets[int(rng.integers(len(targets)))] if targets else None
     if forced is not None and isinstance(nodes[forced], Join):
         return _reshape(space, parent, nodes, forced, rng)
