@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     run.add_argument("--methods", default=",".join(METHODS))
     run.add_argument("--seeds", type=int, default=10)
+    run.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1")
     run.add_argument("--budget", type=int, default=None, help="evaluations (default: each problem's)")
     run.add_argument("--jobs", type=int, default=2)
     run.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             (p, m, s, budget or all_problems()[p].budget)
             for p in problems
             for m in methods
-            for s in range(seeds)
+            for s in range(args.first_seed, args.first_seed + seeds)
         ]
         ran = run_all(keys, args.out, jobs=args.jobs, timeout=args.timeout)
         print(f"{ran} runs done; results in {args.out}", file=sys.stderr)

@@ -140,6 +140,10 @@ def test_a_subtree_whose_changes_kept_the_loss_is_neutral() -> None:
     assert neutral_subtrees(Observation(best, 0.5), [Observation(other, 0.5)]) == frozenset()
     # nor does a trial at another loss
     assert neutral_subtrees(Observation(best, 0.5), [Observation(complete[0].config, 0.7)]) == frozenset()
+    # on a flat space a parameter whose change kept the loss is one
+    flat = Observation(Config({"x": 0.5, "y": 1.0}), 2.0)
+    assert neutral_subtrees(flat, [Observation(Config({"x": 0.1, "y": 1.0}), 2.0)]) == {"x"}
+    assert neutral_subtrees(flat, [Observation(Config({"x": 0.1, "y": 3.0}), 2.0)]) == frozenset()
 
 
 def test_a_plateau_is_one_parent_and_its_neutral_subtree_is_left_alone() -> None:

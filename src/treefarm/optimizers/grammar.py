@@ -292,6 +292,6 @@ def neutral_subtrees(parent: Observation, complete: list[Observation]) -> frozen
         while common and ".".join(common) not in mine:
             common = common[:-1]
         at = ".".join(common)
-        if at and at != min(mine, key=len):
+        if at and not all(a == at or a.startswith(at + ".") for a in mine):
             found.add(at)
     return frozenset(found)
