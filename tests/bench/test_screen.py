@@ -1,6 +1,7 @@
 """The design screen: its stall count and mean ranks, a report that counts a
 seed once, runner rows imported as a variant, a resumable run keyed by
-budget, and the tree cycles screened for ``auto`` on recursive spaces."""
+budget, the tree cycles screened for ``auto`` on recursive spaces, and
+optimizer settings named as variants."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bench.bbob import stalled_for
-from bench.screen import _tree_cycle, imported, main, mean_ranks, report
+from bench.screen import _parametrized, _tree_cycle, imported, main, mean_ranks, report
 
 import treefarm as tf
 
@@ -91,3 +92,11 @@ def test_a_tree_cycle_hands_each_trial_to_its_optimizer_in_turn() -> None:
     assert cycle.suggest(E, short, 1, np.random.default_rng(3)) == tf.GrammarSearch().suggest(
         E, short, 1, np.random.default_rng(3)
     )
+
+
+def test_a_variant_names_an_optimizer_with_its_settings() -> None:
+    made = _parametrized("grammar[greed=4;n_startup=5]")
+    assert made is not None
+    opt = made()
+    assert isinstance(opt, tf.GrammarSearch) and opt.greed == 4 and opt.n_startup == 5
+    assert _parametrized("grammar") is None and _parametrized("cycle-ga") is None
