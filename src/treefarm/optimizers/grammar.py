@@ -246,6 +246,9 @@ class GrammarSearch(Optimizer):
         good = [o.config for o in parents]
         children: dict[str, Config] = {}
         avoided: dict[int, frozenset[str]] = {}
+        at_level: dict[float, list[Observation]] = {}
+        for o in complete:
+            at_level.setdefault(_level(o.loss), []).append(o)
         for _ in range(self.n_candidates):
             u = rng.random()
             i = int(len(good) * rng.random() ** self.greed)
@@ -256,7 +259,7 @@ class GrammarSearch(Optimizer):
                 child = crossover(root, parent, good[int(rng.integers(len(good)))], rng)
             else:
                 if i not in avoided:
-                    avoided[i] = neutral_subtrees(parents[i], complete)
+                    avoided[i] = neutral_subtrees(parents[i], at_level[_level(parents[i].loss)])
                 child = neighbour(root, parent, rng, scale=self.scale, rate=self.rate, avoid=avoided[i])
             key = self._key(root, child, rules)
             if key not in seen:
@@ -275,9 +278,9 @@ def neutral_subtrees(parent: Observation, complete: list[Observation]) -> frozen
     smallest subtree of the parent holding every decision where the two differ
     (none where that is the whole tree)."""
     found = set()
-    mine = parent.config
+    mine, level = parent.config, _level(parent.loss)
     for o in complete:
-        if o.config is mine or _level(o.loss) != _level(parent.loss):
+        if o.config is mine or _level(o.loss) != level:
             continue
         differ = [a for a in {*mine, *o.config} if mine.get(a) != o.config.get(a)]
         if not differ:
