@@ -7,7 +7,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from treefarm.space import Choice, Int, Join, Normal, R, Real, sample
+from treefarm.space import Choice, Config, Int, Join, Normal, R, Real, sample, within_support
 
 
 def draws(space: object, address: str, n: int = 4000, seed: int = 0) -> np.ndarray:
@@ -72,3 +72,17 @@ def test_nested_weighted_join_keeps_its_mass() -> None:
     space = Join(inner, c=3, weights=[1, 1])
     y = draws(space, "_", n=8000)
     assert stats.binomtest(int(np.sum(y == "c")), 8000, 0.5).pvalue > 1e-3
+
+
+def test_within_support_redraws_only_options_of_weight_zero() -> None:
+    space = {
+        "c": Choice("a", "b", "c", weights=[1, 1, 0]),
+        "j": Join(p={"u": Real(0, 1)}, q={"v": Real(0, 1)}, weights=[0, 1]),
+    }
+    kept = Config({"c": "b", "j": "q", "j.q.v": 0.5})
+    assert within_support(space, kept, np.random.default_rng(0)) is kept
+    for seed in range(20):
+        moved = within_support(space, Config({"c": "c", "j": "p", "j.p.u": 0.5}), np.random.default_rng(seed))
+        assert moved["c"] in ("a", "b") and moved["j"] == "q" and 0 <= moved["j.q.v"] <= 1 and "j.p.u" not in moved
+    plain = Config({"x": 0.5})
+    assert within_support({"x": Real(0, 1)}, plain, np.random.default_rng(0)) is plain

@@ -9,7 +9,7 @@ from .convert import I, R, convert
 from .extension import addresses, enumerate_configs, size
 from .nodes import Apply, Choice, Const, Family, Int, Join, Op, Real, Shared, Space, Var, op
 from .priors import Normal, Uniform
-from .sample import as_generator, draw_decision, sample
+from .sample import as_generator, draw_decision, sample, within_support
 from .variables import Loop, cell
 from .walk import Args, Decide, walk
 
@@ -51,4 +51,5 @@ __all__ = [
     "trace",
     "validate",
     "walk",
+    "within_support",
 ]

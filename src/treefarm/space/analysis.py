@@ -87,6 +87,8 @@ class Analysis:
     recursive: bool
     #: The space has a choice or a join somewhere (else only numbers and constants).
     choices: bool
+    #: Some choice value or join option has prior weight 0 (outside the prior's support).
+    unweighted: bool = False
 
     def need_of(self, node: Space) -> float:
         return self.need[id(node)]
@@ -110,7 +112,10 @@ def _analyze_cached(root: Space, epoch: int) -> Analysis:
     variables = [n for n in nodes if isinstance(n, Var)]
     limit = min((v.max_depth for v in variables), default=math.inf)
     choices = any(isinstance(n, (Choice, Join)) for n in nodes)
-    result = Analysis(need=need, depth_limit=limit, recursive=bool(variables), choices=choices)
+    unweighted = any(isinstance(n, (Choice, Join)) and n.weights is not None and 0.0 in n.weights for n in nodes)
+    result = Analysis(
+        need=need, depth_limit=limit, recursive=bool(variables), choices=choices, unweighted=unweighted
+    )
     root_need = need[id(root)]
     if math.isinf(root_need):
         raise SpaceError(

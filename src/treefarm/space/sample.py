@@ -19,7 +19,7 @@ from .config import Config, Decision, Scalar
 from .nodes import Choice, Int, Join, Real, Space
 from .walk import walk
 
-__all__ = ["as_generator", "decision_at", "draw_decision", "draw_numeric", "sample"]
+__all__ = ["as_generator", "decision_at", "draw_decision", "draw_numeric", "sample", "within_support"]
 
 SeedLike = int | np.random.Generator | None
 
@@ -102,3 +102,41 @@ class _Uniforms:
             self.pos = 0
         self.pos += 1
         return self.block[self.pos - 1]
+
+
+def within_support(space: Space, config: Config, rng: np.random.Generator) -> Config:
+    """``config`` with every choice value and join option of prior weight 0 drawn
+    again from the prior, with the decisions below a redrawn option; ``config``
+    itself when it has none (and without a walk when the space has none).
+
+    A weight of 0 says the option is outside the prior's support. Random search
+    and TPE draw from the prior and never propose one; optimizers that move
+    between options (the GP's rounding of a relaxed encoding, annealing's and
+    grammar search's mutations) would, so the study passes every suggestion
+    through here. An option of weight 0 can still be evaluated on purpose
+    (``study.enqueue``)."""
+    from .analysis import analyze
+    from .convert import convert
+
+    root = convert(space)
+    if not analyze(root).unweighted:
+        return config
+
+    def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+        old = config.get(address)
+        if old is None or _unweighted(node, old):
+            return draw_decision(node, allowed, rng)
+        return old
+
+    found = walk(root, decide)[0]
+    return config if found == config else found
+
+
+def _unweighted(node: Decision, value: Scalar) -> bool:
+    """Whether ``value`` is a choice value or join option of weight 0 at ``node``."""
+    if isinstance(node, Choice) and node.weights is not None:
+        index = node.decisions().index(value) if value in node.decisions() else None
+        return index is not None and node.weights[index] == 0.0
+    if isinstance(node, Join) and node.weights is not None and value in node.labels:
+        return node.weights[node.labels.index(value)] == 0.0
+    return False

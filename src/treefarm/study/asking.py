@@ -24,7 +24,7 @@ import numpy as np
 from ..exceptions import ConfigError, DuplicateParamsError, TrialStateError
 from ..optimizers import History, Optimizer
 from ..optimizers.hints import apply_hints
-from ..space import Config, validate
+from ..space import Config, validate, within_support
 from ..storage import JSON, NotFoundError, Storage
 from .dedupe import Deduplicator
 from .history import TrialCache
@@ -142,9 +142,9 @@ class Asker:
                 return optimizer.suggest(space, history, 1, rng)[0]
 
             if not optimizer.hint_draws:
-                return draw()
+                return within_support(space, draw(), rng)
             complete = [(o.config, o.loss) for o in history.complete]
-            return apply_hints(space, history.hints, draw(), complete, rng, draw)
+            return within_support(space, apply_hints(space, history.hints, draw(), complete, rng, draw), rng)
 
         if not self._check_dupes:
             if optimizer.needs_history:
