@@ -142,6 +142,11 @@ def test_threshold_stops_outside_the_bounds_after_warmup() -> None:
     assert tf.ThresholdPruner(lower=0.2).prune(curves({0: math.nan}, {}))
     with pytest.raises(StudyError, match=r"lower <= upper must hold, but got \(lower=2, upper=1\)"):
         tf.ThresholdPruner(lower=2, upper=1)
+    with pytest.raises(StudyError, match="upper=-inf would stop every trial"):
+        tf.ThresholdPruner(upper=-math.inf)
+    with pytest.raises(StudyError, match="lower=inf would stop every trial"):
+        tf.ThresholdPruner(lower=math.inf)
+    assert tf.ThresholdPruner(upper=np.float32(1.0), lower=np.int64(0)).lower == 0.0  # NumPy numbers
 
 
 def test_patience_stops_when_the_last_reports_do_not_improve_the_best() -> None:

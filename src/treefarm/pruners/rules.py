@@ -7,6 +7,7 @@ reported NaN.
 from __future__ import annotations
 
 import math
+import numbers
 
 from ..exceptions import StudyError
 from .base import Curves, Pruner, check_int, loss_curve
@@ -14,11 +15,15 @@ from .base import Curves, Pruner, check_int, loss_curve
 __all__ = ["PatiencePruner", "ThresholdPruner"]
 
 
-def _optional_float(name: str, value: float | None) -> float | None:
+def _optional_float(name: str, value: float | None, *, stops_all: float) -> float | None:
+    """``value`` as a float (NumPy numbers too); an error naming it for a non-number,
+    NaN, or ``stops_all``, the bound that every value leaves (every trial stopped)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise StudyError(f"{name} must be a number or None, but got {name}={value!r}")
+    if float(value) == stops_all:
+        raise StudyError(f"{name}={value!r} would stop every trial at its first report: give a finite bound or None")
     return float(value)
 
 
@@ -31,8 +36,8 @@ class ThresholdPruner(Pruner):
     def __init__(
         self, *, lower: float | None = None, upper: float | None = None, n_warmup_steps: int = 0
     ) -> None:
-        self.lower = _optional_float("lower", lower)
-        self.upper = _optional_float("upper", upper)
+        self.lower = _optional_float("lower", lower, stops_all=math.inf)
+        self.upper = _optional_float("upper", upper, stops_all=-math.inf)
         if self.lower is None and self.upper is None:
             raise StudyError(
                 "at least one of lower and upper must be given, but got (lower=None, upper=None)"
