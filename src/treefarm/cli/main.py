@@ -37,6 +37,7 @@ from ..optimizers import available
 from ..storage import TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import ROW_COLUMNS, trial_rows
+from ..study.warm import GATE_TRIALS, gate_open, warm_source
 from . import hint, recover, worker
 from .arguments import positive_float, positive_int
 from .dashboard import DashboardUsageError
@@ -174,6 +175,13 @@ def _one_line(text: Any, width: int = 80) -> Any:
 FOLD_COLUMNS = ("user_attrs.bias", "user_attrs.variance", "user_attrs.std")
 
 
+#: When a warm start's region hints count (treefarm.study.warm.gate_open), for ``show``.
+GATE_HELP = (
+    f"a warm start's region hints count once {GATE_TRIALS} trials are complete and while "
+    "the source's best, evaluated here, ranks in the better half"
+)
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     storage = open_storage(args.storage, read_only=True)
     record = storage.get_study(args.study)
@@ -190,9 +198,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     for t in trials:
         counts[t.state.value] = counts.get(t.state.value, 0) + 1
     print("\nstates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    sign = 1.0 if record.direction == "minimize" else -1.0
     for h in storage.get_hints(record.study_id):
         kind = "bad" if h.weight < 0 else "good"
-        print(f"hint {h.hint_id} ({kind}, credibility {h.credibility:g}, by {h.author}): {json.dumps(dict(h.config))}")
+        source = warm_source(h.author)
+        shut = source is not None and not gate_open(source, trials, sign)
+        note = f"; not counted now: {GATE_HELP}" if shut else ""
+        print(
+            f"hint {h.hint_id} ({kind}, credibility {h.credibility:g}, by {h.author}{note}): "
+            f"{json.dumps(dict(h.config))}"
+        )
     complete = [t for t in trials if t.value is not None and t.state.value == "complete"]
     if complete:
         sign = 1 if record.direction == "minimize" else -1
