@@ -9,7 +9,8 @@ report counts, against a base variant, the problems where a variant's median
 regret at the end is lower, and lower or higher beyond noise (a 95%
 percentile bootstrap interval of the difference of medians that excludes 0,
 ``bench.report.median_difference_interval``), the problems where most of its
-seeds ended stalled, and its mean rank.
+seeds ended stalled, its mean rank, and the problems where its median is the
+lowest.
 
 Problems: the names of ``bench.problems`` (``branin``, ``levy10``...) and
 BBOB functions as ``f{n}`` in ``--dim`` dimensions (seed ``s`` on instance
@@ -223,8 +224,10 @@ def report(
     """Median final regret per problem and variant (seeds), then each
     variant's counts against ``base`` over the problems both ran on >= 5
     common seeds, the problems where most of a variant's seeds ended stalled
-    for ``stall`` evaluations or more (:func:`stalled_for`), and its mean rank
-    (:func:`mean_ranks`); only ``variants`` (with ``base``) if given. A
+    for ``stall`` evaluations or more (:func:`stalled_for`), its mean rank
+    (:func:`mean_ranks`) and the problems where its median is the lowest
+    (ties count for each; of the problems every variant ran); only
+    ``variants`` (with ``base``) if given. A
     seed's row counts once however many files hold it. ``numeric_as``
     (variant -> variant) reads one variant's rows as another's on purely
     numeric problems (:func:`numeric`): ``{"auto": "gp"}`` where ``auto``
@@ -250,10 +253,14 @@ def report(
         cells = [f"{np.median(list(final[(p, v)].values())):.3g} ({len(final[(p, v)])})"
                  if (p, v) in final else "-" for v in shown]
         lines.append(f"| {p} | " + " | ".join(cells) + " |")
-    ranks = mean_ranks({p: {v: float(np.median(list(final[(p, v)].values()))) for v in shown if (p, v) in final}
-                        for p in problems})
+    medians = {p: {v: float(np.median(list(final[(p, v)].values()))) for v in shown if (p, v) in final}
+               for p in problems}
+    ranks = mean_ranks(medians)
+    every = [m for m in medians.values() if len(m) == len(shown)]
+    lowest = {v: sum(m[v] <= min(m.values()) for m in every) for v in shown}
     lines += ["", f"| variant | problems | lower median than {base} | lower beyond noise | higher beyond noise "
-              f"| stalled >= {stall} in most seeds | mean rank (problems all ran) |", "|---|---|---|---|---|---|---|"]
+              f"| stalled >= {stall} in most seeds | mean rank (problems all ran) | lowest median (of {len(every)}) |",
+              "|---|---|---|---|---|---|---|---|"]
     for v in shown:
         stalled = [p for p in problems if (p, v) in stuck and 2 * sum(stuck[(p, v)].values()) > len(stuck[(p, v)])]
         n = lower = better = worse = 0
@@ -270,7 +277,8 @@ def report(
             lower += int(np.median(a) < np.median(b))
             better += int(hi < 0)
             worse += int(lo > 0)
-        lines.append(f"| {v} | {n} | {lower} | {better} | {worse} | {', '.join(stalled) or 'none'} | {ranks[v]:.2f} |")
+        lines.append(f"| {v} | {n} | {lower} | {better} | {worse} | {', '.join(stalled) or 'none'} | {ranks[v]:.2f} "
+                     f"| {lowest[v]} |")
     return "\n".join(lines)
 
 

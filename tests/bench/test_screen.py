@@ -38,14 +38,14 @@ def _row(seed: int, variant: str, final: float) -> dict[str, object]:
             "regret": [9.0, 5.0, final], "cpu": 0.0}
 
 
-def test_the_report_counts_a_seed_once_however_many_files_hold_it(tmp_path: Path) -> None:
+def test_the_report_counts_a_seed_once_however_many_files_hold_it_and_the_lowest_medians(tmp_path: Path) -> None:
     rows = [_row(s, "base", 1.0 + s) for s in range(6)] + [_row(s, "new", 0.1 + s / 100) for s in range(6)]
     one, two = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     for path in (one, two):
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     text = report([one, two], "base")
     assert "| branin | 3.5 (6) | 0.125 (6) |" in text
-    assert "| new | 1 | 1 | 1 | 0 | none | 1.00 |" in text
+    assert "| new | 1 | 1 | 1 | 0 | none | 1.00 | 1 |" in text and "| base | 1 | 0 | 0 | 0 | none | 2.00 | 0 |" in text
 
 
 def test_numeric_as_reads_one_variants_rows_as_anothers_on_numeric_problems_only(tmp_path: Path) -> None:
