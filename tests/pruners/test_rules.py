@@ -147,6 +147,8 @@ def test_threshold_stops_outside_the_bounds_after_warmup() -> None:
     with pytest.raises(StudyError, match="lower=inf would stop every trial"):
         tf.ThresholdPruner(lower=math.inf)
     assert tf.ThresholdPruner(upper=np.float32(1.0), lower=np.int64(0)).lower == 0.0  # NumPy numbers
+    with pytest.raises(StudyError, match="beyond the float range"):
+        tf.ThresholdPruner(upper=10**400)
 
 
 def test_patience_stops_when_the_last_reports_do_not_improve_the_best() -> None:

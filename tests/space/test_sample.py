@@ -86,3 +86,11 @@ def test_within_support_redraws_only_options_of_weight_zero() -> None:
         assert moved["c"] in ("a", "b") and moved["j"] == "q" and 0 <= moved["j.q.v"] <= 1 and "j.p.u" not in moved
     plain = Config({"x": 0.5})
     assert within_support({"x": Real(0, 1)}, plain, np.random.default_rng(0)) is plain
+
+
+def test_within_support_keeps_a_none_value_and_tells_true_from_one() -> None:
+    space = {"act": Choice(None, "relu"), "c": Choice(1, True, weights=[1, 0])}
+    kept = Config({"act": None, "c": 1})
+    assert all(within_support(space, kept, np.random.default_rng(s)) is kept for s in range(20))
+    assert all(within_support(space, Config({"act": None, "c": True}), np.random.default_rng(s))["c"] is not True
+               for s in range(20))

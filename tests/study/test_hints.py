@@ -385,9 +385,10 @@ def test_a_redrawn_duplicate_is_proposed_with_the_hints_still_there() -> None:
     hint = Hint({"x": "b"}, credibility=0.9)
     seen: list[History] = []
 
-    def propose(h: History) -> tf.Config:
+    def propose(h: History) -> tuple[tf.Config, tf.Config]:
         seen.append(h)
-        return taken if len(seen) == 1 else tf.Config({"x": "b"})
+        config = taken if len(seen) == 1 else tf.Config({"x": "b"})
+        return config, config
 
     got = Deduplicator(tf.space.convert(space)).suggest(propose, History(pending=(taken,), hints=(hint,)))
     assert got == (tf.Config({"x": "b"}), True)
@@ -400,3 +401,39 @@ def test_a_source_named_twice_warm_starts_once() -> None:
     source.optimize(lambda p: p["x"], 20)
     target = tf.Study.create(space=space, warm_start=[source, source], warm_start_credibility=0.5)
     assert len(target.trials) == 1 and len(target.hints) == 2
+
+
+def test_a_good_hint_on_an_option_of_prior_weight_zero_is_refused_by_name() -> None:
+    space = {"c": tf.Choice("a", "b", "z", weights=[1, 1, 0]), "x": tf.Real(0, 1)}
+    study = tf.Study.create(space=space, seed=0)
+    with pytest.raises(ConfigError, match="c='z' has prior weight 0") as info:
+        study.hint({"c": "z", "x": 0.5})
+    assert info.value.address == "c" and study.hints == []
+    study.hint({"c": "z"}, bad=True)  # a bad hint there agrees with the prior
+    study.hint({"c": "a"})
+    assert len(study.hints) == 2
+
+
+def test_the_hint_command_refuses_a_good_hint_on_an_option_of_weight_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "job.py"
+    script.write_text(
+        "import treefarm as tf\nspace = {'c': tf.Choice('a', 'z', weights=[1, 0])}\n"
+        "def objective(p):\n    return 1.0\n"
+    )
+    db = str(tmp_path / "j.db")
+    assert main(["run", str(script), "--storage", db, "--n-trials", "1", "--seed", "0"]) == 0
+    capsys.readouterr()
+    assert main(["hint", db, "--study", "job", "--config", '{"c": "z"}', "--space", str(script)]) == 1
+    assert "c='z' has prior weight 0" in capsys.readouterr().err
+    assert main(["hint", db, "--study", "job", "--config", '{"c": "z"}', "--space", str(script), "--bad"]) == 0
+
+
+def test_a_warm_start_gives_no_hint_or_first_point_on_an_option_of_weight_zero_here() -> None:
+    source = tf.Study.create(space={"c": tf.Choice("a", "z"), "x": tf.Real(0, 1)}, algo="random", seed=0)
+    source.optimize(lambda p: p["x"] + (0.0 if p["c"] == "z" else 1.0), 40)
+    space = {"c": tf.Choice("a", "z", weights=[1, 0]), "x": tf.Real(0, 1)}
+    target = tf.Study.create(space=space, seed=0, warm_start=[source], warm_start_credibility=0.5)
+    assert source.best_params["c"] == "z" and target.hints == []
+    assert target.trials[0].params["c"] == "a"  # the source's best with an option this space supports

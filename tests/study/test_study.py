@@ -392,3 +392,14 @@ def test_an_option_of_weight_zero_can_still_be_enqueued() -> None:
     study.enqueue({"c": "b"})
     study.optimize(lambda v: {"a": 1.0, "b": 0.0}[v["c"]], n_trials=3)
     assert [t.params["c"] for t in study.trials] == ["b", "a", "a"]
+
+
+def test_a_gp_drawn_back_from_a_zero_weight_option_evaluates_no_configuration_twice() -> None:
+    """The GP kept proposing the best option, of weight 0; drawn again from the prior
+    each time, its suggestions met evaluated points and, with only those passed back
+    as pending, 30 trials held 17 distinct configurations (one evaluated 5 times)."""
+    space = {"c": tf.Choice("a", "b", "z", weights=[1, 1, 0]), "k": tf.Int(0, 99)}
+    study = tf.Study.create(space=space, algo="gp", seed=0)
+    study.optimize(lambda v: abs(v["k"] - 40) / 10 + {"a": 1.0, "b": 0.5, "z": 0.0}[v["c"]], n_trials=30)
+    configs = [json.dumps(dict(t.params), sort_keys=True) for t in study.trials]
+    assert len(set(configs)) == 30 and not any(t.params["c"] == "z" for t in study.trials)

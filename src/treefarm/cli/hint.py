@@ -21,9 +21,9 @@ from typing import Any
 
 from ..exceptions import StorageError, format_values
 from ..space import convert
-from ..space.partial import check_partial
 from ..storage import open_storage
 from ..storage.url import sqlite_file
+from ..study.hinting import checked_hint
 from .arguments import unit
 
 __all__ = ["add_parser", "cmd_hint"]
@@ -61,7 +61,7 @@ def cmd_hint(args: argparse.Namespace, load_space: Any) -> int:
         return 0
     config = args.config
     if args.space is not None:
-        config = check_partial(convert(load_space(args.space)), config)
+        config = checked_hint(convert(load_space(args.space)), config, bad=args.bad)
     storage = open_storage(args.storage)
     study = storage.get_study(args.study)
     record = storage.add_hint(

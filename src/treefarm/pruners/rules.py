@@ -20,11 +20,17 @@ def _optional_float(name: str, value: float | None, *, stops_all: float) -> floa
     NaN, or ``stops_all``, the bound that every value leaves (every trial stopped)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise StudyError(f"{name} must be a number or None, but got {name}={value!r}")
-    if float(value) == stops_all:
+    try:
+        number = float(value)
+    except OverflowError:
+        raise StudyError(f"{name} must be a float, but got {name}={value!r}, beyond the float range") from None
+    if math.isnan(number):
+        raise StudyError(f"{name} must be a number or None, but got {name}={value!r}")
+    if number == stops_all:
         raise StudyError(f"{name}={value!r} would stop every trial at its first report: give a finite bound or None")
-    return float(value)
+    return number
 
 
 class ThresholdPruner(Pruner):

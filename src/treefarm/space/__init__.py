@@ -9,7 +9,7 @@ from .convert import I, R, convert
 from .extension import addresses, enumerate_configs, size
 from .nodes import Apply, Choice, Const, Family, Int, Join, Op, Real, Shared, Space, Var, op
 from .priors import Normal, Uniform
-from .sample import as_generator, draw_decision, sample, within_support
+from .sample import as_generator, draw_decision, sample, unsupported, within_support
 from .variables import Loop, cell
 from .walk import Args, Decide, walk
 
@@ -49,6 +49,7 @@ __all__ = [
     "sample",
     "size",
     "trace",
+    "unsupported",
     "validate",
     "walk",
     "within_support",

@@ -21,10 +21,10 @@ from ..exceptions import ConfigError
 from .config import ROOT_ADDRESS, Config, Decision, Scalar, check_decision
 from .convert import convert
 from .nodes import Join
-from .sample import decision_at
+from .sample import decision_at, unsupported
 from .walk import walk
 
-__all__ = ["check_partial", "complete_partial"]
+__all__ = ["check_partial", "complete_partial", "zero_weight"]
 
 
 def _implied_option(
@@ -96,3 +96,10 @@ def complete_partial(space: Any, partial: Mapping[str, Any]) -> Config:
     :func:`check_partial` checks them), every other decision at the median of
     its prior (:func:`treefarm.space.sample.decision_at` at 1/2)."""
     return _walk_partial(space, partial)[0]
+
+
+def zero_weight(space: Any, partial: Mapping[str, Any]) -> list[str]:
+    """The addresses of the (checked) partial configuration whose choice value or
+    join option has prior weight 0: a good hint there could not act, since no
+    optimizer proposes such an option."""
+    return [a for a in unsupported(space, complete_partial(space, partial)) if a in partial]

@@ -19,7 +19,7 @@ from .config import Config, Decision, Scalar
 from .nodes import Choice, Int, Join, Real, Space
 from .walk import walk
 
-__all__ = ["as_generator", "decision_at", "draw_decision", "draw_numeric", "sample", "within_support"]
+__all__ = ["as_generator", "decision_at", "draw_decision", "draw_numeric", "sample", "unsupported", "within_support"]
 
 SeedLike = int | np.random.Generator | None
 
@@ -123,20 +123,42 @@ def within_support(space: Space, config: Config, rng: np.random.Generator) -> Co
         return config
 
     def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
-        old = config.get(address)
-        if old is None or _unweighted(node, old):
+        if address not in config or _unweighted(node, config[address]):
             return draw_decision(node, allowed, rng)
-        return old
+        return config[address]
 
     found = walk(root, decide)[0]
     return config if found == config else found
 
 
+def unsupported(space: Space, config: Config) -> list[str]:
+    """The addresses of ``config`` (a whole configuration) whose choice value or
+    join option has prior weight 0, in walk order."""
+    from .analysis import analyze
+    from .convert import convert
+
+    root = convert(space)
+    if not analyze(root).unweighted:
+        return []
+    found = []
+
+    def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+        if address not in config:
+            return decision_at(node, allowed, 0.5)
+        if _unweighted(node, config[address]):
+            found.append(address)
+        return config[address]
+
+    walk(root, decide)
+    return found
+
+
 def _unweighted(node: Decision, value: Scalar) -> bool:
     """Whether ``value`` is a choice value or join option of weight 0 at ``node``."""
     if isinstance(node, Choice) and node.weights is not None:
-        index = node.decisions().index(value) if value in node.decisions() else None
+        index = node.index_of(value)
         return index is not None and node.weights[index] == 0.0
-    if isinstance(node, Join) and node.weights is not None and value in node.labels:
-        return node.weights[node.labels.index(value)] == 0.0
+    if isinstance(node, Join) and node.weights is not None:
+        index = node.index_of(value)
+        return index is not None and node.weights[index] == 0.0
     return False

@@ -137,21 +137,26 @@ class Asker:
         rng = self.rng_for(number)
         space, optimizer = self._space, self._optimizer
 
-        def propose(history: History) -> Config:
+        def propose(history: History) -> tuple[Config, Config]:
+            """The suggestion, with every option of prior weight 0 drawn again, and
+            the proposal it was made from."""
+
             def draw() -> Config:
                 return optimizer.suggest(space, history, 1, rng)[0]
 
             if not optimizer.hint_draws:
-                return within_support(space, draw(), rng)
-            complete = [(o.config, o.loss) for o in history.complete]
-            return within_support(space, apply_hints(space, history.hints, draw(), complete, rng, draw), rng)
+                proposed = draw()
+            else:
+                complete = [(o.config, o.loss) for o in history.complete]
+                proposed = apply_hints(space, history.hints, draw(), complete, rng, draw)
+            return within_support(space, proposed, rng), proposed
 
         if not self._check_dupes:
             if optimizer.needs_history:
-                return propose(self._cache.history(exclude=number)), False
+                return propose(self._cache.history(exclude=number))[0], False
             hints = self._cache.gated_hints()
             if any(h.credibility > 0 for h in hints):
                 # The hints' draws are judged by, and fade with, the completed trials (apply_hints).
-                return propose(self._cache.history(exclude=number, hints=hints)), False
-            return propose(History(hints=hints)), False
+                return propose(self._cache.history(exclude=number, hints=hints))[0], False
+            return propose(History(hints=hints))[0], False
         return self.dedupe.suggest(propose, self._cache.history(exclude=number))

@@ -37,15 +37,22 @@ class Deduplicator:
             self._keys[config] = canonical(self.space, config) if self.rules else config.to_json()
         return self._keys[config]
 
-    def suggest(self, propose: Callable[[History], Config], history: History) -> tuple[Config, bool]:
+    def suggest(
+        self, propose: Callable[[History], tuple[Config, Config]], history: History
+    ) -> tuple[Config, bool]:
         """One suggestion of ``propose(history)`` not in ``history`` (see the module
-        docstring), and whether it is new to it (False: the space is taken as exhausted)."""
+        docstring), and whether it is new to it (False: the space is taken as exhausted).
+
+        ``propose`` returns the suggestion and the optimizer's own proposal it was
+        made from (the same, or one the study changed: an option of prior weight 0
+        drawn again); a refused suggestion is passed back as pending with that
+        proposal, so the optimizer steers away from what it proposed."""
         seen = {self.key(c) for c in history.seen()}
         for _ in range(self.max_redraws):
-            config = propose(history)
+            config, proposed = propose(history)
             if self.key(config) not in seen:
                 return config, True
-            history = history.with_pending([config])
+            history = history.with_pending([config] if proposed == config else [config, proposed])
         return config, False
 
 

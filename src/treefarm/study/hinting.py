@@ -7,16 +7,33 @@ import numbers
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..exceptions import StudyError, format_values
+from ..exceptions import ConfigError, StudyError, format_values
 from ..optimizers.options import check_bool
 from ..space import Space
-from ..space.partial import check_partial
+from ..space.config import Scalar
+from ..space.partial import check_partial, zero_weight
 from ..storage import HintRecord, Storage, StudyRecord
 
 if TYPE_CHECKING:
     from .history import TrialCache
 
 __all__ = ["Hinting"]
+
+
+def checked_hint(space: Space, config: Mapping[str, Any], *, bad: bool) -> dict[str, Scalar]:
+    """A hint's partial configuration, normalized; a ConfigError naming the first
+    address that does not fit (:func:`treefarm.space.partial.check_partial`) or,
+    for a good hint, whose option has prior weight 0 (no optimizer proposes it,
+    so the hint could not act)."""
+    checked = check_partial(space, config)
+    zero = [] if bad else zero_weight(space, checked)
+    if zero:
+        raise ConfigError(
+            f"{zero[0]}={checked[zero[0]]!r} has prior weight 0, so no optimizer proposes it and the hint "
+            "could not act: give the option a weight, or enqueue the configuration to evaluate it",
+            address=zero[0],
+        )
+    return checked
 
 
 class Hinting:
@@ -44,7 +61,7 @@ class Hinting:
         :mod:`treefarm.optimizers.hints` for how suggestions honour it)."""
         check_bool("bad", bad)
         credibility, spread = _number(credibility), _number(spread)  # NumPy scalars too; the storage checks ranges
-        checked = check_partial(self.space, config)
+        checked = checked_hint(self.space, config, bad=bad)
         record = self._storage.add_hint(
             self._record.study_id, config=checked, credibility=credibility, weight=-1 if bad else 1, spread=spread, author=author
         )

@@ -47,7 +47,7 @@ import numpy as np
 
 from ..exceptions import ConfigError
 from ..space import Config, Space
-from ..space.partial import check_partial, complete_partial
+from ..space.partial import check_partial, complete_partial, zero_weight
 from ..storage import TrialRecord, TrialState
 
 if TYPE_CHECKING:
@@ -120,27 +120,28 @@ def _ranked(source: Study) -> list[TrialRecord]:
 
 
 def warm_start_hints(space: Space, sources: Sequence[Study]) -> list[tuple[dict[str, object], str]]:
-    """The configurations a warm start gives as region hints, each with its source's name."""
+    """The configurations a warm start gives as region hints, each with its source's
+    name (none holding an option of prior weight 0 here)."""
     out: list[tuple[dict[str, object], str]] = []
     for source in sources:
         done = _ranked(source)
         k = min(10, max(1, round(TOP_FRACTION * len(done))))
         for record in done[:k]:
             config = _projected(space, record)
-            if config:
+            if config and not zero_weight(space, config):
                 out.append((config, source.name))
     return out
 
 
 def warm_start_points(space: Space, sources: Sequence[Study]) -> list[tuple[Config, str]]:
     """The configurations a warm start enqueues, each with its source's name: per
-    source its best trial that fits this space (projected, then completed), the
-    same configuration once."""
+    source its best trial that fits this space (projected, then completed; an
+    option of prior weight 0 here does not fit), the same configuration once."""
     out: list[tuple[Config, str]] = []
     for source in sources:
         for record in _ranked(source):
             config = _projected(space, record)
-            if config:
+            if config and not zero_weight(space, config):
                 point = complete_partial(space, config)
                 if all(point != seen for seen, _ in out):
                     out.append((point, source.name))
