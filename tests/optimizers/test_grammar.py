@@ -140,6 +140,12 @@ def test_a_subtree_whose_changes_kept_the_loss_is_neutral() -> None:
     assert neutral_subtrees(Observation(best, 0.5), [Observation(other, 0.5)]) == frozenset()
     # nor does a trial at another loss
     assert neutral_subtrees(Observation(best, 0.5), [Observation(complete[0].config, 0.7)]) == frozenset()
+    # nor do two sibling subtrees changed at once: x * 0 and 0 * x are one function, not a neutral product
+    swapped = [
+        Config({"E": "add", "E.add.0": "mul", "E.add.0.mul.0": "x", "E.add.0.mul.1": "zero", "E.add.1": "x"}),
+        Config({"E": "add", "E.add.0": "mul", "E.add.0.mul.0": "zero", "E.add.0.mul.1": "x", "E.add.1": "x"}),
+    ]
+    assert neutral_subtrees(Observation(swapped[0], 0.5), [Observation(swapped[1], 0.5)]) == frozenset()
     # on a flat space a parameter whose change kept the loss is one
     flat = Observation(Config({"x": 0.5, "y": 1.0}), 2.0)
     assert neutral_subtrees(flat, [Observation(Config({"x": 0.1, "y": 1.0}), 2.0)]) == {"x"}

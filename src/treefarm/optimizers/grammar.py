@@ -274,9 +274,11 @@ def _level(loss: float) -> float:
 
 def neutral_subtrees(parent: Observation, complete: list[Observation]) -> frozenset[str]:
     """The addresses of ``parent``'s subtrees whose change left the loss unchanged:
-    for each other evaluated configuration with the parent's loss level, the
-    smallest subtree of the parent holding every decision where the two differ
-    (none where that is the whole tree)."""
+    for each other evaluated configuration with the parent's loss level that
+    differs from it only inside one proper subtree of it (its decisions at
+    that address and below), that subtree. A configuration that differs in
+    two sibling subtrees says nothing: ``x * 1`` against ``1 * x`` is the same
+    function, not a node that does not matter."""
     found = set()
     mine, level = parent.config, _level(parent.loss)
     for o in complete:
@@ -292,9 +294,7 @@ def neutral_subtrees(parent: Observation, complete: list[Observation]) -> frozen
             while n < min(len(common), len(q)) and common[n] == q[n]:
                 n += 1
             common = common[:n]
-        while common and ".".join(common) not in mine:
-            common = common[:-1]
         at = ".".join(common)
-        if at and not all(a == at or a.startswith(at + ".") for a in mine):
+        if at in mine and not all(a == at or a.startswith(at + ".") for a in mine):
             found.add(at)
     return frozenset(found)
