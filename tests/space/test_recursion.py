@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from treefarm.exceptions import ConfigError, SpaceError
-from treefarm.space import Choice, Const, Var, build, enumerate_configs, op, sample, size, validate
+from treefarm.space import Choice, Const, Join, Var, build, enumerate_configs, op, sample, size, validate
 
 add = op(operator.add, name="add")
 mul = op(operator.mul, name="mul")
@@ -56,6 +56,11 @@ def test_recursion_without_a_way_out_is_an_error_at_definition() -> None:
     with pytest.raises(SpaceError, match="variable 'G' has no non-recursive way out"):
         G.define(f(G, G))
     assert not G.defined
+    # a way out of weight 0 is never drawn: sampling raised a bare StopIteration at the depth bound
+    H = Var("H", max_depth=3)
+    with pytest.raises(SpaceError, match="variable 'H' has no non-recursive way out"):
+        H.define(Join(f(H, H), leaf=Const(1), weights=[1, 0]))
+    assert not H.defined
 
 
 def test_mutual_recursion_is_checked_once_both_are_defined() -> None:

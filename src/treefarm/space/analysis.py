@@ -49,8 +49,9 @@ def _need(node: Space, var_need: dict[int, float], memo: dict[int, float]) -> fl
         return memo[key]
     if isinstance(node, Var):
         value = 1 + var_need[key]
-    elif isinstance(node, Join):
-        value = min((_need(o, var_need, memo) for o in node.options), default=math.inf)
+    elif isinstance(node, Join):  # an option of weight 0 is never drawn: no way out through it
+        options = node.options if node.weights is None else [o for o, w in zip(node.options, node.weights) if w > 0]
+        value = min((_need(o, var_need, memo) for o in options), default=math.inf)
     else:  # a product of its children (families, applications, shared spaces, loops); 0 for a leaf
         value = max((_need(c, var_need, memo) for c in node.children()), default=0.0)
     memo[key] = value
@@ -119,7 +120,7 @@ def _analyze_cached(root: Space, epoch: int) -> Analysis:
     root_need = need[id(root)]
     if math.isinf(root_need):
         raise SpaceError(
-            f"the space has no instance (an empty join, or a recursion with no way out): {root!r}"
+            f"the space has no instance (an empty join, or a recursion with no way out of weight above 0): {root!r}"
         )
     if root_need > limit:
         raise SpaceError(
@@ -167,7 +168,7 @@ def check_definition(var: Var) -> None:
     if math.isinf(need[id(var)]):
         raise SpaceError(
             f"the recursion of variable {var.name!r} has no non-recursive way out: every option "
-            f"of its definition refers back to it, but got {var.name} = {var.body!r}"
+            f"of its definition of weight above 0 refers back to it, but got {var.name} = {var.body!r}"
         )
     if need[id(var)] > var.max_depth:
         raise SpaceError(
