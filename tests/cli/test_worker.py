@@ -1,5 +1,6 @@
 """``treefarm worker``: workers sharing a database make exactly the study's budget between
-them and exit cleanly; SIGTERM fails the running trial; ``run --dask local`` evaluates on Dask."""
+them and exit cleanly; SIGTERM fails the running trial; ``run --dask local`` evaluates on Dask;
+``run`` and ``worker`` prune with the pruner the file names."""
 
 from __future__ import annotations
 
@@ -97,3 +98,38 @@ def test_run_on_a_local_dask_cluster(tmp_path: Path, capsys: pytest.CaptureFixtu
     ]
     assert main(argv) == 0
     assert "6 trials (complete 6)" in capsys.readouterr().out
+
+
+PRUNED = """
+import treefarm as tf
+
+space = {"x": tf.Real(0.0, 1.0)}
+stopper = tf.ThresholdPruner(upper=0.5)
+
+
+def objective(p, trial):
+    for step in range(3):
+        trial.report(step, p["x"])
+        if trial.should_prune():
+            raise tf.TrialPruned()
+    return p["x"]
+"""
+
+
+def test_run_and_worker_use_the_pruner_the_file_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "tune.py").write_text(PRUNED)
+    db = tmp_path / "p.db"
+    assert main(["run", str(tmp_path / "tune.py"), "--storage", str(db), "--study", "tune",
+                 "--n-trials", "10", "--seed", "0", "--pruner", "stopper"]) == 0
+    assert "pruned" in capsys.readouterr().out
+    worker = _worker(tmp_path, db, "--n-trials", "20", "--pruner", "stopper")
+    _, err = worker.communicate(timeout=180)
+    assert worker.returncode == 0, err
+    storage = SQLStorage(f"sqlite:///{db}", journal=None)
+    trials = storage.get_trials(storage.get_study("tune").study_id)
+    storage.close()
+    assert len(trials) == 20 and {t.state for t in trials} == {TrialState.COMPLETE, TrialState.PRUNED}
+    assert all((t.state is TrialState.PRUNED) == (t.params["x"] > 0.5) for t in trials)
+    with pytest.raises(SystemExit) as usage:
+        main(["run", str(tmp_path / "tune.py"), "--storage", str(db), "--study", "tune", "--pruner", "space"])
+    assert usage.value.code == 2 and "--pruner must name a Pruner" in capsys.readouterr().err

@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["positive_float", "positive_int", "unit"]
+__all__ = ["PRUNER_HELP", "positive_float", "positive_int", "unit"]
 
 _N = TypeVar("_N", int, float)
 
@@ -30,3 +30,10 @@ def _checked(parse: Callable[[str], _N], ok: Callable[[_N], bool], expected: str
 positive_int = _checked(int, lambda v: v >= 1, "an integer >= 1")
 positive_float = _checked(float, lambda v: v > 0, "a number > 0")
 unit = _checked(float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+
+
+#: The ``--pruner`` option of ``run`` and ``worker``.
+PRUNER_HELP = (
+    "name of a Pruner in the file, or of a function making one, to stop unpromising trials early "
+    "(the objective takes (params, trial) and reports; default: no pruning)"
+)

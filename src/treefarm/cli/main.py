@@ -34,12 +34,13 @@ from typing import Any
 from .. import __version__
 from ..exceptions import TreefarmError, format_values
 from ..optimizers import available
+from ..pruners import Pruner
 from ..storage import TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import ROW_COLUMNS, trial_rows
 from ..study.warm import GATE_TRIALS, gate_open, warm_source
 from . import hint, recover, worker
-from .arguments import positive_float, positive_int
+from .arguments import PRUNER_HELP, positive_float, positive_int
 from .dashboard import DashboardUsageError
 from .dashboard import add_parser as add_dashboard_parser
 from .plot import PlotUsageError
@@ -77,6 +78,20 @@ def _attribute(module: ModuleType, name: str, what: str) -> Any:
     return getattr(module, name)
 
 
+def _pruner(module: ModuleType, name: str | None) -> Pruner | None:
+    """The pruner the file names ``name``: a :class:`~treefarm.Pruner`, or a function
+    that makes one when called without arguments; None without ``--pruner``."""
+    if name is None:
+        return None
+    found = _attribute(module, name, "the pruner")
+    made = found() if callable(found) and not isinstance(found, Pruner) else found
+    if not isinstance(made, Pruner):
+        raise UsageError(
+            f"--pruner must name a Pruner (or a function making one) in the file, but {name!r} is {made!r}"
+        )
+    return made
+
+
 def _summary(study: Study, storage: str) -> None:
     counts: dict[str, int] = {}
     for t in study.trials:
@@ -101,6 +116,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         direction=args.direction,
         seed=args.seed,
         load_if_exists=True,
+        pruner=_pruner(module, args.pruner),
     )
     done = study.storage.count_trials(study.study_id, states=CLAIMED)
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
@@ -249,6 +265,7 @@ def parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="optimize the objective defined in a Python file")
     run.add_argument("file", metavar="FILE.py[:objective]")
     run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
+    run.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
     run.add_argument(
         "--algo", default=None, choices=available(), help="optimizer (default: the study's stored one, else auto)"
     )

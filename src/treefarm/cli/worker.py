@@ -28,7 +28,7 @@ from typing import Any
 
 from ..storage import TrialState, open_storage
 from ..study import Study
-from .arguments import positive_float, positive_int
+from .arguments import PRUNER_HELP, positive_float, positive_int
 from .progress import Progress
 
 __all__ = ["cmd_worker", "register"]
@@ -41,7 +41,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from .main import _attribute, _load_file
+    from .main import _attribute, _load_file, _pruner
 
     module, objective_name = _load_file(args.file or f"{args.study}.py")
     objective = _attribute(module, objective_name, "the objective")
@@ -55,6 +55,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         load_if_exists=True,
         heartbeat_interval=args.heartbeat,
         requeue_interrupted=True,
+        pruner=_pruner(module, args.pruner),
     )
     done = storage.count_trials(study.study_id, states=CLAIMED)
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
@@ -86,6 +87,7 @@ def register(sub: Any) -> None:
         "--file", default=None, metavar="FILE.py[:objective]", help="objective and space (default: STUDY.py)"
     )
     worker.add_argument("--space", default="space", help="name of the space in the file (default: space)")
+    worker.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
     worker.add_argument("--algo", default=None, help="optimizer of a new study (default: stored, else auto)")
     worker.add_argument(
         "--n-trials",
