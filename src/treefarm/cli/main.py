@@ -226,7 +226,6 @@ def cmd_show(args: argparse.Namespace) -> int:
         )
     complete = [t for t in trials if t.value is not None and t.state.value == "complete"]
     if complete:
-        sign = 1 if record.direction == "minimize" else -1
         best = min(complete, key=lambda t: (sign * (t.value or 0.0), t.number))
         print(f"best: trial {best.number} value {best.value!r} config {json.dumps(dict(best.params))}")
     return 0

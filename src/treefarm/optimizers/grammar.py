@@ -62,6 +62,7 @@ canonical forms and features only saves recomputing them.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -287,14 +288,8 @@ def neutral_subtrees(parent: Observation, complete: list[Observation]) -> frozen
         differ = [a for a in {*mine, *o.config} if mine.get(a) != o.config.get(a)]
         if not differ:
             continue
-        parts = [a.split(".") for a in differ]
-        common = parts[0]
-        for q in parts[1:]:
-            n = 0
-            while n < min(len(common), len(q)) and common[n] == q[n]:
-                n += 1
-            common = common[:n]
-        at = ".".join(common)
+        shared = itertools.takewhile(lambda parts: len(set(parts)) == 1, zip(*(a.split(".") for a in differ)))
+        at = ".".join(parts[0] for parts in shared)
         if at in mine and not all(a == at or a.startswith(at + ".") for a in mine):
             found.add(at)
     return frozenset(found)

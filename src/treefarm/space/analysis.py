@@ -89,7 +89,7 @@ class Analysis:
     #: The space has a choice or a join somewhere (else only numbers and constants).
     choices: bool
     #: Some choice value or join option has prior weight 0 (outside the prior's support).
-    unweighted: bool = False
+    unweighted: bool
 
     def need_of(self, node: Space) -> float:
         return self.need[id(node)]

@@ -115,11 +115,8 @@ def within_support(space: Space, config: Config, rng: np.random.Generator) -> Co
     grammar search's mutations) would, so the study passes every suggestion
     through here. An option of weight 0 can still be evaluated on purpose
     (``study.enqueue``)."""
-    from .analysis import analyze
-    from .convert import convert
-
-    root = convert(space)
-    if not analyze(root).unweighted:
+    root = _with_zero_weights(space)
+    if root is None:
         return config
 
     def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
@@ -134,11 +131,8 @@ def within_support(space: Space, config: Config, rng: np.random.Generator) -> Co
 def unsupported(space: Space, config: Config) -> list[str]:
     """The addresses of ``config`` (a whole configuration) whose choice value or
     join option has prior weight 0, in walk order."""
-    from .analysis import analyze
-    from .convert import convert
-
-    root = convert(space)
-    if not analyze(root).unweighted:
+    root = _with_zero_weights(space)
+    if root is None:
         return []
     found = []
 
@@ -153,12 +147,18 @@ def unsupported(space: Space, config: Config) -> list[str]:
     return found
 
 
+def _with_zero_weights(space: Space) -> Space | None:
+    """``space`` converted, if some choice value or join option in it has weight 0; else None."""
+    from .analysis import analyze
+    from .convert import convert
+
+    root = convert(space)
+    return root if analyze(root).unweighted else None
+
+
 def _unweighted(node: Decision, value: Scalar) -> bool:
     """Whether ``value`` is a choice value or join option of weight 0 at ``node``."""
-    if isinstance(node, Choice) and node.weights is not None:
-        index = node.index_of(value)
-        return index is not None and node.weights[index] == 0.0
-    if isinstance(node, Join) and node.weights is not None:
-        index = node.index_of(value)
-        return index is not None and node.weights[index] == 0.0
-    return False
+    if not isinstance(node, (Choice, Join)) or node.weights is None:
+        return False
+    index = node.index_of(value)
+    return index is not None and node.weights[index] == 0.0
