@@ -12,7 +12,7 @@ from treefarm import Config, History, Int, Join, Observation, Optimizer, Real, S
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers import make_optimizer
 from treefarm.optimizers.grammar import GrammarSearch, neutral_subtrees
-from treefarm.space import canonical, sample
+from treefarm.space import canonical, convert, sample
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
@@ -157,8 +157,10 @@ def test_a_plateau_is_one_parent_and_its_neutral_subtree_is_left_alone() -> None
     mutations change the zero or the product, never only the factor x that
     three evaluations showed does not matter."""
     space = _absorbing()
-    _, complete = _plateau()
+    best, complete = _plateau()
     opt = GrammarSearch(n_startup=1, p_prior=0.0, p_crossover=0.0, greed=50.0)
+    parents = opt._parents(convert(space), sorted(complete, key=lambda o: o.loss))
+    assert [o.config for o in parents] == [best]  # 3 levels, the good quarter: the plateau, by its smallest
     for seed in range(20):
         child = opt.suggest(space, History(complete=complete), 1, np.random.default_rng(seed))[0]
         assert child.get("E") != "mul" or child.get("E.mul.0") != "zero", child
