@@ -163,6 +163,16 @@ def test_a_space_whose_keys_trade_their_ranges_is_another_space(tmp_path: Path) 
     tf.Study.load("s", space=reordered, storage=tmp_path / "s.db")
 
 
+def test_an_op_whose_positional_argument_changed_is_another_space(tmp_path: Path) -> None:
+    """An op given positional and keyword sub-spaces: describing the keyword ones by
+    name had dropped the positional ones, so Real(0, 1) -> Int(0, 100) went unseen."""
+    model = tf.op(lambda depth, **kw: (depth, kw), name="model")
+    tf.Study.create("s", space=model(tf.Real(0, 1), C=tf.Real(0, 1)), storage=tmp_path / "s.db", seed=0)
+    with pytest.raises(StudyError, match="must keep its space"):
+        tf.Study.load("s", space=model(tf.Int(0, 100), C=tf.Real(0, 1)), storage=tmp_path / "s.db")
+    tf.Study.load("s", space=model(tf.Real(0, 1), C=tf.Real(0, 1)), storage=tmp_path / "s.db")
+
+
 def test_a_fingerprint_stored_by_an_older_treefarm_is_accepted_and_updated(tmp_path: Path) -> None:
     from treefarm.space.fingerprint import fingerprint
 

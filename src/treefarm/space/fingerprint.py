@@ -65,19 +65,25 @@ def describe(space: Space, *, legacy: bool = False) -> Any:
         if isinstance(node, Const):
             return {"const": _plain(node.value)}
         out: dict[str, Any] = {"node": type(node).__name__}
-        paired = False  # the children are a mapping's members, described with their names
+        members: dict[str, Any] = {}  # slots holding sub-spaces, described by name beside a mapping's
+        paired = False  # a mapping's members are described with their names
         for name in _slots(node):
             value = getattr(node, name)
             if isinstance(value, Space) or (
                 isinstance(value, (tuple, list)) and any(isinstance(v, Space) for v in value)
             ):
-                continue
-            if isinstance(value, dict) and any(isinstance(v, Space) for v in value.values()):
+                members[name] = value
+            elif isinstance(value, dict) and any(isinstance(v, Space) for v in value.values()):
                 out[name] = sorted(value) if legacy else {key: visit(v) for key, v in value.items()}
                 paired = not legacy
-                continue
-            out[name] = _plain(value)
-        if not isinstance(node, Op) and not paired:
+            else:
+                out[name] = _plain(value)
+        if paired:
+            for name, value in members.items():
+                out[name] = visit(value) if isinstance(value, Space) else [
+                    visit(v) if isinstance(v, Space) else _plain(v) for v in value
+                ]
+        elif not isinstance(node, Op):
             out["children"] = [visit(child) for child in node.children()]
         return out
 
