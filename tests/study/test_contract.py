@@ -394,6 +394,19 @@ def test_an_asked_trial_stays_alive_until_it_is_told(tmp_path: Path) -> None:
     assert study._keep_alive._thread is None
 
 
+def test_a_running_trial_is_beaten_once_per_interval(tmp_path: Path) -> None:
+    """After an ask/tell, optimize's trials were beaten twice per interval (the
+    ask's keep-alive thread and optimize's own), each beat a write transaction."""
+    study = tf.Study.create("s", space=SPACE, storage=tmp_path / "s.db", seed=0, heartbeat_interval=0.05)
+    study.tell(study.ask(), 1.0)
+    beats: list[int] = []
+    beat = study.storage.heartbeat
+    study.storage.heartbeat = lambda sid, n: (beats.append(n), beat(sid, n))[1]  # type: ignore[method-assign]
+    study.optimize(lambda p: time.sleep(0.5) or 0.0, n_trials=3)
+    per_trial = [beats.count(n) for n in (1, 2)]
+    assert all(5 <= k <= 15 for k in per_trial), per_trial  # 0.5 s / 0.05 s: about 10 (20 when beaten twice)
+
+
 def test_a_tell_refused_after_a_recovery_says_why(tmp_path: Path) -> None:
     study = tf.Study.create("s", space=SPACE, storage=tmp_path / "s.db", seed=0)
     gone = {"host": "elsewhere", "pid": 1, "token": "t", "namespace": "other", "start": 1}

@@ -35,7 +35,6 @@ from ..storage import REQUEUED, TrialRecord, TrialState
 from .parallel import Evaluator
 from .stopping import Stopper
 from .trial import Trial
-from .worker import Heartbeat
 
 if TYPE_CHECKING:
     from .outcome import Outcome
@@ -143,10 +142,9 @@ def optimize(
     stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.direction == "maximize")
     callbacks = list(callbacks)
     study.recover()
-    heartbeat = Heartbeat(study.storage, study.study_id, lambda: study.running, study.heartbeat_interval)
     try:
         evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
-        with heartbeat, evaluator as ev:
+        with evaluator as ev:
             if executor is not None:
                 _run_as_completed(study, ev, n_trials, catch, stopper, callbacks, requeue_lost)
                 return

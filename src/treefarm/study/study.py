@@ -229,7 +229,6 @@ class Study(Results, Hinting):
         """
         trial = self.ask_within(None)
         assert trial is not None
-        self._keep_alive.ensure()  # optimize beats its own trials; an asked one until it is told
         return trial
 
     def ask_within(self, budget: int | None) -> Trial | None:
@@ -243,6 +242,7 @@ class Study(Results, Hinting):
         )
         if claimed is None:
             return None
+        self._keep_alive.ensure()  # the running trials are beaten until they are told
         number, config = claimed
         try:
             value = build(self.space, config)

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..storage import JSON, Storage
 
-__all__ = ["Heartbeat", "KeepAlive", "identity", "worker_gone"]
+__all__ = ["KeepAlive", "identity", "worker_gone"]
 
 
 def _read(path: str) -> str | None:
@@ -83,8 +83,19 @@ def worker_gone(worker: Any) -> bool:
     return started is None or (worker.get("start") is not None and started != worker.get("start"))
 
 
-class _Beats:
-    """What both heartbeat threads share: the trials to mark alive and how."""
+class KeepAlive:
+    """The study's heartbeats: its running trials, from ``optimize`` or ``ask``, marked
+    alive every ``interval`` seconds until they are told.
+
+    Without a beat, a trial whose evaluation takes longer than its
+    ``stale_after`` (six intervals, 60 s by default) in a study shared with
+    other workers would be failed by their recovery while its process is alive.
+    :meth:`ensure` (called as each trial is claimed) starts a daemon thread that
+    beats ``numbers()`` every ``interval`` seconds and ends once there is none
+    left (the next :meth:`ensure` starts another); one thread per study, so
+    each trial is beaten once per interval; a process that dies stops beating,
+    so its trials are still recovered.
+    """
 
     def __init__(
         self, storage: Storage, study_id: int, numbers: Callable[[], Iterable[int]], interval: float
@@ -93,57 +104,6 @@ class _Beats:
         self._study_id = study_id
         self._numbers = numbers
         self._interval = interval
-
-    def _beat(self, numbers: Iterable[int]) -> None:
-        """Mark ``numbers`` alive; a failed beat is skipped (the next one retries)."""
-        for number in numbers:
-            try:
-                self._storage.heartbeat(self._study_id, number)
-            except Exception:
-                continue
-
-
-class Heartbeat(_Beats):
-    """A daemon thread that, every ``interval`` seconds, marks alive the trials
-    ``numbers()`` returns, while the ``with`` block runs."""
-
-    def __init__(
-        self, storage: Storage, study_id: int, numbers: Callable[[], Iterable[int]], interval: float
-    ) -> None:
-        super().__init__(storage, study_id, numbers, interval)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="treefarm-heartbeat", daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._interval):
-            self._beat(list(self._numbers()))
-
-    def __enter__(self) -> Heartbeat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-class KeepAlive(_Beats):
-    """Heartbeats for the trials a caller drives itself (``ask``, then ``tell``).
-
-    ``optimize`` beats its running trials while it runs (:class:`Heartbeat`);
-    a trial from ``Study.ask`` had none, so an evaluation longer than the
-    trial's ``stale_after`` (six intervals, 60 s by default) in a study shared
-    with other workers was failed by their recovery while its process was
-    alive, and its ``tell`` refused. :meth:`ensure` starts a daemon thread that
-    beats ``numbers()`` every ``interval`` seconds and ends once there is
-    none left (the next :meth:`ensure` starts another); a process that dies
-    stops beating, so its trials are still recovered.
-    """
-
-    def __init__(
-        self, storage: Storage, study_id: int, numbers: Callable[[], Iterable[int]], interval: float
-    ) -> None:
-        super().__init__(storage, study_id, numbers, interval)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -162,4 +122,8 @@ class KeepAlive(_Beats):
                 if not numbers:
                     self._thread = None
                     return
-            self._beat(numbers)
+            for number in numbers:  # a failed beat is skipped: the next one retries
+                try:
+                    self._storage.heartbeat(self._study_id, number)
+                except Exception:
+                    continue
