@@ -437,3 +437,17 @@ def test_a_warm_start_gives_no_hint_or_first_point_on_an_option_of_weight_zero_h
     target = tf.Study.create(space=space, seed=0, warm_start=[source], warm_start_credibility=0.5)
     assert source.best_params["c"] == "z" and target.hints == []
     assert target.trials[0].params["c"] == "a"  # the source's best with an option this space supports
+
+
+def test_random_search_with_warm_start_hints_reads_the_trials_once_per_suggestion() -> None:
+    """The gate of the hints and the fading of their draws need the trials; they were read twice."""
+    space = {"x": tf.Real(0.0, 1.0)}
+    source = tf.Study.create(space=space, algo="random", seed=0)
+    source.optimize(lambda p: p["x"], 20)
+    study = tf.Study.create(space=space, algo="random", seed=0, warm_start=[source], warm_start_credibility=0.5)
+    study.optimize(lambda p: p["x"], 3)
+    reads = []
+    get_trials = study.storage.get_trials
+    study.storage.get_trials = lambda *a, **k: (reads.append(1), get_trials(*a, **k))[1]  # type: ignore[method-assign]
+    study.tell(study.ask(), 0.5)
+    assert len(reads) == 1

@@ -90,7 +90,7 @@ class TrialCache:
         unfinished = self.sync()
         return [*self._finished.copy().values(), *unfinished]  # copy(): atomic under threads
 
-    def history(self, *, exclude: int | None = None, hints: tuple[Hint, ...] | None = None) -> History:
+    def history(self, *, exclude: int | None = None) -> History:
         """What the optimizer sees: completed, failed and pending configurations.
 
         A pruned trial counts as completed with the value it last reported.
@@ -102,10 +102,10 @@ class TrialCache:
         counts as failed. A trial's ``"loss_variance"`` user attribute (stored
         by :func:`~treefarm.evaluate_folds`, or returned by the objective) is
         its observation's ``loss_variance``; one that is not a finite number
-        >= 0 (set by hand mid-trial) counts as 0. ``hints``: the gated hints
-        when the caller has just read them (:meth:`gated_hints`), else read here."""
+        >= 0 (set by hand mid-trial) counts as 0. The hints are :meth:`hints`
+        without the warm-start ones whose gate is closed on the trials read here."""
         observed = self._observed(exclude)  # reads the trials the gate of warm-start hints needs
-        return replace(observed, hints=self._gated(self.hints()) if hints is None else hints)
+        return replace(observed, hints=self._gated(self.hints()))
 
     def seen(self, *, exclude: int | None = None) -> set[Config]:
         """The configurations evaluated, failed or pending, read afresh (hints are not read)."""
@@ -152,16 +152,9 @@ class TrialCache:
         self._hints = (now, tuple(out))
         return self._hints[1]
 
-    def gated_hints(self) -> tuple[Hint, ...]:
-        """:meth:`hints` without the warm-start hints whose gate is closed
-        (:func:`treefarm.study.warm.gate_open`); the trials are read only if a
-        warm start's hint is among them."""
-        hints = self.hints()
-        if any(self._hint_source.get(h.hint_id) for h in hints):
-            self.sync()
-        return self._gated(hints)
-
     def _gated(self, hints: tuple[Hint, ...]) -> tuple[Hint, ...]:
+        """``hints`` without the warm-start hints whose gate is closed
+        (:func:`treefarm.study.warm.gate_open`) on the trials last read."""
         sources = {s for h in hints if (s := self._hint_source.get(h.hint_id)) is not None}
         if not sources:
             return hints
