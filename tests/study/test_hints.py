@@ -441,11 +441,14 @@ def test_a_warm_start_gives_no_hint_or_first_point_on_an_option_of_weight_zero_h
 
 def test_random_search_with_warm_start_hints_reads_the_trials_once_per_suggestion() -> None:
     """The gate of the hints and the fading of their draws need the trials; they were read twice."""
+    from treefarm.study.warm import gate_open
+
     space = {"x": tf.Real(0.0, 1.0)}
     source = tf.Study.create(space=space, algo="random", seed=0)
     source.optimize(lambda p: p["x"], 20)
     study = tf.Study.create(space=space, algo="random", seed=0, warm_start=[source], warm_start_credibility=0.5)
-    study.optimize(lambda p: p["x"], 3)
+    study.optimize(lambda p: p["x"], 6)
+    assert gate_open(source.name, study.storage.get_trials(study.study_id), 1.0)  # the hints count: trials needed
     reads = []
     get_trials = study.storage.get_trials
     study.storage.get_trials = lambda *a, **k: (reads.append(1), get_trials(*a, **k))[1]  # type: ignore[method-assign]
