@@ -83,8 +83,9 @@ def minimize_box(
 def _drive(
     fun: Objective, x: np.ndarray, low: np.ndarray, high: np.ndarray, max_iter: int, gtol: float
 ) -> tuple[np.ndarray, float]:
-    """SciPy's loop of ``_minimize_lbfgsb`` with the objective called directly
-    (each requested point evaluated once, as SciPy's cache does)."""
+    """SciPy's loop of ``_minimize_lbfgsb`` with the objective called directly, once
+    per point the routine asks for (it never asks twice in a row for one point, so
+    SciPy's cache of the last point has nothing to save here)."""
     from scipy.optimize import _lbfgsb
 
     n, m = len(x), MEMORY
@@ -102,7 +103,6 @@ def _drive(
     isave = np.zeros(44, dtype=np.int32)
     dsave = np.zeros(29)
     factr = FTOL / np.finfo(float).eps
-    last: np.ndarray | None = None
     evaluations = iterations = 0
     while True:
         _lbfgsb.setulb(
@@ -125,10 +125,9 @@ def _drive(
             ln_task,
         )
         if task[0] == _FG:
-            if last is None or not np.array_equal(x, last):
-                value, grad = fun(x.copy())
-                f, g, last = float(value), np.asarray(grad, dtype=np.float64).copy(), x.copy()
-                evaluations += 1
+            value, grad = fun(x.copy())
+            f, g = float(value), np.asarray(grad, dtype=np.float64).copy()
+            evaluations += 1
         elif task[0] == _NEW_X:
             iterations += 1
             if iterations >= max_iter or evaluations > MAX_EVALUATIONS:
