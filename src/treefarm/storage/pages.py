@@ -25,9 +25,9 @@ __all__ = ["ORDER_COLUMNS", "PageQuery", "TrialSummary", "page_of", "summary_of"
 ORDER_COLUMNS = ("number", "value", "state", "started", "finished", "duration")
 """What a page can be sorted by; ``duration`` is ``finished - started``."""
 MAX_PAGE = 1000
-#: The largest offset a page may start at (SQLite and PostgreSQL take 64-bit offsets).
-MAX_OFFSET = 2**62
 """The largest page a storage hands out at once."""
+MAX_OFFSET = 2**62
+"""The largest offset a page may start at (SQLite and PostgreSQL take 64-bit offsets)."""
 
 
 @dataclass(frozen=True)

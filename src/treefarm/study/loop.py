@@ -138,7 +138,7 @@ def optimize(
     """Run ``objective`` on ``study``'s suggestions (see the module docstring)."""
     wants_trial = _check(objective, n_jobs, backend, executor, requeue_lost)
     _check_total(n_trials)
-    catch = _checked_catch(catch)
+    caught = _checked_catch(catch)
     stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.direction == "maximize")
     callbacks = list(callbacks)
     study.recover()
@@ -146,13 +146,13 @@ def optimize(
         evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
         with evaluator as ev:
             if executor is not None:
-                _run_as_completed(study, ev, n_trials, catch, stopper, callbacks, requeue_lost)
+                _run_as_completed(study, ev, n_trials, caught, stopper, callbacks, requeue_lost)
                 return
             while not (stopper.done() or study.stop_requested):
                 remaining = stopper.remaining()
                 size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
-                trials, exhausted = _ask_batch(study, size, n_trials, catch, stopper)
-                _run_batch(study, ev, trials, catch, stopper, callbacks, requeue_lost)
+                trials, exhausted = _ask_batch(study, size, n_trials, caught, stopper)
+                _run_batch(study, ev, trials, caught, stopper, callbacks, requeue_lost)
                 if exhausted:
                     break
     except BaseException as exc:
@@ -163,7 +163,7 @@ def optimize(
 
 
 def _ask_batch(
-    study: Study, size: int, budget: int | None, catch: Sequence[type[BaseException]], stopper: Stopper
+    study: Study, size: int, budget: int | None, catch: tuple[type[BaseException], ...], stopper: Stopper
 ) -> tuple[list[Trial], bool]:
     """Up to ``size`` trials, and whether the study's budget is spent. A trial whose
     value fails to build (a caught error) is recorded failed and counts against the budget."""
@@ -171,7 +171,7 @@ def _ask_batch(
     while len(trials) < size and not stopper.done():
         try:
             trial = study.ask_within(budget)
-        except tuple(catch):
+        except catch:
             stopper.record(None)
             continue
         if trial is None:
@@ -184,7 +184,7 @@ def _run_batch(
     study: Study,
     ev: Evaluator,
     trials: list[Trial],
-    catch: Sequence[type[BaseException]],
+    catch: tuple[type[BaseException], ...],
     stopper: Stopper,
     callbacks: list[Callback],
     requeue_lost: int,
@@ -197,7 +197,7 @@ def _run_as_completed(
     study: Study,
     ev: Evaluator,
     budget: int | None,
-    catch: Sequence[type[BaseException]],
+    catch: tuple[type[BaseException], ...],
     stopper: Stopper,
     callbacks: list[Callback],
     requeue_lost: int,
@@ -238,7 +238,7 @@ def _run_as_completed(
 def _record(
     study: Study,
     results: list[tuple[Trial, tuple[Outcome, BaseException | None]]],
-    catch: Sequence[type[BaseException]],
+    catch: tuple[type[BaseException], ...],
     stopper: Stopper,
     callbacks: list[Callback],
     requeue_lost: int,
@@ -256,7 +256,7 @@ def _record(
         if record is not None:
             stopper.record(record.value if record.state is TrialState.COMPLETE else None)
             records.append(record)
-        if exc is not None and (not isinstance(exc, tuple(catch)) or isinstance(exc, KeyboardInterrupt)):
+        if exc is not None and (not isinstance(exc, catch) or isinstance(exc, KeyboardInterrupt)):
             uncaught = uncaught or exc
     for record in records:
         for callback in callbacks:

@@ -98,7 +98,7 @@ def call_in_worker(objective: Callable[[Any], Any], value: Any) -> tuple[str, An
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         message = f"{type(exc).__name__}: {exc}\n{text}"
         for cls in type(exc).__mro__:
-            if isinstance(cls, type) and issubclass(cls, BaseException):
+            if issubclass(cls, BaseException):
                 with contextlib.suppress(Exception):
                     stand_in = cls(message)
                     if _travels(stand_in):

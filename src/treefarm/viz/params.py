@@ -138,10 +138,9 @@ def _groups(c: Column) -> np.ndarray:
 def average_ranks(x: np.ndarray) -> np.ndarray:
     """The ranks 0..n-1 of ``x`` (n,), tied values sharing the mean of their ranks
     (a constant ``x`` gives every entry the same rank, so it tells no group apart)."""
-    ranks = np.empty(len(x))
-    ranks[np.argsort(x, kind="stable")] = np.arange(len(x))
-    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
-    return (np.bincount(inverse, weights=ranks) / counts)[inverse]
+    from scipy.stats import rankdata
+
+    return rankdata(x, method="average") - 1.0
 
 
 def _correlation_ratio(groups: np.ndarray, r: np.ndarray) -> float:
