@@ -166,6 +166,9 @@ def test_patience_stops_when_the_last_reports_do_not_improve_the_best() -> None:
 def test_pruner_arguments_take_numpy_integers_and_name_a_missing_budget() -> None:
     import numpy as np
 
-    tf.SuccessiveHalvingPruner(min_resource=np.int64(1), reduction_factor=np.int64(3))
+    asha = tf.SuccessiveHalvingPruner(min_resource=np.int64(1), reduction_factor=np.int64(3), max_resource=np.int64(9))
+    hb = tf.HyperbandPruner(min_resource=np.int64(1), max_resource=np.int64(81), reduction_factor=np.int64(3))
+    stored = (asha.min_resource, asha.reduction_factor, asha.budget(0), hb.min_resource, hb.reduction_factor, hb.budget(0))
+    assert stored == (1, 3, 9, 1, 3, 81) and all(type(v) is int for v in stored)  # plain ints, as stored and reported
     with pytest.raises(StudyError, match="max_resource must be an integer >= 1, but got max_resource=None"):
         tf.HyperbandPruner(max_resource=None)  # type: ignore[arg-type]

@@ -63,14 +63,19 @@ def promotable(loss: float, competitors: np.ndarray, eta: int) -> bool:
     return bool(loss <= np.sort(competitors)[keep - 1])
 
 
-def _check_resources(min_resource: int, reduction_factor: int, max_resource: int | None) -> None:
-    check_int("min_resource", min_resource, 1)
-    check_int("reduction_factor", reduction_factor, 2)
-    if max_resource is not None and check_int("max_resource", max_resource, 1) < min_resource:
+def _check_resources(
+    min_resource: int, reduction_factor: int, max_resource: int | None
+) -> tuple[int, int, int | None]:
+    """The three as ints (NumPy integers too), each checked; an error names the bad one."""
+    low = check_int("min_resource", min_resource, 1)
+    eta = check_int("reduction_factor", reduction_factor, 2)
+    high = None if max_resource is None else check_int("max_resource", max_resource, 1)
+    if high is not None and high < low:
         raise StudyError(
             "min_resource <= max_resource must hold, "
             f"but got (min_resource={min_resource}, max_resource={max_resource})"
         )
+    return low, eta, high
 
 
 class SuccessiveHalvingPruner(Pruner):
@@ -90,11 +95,10 @@ class SuccessiveHalvingPruner(Pruner):
         min_early_stopping_rate: int = 0,
         max_resource: int | None = None,
     ) -> None:
-        _check_resources(min_resource, reduction_factor, max_resource)
-        self.min_resource = min_resource
-        self.reduction_factor = reduction_factor
+        self.min_resource, self.reduction_factor, self.max_resource = _check_resources(
+            min_resource, reduction_factor, max_resource
+        )
         self.min_early_stopping_rate = check_int("min_early_stopping_rate", min_early_stopping_rate, 0)
-        self.max_resource = max_resource
 
     def budget(self, number: int) -> int | None:
         return self.max_resource

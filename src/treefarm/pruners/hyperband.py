@@ -52,12 +52,9 @@ class HyperbandPruner(Pruner):
     """Hyperband over ``min_resource..max_resource`` steps; see the module docstring."""
 
     def __init__(self, *, min_resource: int = 1, max_resource: int, reduction_factor: int = 3) -> None:
-        check_int("max_resource", max_resource, 1)  # Hyperband's brackets need the largest budget
-        _check_resources(min_resource, reduction_factor, max_resource)
-        self.min_resource = min_resource
-        self.max_resource = max_resource
-        self.reduction_factor = reduction_factor
-        self._edges = bracket_edges(bracket_sizes(min_resource, max_resource, reduction_factor))
+        self.max_resource = check_int("max_resource", max_resource, 1)  # the brackets need the largest budget
+        self.min_resource, self.reduction_factor, _ = _check_resources(min_resource, reduction_factor, max_resource)
+        self._edges = bracket_edges(bracket_sizes(self.min_resource, self.max_resource, self.reduction_factor))
 
     def bracket(self, number: int) -> int:
         """The bracket (minimum early-stopping rate) trial ``number`` runs in."""
