@@ -13,19 +13,12 @@ import numpy as np
 
 from .. import viz
 from ..storage import TrialRecord
+from ..storage.checks import json_floats
 from ..viz.posterior import numeric_addresses
 from ..viz.source import complete_trials
 from ..viz.structures import trial_expression
 
 __all__ = ["PLOTS", "trial_detail", "trial_row"]
-
-
-def floats(values: Any) -> list[Any]:
-    """A float array (any shape) as nested lists, non-finite entries as None."""
-    array = np.asarray(values, dtype=float)
-    if array.ndim > 1:
-        return [floats(row) for row in array]
-    return [v if math.isfinite(v) else None for v in array.tolist()]
 
 
 def _number(value: float | None) -> float | None:
@@ -59,17 +52,17 @@ def trial_detail(t: TrialRecord) -> dict[str, Any]:
         "user_attrs": dict(t.user_attrs),
         "system_attrs": dict(t.system_attrs),
         "started": t.started,
-        "intermediate": {"steps": steps, "values": floats([t.intermediate[s] for s in steps])},
+        "intermediate": {"steps": steps, "values": json_floats([t.intermediate[s] for s in steps])},
     }
 
 
 def convergence(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
     c = viz.convergence(trials, direction=direction, axis=param if param in ("number", "time") else "number")
     return {
-        "x": floats(c.x),
-        "value": floats(c.value),
-        "best_x": floats(c.best_x),
-        "best": floats(c.best),
+        "x": json_floats(c.x),
+        "value": json_floats(c.value),
+        "best_x": json_floats(c.best_x),
+        "best": json_floats(c.best),
         "axis": c.axis,
         "shown": c.shown,
         "total": c.total,
@@ -85,8 +78,8 @@ def slices(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[st
                 "address": s.column.address,
                 "categories": list(s.column.categories),
                 "log": s.column.log,
-                "x": floats(s.x[order]),
-                "y": floats(s.y[order]),
+                "x": json_floats(s.x[order]),
+                "y": json_floats(s.y[order]),
                 "shown": s.shown,
                 "total": s.total,
             }
@@ -102,8 +95,8 @@ def parallel(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[
     p = viz.parallel_coordinates(trials, direction=direction)
     return {
         "addresses": p.addresses,
-        "unit": floats(p.unit) if len(p.values) else [],
-        "values": floats(p.values),
+        "unit": json_floats(p.unit) if len(p.values) else [],
+        "values": json_floats(p.values),
         "ticks": [[list(pos), labels] for pos, labels in p.ticks],
         "shown": p.shown,
         "total": p.total,
@@ -114,8 +107,8 @@ def intermediate(trials: Sequence[TrialRecord], direction: str, param: str) -> d
     c = viz.intermediate_curves(trials, direction=direction, max_curves=50)
     return {
         "numbers": c.numbers,
-        "steps": [floats(s) for s in c.steps],
-        "values": [floats(v) for v in c.values],
+        "steps": [json_floats(s) for s in c.steps],
+        "values": [json_floats(v) for v in c.values],
         "shown": c.shown,
         "total": c.total,
     }
@@ -139,11 +132,11 @@ def gp(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, A
     return {
         "options": options,
         "address": address,
-        "grid": floats(p.grid),
-        "mean": floats(p.mean),
-        "low": floats(p.mean - 1.96 * p.std),
-        "high": floats(p.mean + 1.96 * p.std),
-        "acquisition": floats(p.acquisition),
+        "grid": json_floats(p.grid),
+        "mean": json_floats(p.mean),
+        "low": json_floats(p.mean - 1.96 * p.std),
+        "high": json_floats(p.mean + 1.96 * p.std),
+        "acquisition": json_floats(p.acquisition),
         "log": p.log,
         "at": p.at,
         "shown": p.shown,

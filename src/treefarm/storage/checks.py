@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
 
 from ..exceptions import ConfigError, DuplicateParamsError, StorageError, TrialStateError, format_values
 from .records import JSON, TrialState
@@ -32,6 +35,7 @@ __all__ = [
     "encode_params",
     "encode_value",
     "intermediate_value",
+    "json_floats",
     "owner_of",
     "stale_after",
     "state_error",
@@ -61,6 +65,15 @@ STALE_REASON = "stale heartbeat: worker presumed dead"
 DIRECTIONS = ("minimize", "maximize")
 SEED_LIMIT = 2**63
 """Seeds are kept in a signed 64-bit column: |seed| < 2**63."""
+
+
+def json_floats(values: Any) -> list[Any]:
+    """A float array (any shape) as nested lists, a non-finite entry as None:
+    JSON holds no NaN or infinity."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim > 1:
+        return [json_floats(row) for row in array]
+    return [v if math.isfinite(v) else None for v in array.tolist()]
 
 
 def encode_value(value: JSON, *, what: str) -> str:

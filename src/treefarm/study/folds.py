@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..exceptions import StudyError, TrialPruned
+from ..storage.checks import json_floats
 
 if TYPE_CHECKING:
     from .trial import Trial
@@ -170,7 +171,7 @@ def evaluate_folds(
         losses = np.column_stack([losses, column])
         if trial is not None:
             # a diverged fold (NaN) is reported, so a pruner can stop the trial; JSON stores it as null
-            trial.set_user_attr("fold_losses", [[v if math.isfinite(v) else None for v in row] for row in losses.tolist()])
+            trial.set_user_attr("fold_losses", json_floats(losses))
             variance = aggregate_variance(losses, how, k=k)
             if math.isfinite(variance):
                 trial.set_user_attr("loss_variance", variance)
