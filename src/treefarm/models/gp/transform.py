@@ -47,15 +47,16 @@ def yeojohnson(z: np.ndarray, lam: float) -> np.ndarray:
     ``-((1 - z)^(2 - lam) - 1) / (2 - lam)`` below (``-log1p(-z)`` at lam = 2),
     in expm1/log1p form for accuracy near the limits."""
     z = np.asarray(z, dtype=float)
-    out = np.empty_like(z)
     pos = z >= 0.0
+    return _from_logs(np.log1p(z[pos]), np.log1p(-z[~pos]), pos, lam, np.empty_like(z))
+
+
+def _from_logs(log_pos: np.ndarray, log_neg: np.ndarray, pos: np.ndarray, lam: float, out: np.ndarray) -> np.ndarray:
+    """:func:`yeojohnson` into ``out`` from ``log1p(z)`` where ``pos`` (z >= 0) and
+    ``log1p(-z)`` elsewhere (a search over ``lam`` takes the logarithms once)."""
     eps = np.finfo(float).eps
-    out[pos] = np.log1p(z[pos]) if abs(lam) < eps else np.expm1(lam * np.log1p(z[pos])) / lam
-    neg = ~pos
-    if abs(lam - 2.0) < eps:
-        out[neg] = -np.log1p(-z[neg])
-    else:
-        out[neg] = -np.expm1((2.0 - lam) * np.log1p(-z[neg])) / (2.0 - lam)
+    out[pos] = log_pos if abs(lam) < eps else np.expm1(lam * log_pos) / lam
+    out[~pos] = -log_neg if abs(lam - 2.0) < eps else -np.expm1((2.0 - lam) * log_neg) / (2.0 - lam)
     return out
 
 
@@ -72,16 +73,12 @@ def _profile_llf(z: np.ndarray) -> Callable[[float], float]:
     once: the same arithmetic, so the same values to the bit, and a search
     a quarter cheaper (0.33 ms against 0.44 ms at n = 60)."""
     pos = z >= 0.0
-    neg = ~pos
-    log_pos, log_neg = np.log1p(z[pos]), np.log1p(-z[neg])
+    log_pos, log_neg = np.log1p(z[pos]), np.log1p(-z[~pos])
     jacobian = float(np.sum(np.sign(z) * np.log1p(np.abs(z))))
-    eps = np.finfo(float).eps
     out = np.empty_like(z)
 
     def llf(lam: float) -> float:
-        out[pos] = log_pos if abs(lam) < eps else np.expm1(lam * log_pos) / lam
-        out[neg] = -log_neg if abs(lam - 2.0) < eps else -np.expm1((2.0 - lam) * log_neg) / (2.0 - lam)
-        var = float(np.var(out))
+        var = float(np.var(_from_logs(log_pos, log_neg, pos, lam, out)))
         if not var > 0.0:
             return -math.inf
         return -0.5 * len(z) * math.log(var) + (lam - 1.0) * jacobian
