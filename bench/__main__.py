@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .methods import METHODS
-from .problems import GRAMMAR, HELD_OUT, SYMBOLIC, SYNTHETIC, TUNING, all_problems
+from .problems import FRESH, GRAMMAR, HELD_OUT, SYMBOLIC, SYNTHETIC, TUNING, all_problems
 
 QUICK_PROBLEMS = ["branin", "hartmann6", "styblinski8", "svc_digits"]
 
@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             "grammar": list(GRAMMAR),
             "symbolic": list(SYMBOLIC),
             "held_out": list(HELD_OUT),
+            "fresh": list(FRESH),
             "all": [*SYNTHETIC, *TUNING, *GRAMMAR, *SYMBOLIC],
         }
         problems = [p for name in _csv(args.problems) for p in groups.get(name, [name])]

@@ -340,18 +340,21 @@ def _symbolic(target: Any) -> Problem:
     )
 
 
-def _symbolic_problems(held_out: bool = False) -> dict[str, Problem]:
-    from .symbolic import HELD_OUT, TARGETS
+def _symbolic_problems(group: str = "suite") -> dict[str, Problem]:
+    from .symbolic import FRESH, HELD_OUT, TARGETS
 
-    return {t.name: _symbolic(t) for t in (HELD_OUT if held_out else TARGETS)}
+    targets = {"suite": TARGETS, "held_out": HELD_OUT, "fresh": FRESH}[group]
+    return {t.name: _symbolic(t) for t in targets}
 
 
 SYMBOLIC = _symbolic_problems()
 #: Symbolic targets kept out of grammar search's design decisions (bench.symbolic.HELD_OUT).
-HELD_OUT = _symbolic_problems(held_out=True)
+HELD_OUT = _symbolic_problems("held_out")
+#: A second held-out set, for choices checked on HELD_OUT once (bench.symbolic.FRESH).
+FRESH = _symbolic_problems("fresh")
 
 
 def all_problems() -> dict[str, Problem]:
     from .bbob import bbob_problems
 
-    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **bbob_problems()}
+    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **bbob_problems()}

@@ -17,6 +17,16 @@ express without constants, on ``U[-1, 1, 20]`` for one variable and
 for Livermore-4, whose ``log x`` needs ``x > 0``): the sample ranges are
 ours, the same for every method.
 
+``FRESH``: a second held-out set, added when a design screened on the suite
+had been checked on ``HELD_OUT`` once, so that the next choice is judged on
+targets nothing was chosen on: the other eight Livermore formulas (1, 9, 11,
+12, 15, 16, 18, 21: constants such as 1/3 and 5, powers 1/5 and 2/5, and
+the degree-8 and degree-9 polynomials lie beyond this grammar's exact reach at
+depth 5, so these are approximation problems), Keijzer-11, 14 and 15
+(Keijzer 2003), and R1 to R3 of Krawiec & Pawlak (2013), "Approximating
+geometric crossover by semantic backpropagation", on the same sample rules
+as ``HELD_OUT`` (``U[0.5, 1.5, 20]`` for Livermore-12, whose ``y`` divides).
+
 Every problem searches the same grammar shape: an expression is
 
     E = E + E | E - E | E * E | E / E | sin(E) | cos(E) | exp(E) | log(E) | x [| y] [| c]
@@ -210,3 +220,21 @@ def objective_for(target: Target) -> Callable[[Expr], float]:
         return loss(expr(X), y)
 
     return objective
+
+
+FRESH = [
+    Target("livermore1", lambda x: 1 / 3 + x + np.sin(x**2), 1, -1, 1, 20, "1/3+x+sin(x^2)"),
+    Target("livermore9", lambda x: sum(x**k for k in range(1, 10)), 1, -1, 1, 20, "x^9+x^8+...+x"),
+    Target("livermore11", lambda x, y: x**4 / (x + y), 2, 0, 1, 20, "x^2 x^2/(x+y)"),
+    Target("livermore12", lambda x, y: x**5 / y**3, 2, 0.5, 1.5, 20, "x^5/y^3"),
+    Target("livermore15", lambda x: x**0.2, 1, 0, 4, 20, "x^(1/5)"),
+    Target("livermore16", lambda x: x**0.4, 1, 0, 4, 20, "x^(2/5)"),
+    Target("livermore18", lambda x: np.sin(x**2) * np.cos(x) - 5, 1, -1, 1, 20, "sin(x^2)cos(x)-5"),
+    Target("livermore21", lambda x: sum(x**k for k in range(1, 9)), 1, -1, 1, 20, "x^8+x^7+...+x"),
+    Target("keijzer11", lambda x, y: x * y + np.sin((x - 1) * (y - 1)), 2, 0, 1, 20, "xy+sin((x-1)(y-1))"),
+    Target("keijzer14", lambda x, y: 8 / (2 + x**2 + y**2), 2, 0, 1, 20, "8/(2+x^2+y^2)"),
+    Target("keijzer15", lambda x, y: x**3 / 5 + y**3 / 2 - y - x, 2, 0, 1, 20, "x^3/5+y^3/2-y-x"),
+    Target("r1", lambda x: (x + 1) ** 3 / (x**2 - x + 1), 1, -1, 1, 20, "(x+1)^3/(x^2-x+1)"),
+    Target("r2", lambda x: (x**5 - 3 * x**3 + 1) / (x**2 + 1), 1, -1, 1, 20, "(x^5-3x^3+1)/(x^2+1)"),
+    Target("r3", lambda x: (x**6 + x**5) / (x**4 + x**3 + x**2 + x + 1), 1, -1, 1, 20, "(x^6+x^5)/(x^4+...+1)"),
+]
