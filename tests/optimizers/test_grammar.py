@@ -107,6 +107,8 @@ def test_bad_options_name_the_option() -> None:
         GrammarSearch(gamma=0.0)
     with pytest.raises(ConfigError, match="n_candidates"):
         GrammarSearch(n_candidates=0)
+    with pytest.raises(ConfigError, match="digits"):
+        GrammarSearch(digits=0)
 
 
 def _absorbing() -> Var:
@@ -164,3 +166,17 @@ def test_a_plateau_is_one_parent_and_its_neutral_subtree_is_left_alone() -> None
     for seed in range(20):
         child = opt.suggest(space, History(complete=complete), 1, np.random.default_rng(seed))[0]
         assert child.get("E") != "mul" or child.get("E.mul.0") != "zero", child
+
+
+def test_losses_equal_to_the_stated_digits_are_one_level() -> None:
+    """A long RBF kernel whose length moved in the sixth digit of the loss is
+    one level, not a better parent: variations that differ only there mark
+    the subtree neutral at six digits, not at twelve."""
+    best, complete = _plateau()
+    nudged = [Observation(o.config, o.loss + 1e-9 * (i + 1)) for i, o in enumerate(complete[:3])] + complete[3:]
+    assert neutral_subtrees(Observation(best, 0.5), nudged, digits=6) == {"E.mul.1"}
+    assert neutral_subtrees(Observation(best, 0.5), nudged, digits=12) == frozenset()
+    space = convert(_absorbing())
+    ranked = sorted(nudged, key=lambda o: o.loss)
+    assert [o.config for o in GrammarSearch(gamma=0.3, digits=6)._parents(space, ranked)] == [best]
+    assert len(GrammarSearch(gamma=0.3, digits=12)._parents(space, ranked)) == 2
