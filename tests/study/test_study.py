@@ -275,6 +275,22 @@ def test_an_enqueue_with_a_bad_user_attribute_queues_nothing() -> None:
     assert study.trials == []
 
 
+def test_an_enqueued_trial_and_its_user_attributes_are_one_write(tmp_path: Path) -> None:
+    """A worker killed between two writes must not leave a queued trial without
+    the attributes it was queued with (a warm start's source, a hint's author):
+    with the attribute writes failing, the trial is still queued whole."""
+    study = tf.Study.create("s", space={"x": tf.Real(0.0, 1.0)}, storage=tmp_path / "s.db", seed=0)
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("worker killed")
+
+    study.storage.set_trial_user_attr = killed  # type: ignore[method-assign]
+    number = study.enqueue({"x": 0.25}, user_attrs={"source": "me"})
+    again = tf.Study.load("s", space={"x": tf.Real(0.0, 1.0)}, storage=tmp_path / "s.db")
+    assert [dict(t.user_attrs) for t in again.trials] == [{"source": "me"}]
+    assert again.trials[0].number == number and dict(again.trials[0].params) == {"x": 0.25}
+
+
 def test_one_sqlite_file_opened_as_a_path_and_as_a_relative_url_is_one_study(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

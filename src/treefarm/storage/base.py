@@ -162,9 +162,12 @@ class Storage(abc.ABC):
         params: Mapping[str, JSON],
         state: TrialState = TrialState.RUNNING,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        user_attrs: Mapping[str, JSON] = _NO_ATTRS,
     ) -> TrialRecord:
         """Add a trial with the next number (atomically), RUNNING (``started`` and
-        ``heartbeat`` set to now) or WAITING."""
+        ``heartbeat`` set to now) or WAITING, with its attributes in the same
+        write (a queued trial is never seen without the user attributes it was
+        queued with)."""
 
     @abc.abstractmethod
     def claim_trial(

@@ -112,15 +112,17 @@ class InMemoryStorage(Storage):
         params: Mapping[str, JSON],
         state: TrialState = TrialState.RUNNING,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        user_attrs: Mapping[str, JSON] = _NO_ATTRS,
     ) -> TrialRecord:
         state = checks.check_state(
             state, allowed=(TrialState.RUNNING, TrialState.WAITING), action="creating a trial"
         )
         params_text = checks.encode_params(params)
         attrs_text = checks.encode_attrs(system_attrs, what="system_attrs")
+        user_text = checks.encode_attrs(user_attrs, what="user_attrs")
         with self._lock:
             study = self._study(study_id)
-            trial = _Trial(len(study.trials), state, params_text, attrs_text)
+            trial = _Trial(len(study.trials), state, params_text, attrs_text, user_text)
             if state is TrialState.RUNNING:
                 trial.started = trial.heartbeat = time.time()
             else:

@@ -509,6 +509,7 @@ class SQLStorage(Storage):
         params: Mapping[str, JSON],
         state: TrialState = TrialState.RUNNING,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
+        user_attrs: Mapping[str, JSON] = _NO_ATTRS,
     ) -> TrialRecord:
         state = checks.check_state(
             state, allowed=(TrialState.RUNNING, TrialState.WAITING), action="creating a trial"
@@ -519,7 +520,7 @@ class SQLStorage(Storage):
             "state": state.value,
             "params": checks.encode_params(params),
             "value": None,
-            "user_attrs": "{}",
+            "user_attrs": checks.encode_attrs(user_attrs, what="user_attrs"),
             "system_attrs": checks.encode_attrs({**system_attrs, REQUEST: request}, what="system_attrs"),
             "finished": None,
         }

@@ -30,7 +30,6 @@ from ..optimizers.options import check_range
 from ..pruners import Pruner
 from ..space import build, validate
 from ..storage import Storage, TrialRecord, TrialState
-from ..storage.checks import encode_attrs
 from . import opening
 from .asking import Asker
 from .dedupe import Deduplicator
@@ -255,12 +254,13 @@ class Study(Results, Hinting):
         """Queue a configuration (a warm start, a point hint) to be evaluated before any
         suggestion; it is validated against the space first. Returns its trial number."""
         checked = validate(self.space, config)
-        encode_attrs(dict(user_attrs or {}), what="user_attrs")  # refused before anything is queued
         record = self._storage.create_trial(
-            self.study_id, params=checked.to_dict(), state=TrialState.WAITING, system_attrs={"enqueued": True}
+            self.study_id,
+            params=checked.to_dict(),
+            state=TrialState.WAITING,
+            system_attrs={"enqueued": True},
+            user_attrs=dict(user_attrs or {}),
         )
-        for key, value in (user_attrs or {}).items():
-            self._storage.set_trial_user_attr(self.study_id, record.number, key, value)
         return record.number
 
     def _same_study(self, other: Study) -> bool:

@@ -130,6 +130,15 @@ class StorageSuite:
         assert dict(running.system_attrs) == {"worker": "h:1"}
         assert storage.get_trial(study.study_id, 0) == running
 
+    def test_a_trial_is_created_with_its_user_attributes(self, storage: Storage) -> None:
+        study = _study(storage)
+        queued = storage.create_trial(study.study_id, params={"x": 1}, state=WAITING, user_attrs={"source": "a"})
+        assert dict(queued.user_attrs) == {"source": "a"}
+        assert storage.get_trial(study.study_id, 0) == queued
+        with pytest.raises(StorageError, match="user_attrs"):
+            storage.create_trial(study.study_id, params={"x": 2}, user_attrs={"bad": float("nan")})
+        assert [t.number for t in storage.get_trials(study.study_id)] == [0]
+
     def test_trials_cannot_be_born_finished(self, storage: Storage) -> None:
         study = _study(storage)
         with pytest.raises(TrialStateError, match="complete"):
