@@ -16,10 +16,10 @@ In the graph (``tf.cell(...)``) an earlier node is one shared value, so
 same formula needs the two copies to be found separately. Both are searched
 by the grammar optimizer, 100 evaluations, seeds 0-4.
 
-Measured (this script, 10 s of CPU): the median best CV MSE is 2896.1 for the
-graph and 2895.8 for the tree (best seeds 2844.0 for both): on this task
+Measured (this script, 10 s of CPU): the median best CV MSE is 2901.6 for the
+graph and 2896.1 for the tree (best seeds 2894.0 and 2846.8): on this task
 sharing buys nothing measurable at 100 evaluations — the good features found
-(``(sex + s6) * (bmi + age)``, ``age * (sex + s5)``) use no node twice, and
+(``(age + bmi) * (bp + sex)``, ``sex * (bmi + age)``) use no node twice, and
 both searches improve the 10 features' 2993 by 3-5 %.
 
     python examples/cell_search.py
