@@ -1,0 +1,21 @@
+"""The gplearn peer records the losses of the programs it evaluates, and only those."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+pytest.importorskip("gplearn")
+
+from bench.methods import _gplearn  # noqa: E402
+from bench.problems import SYMBOLIC  # noqa: E402
+
+
+def test_gplearn_losses_are_its_programs_in_the_order_evaluated() -> None:
+    """make_fitness calls the metric once on dummy arrays (MSE 1, loss log 2): that
+    call was recorded as the run's first evaluation, capping every run's best at
+    0.693 where all its programs scored worse."""
+    result = _gplearn(SYMBOLIC["nguyen1"], seed=0, budget=40)
+    assert len(result["losses"]) == 40
+    assert result["losses"][0] != pytest.approx(math.log(2.0))
