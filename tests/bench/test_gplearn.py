@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("gplearn")
 
-from bench.methods import _gplearn  # noqa: E402
-from bench.problems import SYMBOLIC  # noqa: E402
+from bench.methods import _gplearn
+from bench.problems import SYMBOLIC
 
 
 def test_gplearn_losses_are_its_programs_in_the_order_evaluated() -> None:
