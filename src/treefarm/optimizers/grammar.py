@@ -29,7 +29,7 @@ of the best configuration of each *structure* (its decisions other than
 numbers: which expression), so one structure whose constants keep improving
 by a little cannot fill the good set with near copies of itself (on
 ``kernel_search`` a long RBF kernel did, and the search stopped exploring);
-and structures whose losses agree to ``digits`` (6) significant digits are
+and structures whose losses agree to ``digits`` (:data:`DIGITS`, 6) significant digits are
 one parent, the one with the fewest decisions (lexicographic parsimony
 pressure, Luke & Panait, 2002). Equal losses are, almost always, equal
 functions on the data: ``0 * A`` for any ``A``, a protected division by zero.
@@ -86,6 +86,8 @@ __all__ = ["GrammarSearch"]
 MAX_TRIES = 50
 #: Cached canonical forms and features kept before the cache is emptied.
 CACHE_SIZE = 200_000
+#: Significant digits two losses share to be one level (see the module docstring).
+DIGITS = 6
 
 
 class GrammarSearch(Optimizer):
@@ -122,7 +124,7 @@ class GrammarSearch(Optimizer):
         scale: float = 0.2,
         rate: float = 0.2,
         greed: float = 6.0,
-        digits: int = 6,
+        digits: int = DIGITS,
     ) -> None:
         check_int("n_startup", n_startup)
         check_int("n_candidates", n_candidates)
@@ -286,7 +288,7 @@ def _level(loss: float, digits: int) -> float:
     return float(f"{loss:.{digits}g}")
 
 
-def neutral_subtrees(parent: Observation, complete: list[Observation], digits: int = 6) -> frozenset[str]:
+def neutral_subtrees(parent: Observation, complete: list[Observation], digits: int = DIGITS) -> frozenset[str]:
     """The addresses of ``parent``'s subtrees whose change left the loss unchanged:
     for each other evaluated configuration with the parent's loss level that
     differs from it only inside one proper subtree of it (its decisions at
