@@ -154,9 +154,10 @@ class Asker:
         if not self._check_dupes:
             if optimizer.needs_history:
                 return propose(self._cache.history(exclude=number))[0], False
-            if any(h.credibility > 0 for h in self._cache.hints()):
+            hints = self._cache.hints()
+            if any(h.credibility > 0 for h in hints):
                 # The hints' draws are judged by, and fade with, the completed trials (apply_hints);
                 # the history gates the warm-start hints with the trials it reads.
                 return propose(self._cache.history(exclude=number))[0], False
-            return propose(History(hints=self._cache.hints()))[0], False
+            return propose(History(hints=hints))[0], False
         return self.dedupe.suggest(propose, self._cache.history(exclude=number))
