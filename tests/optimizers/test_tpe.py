@@ -37,10 +37,10 @@ def test_hyperopt_is_the_seeds_settings() -> None:
     assert TPE.hyperopt(n_startup=5).n_startup == 5
 
 
-def test_the_default_differs_from_the_seed_only_by_forgetting() -> None:
+def test_the_default_differs_from_the_seed_by_forgetting_and_a_shorter_start() -> None:
     default, seed = vars(TPE()), vars(TPE.hyperopt())
-    assert {k for k in default if default[k] != seed[k]} == {"forget"}
-    assert default["forget"] == 25
+    assert {k for k in default if default[k] != seed[k]} == {"forget", "n_startup"}
+    assert (default["forget"], default["n_startup"]) == (25, 10)
 
 
 def _lock_in_run(tpe: TPE, seed: int, n: int = 200) -> tuple[float, int]:
@@ -277,12 +277,13 @@ def test_a_position_no_trial_reached_learns_from_the_same_node_elsewhere_in_the_
 
     first_visits = []
     for seed in range(3):
-        study = Study.create(space=G, algo=TPE(), seed=seed)
+        tpe = TPE()
+        study = Study.create(space=G, algo=tpe, seed=seed)
         reached: set[int] = set()
         for i in range(60):
             trial = study.ask()
             depth, leaf = depth_and_leaf(trial.value)
-            if i >= 20 and depth not in reached:
+            if i >= tpe.n_startup and depth not in reached:
                 first_visits.append(abs(leaf - 0.9))
             reached.add(depth)
             study.tell(trial, abs(leaf - 0.9) - 0.1 * depth)
