@@ -271,7 +271,7 @@ class GP(Optimizer):
     hint_prior:
         How the acquisition weighs search hints (πBO,
         :mod:`treefarm.optimizers.hint_prior`): ``"judged"`` (default; each
-        hint's credibility judged by the trials in its window), ``"plain"``
+        hint's credibility judged by the trials in its window, and squared), ``"plain"``
         (the credibility as given) or ``"off"``. Log-EI, log-PI, EI, PI and
         MES can be weighted; UCB and Thompson sampling ignore it.
     prior_beta:
