@@ -62,6 +62,18 @@ def test_the_windows_trials_judge_a_hints_credibility() -> None:
     assert judged_credibility(encoding, hint, bad) < 0.25 < 0.75 < judged_credibility(encoding, hint, good)
 
 
+def test_the_pull_takes_the_judged_credibility_squared() -> None:
+    """A guess (0.2) before any evidence pulls with 0.04, a hint of 1 with 1; a hint
+    whose window holds poor trials pulls with the square of its judged credibility."""
+    encoding = UnitEncoding(convert({"x": Real(0.0, 1.0)}))
+    guess, sure = Hint({"x": 0.2}, credibility=0.2), Hint({"x": 0.2}, credibility=1.0)
+    assert [w.credibility for w in hint_windows(encoding, [guess, sure], [])] == pytest.approx([0.04, 1.0])
+    bad = [(Config({"x": x}), (x - 0.85) ** 2) for x in (0.18, 0.2, 0.22, 0.6, 0.7, 0.8, 0.9)]
+    judged = judged_credibility(encoding, sure, bad)
+    assert hint_windows(encoding, [sure], bad)[0].credibility == pytest.approx(judged**2)
+    assert hint_windows(encoding, [sure], bad, judged=False)[0].credibility == 1.0
+
+
 LINE = {"x": Real(0.0, 1.0)}
 
 
