@@ -37,10 +37,10 @@ def test_hyperopt_is_the_seeds_settings() -> None:
     assert TPE.hyperopt(n_startup=5).n_startup == 5
 
 
-def test_the_default_differs_from_the_seed_by_forgetting_and_a_shorter_start() -> None:
+def test_the_default_differs_from_the_seed_by_forgetting_a_shorter_start_and_the_bounds() -> None:
     default, seed = vars(TPE()), vars(TPE.hyperopt())
-    assert {k for k in default if default[k] != seed[k]} == {"forget", "n_startup"}
-    assert (default["forget"], default["n_startup"]) == (25, 10)
+    assert {k for k in default if default[k] != seed[k]} == {"forget", "n_startup", "bounds_as_neighbours"}
+    assert (default["forget"], default["n_startup"], default["bounds_as_neighbours"]) == (25, 10, False)
 
 
 def _lock_in_run(tpe: TPE, seed: int, n: int = 200) -> tuple[float, int]:
