@@ -77,8 +77,10 @@ class Auto(Optimizer):
         range) or ``"model"`` (the GP's warped scale, as the GP's own rule).
     gp, tpe:
         The optimizers of flat and conditional spaces (by default ``GP()``,
-        alone on numeric spaces, and ``TPE(n_startup=5)``: TPE proposes only
-        after the GP's space-filling start, which serves as its start-up too).
+        alone on numeric spaces, and ``TPE(n_startup=5, bounds_as_neighbours=True)``:
+        TPE proposes only after the GP's space-filling start, which serves as
+        its start-up too; the seed's bandwidths at the bounds, with which this
+        design was measured, as ``TPE()``'s default changed after it).
     grammar:
         The optimizer of recursive spaces (by default ``GrammarSearch()``,
         whose own prior draws are the start there).
@@ -105,7 +107,7 @@ class Auto(Optimizer):
         self.patience = patience
         self.tpe_every = tpe_every
         self.gp = gp if gp is not None else GP()
-        self.tpe = tpe if tpe is not None else TPE(n_startup=5)
+        self.tpe = tpe if tpe is not None else TPE(n_startup=5, bounds_as_neighbours=True)
         self.grammar = grammar if grammar is not None else GrammarSearch()
 
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:
