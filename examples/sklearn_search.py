@@ -14,8 +14,8 @@ space per estimator, each with its own budget).
     python examples/sklearn_search.py
 
 Measured (seed 0, 30 candidates, TPE, 5 stratified folds, 6 s of CPU): best
-CV accuracy 0.9889 with ``LogisticRegression(C=0.548)``; 21 candidates went
-to logistic regression, 6 to forests, 3 to SVMs. ``search.study_`` holds
+CV accuracy 0.9889 with ``LogisticRegression(C=0.548)``; 20 candidates went
+to logistic regression, 6 to forests, 4 to SVMs. ``search.study_`` holds
 every candidate as a treefarm trial.
 """
 

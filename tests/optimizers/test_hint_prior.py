@@ -63,8 +63,9 @@ def test_the_windows_trials_judge_a_hints_credibility() -> None:
 
 
 def test_the_pull_takes_the_judged_credibility_squared() -> None:
-    """A guess (0.2) before any evidence pulls with 0.04, a hint of 1 with 1; a hint
-    whose window holds poor trials pulls with the square of its judged credibility."""
+    """A good guess (0.2) before any evidence pulls with 0.04, a hint of 1 with 1; a
+    good hint whose window holds poor trials pulls with the square of its judged
+    credibility; a bad hint keeps its judged credibility."""
     encoding = UnitEncoding(convert({"x": Real(0.0, 1.0)}))
     guess, sure = Hint({"x": 0.2}, credibility=0.2), Hint({"x": 0.2}, credibility=1.0)
     assert [w.credibility for w in hint_windows(encoding, [guess, sure], [])] == pytest.approx([0.04, 1.0])
@@ -72,6 +73,8 @@ def test_the_pull_takes_the_judged_credibility_squared() -> None:
     judged = judged_credibility(encoding, sure, bad)
     assert hint_windows(encoding, [sure], bad)[0].credibility == pytest.approx(judged**2)
     assert hint_windows(encoding, [sure], bad, judged=False)[0].credibility == 1.0
+    avoid = Hint({"x": 0.2}, credibility=0.5, weight=-1)
+    assert hint_windows(encoding, [avoid], [])[0].credibility == pytest.approx(0.5)  # a bad hint's is not squared
 
 
 LINE = {"x": Real(0.0, 1.0)}

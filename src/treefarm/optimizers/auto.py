@@ -24,10 +24,12 @@ on one option of a choice, and grammar search leads on recursive spaces.
   acquisition's one peak, so an option or branch the GP has written off is
   visited again (the issue's SVM plateau; SMAC interleaves random
   configurations for the same reason, Hutter, Hoos & Leyton-Brown 2011).
-  Quickstart, 60 trials, seeds 0-2: best 0.0840 / 0.0840 / 0.1040 with TPE's
-  turns, 0.100 / 0.080 / 0.100 with the GP alone, TPE 0.0932 / 0.0808 /
-  0.0951; seeds 0-7 with stalls on the model's scale, mean 0.0875 against the
-  raw range's 0.0841.
+  Quickstart, 60 trials, seeds 0-2, when this rule was chosen: best 0.0840 /
+  0.0840 / 0.1040 with TPE's turns, 0.100 / 0.080 / 0.100 with the GP alone,
+  TPE (20 start-up trials) 0.0932 / 0.0808 / 0.0951; seeds 0-7 with stalls
+  on the model's scale, mean 0.0875 against the raw range's 0.0841. Today
+  (the GP improved since): ``auto`` 0.0800 / 0.0801 / 0.0800, ``TPE()``
+  0.0822 / 0.0816 / 0.0802.
 - **Recursive**: grammar search (:mod:`treefarm.optimizers.grammar`) proposes
   every trial. Giving every third trial to the GP had a higher median than
   grammar search alone on 11 of the 17 grammar problems and a lower one on 5,

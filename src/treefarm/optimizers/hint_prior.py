@@ -37,20 +37,22 @@ hint raises its window; a bad one multiplies the acquisition by
 1 all but forbids it), far from it 1 - c_h s^k for k hinted addresses,
 nearly 1. A hint of credibility 0 contributes exactly 0.
 
-Each credibility c_h is the square of the hint's *judged* one, ``min(1, 2 c_h
-r_h)`` with r_h the evidence rule of
-:func:`treefarm.optimizers.hints.hint_reliability` (the same share the window
-draws use): c_h^2 before any trial was made in the window, towards min(1,
-2 c_h)^2 when the window's trials are among the better half, towards 0 when
-they are not. Squared, because with the judged credibility itself a guess
-(c = 0.2) pointing at the far corner of Rosenbrock-4 cost 1.69 x the no-hint
-median regret at 100 evaluations (30 seeds, p = 0.02): the pull and the
-window draws together, either alone costing nothing measurable; squared,
-0.97 x, and 1.09 x / 0.99 x on Hartmann-6 / Styblinski-Tang-8 (1.51 x / 0.71 x
-before), while a hint of credibility 1 pulls as before until its trials
-judge it, and a good one at 0.5 still reaches the no-hint median in 13-74
-evaluations there (14-71 before; bench/RESULTS.md, "Issue 21's criteria on
-eight problems"). Plain πBO (``judged=False``) keeps c_h and fades only as beta / n.
+With ``judged`` (the default), a good hint's c_h in the formula is kappa_h =
+j_h^2, the square of its *judged* credibility j_h = min(1, 2 c_h r_h), with
+r_h the evidence rule of :func:`treefarm.optimizers.hints.hint_reliability`
+(the same share the window draws use): c_h^2 before any trial was made in
+the window, towards min(1, 2 c_h)^2 when the window's trials are among the
+better half, towards 0 when they are not; so several good hints weigh in
+the mixture as their kappa (0.8 against 0.4: 4 to 1). A bad hint's c_h is
+j_h itself. Squared, because with j_h itself a guess (c = 0.2) pointing at
+the far corner of Rosenbrock-4 cost 1.69 x the no-hint median regret at 100
+evaluations (30 seeds, p = 0.02): the pull and the window draws together,
+either alone costing nothing measurable; squared, 0.97 x, and 1.09 x / 0.99 x
+on Hartmann-6 / Styblinski-Tang-8 (1.51 x / 0.71 x with j_h), while a hint of
+credibility 1 pulls as before until its trials judge it, and a good one at
+0.5 still reaches the no-hint median in 13-74 evaluations there (14-71 with
+j_h; bench/RESULTS.md, "Issue 21's criteria on eight problems"). Plain πBO
+(``judged=False``) keeps c_h and fades only as beta / n.
 
 Notation (shapes): m points, d encoded columns (:class:`treefarm.encoding.UnitEncoding`);
 X (m, d) encoded points, inactive entries negative.
@@ -99,19 +101,22 @@ def hint_windows(
 ) -> list[HintWindow]:
     """The credible hints compiled against ``encoding``; with ``judged``, each
     credibility replaced by :func:`judged_credibility` on ``complete``
-    (configuration, loss) pairs, oldest first."""
+    (configuration, loss) pairs, oldest first, and squared for a good hint
+    (kappa, see the module docstring)."""
     out = []
     for hint in hints:
         if hint.credibility <= 0:
             continue
-        c = judged_credibility(encoding, hint, complete) ** 2 if judged else hint.credibility
+        c = hint.credibility
+        if judged:
+            c = judged_credibility(encoding, hint, complete) ** (2 if hint.weight > 0 else 1)
         out.append(_compile(encoding, hint, c))
     return out
 
 
 def judged_credibility(encoding: UnitEncoding, hint: Hint, complete: Sequence[tuple[Config, float]]) -> float:
     """min(1, 2 c r): the credibility as the evidence in the hint's window judges it
-    (the window draws' share; the pull's credibility is its square)."""
+    (the window draws' share; a good hint's pull takes its square)."""
     return min(1.0, 2.0 * hint.credibility * hint_reliability(encoding.space, hint, complete))
 
 

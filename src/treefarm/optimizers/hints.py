@@ -169,7 +169,7 @@ def hint_log_prior(space: Space, hints: Sequence[Hint], config: Mapping[str, Sca
     with w_h :func:`hint_window` (0 everywhere when every credibility is 0). The
     GP adds ``beta / n`` times it to its log-acquisition (πBO,
     :mod:`treefarm.optimizers.hint_prior`, which computes it on encoded points
-    with the credibilities judged by the evidence)."""
+    with the credibilities judged by the evidence, a good hint's squared)."""
     good = [h for h in hints if h.weight > 0 and h.credibility > 0]
     bad = [h for h in hints if h.weight < 0 and h.credibility > 0]
     log_pi = 0.0
