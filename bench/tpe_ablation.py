@@ -65,7 +65,7 @@ def per_address_tpe(**options: Any) -> Any:
 
             return walk(root, decide)[0]
 
-    return PerAddressTPE(**(vars(tf.TPE.hyperopt()) | options))
+    return PerAddressTPE.hyperopt(**options)
 
 
 def variants() -> dict[str, Callable[[], Any]]:
