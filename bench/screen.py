@@ -37,7 +37,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -219,7 +219,8 @@ def numeric(key: str, dim: int) -> bool:
 
 def report(
     paths: list[Path], base: str, *, variants: list[str] | None = None, n_boot: int = 2000, stall: int = 50,
-    numeric_as: dict[str, str] | None = None,
+    numeric_as: dict[str, str] | None = None, problems: Collection[str] | None = None,
+    seeds: Collection[int] | None = None,
 ) -> str:
     """Median final regret per problem and variant (seeds), then each
     variant's counts against ``base`` over the problems both ran on >= 5
@@ -231,11 +232,14 @@ def report(
     seed's row counts once however many files hold it. ``numeric_as``
     (variant -> variant) reads one variant's rows as another's on purely
     numeric problems (:func:`numeric`): ``{"auto": "gp"}`` where ``auto``
-    is the GP there, suggestion for suggestion."""
+    is the GP there, suggestion for suggestion. ``problems`` and ``seeds``
+    keep only those rows (a set of targets, seeds a variant was not chosen on)."""
     final: dict[tuple[str, str], dict[int, float]] = {}
     stuck: dict[tuple[str, str], dict[int, bool]] = {}
     aliases = numeric_as or {}
     for r in _rows(paths):
+        if (problems is not None and r["problem"] not in problems) or (seeds is not None and r["seed"] not in seeds):
+            continue
         on_numeric = bool(aliases) and numeric(r["problem"], r["dim"])
         targets = [] if on_numeric and r["variant"] in aliases else [r["variant"]]
         if on_numeric:
@@ -302,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("files", type=Path, nargs="+")
     p.add_argument("--base", required=True)
     p.add_argument("--variants", default=None, help="comma-separated: only these (and the base)")
+    p.add_argument("--problems", default=None, help="comma-separated: only these problems' rows")
+    p.add_argument("--seeds", default=None, help="only these seeds' rows: FIRST-LAST, both included")
     p.add_argument("--numeric-as", default=None,
                    help="comma-separated variant=source: on purely numeric problems, the variant's rows are source's")
     args = parser.parse_args(argv)
@@ -315,8 +321,13 @@ def main(argv: list[str] | None = None) -> int:
         _append(args.out, new)
     else:
         numeric_as = dict(pair.split("=", 1) for pair in args.numeric_as.split(",")) if args.numeric_as else None
+        seeds = None
+        if args.seeds:
+            first, _, last = args.seeds.partition("-")
+            seeds = range(int(first), int(last or first) + 1)
         print(report(args.files, args.base, variants=args.variants.split(",") if args.variants else None,
-                     numeric_as=numeric_as))
+                     numeric_as=numeric_as, problems=args.problems.split(",") if args.problems else None,
+                     seeds=seeds))
     return 0
 
 

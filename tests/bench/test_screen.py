@@ -48,6 +48,17 @@ def test_the_report_counts_a_seed_once_however_many_files_hold_it_and_the_lowest
     assert "| new | 1 | 1 | 1 | 0 | none | 1.00 | 1 |" in text and "| base | 1 | 0 | 0 | 0 | none | 2.00 | 0 |" in text
 
 
+def test_the_report_keeps_only_the_problems_and_seeds_asked_for(tmp_path: Path) -> None:
+    """A variant judged on a target set, or on seeds it was not chosen on, from the same rows file."""
+    rows = [_row(s, "base", 1.0 + s) for s in range(12)] + [_row(s, "new", 0.1 + s / 100) for s in range(12)]
+    rows += [{**r, "problem": "hartmann6"} for r in rows]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = report([path], "base", problems=["hartmann6"], seeds=range(6, 12))
+    assert "| hartmann6 | 9.5 (6) | 0.185 (6) |" in text and "branin" not in text
+    assert main(["report", str(path), "--base", "base", "--problems", "branin", "--seeds", "0-5"]) == 0
+
+
 def test_numeric_as_reads_one_variants_rows_as_anothers_on_numeric_problems_only(tmp_path: Path) -> None:
     """``auto`` is the GP on numeric spaces: there its column is the GP's rows; on a space with a choice its own."""
     rows = [_row(s, "gp", 1.0) for s in range(6)] + [_row(s, "auto", 2.0) for s in range(6)]
