@@ -31,15 +31,29 @@ def test_auto_is_registered() -> None:
 
 def test_autos_tpe_is_the_one_its_design_was_measured_with() -> None:
     """TPE()'s defaults moved after auto was measured (10 start-up trials, bounds not
-    neighbours); auto keeps its own: 5 start-up trials and the seed's bandwidths,
-    with which the README's Quickstart (60 trials, seed 0) ends at 0.0800009; with
-    TPE()'s new defaults in its turns it ended at 0.100."""
+    neighbours); auto keeps its own: 5 start-up trials and the seed's bandwidths."""
     tpe = Auto().tpe
     assert (tpe.n_startup, tpe.bounds_as_neighbours, tpe.forget) == (5, True, 25)
+
+
+def test_the_quickstart_with_auto_is_at_least_as_good_as_with_tpe() -> None:
+    """The README's Quickstart (60 trials), seeds 0-4: auto's median best is the
+    optimum's 0.080 and no worse than TPE()'s (0.0821). A median over seeds, not one
+    seed's value: the GP's floating point differs between processors, and one seed's
+    60-trial run ended at 0.0800 on one machine and on SGD's 0.100 on another."""
     quickstart = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" / "quickstart.py"))
-    study = Study.create(space=quickstart["space"], algo=Auto(), seed=0)
-    study.optimize(quickstart["objective"], 60)
-    assert study.best_trial.value == pytest.approx(0.08, abs=1e-4)
+
+    def median_best(make: Callable[[], Optimizer]) -> float:
+        best = []
+        for seed in range(5):
+            study = Study.create(space=quickstart["space"], algo=make(), seed=seed)
+            study.optimize(quickstart["objective"], 60)
+            best.append(study.best_trial.value)
+        return float(np.median(best))
+
+    auto = median_best(Auto)
+    assert auto == pytest.approx(0.08, abs=1e-3)
+    assert auto <= median_best(TPE)
 
 
 def test_the_gp_alone_on_numeric_spaces_tpe_among_choices_and_grammar_search_on_recursive_spaces() -> None:

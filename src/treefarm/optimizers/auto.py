@@ -28,8 +28,11 @@ on one option of a choice, and grammar search leads on recursive spaces.
   0.0840 / 0.1040 with TPE's turns, 0.100 / 0.080 / 0.100 with the GP alone,
   TPE (20 start-up trials) 0.0932 / 0.0808 / 0.0951; seeds 0-7 with stalls
   on the model's scale, mean 0.0875 against the raw range's 0.0841. Today
-  (the GP improved since): ``auto`` 0.0800 / 0.0801 / 0.0800, ``TPE()``
-  0.0822 / 0.0816 / 0.0802.
+  (the GP improved since), seeds 0-9: ``auto`` median 0.0800, with 3 of 10
+  runs still on SGD's branch (0.100-0.104); ``TPE()`` median 0.0830, none at
+  the optimum. One seed's run is not portable: the GP's floating point
+  differs between processors, and seed 0 ended at 0.0800 on one machine and
+  at 0.100 on another with the same code.
 - **Recursive**: grammar search (:mod:`treefarm.optimizers.grammar`) proposes
   every trial. Giving every third trial to the GP had a higher median than
   grammar search alone on 11 of the 17 grammar problems and a lower one on 5,
