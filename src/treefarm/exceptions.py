@@ -73,6 +73,14 @@ class StudyError(TreefarmError, RuntimeError):
     """A study is used against its contract, e.g. asking for a best trial before any completed."""
 
 
+class SuggestionError(StudyError):
+    """The optimizer raised while suggesting a trial's configuration. The trial
+    claimed for it is FAILED with this message and the error propagates
+    whatever ``catch`` holds (``catch`` is the objective's): the same history
+    would make the next suggestion fail the same way. The optimizer's own
+    exception is the ``__cause__``."""
+
+
 class TrialStateError(StudyError):
     """A trial is moved to a state it cannot reach, e.g. ``tell()`` twice on one trial."""
 

@@ -206,6 +206,34 @@ def test_op_errors_while_building_fail_the_trial() -> None:
     assert "cannot build" in study.trials[0].system_attrs["fail_reason"]
 
 
+class _Broken(tf.Optimizer):
+    """Suggests at random for three trials, then raises as a buggy optimizer
+    (or one missing a dependency) would."""
+
+    def suggest(self, space, history, n, rng):  # type: ignore[no-untyped-def]
+        if len(history.complete) >= 3:
+            raise RuntimeError("optimizer bug")
+        return tf.RandomSearch().suggest(space, history, n, rng)
+
+
+@pytest.mark.parametrize("storage", ["memory", "sqlite"])
+def test_an_optimizer_that_raises_fails_its_trial_and_stops_the_run(storage: str, tmp_path: Path) -> None:
+    """Not a failed evaluation (``catch`` is the objective's): the error propagates,
+    named, and the trial claimed for the suggestion is FAILED with it, not left
+    RUNNING without a configuration while every later claim does the same."""
+    url = None if storage == "memory" else f"sqlite:///{tmp_path / 's.db'}"
+    study = tf.Study.create(space=SPACE, algo=_Broken(), storage=url, seed=0)
+    with pytest.raises(tf.SuggestionError, match=r"_Broken.*trial 3.*RuntimeError: optimizer bug") as info:
+        study.optimize(quadratic, 10)
+    assert isinstance(info.value.__cause__, RuntimeError)
+    trials = study.trials
+    assert [t.state for t in trials] == [TrialState.COMPLETE] * 3 + [TrialState.FAILED]
+    assert "optimizer bug" in trials[3].system_attrs["fail_reason"]
+    with pytest.raises(tf.SuggestionError):
+        study.ask()
+    assert [t.state for t in study.trials][4:] == [TrialState.FAILED]
+
+
 def test_random_search_ask_reads_no_history() -> None:
     study = tf.Study.create(space=SPACE, algo="random", seed=0)
     study.optimize(quadratic, 5)

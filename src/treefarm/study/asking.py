@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..exceptions import ConfigError, DuplicateParamsError, TrialStateError
+from ..exceptions import ConfigError, DuplicateParamsError, SuggestionError, TrialStateError
 from ..optimizers import History, Optimizer
 from ..optimizers.hints import apply_hints
 from ..space import Config, validate, within_support
@@ -72,13 +72,15 @@ class Asker:
         *,
         claimed: Callable[[int], None],
         lost: Callable[[int], None],
-        refuse: Callable[[int, str], object],
+        fail: Callable[[int, str], object],
     ) -> tuple[int, Config] | None:
         """Claim a RUNNING trial (None when ``budget`` is spent) and fix its configuration;
         ``claimed(number)`` is called as soon as the storage has given the trial,
         ``lost(number)`` when the storage refuses its configuration because the claim
         did not survive (a database server crash; the next claim is then made),
-        ``refuse(number, reason)`` for an enqueued configuration that does not fit."""
+        ``fail(number, reason)`` for an enqueued configuration that does not fit (the
+        next one is taken) and for a suggestion that raised (:class:`SuggestionError`,
+        which then propagates)."""
         worker = identity()
         attrs: dict[str, JSON] = {"worker": worker, "stale_after": self._stale_after}
         while True:
@@ -93,12 +95,15 @@ class Asker:
                     lost(record.number)
                     log.warning("trial %d was lost before its configuration was written; claiming another: %s", record.number, exc)
                     continue
+                except SuggestionError as exc:
+                    fail(record.number, str(exc))
+                    raise
                 break
             try:
                 config = validate(self._space, record.params)
                 break
             except ConfigError as exc:
-                refuse(record.number, str(exc))
+                fail(record.number, str(exc))
         self._cache.remember(record.number, config)
         return record.number, config
 
@@ -142,7 +147,13 @@ class Asker:
             the proposal it was made from."""
 
             def draw() -> Config:
-                return optimizer.suggest(space, history, 1, rng)[0]
+                try:
+                    return optimizer.suggest(space, history, 1, rng)[0]
+                except Exception as exc:
+                    raise SuggestionError(
+                        f"the optimizer {type(optimizer).__name__} raised while suggesting trial {number}: "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
 
             if not optimizer.hint_draws:
                 proposed = draw()

@@ -30,7 +30,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..exceptions import StorageUnavailableError, StudyError, TrialStateError
+from ..exceptions import StorageUnavailableError, StudyError, SuggestionError, TrialStateError
 from ..storage import REQUEUED, TrialRecord, TrialState
 from .parallel import Evaluator
 from .stopping import Stopper
@@ -171,6 +171,8 @@ def _ask_batch(
     while len(trials) < size and not stopper.done():
         try:
             trial = study.ask_within(budget)
+        except SuggestionError:
+            raise
         except catch:
             stopper.record(None)
             continue

@@ -237,7 +237,7 @@ class Study(Results, Hinting):
             budget,
             claimed=self._recorder.running.add,
             lost=self._recorder.running.discard,
-            refuse=lambda n, reason: self.finish(n, failure(reason)),
+            fail=lambda n, reason: self.finish(n, failure(reason)),
         )
         if claimed is None:
             return None
