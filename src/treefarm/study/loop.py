@@ -5,7 +5,9 @@ The objective receives the built value; if it declares a parameter named
 intermediate values). It returns a number or a mapping with ``"loss"``. An
 exception of a type in ``catch`` fails the trial and the run goes on; any
 other, and KeyboardInterrupt, fails every trial this process is running
-(reason ``"interrupted"`` for Ctrl-C) and propagates. With ``n_jobs > 1``
+(reason ``"interrupted"`` for Ctrl-C) and propagates. An error of the
+optimizer while suggesting is not the objective's: its trial is failed and
+:class:`~treefarm.SuggestionError` propagates whatever ``catch`` holds. With ``n_jobs > 1``
 trials run in synchronous batches of ``n_jobs`` in worker processes
 (``backend="process"``) or threads (``"thread"``); each batch is asked with
 the earlier members pending, so a seeded parallel run is reproducible.
