@@ -234,6 +234,24 @@ def test_an_optimizer_that_raises_fails_its_trial_and_stops_the_run(storage: str
     assert [t.state for t in study.trials][4:] == [TrialState.FAILED]
 
 
+def test_a_storage_that_refuses_every_claim_stops_the_run_instead_of_spinning() -> None:
+    """A write the storage refuses for good (a read-only database file, a full
+    disk) is no failed evaluation: the loop caught it under ``catch``, counted
+    nothing, and claimed again forever at full CPU. It propagates now, and an
+    error building a claimed trial's value is still the objective's."""
+    study = tf.Study.create(space=SPACE, seed=0)
+    calls = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        calls.append(args)
+        raise StorageError("attempt to write a readonly database")
+
+    study.storage.claim_trial = refuse  # type: ignore[method-assign]
+    with pytest.raises(StorageError, match="readonly"):
+        study.optimize(quadratic, 5)
+    assert len(calls) == 1
+
+
 def test_random_search_ask_reads_no_history() -> None:
     study = tf.Study.create(space=SPACE, algo="random", seed=0)
     study.optimize(quadratic, 5)

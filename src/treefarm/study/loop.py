@@ -5,9 +5,10 @@ The objective receives the built value; if it declares a parameter named
 intermediate values). It returns a number or a mapping with ``"loss"``. An
 exception of a type in ``catch`` fails the trial and the run goes on; any
 other, and KeyboardInterrupt, fails every trial this process is running
-(reason ``"interrupted"`` for Ctrl-C) and propagates. An error of the
-optimizer while suggesting is not the objective's: its trial is failed and
-:class:`~treefarm.SuggestionError` propagates whatever ``catch`` holds. With ``n_jobs > 1``
+(reason ``"interrupted"`` for Ctrl-C) and propagates. Errors claiming a
+trial are not the objective's and propagate whatever ``catch`` holds: the
+storage's (a read-only database file) and the optimizer's
+(:class:`~treefarm.SuggestionError`, its trial failed). With ``n_jobs > 1``
 trials run in synchronous batches of ``n_jobs`` in worker processes
 (``backend="process"``) or threads (``"thread"``); each batch is asked with
 the earlier members pending, so a seeded parallel run is reproducible.
@@ -32,7 +33,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..exceptions import StorageUnavailableError, StudyError, SuggestionError, TrialStateError
+from ..exceptions import StorageUnavailableError, StudyError, TrialStateError
 from ..storage import REQUEUED, TrialRecord, TrialState
 from .parallel import Evaluator
 from .stopping import Stopper
@@ -168,19 +169,17 @@ def _ask_batch(
     study: Study, size: int, budget: int | None, catch: tuple[type[BaseException], ...], stopper: Stopper
 ) -> tuple[list[Trial], bool]:
     """Up to ``size`` trials, and whether the study's budget is spent. A trial whose
-    value fails to build (a caught error) is recorded failed and counts against the budget."""
+    value fails to build (a caught error) is recorded failed and counts against the
+    budget; an error claiming a trial (the storage's, the optimizer's) propagates."""
     trials: list[Trial] = []
     while len(trials) < size and not stopper.done():
+        claimed = study.claim_within(budget)
+        if claimed is None:
+            return trials, True
         try:
-            trial = study.ask_within(budget)
-        except SuggestionError:
-            raise
+            trials.append(study.start_claimed(*claimed))
         except catch:
             stopper.record(None)
-            continue
-        if trial is None:
-            return trials, True
-        trials.append(trial)
     return trials, False
 
 

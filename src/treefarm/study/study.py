@@ -28,7 +28,7 @@ from ..exceptions import StudyError, format_values
 from ..optimizers import History, Optimizer
 from ..optimizers.options import check_range
 from ..pruners import Pruner
-from ..space import build, validate
+from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
 from . import opening
 from .asking import Asker
@@ -233,16 +233,27 @@ class Study(Results, Hinting):
     def ask_within(self, budget: int | None) -> Trial | None:
         """:meth:`ask`, or None when the study already has ``budget`` claimed trials
         (every state but waiting), counted atomically across all processes."""
+        claimed = self.claim_within(budget)
+        return None if claimed is None else self.start_claimed(*claimed)
+
+    def claim_within(self, budget: int | None) -> tuple[int, Config] | None:
+        """The storage's and the optimizer's part of :meth:`ask_within`: a RUNNING
+        trial and its configuration, or None when ``budget`` is spent. Errors here
+        (the storage's, :class:`SuggestionError`) are never the objective's."""
         claimed = self._asker.claim(
             budget,
             claimed=self._recorder.running.add,
             lost=self._recorder.running.discard,
             fail=lambda n, reason: self.finish(n, failure(reason)),
         )
-        if claimed is None:
-            return None
-        self._keep_alive.ensure()  # the running trials are beaten until they are told
-        number, config = claimed
+        if claimed is not None:
+            self._keep_alive.ensure()  # the running trials are beaten until they are told
+        return claimed
+
+    def start_claimed(self, number: int, config: Config) -> Trial:
+        """The user's part of :meth:`ask_within`: the claimed trial with its built
+        value; if building raises (an op of the user's), the trial is recorded
+        FAILED and the error propagates."""
         try:
             value = build(self.space, config)
         except BaseException as exc:
