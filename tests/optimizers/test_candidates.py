@@ -7,7 +7,7 @@ import operator
 import numpy as np
 import pytest
 
-from treefarm.optimizers.candidates import crossover, mutate, neighbours
+from treefarm.optimizers.candidates import crossover, mutate, neighbours, option_swaps
 from treefarm.space import Choice, Int, Join, Real, Var, convert, op, sample, validate
 
 FLAT = convert({"x": Real(-5, 5), "n": Int(1, 8), "act": Choice("relu", "tanh", "gelu")})
@@ -124,3 +124,33 @@ def test_flat_neighbours_are_the_walks_neighbours(space, seed, monkeypatch) -> N
             walked = neighbours(root, parents[:k], 64, walk_rng)
         assert [c.to_json() for c in fast] == [c.to_json() for c in walked]
         assert fast_rng.random() == walk_rng.random()
+
+
+def test_option_swaps_keep_every_decision_but_one_join_and_borrow_the_new_branchs() -> None:
+    """The incumbent's settings on each other branch: C stays, the join takes each
+    other option once, and a decision only the new branch has comes from the best
+    donor that has it (the prior only where none does)."""
+    parent = validate(COND, {"C": 3.0, "kernel": "rbf", "kernel.rbf.gamma": 0.01})
+    donors = [
+        validate(COND, {"C": 50.0, "kernel": "poly", "kernel.poly.degree": 4}),
+        validate(COND, {"C": 0.1, "kernel": "poly", "kernel.poly.degree": 2}),
+    ]
+    swaps = option_swaps(COND, parent, donors, np.random.default_rng(0))
+    assert swaps == [
+        validate(COND, {"C": 3.0, "kernel": "poly", "kernel.poly.degree": 4}),
+        validate(COND, {"C": 3.0, "kernel": "linear"}),
+    ]
+    drawn = option_swaps(COND, parent, [], np.random.default_rng(0))[0]
+    assert drawn["kernel"] == "poly" and drawn["C"] == 3.0 and 2 <= drawn["kernel.poly.degree"] <= 5
+    assert option_swaps(FLAT, sample(FLAT, np.random.default_rng(0)), [], np.random.default_rng(0)) == []
+
+
+def test_option_swaps_cover_every_join_a_configuration_visits() -> None:
+    nested = convert({"model": Join(a={"inner": Join(x={}, y={}, z={})}, b={})})
+    parent = validate(nested, {"model": "a", "model.a.inner": "x"})
+    swaps = option_swaps(nested, parent, [], np.random.default_rng(0))
+    assert [dict(s) for s in swaps] == [
+        {"model": "b"},
+        {"model": "a", "model.a.inner": "y"},
+        {"model": "a", "model.a.inner": "z"},
+    ]

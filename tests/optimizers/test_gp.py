@@ -290,6 +290,41 @@ def test_a_stalled_gp_explores_on_one_suggestion_in_three_and_refines_in_between
         GP(explore_every=0)
 
 
+BRANCHED = {"x": Real(0, 1), "b": Join(a={}, c={"m": Real(0, 1)})}
+
+
+def _branched(n_cluster: int, extra: tuple[Observation, ...] = ()) -> History:
+    """:func:`_clustered` on branch ``c`` of a join (its own ``m`` irrelevant), and
+    branch ``a`` tried three times, far from the incumbent's ``x`` and worse than
+    ``c`` there by 0.3: the model believes ``a`` worse everywhere, though no trial
+    tells how ``a`` does at the incumbent's ``x``."""
+    _, history = _clustered(n_cluster)
+    ms = np.random.default_rng(0).uniform(size=len(history.complete))
+    on_c = tuple(
+        Observation(Config({"x": o.config["x"], "b": "c", "b.c.m": float(m)}), o.loss)
+        for o, m in zip(history.complete, ms)
+    )
+    on_a = tuple(Observation(Config({"x": x, "b": "a"}), (x - 0.2) ** 2 + 0.3) for x in (0.9, 0.6, 0.45))
+    return History(complete=(*on_c[:5], *on_a, *on_c[5:], *extra))
+
+
+def test_a_stalled_gp_first_tries_the_incumbent_on_the_other_branch() -> None:
+    """Stalled on branch c, the exploring suggestion is the incumbent's x on branch
+    a, not a Thompson draw; once that swap is evaluated the next explore is one."""
+    gp = GP(explore_every=1, n_candidates=128, n_local=64, n_starts=2)
+    history = _branched(12)
+    incumbent = min(history.complete, key=lambda o: o.loss).config
+    for seed in range(3):
+        locked = GP(explore_stalls=False, n_candidates=128, n_local=64, n_starts=2)
+        assert locked.suggest(BRANCHED, history, 1, np.random.default_rng(seed))[0]["b"] == "c"
+        assert gp.suggest(BRANCHED, history, 1, np.random.default_rng(seed))[0] == Config(
+            {"x": incumbent["x"], "b": "a"}
+        )
+    tried = _branched(12, (Observation(Config({"x": incumbent["x"], "b": "a"}), 0.3),))
+    suggestion = gp.suggest(BRANCHED, tried, 1, np.random.default_rng(0))[0]
+    assert min(abs(float(suggestion["x"]) - float(o.config["x"])) for o in tried.complete) >= STALL_DISTANCE
+
+
 def test_a_pending_trial_counts_as_a_suggestion_made_while_stalled() -> None:
     """Two workers at one stalled history do not both explore: the second
     sees the first's trial pending, one suggestion later in the schedule."""

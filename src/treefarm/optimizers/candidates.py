@@ -15,6 +15,8 @@ the changed structure reaches addresses the parent never had:
   another option; a changed join option regrows the subtree under it.
 - :func:`crossover` grafts the subtree of a second parent at one of its
   addresses onto the first.
+- :func:`option_swaps` takes each other option of each join a configuration
+  visits, keeping everything else: the same settings on another branch.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..exceptions import ConfigError
 from ..space import Choice, Config, Int, Join, Real, Space, draw_decision, walk
 from ..space.config import Decision, Scalar, check_decision
 
-__all__ = ["crossover", "mutate", "neighbours", "reflect", "step_decision", "still_valid"]
+__all__ = ["crossover", "mutate", "neighbours", "option_swaps", "reflect", "step_decision", "still_valid"]
 
 
 def reflect(u: float) -> float:
@@ -104,6 +106,45 @@ def crossover(space: Space, first: Config, second: Config, rng: np.random.Genera
         return draw_decision(node, allowed, rng)
 
     return walk(space, decide)[0]
+
+
+def option_swaps(
+    space: Space, parent: Config, donors: Sequence[Config], rng: np.random.Generator
+) -> list[Config]:
+    """``parent`` with one join decision changed to another of its options,
+    one configuration per (join address, other option), in walk order.
+
+    Every decision the parent has stays; a decision the new branch needs
+    and the parent lacks comes from the first of ``donors`` (best first)
+    that has it, else from the prior. So a swap asks "the incumbent's
+    settings on the other branch", which a model that keeps branches apart
+    (inactive columns far outside the cube) cannot answer from the trials of
+    that branch made elsewhere."""
+    joins: list[tuple[str, list[Scalar]]] = []
+
+    def record(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+        if isinstance(node, Join):
+            joins.append((address, [node.labels[i] for i in allowed if node.labels[i] != parent[address]]))
+        return parent[address]
+
+    walk(space, record)
+    out: list[Config] = []
+    for target, others in joins:
+        for label in others:
+
+            def decide(
+                address: str, node: Decision, allowed: tuple[int, ...], target: str = target, label: Scalar = label
+            ) -> Scalar:
+                if address == target:
+                    return label
+                for donor in (parent, *donors):
+                    value = donor.get(address)
+                    if still_valid(address, node, value, allowed):
+                        return value
+                return draw_decision(node, allowed, rng)
+
+            out.append(walk(space, decide)[0])
+    return out
 
 
 def neighbours(
