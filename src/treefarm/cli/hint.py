@@ -21,7 +21,7 @@ from typing import Any
 
 from ..exceptions import StorageError, format_values
 from ..space import convert
-from ..storage import open_storage
+from ..storage import Storage, open_storage
 from ..storage.url import sqlite_file
 from ..study.hinting import checked_hint
 from .arguments import unit
@@ -45,35 +45,39 @@ def cmd_hint(args: argparse.Namespace, load_space: Any) -> int:
     if path is not None and not path.exists():  # a mistyped path: refused, not created
         raise StorageError(f"the storage of a study to hint must exist, but got {format_values(path=str(path))}")
     if args.list or args.remove is not None:
-        storage = open_storage(args.storage, read_only=args.list)
-        study = storage.get_study(args.study)
-        if args.remove is not None:
-            storage.remove_hint(study.study_id, args.remove)
-            print(f"removed hint {args.remove} of study {args.study!r}")
-            return 0
-        for h in storage.get_hints(study.study_id):
-            kind = "bad" if h.weight < 0 else "good"
-            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(h.created))
-            print(
-                f"{h.hint_id}\t{kind}\tcredibility={h.credibility:g}\tspread={h.spread:g}\t{h.author or ''}\t{when}\t"
-                f"{json.dumps(dict(h.config))}"
-            )
+        with open_storage(args.storage, read_only=args.list) as storage:
+            _list_or_remove(storage, args)
         return 0
     config = args.config
     if args.space is not None:
         config = checked_hint(convert(load_space(args.space)), config, bad=args.bad)
-    storage = open_storage(args.storage)
-    study = storage.get_study(args.study)
-    record = storage.add_hint(
-        study.study_id,
-        config=config,
-        credibility=args.credibility,
-        weight=-1 if args.bad else 1,
-        spread=args.spread,
-        author=args.author,
-    )
+    with open_storage(args.storage) as storage:  # closing copies a SQLite file's -wal into it
+        study = storage.get_study(args.study)
+        record = storage.add_hint(
+            study.study_id,
+            config=config,
+            credibility=args.credibility,
+            weight=-1 if args.bad else 1,
+            spread=args.spread,
+            author=args.author,
+        )
     print(f"hint {record.hint_id} added to study {args.study!r}")
     return 0
+
+
+def _list_or_remove(storage: Storage, args: argparse.Namespace) -> None:
+    study = storage.get_study(args.study)
+    if args.remove is not None:
+        storage.remove_hint(study.study_id, args.remove)
+        print(f"removed hint {args.remove} of study {args.study!r}")
+        return
+    for h in storage.get_hints(study.study_id):
+        kind = "bad" if h.weight < 0 else "good"
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(h.created))
+        print(
+            f"{h.hint_id}\t{kind}\tcredibility={h.credibility:g}\tspread={h.spread:g}\t{h.author or ''}\t{when}\t"
+            f"{json.dumps(dict(h.config))}"
+        )
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -35,7 +35,7 @@ from .. import __version__
 from ..exceptions import TreefarmError, format_values
 from ..optimizers import available
 from ..pruners import Pruner
-from ..storage import TrialState, open_storage
+from ..storage import Storage, TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import ROW_COLUMNS, trial_rows
 from ..study.warm import GATE_TRIALS, gate_open, warm_source
@@ -118,6 +118,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         load_if_exists=True,
         pruner=_pruner(module, args.pruner),
     )
+    try:  # closing copies a SQLite file's -wal into it: the file alone then holds every trial
+        return _run_study(study, objective, module, args)
+    finally:
+        study.storage.close()
+
+
+def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.Namespace) -> int:
     done = study.storage.count_trials(study.study_id, states=CLAIMED)
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
     try:
@@ -154,7 +161,11 @@ def _space_from(target: str) -> Any:
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
-    storage = open_storage(args.storage, read_only=True)
+    with open_storage(args.storage, read_only=True) as storage:
+        return _list_studies(storage, args)
+
+
+def _list_studies(storage: Storage, args: argparse.Namespace) -> int:
     studies = storage.list_studies()
     if not studies:
         print(f"no studies in {args.storage}")
@@ -199,7 +210,11 @@ GATE_HELP = (
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    storage = open_storage(args.storage, read_only=True)
+    with open_storage(args.storage, read_only=True) as storage:
+        return _show(storage, args)
+
+
+def _show(storage: Storage, args: argparse.Namespace) -> int:
     record = storage.get_study(args.study)
     trials = storage.get_trials(record.study_id)
     rows = trial_rows(trials)
@@ -232,9 +247,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    storage = open_storage(args.storage, read_only=True)
-    record = storage.get_study(args.study)
-    rows = trial_rows(storage.get_trials(record.study_id))
+    with open_storage(args.storage, read_only=True) as storage:
+        record = storage.get_study(args.study)
+        rows = trial_rows(storage.get_trials(record.study_id))
     out = io.StringIO()
     if args.format == "json":
         json.dump(rows, out, indent=1)

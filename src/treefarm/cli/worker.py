@@ -23,10 +23,10 @@ import argparse
 import contextlib
 import signal
 import sys
-from types import FrameType
+from types import FrameType, ModuleType
 from typing import Any
 
-from ..storage import TrialState, open_storage
+from ..storage import Storage, TrialState, open_storage
 from ..study import Study
 from .arguments import PRUNER_HELP, positive_float, positive_int
 from .progress import Progress
@@ -41,12 +41,21 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from .main import _attribute, _load_file, _pruner
+    from .main import _attribute, _load_file
 
     module, objective_name = _load_file(args.file or f"{args.study}.py")
     objective = _attribute(module, objective_name, "the objective")
     space = _attribute(module, args.space, "the space")
     storage = open_storage(args.storage, retry_deadline=args.retry_deadline, journal=args.journal)
+    try:  # closing copies a SQLite file's -wal into it: the file alone then holds every trial
+        return _work(storage, objective, space, module, args)
+    finally:
+        storage.close()
+
+
+def _work(storage: Storage, objective: Any, space: Any, module: ModuleType, args: argparse.Namespace) -> int:
+    from .main import _pruner
+
     study = Study.create(
         args.study,
         space=space,
@@ -72,7 +81,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
     total = storage.count_trials(study.study_id, states=CLAIMED)
     with contextlib.suppress(Exception):
         print(f"study {study.name!r}: {total} trials claimed; best value {study.best_value!r}")
-    storage.close()
     return 0
 
 

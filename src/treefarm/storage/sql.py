@@ -15,6 +15,26 @@ Every dialect quirk lives in this file:
   up front, waiting up to the busy timeout) and a plain ``BEGIN`` for reads
   (one consistent snapshot). What still surfaces as "locked"/"busy" is retried
   with bounded exponential backoff.
+
+  Commits land in the ``-wal`` file beside the database; SQLite copies them
+  into the database file at a checkpoint (automatically every 1000 pages, and
+  when the last connection to the file closes). So that the ``.db`` file alone
+  holds every committed trial once treefarm is done with it (a copy or a backup
+  of that one file), :meth:`SQLStorage.close`, and an ``atexit`` hook for every
+  storage still open that wrote, runs ``PRAGMA wal_checkpoint(TRUNCATE)``
+  before releasing the connections. Nothing is checkpointed per write (that
+  would cost throughput with many workers). Closing while other processes use
+  the file is safe: the checkpoint waits at most :data:`CLOSE_CHECKPOINT_MS`
+  for their writer and readers, then copies what it can without waiting and
+  leaves the rest to the last one to close.
+
+  A read-only opening (``read_only=True``) uses ``mode=ro``, which reads the
+  ``-wal`` file too; only a file that nobody can write (its folder or itself
+  not writable) and that has no ``-wal`` with content beside it is opened as
+  ``immutable`` (SQLite then ignores any ``-wal``), since in a read-only folder
+  ``mode=ro`` cannot create the ``-shm`` file a WAL database needs. A file
+  whose ``-wal`` holds data in a folder where no ``-shm`` can be made is
+  refused with an error that says so.
 * **PostgreSQL.** Number assignment and claims lock the study row
   (``SELECT ... FOR UPDATE``), finishing locks the trial row, so concurrent
   workers serialize exactly where they must; serialization failures and
@@ -41,16 +61,19 @@ per study and number; params and attributes as JSON text) and
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import math
 import os
 import secrets
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
@@ -77,6 +100,9 @@ REQUEST = "_request"
 SYNCHRONOUS = ("NORMAL", "FULL")
 """SQLite ``synchronous`` settings offered: NORMAL (fast, may lose the last commits on power
 loss) and FULL (every commit fsynced)."""
+CLOSE_CHECKPOINT_MS = 250
+"""How long the checkpoint of :meth:`SQLStorage.close` waits for other connections' writer and
+readers before copying, without waiting, what it can (the last connection to close does the rest)."""
 _PG_SCHEMA_LOCK = 0x7472_6565  # pg_advisory_xact_lock key serializing schema creation ("tree")
 
 _T = TypeVar("_T")
@@ -163,12 +189,41 @@ def _missing_driver(parsed: sa.URL, shown: str, error: ImportError) -> str:
     )
 
 
+def _writable(path: Path) -> bool:
+    """Whether this process may write ``path`` (a file or a folder)."""
+    return os.access(path, os.W_OK)
+
+
+def _wal_has_content(path: Path) -> bool:
+    """Whether the ``-wal`` file beside the SQLite file ``path`` exists and is not empty (it may
+    hold commits that are not in ``path`` yet; empty after a TRUNCATE checkpoint)."""
+    try:
+        return Path(f"{path}-wal").stat().st_size > 0
+    except OSError:
+        return False
+
+
+def read_only_flags(path: Path) -> str:
+    """The URI parameters of a read-only opening of the SQLite file ``path``.
+
+    ``mode=ro``, which reads the ``-wal`` file too, unless nobody can write the
+    file (neither it nor its folder is writable for us: WAL readers need a
+    ``-shm`` file beside it, which ``mode=ro`` cannot create in a read-only folder)
+    and no ``-wal`` file with content lies beside it: then ``mode=ro&immutable=1``,
+    which reads the database file alone, correct only when that file holds
+    everything (SQLite ignores a ``-wal`` file of an immutable database).
+    """
+    writable = _writable(path.parent) and _writable(path)
+    if writable or _wal_has_content(path):
+        return "mode=ro"
+    return "mode=ro&immutable=1"
+
+
 def _read_only(parsed: sa.URL, kwargs: dict[str, Any], *, shown: str) -> tuple[sa.URL, dict[str, Any]]:
     """The URL and engine arguments of a read-only opening; a SQLite file must exist.
 
-    SQLite opens the file with ``mode=ro``, or, when its folder is not writable
-    (WAL needs a shared-memory file beside it), as ``immutable``: nobody can
-    write there either. PostgreSQL sessions default to read-only transactions.
+    SQLite opens the file with :func:`read_only_flags`. PostgreSQL sessions
+    default to read-only transactions.
     """
     if parsed.get_backend_name() != "sqlite":
         return parsed, {**kwargs, "connect_args": {"options": "-c default_transaction_read_only=on"}}
@@ -177,10 +232,32 @@ def _read_only(parsed: sa.URL, kwargs: dict[str, Any], *, shown: str) -> tuple[s
         raise StorageError(
             f"a storage opened for reading must exist, but got {format_values(path=str(path))}"
         )
-    writable = os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)
-    flags = "mode=ro" if writable else "mode=ro&immutable=1"
-    uri = f"file:{quote(str(path.resolve()))}?{flags}"
+    uri = f"file:{quote(str(path.resolve()))}?{read_only_flags(path)}"
     return parsed.set(database=uri, query={"uri": "true"}), kwargs
+
+
+def _unreadable_wal(path: Path) -> str | None:
+    """Why a read-only opening of ``path`` failed, when the cause is its ``-wal`` file
+    in a folder where the ``-shm`` file cannot be made; None otherwise."""
+    shm = Path(f"{path}-shm")
+    if not _wal_has_content(path) or _writable(path.parent) or shm.exists():
+        return None
+    return (
+        f"{path.name}-wal beside it holds commits not yet copied into the file, and reading them "
+        f"needs a {shm.name} file, which SQLite cannot create in the read-only folder {str(path.parent)!r} "
+        "(copy the file with its -wal to a writable folder, or let the process that wrote it "
+        "close it: treefarm copies the -wal into the file on close)"
+    )
+
+
+def _sqlite_file(parsed: sa.URL) -> Path | None:
+    """The file a SQLite URL names (also as a ``file:`` URI), made absolute; None without one."""
+    database = parsed.database or ""
+    if database.startswith("file:"):
+        database = unquote(database[len("file:") :].split("?", 1)[0])
+    if not database or database == ":memory:":
+        return None
+    return Path(database).expanduser().resolve()
 
 
 def _install_sqlite_hooks(engine: sa.Engine, *, read_only: bool, synchronous: str) -> None:
@@ -292,6 +369,8 @@ class SQLStorage(Storage):
         parsed = _driver_url(url)
         self._shown = parsed.render_as_string(hide_password=True)
         self._sqlite = parsed.get_backend_name() == "sqlite"
+        self._file = _sqlite_file(parsed) if self._sqlite else None
+        self._dirty = False  # written since the last checkpoint of close()
         kwargs: dict[str, Any] = (
             {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}} if self._sqlite else {"pool_pre_ping": True}
         )
@@ -312,9 +391,23 @@ class SQLStorage(Storage):
         self._pid = os.getpid()
         try:
             self._run(self._engine if read_only else self._writer, self._init_schema)
-        except BaseException:
+        except BaseException as error:
             self._engine.dispose()
-            raise
+            cause = error.__cause__
+            why = (
+                _unreadable_wal(self._file)
+                if read_only and self._file is not None and isinstance(cause, exc.DBAPIError)
+                else None
+            )
+            if why is None:
+                raise
+            assert isinstance(cause, exc.DBAPIError)
+            raise StorageError(
+                f"a SQLite file opened for reading must be readable, but got {format_values(path=str(self._file))}: "
+                f"{why}; SQLite said {type(cause.orig).__name__}: {cause.orig}"
+            ) from error
+        if self._sqlite:
+            _OPEN.add(self)
 
     # ------------------------------------------------------------ transactions
     def _run(self, engine: sa.Engine, body: Callable[[sa.Connection], _T]) -> _T:
@@ -394,6 +487,7 @@ class SQLStorage(Storage):
                 f"a write needs a storage opened for writing, but got {format_values(url=self._shown)} "
                 "opened read_only=True"
             )
+        self._dirty = True
         return self._run(self._writer, body)
 
     def _read(self, body: Callable[[sa.Connection], _T]) -> _T:
@@ -409,11 +503,13 @@ class SQLStorage(Storage):
                     f"{format_values(url=self._shown)} (no treefarm_meta table)"
                 )
             metadata.create_all(connection)
+            self._dirty = True
             self._has_hints = True
             connection.execute(sa.insert(meta_table).values(key="schema_version", value=str(SCHEMA_VERSION)))
             return
-        if not self.read_only:  # tables added since a database was made (hints) are created on open
-            metadata.create_all(connection, tables=[hints_table], checkfirst=True)
+        if not self.read_only and not sa.inspect(connection).has_table(hints_table.name):
+            hints_table.create(connection)  # a table added since the database was made
+            self._dirty = True
         self._has_hints = self.read_only is False or sa.inspect(connection).has_table(hints_table.name)
         query = sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")
         found = connection.execute(query).scalar()
@@ -850,7 +946,39 @@ class SQLStorage(Storage):
         self._write(body)
 
     def close(self) -> None:
+        """Release the connections. On a SQLite file this storage wrote, first copy the
+        ``-wal`` file into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``), so that
+        the file alone holds every committed trial: see the module docstring. Never raises
+        because other processes still use the file. The storage reconnects if used again."""
+        if os.getpid() != self._pid:  # inherited through fork: the parent's connections stay the parent's
+            self._engine.dispose(close=False)
+            self._pid = os.getpid()
+        if self._dirty:
+            self._dirty = False
+            self._checkpoint()
         self._engine.dispose()
+
+    def _checkpoint(self) -> None:
+        """Copy the ``-wal`` file into the SQLite file and empty it, waiting at most
+        :data:`CLOSE_CHECKPOINT_MS` for other connections (then copying what it can)."""
+        if self._file is None or not self._file.is_file():  # never create a file that was removed
+            return
+        try:
+            raw = self._engine.raw_connection()
+        except exc.DBAPIError:
+            return
+        try:
+            driver = raw.driver_connection
+            assert driver is not None
+            driver.execute(f"PRAGMA busy_timeout = {CLOSE_CHECKPOINT_MS}")
+            try:
+                driver.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            finally:
+                driver.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        except self._engine.dialect.loaded_dbapi.Error:
+            pass  # e.g. a file opened through a read-only URI: nothing of ours to copy
+        finally:
+            raw.close()
 
     # ------------------------------------------------------- pages (read-only)
     def trial_page(
@@ -932,6 +1060,21 @@ class SQLStorage(Storage):
             )
 
         return self._read(body)
+
+
+_OPEN: weakref.WeakSet[SQLStorage] = weakref.WeakSet()
+"""The SQLite storages of this process, closed (their ``-wal`` copied into the file) at exit."""
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    """Close every SQLite storage of this process that wrote since its last close, so that
+    a program that never closes its storage (``Study.optimize`` and exit) leaves a
+    database file that holds every trial."""
+    for storage in list(_OPEN):
+        if storage._dirty and storage._pid == os.getpid():
+            with contextlib.suppress(Exception):
+                storage.close()
 
 
 def _claim_waiting(

@@ -90,6 +90,8 @@ def minimize(
     by this process or any other sharing the storage, count towards it.
     ``algo`` and ``direction`` default to ``"auto"`` and ``"minimize"`` for a
     new study and to the stored ones for a resumed one.
+    A storage given as a path or URL is closed on return (a SQLite file then holds
+    every trial by itself, without its ``-wal``; ``result.study`` reconnects if used).
     An objective that takes ``trial`` can report and be stopped early by ``pruner``.
     ``executor`` (e.g. a Dask ``Client``) runs the evaluations on its workers, as in
     :meth:`Study.optimize`.
@@ -108,12 +110,16 @@ def minimize(
     )
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None
-    study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor)
-    best = study.best_trial
-    return Result(
-        best_value=study.best_value,
-        best_config=Config(best.params),
-        best_params=study.best_params,
-        trials=study.trials,
-        study=study,
-    )
+    try:
+        study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor)
+        best = study.best_trial
+        return Result(
+            best_value=study.best_value,
+            best_config=Config(best.params),
+            best_params=study.best_params,
+            trials=study.trials,
+            study=study,
+        )
+    finally:
+        if not isinstance(storage, Storage):  # opened here: closing a SQLite file copies its -wal into it
+            study.storage.close()
