@@ -250,6 +250,15 @@ def _unreadable_wal(path: Path) -> str | None:
     )
 
 
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """The (device, inode) of the file at ``path``, None if there is none."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
+
+
 def _sqlite_file(parsed: sa.URL) -> Path | None:
     """The file a SQLite URL names (also as a ``file:`` URI), made absolute; None without one."""
     database = parsed.database or ""
@@ -408,6 +417,7 @@ class SQLStorage(Storage):
             ) from error
         if self._sqlite:
             _OPEN.add(self)
+        self._identity = _file_identity(self._file) if self._file is not None and not read_only else None
 
     # ------------------------------------------------------------ transactions
     def _run(self, engine: sa.Engine, body: Callable[[sa.Connection], _T]) -> _T:
@@ -487,8 +497,28 @@ class SQLStorage(Storage):
                 f"a write needs a storage opened for writing, but got {format_values(url=self._shown)} "
                 "opened read_only=True"
             )
+        if self._identity is not None:
+            self._check_same_file()
         self._dirty = True
         return self._run(self._writer, body)
+
+    def _check_same_file(self) -> None:
+        """Refuse a write when the SQLite file was deleted or replaced since this storage
+        opened it: its connections would write on into the old file, which no process can
+        open again, and a run would end "complete" with every later trial lost. One
+        ``stat`` per write transaction."""
+        assert self._file is not None and self._identity is not None
+        try:
+            now = os.stat(self._file)
+            identity: tuple[int, int] | None = (now.st_dev, now.st_ino)
+        except FileNotFoundError:
+            identity = None
+        if identity != self._identity:
+            raise StorageError(
+                f"the SQLite file {self._file} was deleted or replaced while this process had it open "
+                f"(it is {'missing' if identity is None else 'another file'} now): writing on would put "
+                "results where no process can read them; reopen the study on the file there is now"
+            )
 
     def _read(self, body: Callable[[sa.Connection], _T]) -> _T:
         return self._run(self._engine, body)

@@ -1,0 +1,55 @@
+"""A SQLite file deleted or replaced under a running study: the next write says so
+and stops the run, instead of writing on into a file nobody can open again."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import treefarm as tf
+from treefarm.exceptions import StorageError
+from treefarm.storage import SQLStorage
+
+
+def _study(path: Path) -> tf.Study:
+    return tf.Study.create(space={"x": tf.Real(0, 1)}, algo="random", storage=f"sqlite:///{path}", seed=0)
+
+
+def test_a_deleted_file_stops_the_run_at_the_next_write(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    study = _study(path)
+    done = []
+
+    def objective(p: dict) -> float:
+        done.append(p)
+        if len(done) == 3:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+        return float(p["x"])
+
+    with pytest.raises(StorageError, match=r"s\.db was deleted or replaced"):
+        study.optimize(objective, 10)
+    assert len(done) == 3
+    assert not path.exists()  # nothing recreated an empty file in its place
+
+
+def test_a_replaced_file_is_not_written_through_the_old_handle(tmp_path: Path) -> None:
+    """``mv other.db s.db`` while a worker runs: the worker's next write is refused
+    (it would have gone to the old, now unreachable, file), and the new file keeps
+    what it had."""
+    path, other = tmp_path / "s.db", tmp_path / "other.db"
+    study = _study(path)
+    study.optimize(lambda p: float(p["x"]), 2)
+    replacement = _study(other)
+    replacement.optimize(lambda p: float(p["x"]), 5)
+    replacement.storage.close()  # other.db alone holds its five trials
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    os.replace(other, path)
+    with pytest.raises(StorageError, match="deleted or replaced"):
+        study.optimize(lambda p: float(p["x"]), 4)
+    reopened = SQLStorage(f"sqlite:///{path}", read_only=True)
+    (record,) = reopened.list_studies()
+    assert len(reopened.get_trials(record.study_id)) == 5
