@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ..exceptions import StorageUnavailableError, StudyError, TrialStateError
 from ..storage import REQUEUED, TrialRecord, TrialState
 from .parallel import Evaluator
+from .recovery import REQUEUE_LOST
 from .stopping import Stopper
 from .trial import Trial
 
@@ -136,7 +137,7 @@ def optimize(
     target: float | None,
     patience: int | None,
     executor: Any = None,
-    requeue_lost: int = 1,
+    requeue_lost: int = REQUEUE_LOST,
 ) -> None:
     """Run ``objective`` on ``study``'s suggestions (see the module docstring)."""
     wants_trial = _check(objective, n_jobs, backend, executor, requeue_lost)

@@ -39,7 +39,7 @@ from .loop import optimize
 from .outcome import Outcome, failure, from_exception, told
 from .pruning import curves_for
 from .recording import Recorder
-from .recovery import recover
+from .recovery import REQUEUE_LOST, recover
 from .results import Results
 from .trial import Trial
 from .warm import warm_author, warm_start_hints, warm_start_points
@@ -354,7 +354,7 @@ class Study(Results, Hinting):
         target: float | None = None,
         patience: int | None = None,
         executor: Any = None,
-        requeue_lost: int = 1,
+        requeue_lost: int = REQUEUE_LOST,
     ) -> None:
         """Evaluate ``objective`` on suggested configurations until a rule stops it.
 

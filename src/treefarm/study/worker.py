@@ -6,8 +6,11 @@ PID namespace it lives in (the kernel's boot id and the namespace's inode).
 Containers may share a host name while each has its own PIDs, so a PID is
 only checked when the namespace proves the trial's worker and the checker
 see the same process table; the start time then tells a dead worker from a
-new process that reused its PID. Everywhere else the trial's own heartbeat
-decides (see :meth:`treefarm.storage.Storage.fail_stale_trials`).
+new process that reused its PID, and a zombie (killed, not yet reaped) is
+dead. There a worker is judged by its process (:func:`worker_gone`,
+:func:`worker_alive`), whatever its heartbeat says: a live one may hold the
+GIL longer than its heartbeat deadline. Everywhere else the trial's own
+heartbeat decides (see :meth:`treefarm.storage.Storage.fail_stale_trials`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 
 from ..storage import JSON, Storage
 
-__all__ = ["KeepAlive", "identity", "worker_gone"]
+__all__ = ["KeepAlive", "identity", "worker_alive", "worker_gone"]
 
 
 def _read(path: str) -> str | None:
@@ -44,13 +47,25 @@ def _namespace() -> str | None:
     return f"{boot}:{inode}" if boot else None
 
 
-def _start_time(pid: int) -> int | None:
-    """The process's start time in clock ticks since boot (field 22 of /proc/PID/stat)."""
+DEAD_STATES = frozenset("ZX")
+"""/proc states of a process that has exited: a zombie (killed, not yet reaped by its
+parent) keeps its /proc entry and start time, but runs nothing and beats no heartbeat."""
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """The process's state letter and start time in clock ticks since boot (fields 3 and
+    22 of /proc/PID/stat); None if there is no such process."""
     stat = _read(f"/proc/{pid}/stat")
     if stat is None:
         return None
-    fields = stat.rpartition(")")[2].split()
-    return int(fields[19]) if len(fields) > 19 else None
+    fields = stat.rpartition(")")[2].split()  # the command name, in parentheses, may hold spaces
+    return (fields[0], int(fields[19])) if len(fields) > 19 else None
+
+
+def _start_time(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot (field 22 of /proc/PID/stat)."""
+    stat = _stat(pid)
+    return None if stat is None else stat[1]
 
 
 @cache
@@ -69,18 +84,42 @@ def identity() -> dict[str, JSON]:
     return dict(_identity_of(os.getpid()))
 
 
-def worker_gone(worker: Any) -> bool:
-    """Whether the process described by ``worker`` (a trial's stored identity) is
-    certainly dead: same namespace as this process, and its PID is gone or now
-    belongs to a process started at another time. False whenever unsure."""
+def _local_pid(worker: Any) -> int | None:
+    """The PID of the process described by ``worker`` (a trial's stored identity) if it
+    lives in this process's PID namespace, so that /proc here shows that very process;
+    None otherwise (another host or container, an older identity, not an identity)."""
     me = identity()
     if not isinstance(worker, dict) or me["namespace"] is None or worker.get("namespace") != me["namespace"]:
-        return False
+        return None
     pid = worker.get("pid")
-    if not isinstance(pid, int) or pid == me["pid"]:
+    return pid if isinstance(pid, int) and not isinstance(pid, bool) else None
+
+
+def worker_gone(worker: Any) -> bool:
+    """Whether the process described by ``worker`` (a trial's stored identity) is
+    certainly dead: same namespace as this process, and its PID is gone, is a zombie
+    (killed but not yet reaped: dead, though its /proc entry remains) or now belongs to
+    a process started at another time. False whenever unsure."""
+    pid = _local_pid(worker)
+    if pid is None or pid == os.getpid():
         return False
-    started = _start_time(pid)
-    return started is None or (worker.get("start") is not None and started != worker.get("start"))
+    stat = _stat(pid)
+    if stat is None or stat[0] in DEAD_STATES:
+        return True
+    return worker.get("start") is not None and stat[1] != worker.get("start")
+
+
+def worker_alive(worker: Any) -> bool:
+    """Whether the process described by ``worker`` (a trial's stored identity) is
+    certainly alive: same namespace as this process, and its PID is a running (not
+    zombie) process started at the stored time. Such a worker keeps its trial even when
+    its heartbeat is late (an objective holding the GIL stops the heartbeat thread).
+    False whenever unsure (another host or namespace, no PID or start time)."""
+    pid = _local_pid(worker)
+    if pid is None or worker.get("start") is None:
+        return False
+    stat = _stat(pid)
+    return stat is not None and stat[0] not in DEAD_STATES and stat[1] == worker.get("start")
 
 
 class KeepAlive:
