@@ -16,8 +16,10 @@ itself is failed by the next recovery).
 An executor given by the caller (see :class:`Evaluator`) is used as it is
 and never shut down here. A trial whose future raises instead of returning
 (the worker died: Dask's ``KilledWorker``, a cancelled task, a lost
-connection) is FAILED with the reason and ``system_attrs["worker_lost"]``,
-which the optimize loop uses to queue its configuration again.
+connection), and every trial a broken process pool held (one dead process
+ends the others' evaluations too), is FAILED with the reason and
+``system_attrs["worker_lost"]``, which the optimize loop uses to queue its
+configuration again.
 """
 
 from __future__ import annotations
@@ -285,10 +287,11 @@ class Evaluator:
         try:
             kind, payload = item.result()
         except BrokenProcessPool as exc:
+            # a dead process breaks the pool, and the trials its other processes held die with it:
+            # each is a lost evaluation, queued again by the loop like a dead Dask worker's
             if pool is not None:
                 self._forget(pool)
-            reason = f"the worker process died while evaluating the trial: {exc}"
-            return Outcome(TrialState.FAILED, system_attrs={"fail_reason": reason}), None
+            return _lost(exc)
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             return from_exception(exc), None
         if kind == "ok":
