@@ -121,3 +121,17 @@ def test_csv_export_writes_json_for_structured_attributes_and_a_header_for_no_tr
     assert capsys.readouterr().out.startswith("number,state,value,")
     assert main(["export", str(db), "--study", "s", "--output", str(tmp_path / "no" / "x.csv")]) == 1
     assert "--output must be in an existing folder" in capsys.readouterr().err
+
+
+def test_a_changed_space_is_named_and_run_goes_on_with_allow_space_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script, db = tmp_path / "widened.py", str(tmp_path / "w.db")
+    body = "import treefarm as tf\nspace = {{'x': tf.Real(0, {high})}}\n\ndef objective(p):\n    return p['x']\n"
+    script.write_text(body.format(high=1))
+    assert main(["run", str(script), "--n-trials", "3", "--storage", db, "--algo", "random"]) == 0
+    script.write_text(body.format(high=2))
+    assert main(["run", str(script), "--n-trials", "5", "--storage", db]) == 1
+    assert "changed=['x: R[0:1] -> R[0:2]']" in capsys.readouterr().err
+    assert main(["run", str(script), "--n-trials", "5", "--storage", db, "--allow-space-change"]) == 0
+    assert len(tf.Study.load("widened", storage=db, space={"x": tf.Real(0, 2)}).trials) == 5

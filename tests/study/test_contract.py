@@ -126,8 +126,13 @@ def test_reopening_with_another_space_is_refused_unless_allowed_and_recorded(sto
     study = tf.Study.create("s", space=SPACE, storage=storage, seed=0)
     study.optimize(quadratic, 5)
     wider = {"x": tf.Real(-10.0, 10.0), "k": tf.Choice("a", "b")}
-    with pytest.raises(StudyError, match=r"must keep its space.*allow_space_change=True.*R\[-10"):
+    with pytest.raises(StudyError, match=r"must keep its space.*allow_space_change=True.*R\[-10") as refused:
         tf.Study.create("s", space=wider, storage=storage, load_if_exists=True)
+    assert "changed=['x: R[-5:5] -> R[-10:10]']" in str(refused.value)  # the address that changed, named
+    assert "removed" not in str(refused.value) and "added" not in str(refused.value)
+    narrower = {"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b"), "n": tf.Int(1, 3)}
+    with pytest.raises(StudyError, match=r"added=\['n'\]"):
+        tf.Study.create("s", space=narrower, storage=storage, load_if_exists=True)
     with pytest.raises(StudyError, match="must keep its space"):
         tf.Study.load("s", space=wider, storage=study.storage)
     reopened = tf.Study.create("s", space=wider, storage=study.storage, load_if_exists=True, allow_space_change=True)

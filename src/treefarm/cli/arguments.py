@@ -32,6 +32,12 @@ positive_float = _checked(float, lambda v: v > 0, "a number > 0")
 unit = _checked(float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
 
 
+#: The ``--allow-space-change`` option of ``run`` and ``worker``.
+ALLOW_SPACE_CHANGE_HELP = (
+    "go on with a study whose file's space changed since it was created (a widened range, a new "
+    "option): its trials stay, the change is recorded in the study"
+)
+
 #: The ``--pruner`` option of ``run`` and ``worker``.
 PRUNER_HELP = (
     "name of a Pruner in the file, or of a function making one, to stop unpromising trials early "

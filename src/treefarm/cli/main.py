@@ -40,7 +40,7 @@ from ..study import DEFAULT_STORAGE, Study
 from ..study.export import ROW_COLUMNS, trial_rows
 from ..study.warm import GATE_TRIALS, gate_open, warm_source
 from . import hint, recover, worker
-from .arguments import PRUNER_HELP, positive_float, positive_int
+from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
 from .dashboard import DashboardUsageError
 from .dashboard import add_parser as add_dashboard_parser
 from .plot import PlotUsageError
@@ -116,6 +116,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         direction=args.direction,
         seed=args.seed,
         load_if_exists=True,
+        allow_space_change=args.allow_space_change,
         pruner=_pruner(module, args.pruner),
     )
     try:  # closing copies a SQLite file's -wal into it: the file alone then holds every trial
@@ -297,6 +298,7 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--jobs", type=positive_int, default=1, help="parallel worker processes")
     run.add_argument("--seed", type=int, default=None)
+    run.add_argument("--allow-space-change", action="store_true", help=ALLOW_SPACE_CHANGE_HELP)
     run.add_argument(
         "--dask",
         default=None,

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..storage import Storage, TrialState, open_storage
 from ..study import Study
-from .arguments import PRUNER_HELP, positive_float, positive_int
+from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
 from .progress import Progress
 
 __all__ = ["cmd_worker", "register"]
@@ -62,6 +62,7 @@ def _work(storage: Storage, objective: Any, space: Any, module: ModuleType, args
         storage=storage,
         algo=args.algo,
         load_if_exists=True,
+        allow_space_change=args.allow_space_change,
         heartbeat_interval=args.heartbeat,
         requeue_interrupted=True,
         pruner=_pruner(module, args.pruner),
@@ -97,6 +98,7 @@ def register(sub: Any) -> None:
     worker.add_argument("--space", default="space", help="name of the space in the file (default: space)")
     worker.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
     worker.add_argument("--algo", default=None, help="optimizer of a new study (default: stored, else auto)")
+    worker.add_argument("--allow-space-change", action="store_true", help=ALLOW_SPACE_CHANGE_HELP)
     worker.add_argument(
         "--n-trials",
         type=positive_int,

@@ -22,7 +22,7 @@ from typing import Any
 from ..exceptions import StudyError
 from ..optimizers import Optimizer, make_optimizer
 from ..optimizers.registry import from_spec, spec_of
-from ..space import Space
+from ..space import Space, addresses, analyze
 from ..space.fingerprint import fingerprint
 from ..storage import JSON, Storage, StudyRecord
 
@@ -37,8 +37,32 @@ def creation_attrs(space: Space, optimizer: Optimizer) -> dict[str, JSON]:
     return {
         "space": repr(space)[:4000],
         "space_fingerprint": fingerprint(space),
+        "space_addresses": space_addresses(space),
         "optimizer": spec_of(optimizer),
     }
+
+
+def space_addresses(space: Space) -> dict[str, JSON] | None:
+    """Each decision address of a non-recursive space with its node's repr, so that a
+    reopening with another space can name what changed; None for a recursive space."""
+    if analyze(space).recursive:
+        return None
+    return {address: repr(node) for address, node in addresses(space)}
+
+
+def space_difference(stored: object, given: dict[str, JSON] | None) -> str:
+    """The addresses that differ between a stored and a given :func:`space_addresses`,
+    as ``removed=..., added=..., changed=...`` (empty when either is unknown)."""
+    if not isinstance(stored, dict) or given is None:
+        return ""
+    parts = []
+    removed = [a for a in stored if a not in given]
+    added = [a for a in given if a not in stored]
+    changed = [f"{a}: {stored[a]} -> {given[a]}" for a in given if a in stored and stored[a] != given[a]]
+    for name, items in (("removed", removed), ("added", added), ("changed", changed)):
+        if items:
+            parts.append(f"{name}={items}")
+    return ", ".join(parts)
 
 
 def _refuse(what: str, name: str, stored: object, given: object, hint: str = "") -> StudyError:
@@ -75,12 +99,17 @@ def reconcile(
     if stored_print is not None and stored_print != given_print and stored_print == fingerprint(space, legacy=True):
         storage.set_study_attr(record.study_id, "space_fingerprint", given_print)  # stored by an older treefarm
     elif stored_print is not None and stored_print != given_print:
+        given_addresses = space_addresses(space)
         if not allow_space_change:
-            hint = " (pass allow_space_change=True to continue with a changed space)"
+            difference = space_difference(record.attrs.get("space_addresses"), given_addresses)
+            hint = (
+                f" ({difference}; " if difference else " ("
+            ) + "pass allow_space_change=True, or --allow-space-change to treefarm run and worker, to go on with it)"
             raise _refuse("space", record.name, record.attrs.get("space"), repr(space)[:4000], hint)
         _record_change(storage, record, {"space": repr(space)[:4000], "space_fingerprint": given_print})
         storage.set_study_attr(record.study_id, "space_fingerprint", given_print)
         storage.set_study_attr(record.study_id, "space", repr(space)[:4000])
+        storage.set_study_attr(record.study_id, "space_addresses", given_addresses)
     elif stored_print is None:
         storage.set_study_attr(record.study_id, "space_fingerprint", given_print)
     stored_spec = record.attrs.get("optimizer")
