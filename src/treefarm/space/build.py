@@ -31,7 +31,11 @@ def _replay(
 
     def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
         if address not in config:
-            raise ConfigError(f"the decision at {address} is missing, expected one for {node!r}")
+            unmatched = [k for k in config if k not in used]
+            raise ConfigError(
+                f"the decision at {address} is missing, expected one for {node!r}"
+                + (f" (the config's keys not matched so far: {unmatched})" if unmatched else "")
+            )
         used.add(address)
         return config[address]
 
