@@ -143,7 +143,8 @@ def test_a_dying_worker_process_fails_its_trial_only() -> None:
     study.optimize(objectives.suicidal, 12, n_jobs=2)
     # a lost evaluation's re-run claimed once the budget is spent comes on top of it
     states = [t.state for t in study.trials if t.state is not TrialState.WAITING]
-    assert len(states) >= 12 and TrialState.COMPLETE in states
+    lost = sum(1 for t in study.trials if t.system_attrs.get("worker_lost"))
+    assert 12 <= len(states) <= 12 + lost and TrialState.COMPLETE in states
     died = [t for t in study.trials if "died" in t.system_attrs.get("fail_reason", "")]
     assert any(t.params["x"] > 3.0 for t in died)
     assert all(t.params["x"] <= 3.0 for t in study.trials if t.state is TrialState.COMPLETE)

@@ -218,3 +218,20 @@ def test_a_stale_rerun_is_not_queued_again_either(caplog: pytest.LogCaptureFixtu
 def test_the_recovery_limit_is_the_optimize_loops_default() -> None:
     for function in (loop.optimize, tf.Study.optimize):
         assert inspect.signature(function).parameters["requeue_lost"].default == REQUEUE_LOST
+
+
+@pytest.mark.parametrize(("limit", "queued"), [(0, 0), (1, 0), (2, 1)])
+def test_optimize_recovers_with_its_own_requeue_lost(limit: int, queued: int) -> None:
+    """``requeue_lost`` is also the limit of the recovery ``optimize`` runs first: a dead
+    worker's trial that was itself a re-run is queued again only when the limit is 2."""
+    study = _study()
+    earlier = study.storage.create_trial(study.study_id, params=PARAMS)
+    study.storage.finish_trial(study.study_id, earlier.number, state=TrialState.FAILED)
+    record = study.storage.claim_trial(
+        study.study_id, system_attrs={"worker": _dead_identity(), REQUEUED: earlier.number, "requeues": 1}
+    )
+    assert record is not None
+    study.storage.set_trial_params(study.study_id, record.number, PARAMS)
+    study.optimize(lambda p: 0.0, 3, requeue_lost=limit)
+    assert _trial(study, record.number).state is TrialState.FAILED
+    assert [t.system_attrs[REQUEUED] for t in _requeued(study)] == [earlier.number] + [record.number] * queued

@@ -34,9 +34,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import StorageUnavailableError, StudyError, TrialStateError
-from ..storage import REQUEUED, TrialRecord, TrialState
+from ..storage import TrialRecord, TrialState
 from .parallel import Evaluator
 from .recovery import REQUEUE_LOST
+from .recovery import requeue_lost as requeue_lost_trial
 from .stopping import Stopper
 from .trial import Trial
 
@@ -109,20 +110,6 @@ def _finish(study: Study, number: int, outcome: Outcome) -> TrialRecord | None:
         return None
 
 
-def _requeue(study: Study, record: TrialRecord, trial: Trial, limit: int) -> None:
-    """Queue again the configuration of a trial whose worker died, unless it was already
-    queued ``limit`` times (a configuration that kills its worker is not tried forever)."""
-    done = record.system_attrs.get("requeues", 0)
-    done = done if isinstance(done, int) else 0
-    if done < limit:
-        study.storage.create_trial(
-            study.study_id,
-            params=trial.config.to_dict(),
-            state=TrialState.WAITING,
-            system_attrs={REQUEUED: trial.number, "requeues": done + 1},
-        )
-
-
 def optimize(
     study: Study,
     objective: Callable[..., Any],
@@ -145,7 +132,7 @@ def optimize(
     caught = _checked_catch(catch)
     stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.direction == "maximize")
     callbacks = list(callbacks)
-    study.recover()
+    study.recover(limit=requeue_lost)
     try:
         evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
         with evaluator as ev:
@@ -256,7 +243,7 @@ def _record(
     for trial, (outcome, exc) in results:
         record = _finish(study, trial.number, outcome)
         if record is not None and outcome.system_attrs.get("worker_lost"):
-            _requeue(study, record, trial, requeue_lost)
+            requeue_lost_trial(study.storage, study.study_id, record, requeue_lost)
         if record is not None:
             stopper.record(record.value if record.state is TrialState.COMPLETE else None)
             records.append(record)

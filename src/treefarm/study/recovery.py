@@ -26,7 +26,7 @@ from ..exceptions import TrialStateError
 from ..storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
 from .worker import worker_alive, worker_gone
 
-__all__ = ["REQUEUE_LOST", "recover"]
+__all__ = ["REQUEUE_LOST", "recover", "requeue_lost"]
 
 log = logging.getLogger("treefarm")
 
@@ -114,21 +114,21 @@ def _fail_dead_workers(
     return failed
 
 
-def _requeue(storage: Storage, study_id: int, number: int, limit: int) -> None:
-    """Queue again the configuration of failed trial ``number``, unless it has none (its
-    worker died while it was suggested) or it was re-run ``limit`` times already."""
-    record = storage.get_trial(study_id, number)
+def requeue_lost(storage: Storage, study_id: int, record: TrialRecord, limit: int) -> None:
+    """Queue again the configuration of ``record``, a trial whose evaluation was lost (its
+    worker died), unless it has none (the worker died while it was suggested) or it was
+    re-run ``limit`` times already: the one rule of the optimize loop and of recovery."""
     if not record.params:
         return
     reruns, first = _history(storage, study_id, record)
     if reruns >= limit:
-        log.warning("trial %d is %s", number, _refusal(first, reruns, limit))
+        log.warning("trial %d is %s", record.number, _refusal(first, reruns, limit))
         return
     storage.create_trial(
         study_id,
         params=record.params,
         state=TrialState.WAITING,
-        system_attrs={REQUEUED: number, "requeues": reruns + 1},
+        system_attrs={REQUEUED: record.number, "requeues": reruns + 1},
     )
 
 
@@ -147,5 +147,5 @@ def recover(
     failed += storage.fail_stale_trials(study_id, grace=grace)
     if requeue:
         for number in failed:
-            _requeue(storage, study_id, number, limit)
+            requeue_lost(storage, study_id, storage.get_trial(study_id, number), limit)
     return sorted(failed)

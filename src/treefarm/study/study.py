@@ -322,10 +322,13 @@ class Study(Results, Hinting):
         return self._recorder.finish(number, outcome)
 
     # ----------------------------------------------------------------- recovery
-    def recover(self) -> list[int]:
+    def recover(self, *, limit: int = REQUEUE_LOST) -> list[int]:
         """Fail RUNNING trials whose worker is gone (see :mod:`treefarm.study.recovery`),
-        re-queueing them if the study was opened with ``requeue_interrupted``."""
-        return recover(self._storage, self.study_id, grace=self.stale_after, requeue=self.requeue_interrupted)
+        re-queueing them if the study was opened with ``requeue_interrupted``, each
+        configuration at most ``limit`` times (``optimize``'s ``requeue_lost``)."""
+        return recover(
+            self._storage, self.study_id, grace=self.stale_after, requeue=self.requeue_interrupted, limit=limit
+        )
 
     def fail_running(self, reason: str) -> None:
         """Fail every trial this process still runs in this study (an interruption)."""
