@@ -74,10 +74,11 @@ class StudyError(TreefarmError, RuntimeError):
 
 
 class SuggestionError(StudyError):
-    """The optimizer raised while suggesting a trial's configuration. The trial
-    claimed for it is FAILED with this message and the error propagates
-    whatever ``catch`` holds (``catch`` is the objective's): the same history
-    would make the next suggestion fail the same way. The optimizer's own
+    """The optimizer (or the choosing around it: hint draws, the dedupe) raised
+    while suggesting a trial's configuration. The trial claimed for it is
+    FAILED with this message and the error propagates whatever ``catch`` holds
+    (``catch`` is the objective's): an optimizer that raises is a bug or a
+    missing dependency, which the next trials would meet again. The original
     exception is the ``__cause__``."""
 
 

@@ -234,6 +234,21 @@ def test_an_optimizer_that_raises_fails_its_trial_and_stops_the_run(storage: str
     assert [t.state for t in study.trials][4:] == [TrialState.FAILED]
 
 
+def test_an_error_around_the_optimizer_fails_the_trial_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not only the optimizer's own: an error while choosing around it (here the
+    draw into the support) fails the claimed trial instead of leaving it RUNNING."""
+    from treefarm.study import asking
+
+    def broken(*args: object) -> object:
+        raise ValueError("support bug")
+
+    monkeypatch.setattr(asking, "within_support", broken)
+    study = tf.Study.create(space=SPACE, algo="random", seed=0)
+    with pytest.raises(tf.SuggestionError, match=r"choosing the configuration raised.*trial 0.*support bug"):
+        study.ask()
+    assert [t.state for t in study.trials] == [TrialState.FAILED]
+
+
 def test_a_storage_that_refuses_every_claim_stops_the_run_instead_of_spinning() -> None:
     """A write the storage refuses for good (a read-only database file, a full
     disk) is no failed evaluation: the loop caught it under ``catch``, counted

@@ -98,6 +98,10 @@ class Asker:
                 except SuggestionError as exc:
                     fail(record.number, str(exc))
                     raise
+                except Exception as exc:  # raised around the optimizer: hint draws, the dedupe
+                    error = _suggestion_error(record.number, exc)
+                    fail(record.number, str(error))
+                    raise error from exc
                 break
             try:
                 config = validate(self._space, record.params)
@@ -150,10 +154,7 @@ class Asker:
                 try:
                     return optimizer.suggest(space, history, 1, rng)[0]
                 except Exception as exc:
-                    raise SuggestionError(
-                        f"the optimizer {type(optimizer).__name__} raised while suggesting trial {number}: "
-                        f"{type(exc).__name__}: {exc}"
-                    ) from exc
+                    raise _suggestion_error(number, exc, optimizer) from exc
 
             if not optimizer.hint_draws:
                 proposed = draw()
@@ -172,3 +173,10 @@ class Asker:
                 return propose(self._cache.history(exclude=number))[0], False
             return propose(History(hints=hints))[0], False
         return self.dedupe.suggest(propose, self._cache.history(exclude=number))
+
+
+def _suggestion_error(number: int, exc: Exception, optimizer: Optimizer | None = None) -> SuggestionError:
+    """The error of choosing trial ``number``'s configuration: the optimizer's, or one
+    raised around it (hint draws, the dedupe)."""
+    who = f"the optimizer {type(optimizer).__name__}" if optimizer is not None else "choosing the configuration"
+    return SuggestionError(f"{who} raised while suggesting trial {number}: {type(exc).__name__}: {exc}")

@@ -224,7 +224,9 @@ class Study(Results, Hinting):
         """Start a trial: an enqueued configuration if any, else the optimizer's suggestion.
 
         The trial is RUNNING in storage when this returns. If building its
-        value raises, the trial is recorded FAILED and the error propagates.
+        value raises, the trial is recorded FAILED and the error propagates;
+        if suggesting its configuration raises, the trial is recorded FAILED
+        and :class:`~treefarm.SuggestionError` propagates.
         """
         trial = self.ask_within(None)
         assert trial is not None
