@@ -24,7 +24,7 @@ SVM = {
     ("config", "pattern"),
     [
         ({"C": 1.0}, r"decision at kernel is missing"),
-        ({"c": 1.0, "kernel": "poly"}, r"decision at C is missing.*keys not matched so far: \['c', 'kernel'\]"),
+        ({"c": 1.0, "kernel": "poly"}, r"decision at C is missing.*no address of the space: \['c'\]\)"),
         ({"C": 1.0, "kernel": "rbf"}, r"decision at kernel.rbf.gamma is missing"),
         (
             {"C": 1e4, "kernel": "poly", "kernel.poly.degree": 2},

@@ -14,8 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..exceptions import ConfigError
+from .analysis import analyze
 from .config import Config, Decision, Scalar
 from .convert import convert
+from .extension import addresses
 from .nodes import Apply, Op, Space
 from .walk import Args, Call, walk
 
@@ -31,10 +33,10 @@ def _replay(
 
     def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
         if address not in config:
-            unmatched = [k for k in config if k not in used]
+            unknown = _unknown_keys(space, config)
             raise ConfigError(
                 f"the decision at {address} is missing, expected one for {node!r}"
-                + (f" (the config's keys not matched so far: {unmatched})" if unmatched else "")
+                + (f" (the config has keys that are no address of the space: {unknown})" if unknown else "")
             )
         used.add(address)
         return config[address]
@@ -47,6 +49,16 @@ def _replay(
             f"{extra[0]}={config[extra[0]]!r} (an unknown address, or a branch this config did not take)"
         )
     return result
+
+
+def _unknown_keys(space: Space, config: Mapping[str, Any]) -> list[str]:
+    """The keys of ``config`` that are no address of a non-recursive ``space`` (a
+    misspelt name); none for a recursive space, whose addresses are unbounded."""
+    root = convert(space)
+    if analyze(root).recursive:
+        return []
+    known = {address for address, _ in addresses(root)}
+    return [key for key in config if key not in known]
 
 
 def validate(space: Any, config: Mapping[str, Any]) -> Config:
