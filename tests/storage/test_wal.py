@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 from urllib.parse import quote
 
@@ -67,8 +68,11 @@ def test_closing_leaves_every_trial_in_the_file_alone(tmp_path: Path) -> None:
     assert _numbers(_alone(db, tmp_path / "copy")) == [0, 1, 2, 3, 4]
 
 
-def test_the_exit_hook_closes_a_storage_that_wrote_and_was_left_open(tmp_path: Path) -> None:
+def test_the_exit_hook_closes_a_storage_that_wrote_and_was_left_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = tmp_path / "s.db"
+    monkeypatch.setattr(sql_module, "_OPEN", weakref.WeakSet())  # this test's storages only
     storage = SQLStorage(_url(db), journal=None)
     _fill(storage, 3)
     reader = SQLStorage(_url(db), read_only=True)  # wrote nothing: left alone

@@ -300,7 +300,9 @@ class Storage(abc.ABC):
 
     @abc.abstractmethod
     def close(self) -> None:
-        """Release connections; the object must not be used afterwards. Idempotent."""
+        """Release connections. Idempotent. A SQL storage opens new connections if it is
+        used afterwards (``minimize``'s ``result.study`` stays readable); the contract
+        itself promises nothing after ``close``."""
 
     def __enter__(self) -> Storage:
         return self

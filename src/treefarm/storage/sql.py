@@ -508,11 +508,7 @@ class SQLStorage(Storage):
         open again, and a run would end "complete" with every later trial lost. One
         ``stat`` per write transaction."""
         assert self._file is not None and self._identity is not None
-        try:
-            now = os.stat(self._file)
-            identity: tuple[int, int] | None = (now.st_dev, now.st_ino)
-        except FileNotFoundError:
-            identity = None
+        identity = _file_identity(self._file)
         if identity != self._identity:
             raise StorageError(
                 f"the SQLite file {self._file} was deleted or replaced while this process had it open "
