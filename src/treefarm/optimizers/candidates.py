@@ -72,6 +72,18 @@ def still_valid(address: str, node: Decision, value: Scalar | None, allowed: tup
     return True
 
 
+def inherited(
+    address: str, node: Decision, allowed: tuple[int, ...], donors: Sequence[Config], rng: np.random.Generator
+) -> Scalar:
+    """The first of ``donors``' decisions at ``address`` that is still valid here, else
+    a draw from the prior: how a changed tree keeps what it can of its parents."""
+    for donor in donors:
+        value = donor.get(address)
+        if still_valid(address, node, value, allowed):
+            return value
+    return draw_decision(node, allowed, rng)
+
+
 def mutate(space: Space, parent: Config, rng: np.random.Generator, *, scale: float = 0.1) -> Config:
     """``parent`` with one decision changed (see the module docstring).
 
@@ -84,7 +96,7 @@ def mutate(space: Space, parent: Config, rng: np.random.Generator, *, scale: flo
         old = parent.get(address)
         if address == target and old is not None:
             return step_decision(node, old, allowed, rng, scale)
-        return old if still_valid(address, node, old, allowed) else draw_decision(node, allowed, rng)
+        return inherited(address, node, allowed, (parent,), rng)
 
     return walk(space, decide)[0]
 
@@ -98,12 +110,7 @@ def crossover(space: Space, first: Config, second: Config, rng: np.random.Genera
         return address == root or address.startswith(root + ".")
 
     def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
-        donors = (second, first) if inside(address) else (first, second)
-        for donor in donors:
-            value = donor.get(address)
-            if still_valid(address, node, value, allowed):
-                return value
-        return draw_decision(node, allowed, rng)
+        return inherited(address, node, allowed, (second, first) if inside(address) else (first, second), rng)
 
     return walk(space, decide)[0]
 
@@ -135,13 +142,7 @@ def option_swaps(
             def decide(
                 address: str, node: Decision, allowed: tuple[int, ...], target: str = target, label: Scalar = label
             ) -> Scalar:
-                if address == target:
-                    return label
-                for donor in (parent, *donors):
-                    value = donor.get(address)
-                    if still_valid(address, node, value, allowed):
-                        return value
-                return draw_decision(node, allowed, rng)
+                return label if address == target else inherited(address, node, allowed, (parent, *donors), rng)
 
             out.append(walk(space, decide)[0])
     return out
