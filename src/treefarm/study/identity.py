@@ -8,10 +8,13 @@ A study stores, beside its direction and seed, its optimizer's settings
 * uses the stored optimizer when the caller names none, and records a
   different one the caller names explicitly (attribute ``"changes"``);
 * refuses another direction or seed, naming both;
-* refuses a space of another fingerprint, naming both, unless the caller
-  passes ``allow_space_change=True`` (a widened space, say), which is
-  recorded. Trials that no longer fit the new space are then left out of
-  what the optimizer sees.
+* refuses a space of another fingerprint, naming both and, for a study
+  that stored its addresses (:func:`space_addresses`: studies created since
+  they are stored, non-recursive spaces of moderate size), the addresses
+  added, removed or changed, unless the caller passes
+  ``allow_space_change=True`` (a widened space, say), which is recorded.
+  Trials that no longer fit the new space are then left out of what the
+  optimizer sees.
 """
 
 from __future__ import annotations
@@ -42,12 +45,19 @@ def creation_attrs(space: Space, optimizer: Optimizer) -> dict[str, JSON]:
     }
 
 
+#: Above this many characters of addresses and node reprs a study does not store them.
+MAX_ADDRESSES_TEXT = 20_000
+
+
 def space_addresses(space: Space) -> dict[str, JSON] | None:
     """Each decision address of a non-recursive space with its node's repr, so that a
-    reopening with another space can name what changed; None for a recursive space."""
+    reopening with another space can name what changed; None for a recursive space,
+    whose addresses are unbounded, or one whose list exceeds :data:`MAX_ADDRESSES_TEXT`."""
     if analyze(space).recursive:
         return None
-    return {address: repr(node) for address, node in addresses(space)}
+    found = {address: repr(node) for address, node in addresses(space)}
+    size = sum(len(address) + len(text) for address, text in found.items())
+    return dict(found) if size <= MAX_ADDRESSES_TEXT else None
 
 
 def space_difference(stored: object, given: dict[str, JSON] | None) -> str:
