@@ -161,11 +161,11 @@ def _ask_batch(
     budget; an error claiming a trial (the storage's, the optimizer's) propagates."""
     trials: list[Trial] = []
     while len(trials) < size and not stopper.done():
-        claimed = study.claim_within(budget)
+        claimed = study._claim_within(budget)
         if claimed is None:
             return trials, True
         try:
-            trials.append(study.start_claimed(*claimed))
+            trials.append(study._start_claimed(*claimed))
         except catch:
             stopper.record(None)
     return trials, False

@@ -235,10 +235,10 @@ class Study(Results, Hinting):
     def ask_within(self, budget: int | None) -> Trial | None:
         """:meth:`ask`, or None when the study already has ``budget`` claimed trials
         (every state but waiting), counted atomically across all processes."""
-        claimed = self.claim_within(budget)
-        return None if claimed is None else self.start_claimed(*claimed)
+        claimed = self._claim_within(budget)
+        return None if claimed is None else self._start_claimed(*claimed)
 
-    def claim_within(self, budget: int | None) -> tuple[int, Config] | None:
+    def _claim_within(self, budget: int | None) -> tuple[int, Config] | None:
         """The storage's and the optimizer's part of :meth:`ask_within`: a RUNNING
         trial and its configuration, or None when ``budget`` is spent. Errors here
         (the storage's, :class:`SuggestionError`) are never the objective's."""
@@ -252,7 +252,7 @@ class Study(Results, Hinting):
             self._keep_alive.ensure()  # the running trials are beaten until they are told
         return claimed
 
-    def start_claimed(self, number: int, config: Config) -> Trial:
+    def _start_claimed(self, number: int, config: Config) -> Trial:
         """The user's part of :meth:`ask_within`: the claimed trial with its built
         value; if building raises (an op of the user's), the trial is recorded
         FAILED and the error propagates."""
