@@ -9,7 +9,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treefarm import GP, TPE, Auto, Choice, Config, History, Int, Observation, Optimizer, Real, Study, Var, op
+from treefarm import (
+    GP,
+    TPE,
+    Auto,
+    Choice,
+    Config,
+    History,
+    Int,
+    Join,
+    Observation,
+    Optimizer,
+    Real,
+    Study,
+    Var,
+    op,
+)
 from treefarm.exceptions import ConfigError, StudyError
 from treefarm.optimizers import available, make_optimizer
 from treefarm.space import sample
@@ -38,22 +53,25 @@ def test_autos_tpe_is_the_one_its_design_was_measured_with() -> None:
 
 def test_the_quickstart_with_auto_is_at_least_as_good_as_with_tpe() -> None:
     """The README's Quickstart (60 trials), seeds 0-4: auto's median best is the
-    optimum's 0.080 and no worse than TPE()'s (0.0821). A median over seeds, not one
-    seed's value: the GP's floating point differs between processors, and one seed's
-    60-trial run ended at 0.0800 on one machine and on SGD's 0.100 on another."""
+    optimum's 0.080, no worse than TPE()'s (0.0821), and at most one run ends no
+    better than SGD's branch allows (0.1; before the option swaps, two of these five
+    did). Counts and medians over seeds, not one seed's value: the GP's floating
+    point differs between processors, and one seed's 60-trial run ended at 0.0800
+    on one machine and on SGD's 0.100 on another."""
     quickstart = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" / "quickstart.py"))
 
-    def median_best(make: Callable[[], Optimizer]) -> float:
-        best = []
+    def bests(make: Callable[[], Optimizer]) -> list[float]:
+        out = []
         for seed in range(5):
             study = Study.create(space=quickstart["space"], algo=make(), seed=seed)
             study.optimize(quickstart["objective"], 60)
-            best.append(study.best_trial.value)
-        return float(np.median(best))
+            out.append(float(study.best_trial.value))  # type: ignore[arg-type]
+        return out
 
-    auto = median_best(Auto)
-    assert auto == pytest.approx(0.08, abs=1e-3)
-    assert auto <= median_best(TPE)
+    auto = bests(Auto)
+    assert float(np.median(auto)) == pytest.approx(0.08, abs=1e-3)
+    assert sum(b >= 0.1 for b in auto) <= 1
+    assert float(np.median(auto)) <= float(np.median(bests(TPE)))
 
 
 def test_the_gp_alone_on_numeric_spaces_tpe_among_choices_and_grammar_search_on_recursive_spaces() -> None:
@@ -247,3 +265,22 @@ def test_on_a_numeric_space_auto_is_the_gp_even_when_stalled() -> None:
         assert Auto(gp=gp).suggest(numeric, stalled, n, np.random.default_rng(3)) == gp.suggest(
             numeric, stalled, n, np.random.default_rng(3)
         )
+
+
+def test_a_stalled_tpe_turn_first_tries_the_incumbent_on_the_other_branch() -> None:
+    """Stalled on branch c (the best at x = 0.2, nothing better in the last 20), a
+    TPE turn evaluates the incumbent's x on branch a, which the trials made on a at
+    poor x say nothing about; once that is pending (or evaluated), TPE proposes again."""
+    space = {"x": Real(0, 1), "b": Join(a={}, c={"m": Real(0, 1)})}
+    xs = [*np.linspace(0, 1, 11), *(0.2 + np.linspace(-2e-3, 2e-3, 12))]
+    ms = np.random.default_rng(0).uniform(size=len(xs))
+    on_c = [Observation(Config({"x": float(x), "b": "c", "b.c.m": float(m)}), float((x - 0.2) ** 2)) for x, m in zip(xs, ms)]
+    on_a = [Observation(Config({"x": x, "b": "a"}), (x - 0.2) ** 2 + 0.3) for x in (0.9, 0.6, 0.45)]
+    history = History(complete=(*on_c, *on_a))
+    auto = Auto()
+    assert auto.proposer(len(history.complete), recursive=False, stalled=True, categorical=True) is auto.tpe
+    swap = Config({"x": 0.2, "b": "a"})
+    assert auto.suggest(space, history, 1, np.random.default_rng(0)) == [swap]
+    tried = History(complete=(*history.complete, *on_a[:1]), pending=(swap,))
+    assert auto.suggest(space, tried, 1, np.random.default_rng(0))[0] != swap
+

@@ -24,6 +24,13 @@ on one option of a choice, and grammar search leads on recursive spaces.
   acquisition's one peak, so an option or branch the GP has written off is
   visited again (the issue's SVM plateau; SMAC interleaves random
   configurations for the same reason, Hutter, Hoos & Leyton-Brown 2011).
+  A stalled TPE turn first evaluates an untried option swap of the
+  incumbent (its settings on another option of a join,
+  :func:`treefarm.optimizers.gp.incumbent_swaps`, as the GP's own explores
+  do): TPE's good region holds the incumbent's branch only, so it did not
+  ask either, and the Quickstart ended on SGD's branch in 2 of 10 seeds at
+  100 trials (0 of 10 with the swaps; bench/RESULTS.md, "Stalled on one
+  branch").
   Quickstart, 60 trials, seeds 0-2, when this rule was chosen: best 0.0840 /
   0.0840 / 0.1040 with TPE's turns, 0.100 / 0.080 / 0.100 with the GP alone,
   TPE (20 start-up trials) 0.0932 / 0.0808 / 0.0951; seeds 0-7 with stalls
@@ -55,7 +62,7 @@ import numpy as np
 from ..exceptions import ConfigError
 from ..space import Config, Space, analyze, convert
 from .base import History, Optimizer
-from .gp import GP, STALL_PATIENCE, evaluations_since_improvement
+from .gp import GP, STALL_PATIENCE, evaluations_since_improvement, incumbent_swaps
 from .grammar import GrammarSearch
 from .options import check_int
 from .tpe import TPE
@@ -147,8 +154,21 @@ class Auto(Optimizer):
             if not (started or recursive):
                 # TPE waits for the GP's space-filling start (its own random start would be wasted)
                 optimizer = self.gp
-            out.extend(optimizer.suggest(root, with_batch, 1, rng))
+            swap = _untried_swap(root, with_batch, rng) if stalled and optimizer is self.tpe else None
+            out.extend([swap] if swap is not None else optimizer.suggest(root, with_batch, 1, rng))
         return out
 
     def recommend(self, space: Space, history: History) -> Config | None:
         return self.gp.recommend(space, history)
+
+
+def _untried_swap(root: Space, history: History, rng: np.random.Generator) -> Config | None:
+    """The first of the incumbent's option swaps (:func:`treefarm.optimizers.gp.incumbent_swaps`)
+    that the history has not seen, for a stalled turn; None without one."""
+    complete = [o for o in history.complete if math.isfinite(o.loss)]
+    if not complete:
+        return None
+    configs = [o.config for o in complete]
+    seen = history.seen()
+    swaps = incumbent_swaps(root, configs, np.array([o.loss for o in complete]), rng)
+    return next((c for c in swaps if c not in seen), None)
