@@ -565,7 +565,7 @@ class GP(Optimizer):
                 )
             if no_progress and collapsed(x, X):
                 if swaps is None:
-                    swaps = [] if recursive else _incumbent_swaps(root, configs, losses, rng)
+                    swaps = [] if recursive else incumbent_swaps(root, configs, losses, rng)
                 untried = [c for c in swaps if c not in seen]
                 if untried:
                     Xs, _ = encoding.encode(untried)
@@ -643,7 +643,7 @@ class GP(Optimizer):
         return self._fits[key]
 
 
-def _incumbent_swaps(
+def incumbent_swaps(
     root: Space, configs: Sequence[Config], losses: np.ndarray, rng: np.random.Generator
 ) -> list[Config]:
     """The best configuration on each other option of each join it visits
