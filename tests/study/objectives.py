@@ -53,3 +53,18 @@ def raises_below_half(p: dict) -> float:
     if p["x"] < 0.5:
         raise TwoArgumentError(7, "x below half")
     return p["x"]
+
+
+def killer_and_bystander(p: dict) -> float:
+    """For x > 3: mark the file named by ``TREEFARM_TEST_MARKER`` and die at once
+    (killing its pool process). Otherwise wait until that file exists (at most 20 s),
+    then 0.5 s more: a bystander still running in the pool when the killer dies."""
+    marker = os.environ["TREEFARM_TEST_MARKER"]
+    if p["x"] > 3.0:
+        open(marker, "w").close()
+        os._exit(1)
+    deadline = time.monotonic() + 20.0
+    while not os.path.exists(marker) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.5)
+    return quadratic(p)

@@ -166,6 +166,38 @@ def test_a_configuration_that_kills_its_pool_worker_runs_again_once() -> None:
     assert all(t.number in rerun for t in lost)
 
 
+def test_a_bystander_of_a_broken_pool_ends_evaluated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A killer and a bystander that is still running when the killer dies: the
+    bystander's configuration ends evaluated (in its first run, or in its re-run,
+    which goes alone), the killer's runs twice and stops."""
+    study = tf.Study.create(space=objectives.SPACE, algo="random", seed=2)
+    monkeypatch.setenv("TREEFARM_TEST_MARKER", str(tmp_path / "killer-started"))
+    study.enqueue({"x": 0.5, "k": "a"})  # waits in its process until the killer has started
+    study.enqueue({"x": 3.5, "k": "a"})
+    study.optimize(objectives.killer_and_bystander, 2, n_jobs=2)
+    assert [t.state for t in study.trials if t.params.get("x") == 0.5][-1] is TrialState.COMPLETE
+    assert [t.state for t in study.trials if t.params.get("x") == 3.5] == [TrialState.FAILED] * 2
+
+
+def test_a_rerun_of_a_lost_evaluation_is_asked_alone() -> None:
+    """Re-runs are claimed first; one goes in a batch of its own, so a configuration
+    that kills its worker again cannot take the trials beside it along."""
+    from treefarm.storage import REQUEUED
+    from treefarm.study.loop import _ask_batch
+    from treefarm.study.stopping import Stopper
+
+    study = tf.Study.create(space=objectives.SPACE, algo="random", seed=2)
+    for x in (3.5, 0.5):
+        study.storage.create_trial(
+            study.study_id, params={"x": x, "k": "a"}, state=TrialState.WAITING, system_attrs={REQUEUED: 0}
+        )
+    first, _ = _ask_batch(study, 2, None, (Exception,), Stopper())
+    second, _ = _ask_batch(study, 2, None, (Exception,), Stopper())
+    assert [[t.config["x"] for t in batch] for batch in (first, second)] == [[3.5], [0.5]]
+    study.enqueue({"x": 1.0, "k": "a"})  # not a re-run: a batch fills as before
+    assert len(_ask_batch(study, 2, None, (Exception,), Stopper())[0]) == 2
+
+
 def test_a_trial_submitted_after_its_batch_broke_the_pool_runs_in_a_fresh_one() -> None:
     """The race behind a flaky run: a trial of the batch kills its worker before
     the next trial is submitted, so submitting to the broken pool must not fail."""

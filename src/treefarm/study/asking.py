@@ -25,7 +25,7 @@ from ..exceptions import ConfigError, DuplicateParamsError, SuggestionError, Tri
 from ..optimizers import History, Optimizer
 from ..optimizers.hints import apply_hints
 from ..space import Config, validate, within_support
-from ..storage import JSON, NotFoundError, Storage
+from ..storage import JSON, REQUEUED, NotFoundError, Storage
 from .dedupe import Deduplicator
 from .history import TrialCache
 from .worker import identity
@@ -73,8 +73,9 @@ class Asker:
         claimed: Callable[[int], None],
         lost: Callable[[int], None],
         fail: Callable[[int, str], object],
-    ) -> tuple[int, Config] | None:
+    ) -> tuple[int, Config, bool] | None:
         """Claim a RUNNING trial (None when ``budget`` is spent) and fix its configuration;
+        the trial's number, configuration and whether it re-runs a lost evaluation;
         ``claimed(number)`` is called as soon as the storage has given the trial,
         ``lost(number)`` when the storage refuses its configuration because the claim
         did not survive (a database server crash; the next claim is then made),
@@ -109,7 +110,7 @@ class Asker:
             except ConfigError as exc:
                 fail(record.number, str(exc))
         self._cache.remember(record.number, config)
-        return record.number, config
+        return record.number, config, REQUEUED in record.system_attrs
 
     def _record(self, number: int, owner: str) -> Config:
         """Suggest trial ``number``'s configuration and write it. A suggestion new to

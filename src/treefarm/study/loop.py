@@ -158,16 +158,21 @@ def _ask_batch(
 ) -> tuple[list[Trial], bool]:
     """Up to ``size`` trials, and whether the study's budget is spent. A trial whose
     value fails to build (a caught error) is recorded failed and counts against the
-    budget; an error claiming a trial (the storage's, the optimizer's) propagates."""
+    budget; an error claiming a trial (the storage's, the optimizer's) propagates.
+    A re-run of a lost evaluation goes alone: re-runs are claimed first, and a
+    configuration that kills its worker again would take its batch with it."""
     trials: list[Trial] = []
     while len(trials) < size and not stopper.done():
         claimed = study._claim_within(budget)
         if claimed is None:
             return trials, True
+        number, config, rerun = claimed
         try:
-            trials.append(study._start_claimed(*claimed))
+            trials.append(study._start_claimed(number, config))
         except catch:
             stopper.record(None)
+        if rerun:
+            break
     return trials, False
 
 

@@ -236,12 +236,13 @@ class Study(Results, Hinting):
         """:meth:`ask`, or None when the study already has ``budget`` claimed trials
         (every state but waiting), counted atomically across all processes."""
         claimed = self._claim_within(budget)
-        return None if claimed is None else self._start_claimed(*claimed)
+        return None if claimed is None else self._start_claimed(*claimed[:2])
 
-    def _claim_within(self, budget: int | None) -> tuple[int, Config] | None:
+    def _claim_within(self, budget: int | None) -> tuple[int, Config, bool] | None:
         """The storage's and the optimizer's part of :meth:`ask_within`: a RUNNING
-        trial and its configuration, or None when ``budget`` is spent. Errors here
-        (the storage's, :class:`SuggestionError`) are never the objective's."""
+        trial, its configuration and whether it re-runs a lost evaluation, or None
+        when ``budget`` is spent. Errors here (the storage's,
+        :class:`SuggestionError`) are never the objective's."""
         claimed = self._asker.claim(
             budget,
             claimed=self._recorder.running.add,
