@@ -64,6 +64,17 @@ class StorageUnavailableError(StorageError):
         self.journal = journal
 
 
+class StorageReplacedError(StorageError):
+    """The SQLite file was deleted or replaced while this process had it open: a
+    write is refused (it would go into a file no process can open again). A
+    finished trial's result is kept in the local journal first, when there is
+    one (``journal`` names it)."""
+
+    def __init__(self, message: str, *, journal: str | None = None) -> None:
+        super().__init__(message)
+        self.journal = journal
+
+
 class DuplicateParamsError(StorageError):
     """A configuration is refused because a concurrent trial already holds it
     (``Storage.set_trial_params(..., unique_from=...)``); nothing was written."""

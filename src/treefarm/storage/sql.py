@@ -78,7 +78,7 @@ from urllib.parse import quote, unquote
 import sqlalchemy as sa
 from sqlalchemy import event, exc
 
-from ..exceptions import StorageError, StorageUnavailableError, format_values
+from ..exceptions import StorageError, StorageReplacedError, StorageUnavailableError, format_values
 from . import checks
 from . import journal as journal_file
 from .base import _NO_ATTRS, Storage
@@ -510,7 +510,7 @@ class SQLStorage(Storage):
         assert self._file is not None and self._identity is not None
         identity = _file_identity(self._file)
         if identity != self._identity:
-            raise StorageError(
+            raise StorageReplacedError(
                 f"the SQLite file {self._file} was deleted or replaced while this process had it open "
                 f"(it is {'missing' if identity is None else 'another file'} now): writing on would put "
                 "results where no process can read them; reopen the study on the file there is now"
@@ -760,7 +760,7 @@ class SQLStorage(Storage):
                 system_attrs=system_attrs,
                 owner=owner,
             )
-        except StorageUnavailableError as error:
+        except (StorageUnavailableError, StorageReplacedError) as error:
             if self.journal is None:
                 raise
             item = journal_file.entry(
@@ -777,9 +777,11 @@ class SQLStorage(Storage):
             message = (
                 f"the result of trial {number} was kept in the journal {self.journal}: it is written when "
                 f"the storage answers again, or by `treefarm recover {self.journal} STORAGE` ({error})"
+                if isinstance(error, StorageUnavailableError)
+                else f"the result of trial {number} was kept in the journal {self.journal}, since {error}"
             )
             print(f"treefarm: {message}", file=sys.stderr)
-            raise StorageUnavailableError(message, journal=str(self.journal)) from error
+            raise type(error)(message, journal=str(self.journal)) from error
 
     def _finish(
         self,
