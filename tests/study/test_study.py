@@ -249,6 +249,21 @@ def test_an_error_around_the_optimizer_fails_the_trial_too(monkeypatch: pytest.M
     assert [t.state for t in study.trials] == [TrialState.FAILED]
 
 
+def test_a_storage_outage_while_writing_a_suggestion_stays_the_storages_error() -> None:
+    """A storage error around the optimizer is not re-typed as a suggestion's: callers
+    that ride out outages still see StorageUnavailableError."""
+    from treefarm.exceptions import StorageUnavailableError
+
+    study = tf.Study.create(space=SPACE, algo="random", seed=0)
+
+    def outage(*args: object, **kwargs: object) -> None:
+        raise StorageUnavailableError("the server went away")
+
+    study.storage.set_trial_params = outage  # type: ignore[method-assign]
+    with pytest.raises(StorageUnavailableError, match="went away"):
+        study.ask()
+
+
 def test_a_storage_that_refuses_every_claim_stops_the_run_instead_of_spinning() -> None:
     """A write the storage refuses for good (a read-only database file, a full
     disk) is no failed evaluation: the loop caught it under ``catch``, counted

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..exceptions import ConfigError, DuplicateParamsError, SuggestionError, TrialStateError
+from ..exceptions import ConfigError, DuplicateParamsError, StorageError, SuggestionError, TrialStateError
 from ..optimizers import History, Optimizer
 from ..optimizers.hints import apply_hints
 from ..space import Config, validate, within_support
@@ -98,6 +98,8 @@ class Asker:
                     continue
                 except SuggestionError as exc:
                     fail(record.number, str(exc))
+                    raise
+                except StorageError:  # the storage's own (an outage, a replaced file): not a suggestion's
                     raise
                 except Exception as exc:  # raised around the optimizer: hint draws, the dedupe
                     error = _suggestion_error(record.number, exc)
