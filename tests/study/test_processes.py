@@ -114,7 +114,9 @@ def test_four_processes_share_one_sqlite_study_and_its_budget(tmp_path: Path, al
     db = tmp_path / "shared.db"
     tf.Study.create("shared", space=objectives.SPACE, storage=db, seed=1, algo=algo)
     budget = 60
-    procs = [spawn(db, "shared", budget, 0.0) for _ in range(4)]
+    # 0.05 s an evaluation: a first worker alone needs 3 s for the budget, so the others,
+    # started at once but slow to import on a loaded machine, still take part
+    procs = [spawn(db, "shared", budget, 0.05) for _ in range(4)]
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
