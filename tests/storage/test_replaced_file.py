@@ -74,3 +74,44 @@ def test_the_result_the_deleted_file_refused_is_kept_in_the_journal(tmp_path: Pa
     (entry,) = [json.loads(line) for line in journal.read_text().splitlines()]
     assert (entry["number"], entry["value"], entry["state"]) == (trial.number, 0.25, "complete")
 
+
+def test_after_a_replaced_file_every_result_still_goes_to_the_journal(tmp_path: Path) -> None:
+    """The journal is not replayed into a replaced file (that raised before the next
+    result could be kept, and made reads fail), so a second finished trial is kept too
+    and the trials can still be read; a new storage on the new file opens as usual."""
+    path, journal = tmp_path / "s.db", tmp_path / "journal.jsonl"
+    storage = SQLStorage(f"sqlite:///{path}", journal=journal)
+    study = tf.Study.create(space={"x": tf.Real(0, 1)}, algo="random", storage=storage, seed=0)
+    first, second = study.ask(), study.ask()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    for trial, value in ((first, 0.25), (second, 0.5)):
+        with pytest.raises(StorageReplacedError):
+            study.tell(trial, value)
+    assert len(study.trials) == 2  # read from the open, unlinked file
+    kept = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert [(e["number"], e["value"]) for e in kept] == [(first.number, 0.25), (second.number, 0.5)]
+    fresh = SQLStorage(f"sqlite:///{path}", journal=journal)  # the journal's entries: refused, kept aside
+    assert fresh.list_studies() == []
+
+
+def test_a_storage_opening_with_a_journal_to_replay_does_not_crash(tmp_path: Path) -> None:
+    """The journal is replayed in the opening's first transaction, before the file's
+    identity is known: that write must not need it (an AttributeError did)."""
+    from treefarm.storage import journal as journal_file
+
+    path, journal = tmp_path / "s.db", tmp_path / "journal.jsonl"
+    storage = SQLStorage(f"sqlite:///{path}", journal=None)
+    study_id = storage.create_study("s", direction="minimize", seed=0, attrs={}, load_if_exists=False).study_id
+    record = storage.claim_trial(study_id, system_attrs={"worker": {"token": "w"}})
+    assert record is not None
+    storage.set_trial_params(study_id, record.number, {"x": 0.5}, owner="w")
+    storage.close()
+    item = journal_file.entry(
+        url=f"sqlite:///{path}", study_id=study_id, number=record.number, state="complete", value=0.1,
+        user_attrs={}, system_attrs={}, owner="w",
+    )
+    journal_file.append(journal, item)
+    reopened = SQLStorage(f"sqlite:///{path}", journal=journal)
+    assert reopened.get_trial(study_id, record.number).value == 0.1
+

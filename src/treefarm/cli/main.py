@@ -46,6 +46,7 @@ from .dashboard import add_parser as add_dashboard_parser
 from .plot import PlotUsageError
 from .plot import add_parser as add_plot_parser
 from .progress import Progress
+from .signals import sigterm_as_sigint
 
 __all__ = ["main"]
 
@@ -130,6 +131,7 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
     try:
         with contextlib.ExitStack() as stack:
+            stack.enter_context(sigterm_as_sigint())  # a terminated run fails its trials and closes
             executor = None
             if args.dask:
                 from ..execution.dask import ByValue, connect

@@ -21,23 +21,19 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import signal
 import sys
-from types import FrameType, ModuleType
+from types import ModuleType
 from typing import Any
 
 from ..storage import Storage, TrialState, open_storage
 from ..study import Study
 from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
 from .progress import Progress
+from .signals import sigterm_as_sigint
 
 __all__ = ["cmd_worker", "register"]
 
 CLAIMED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -69,15 +65,13 @@ def _work(storage: Storage, objective: Any, space: Any, module: ModuleType, args
     )
     done = storage.count_trials(study.study_id, states=CLAIMED)
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        study.optimize(objective, args.n_trials, timeout=args.timeout, callbacks=[progress])
+        with sigterm_as_sigint():
+            study.optimize(objective, args.n_trials, timeout=args.timeout, callbacks=[progress])
     except KeyboardInterrupt:
         progress.close()
         print("interrupted: this worker's running trial was recorded as failed", file=sys.stderr)
         return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     progress.close()
     total = storage.count_trials(study.study_id, states=CLAIMED)
     with contextlib.suppress(Exception):

@@ -379,6 +379,7 @@ class SQLStorage(Storage):
         self._shown = parsed.render_as_string(hide_password=True)
         self._sqlite = parsed.get_backend_name() == "sqlite"
         self._file = _sqlite_file(parsed) if self._sqlite else None
+        self._identity: tuple[int, int] | None = None  # the file's, once opened (_check_same_file)
         self._dirty = False  # written since the last checkpoint of close()
         kwargs: dict[str, Any] = (
             {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}} if self._sqlite else {"pool_pre_ping": True}
@@ -458,8 +459,8 @@ class SQLStorage(Storage):
     def _replay_journal(self) -> None:
         """Write the journal's results for this storage, when the file changed since the
         last look (one ``stat`` per call otherwise); one thread at a time."""
-        if self.journal is None or journal_file.replaying():
-            return
+        if self.journal is None or journal_file.replaying() or self._replaced():
+            return  # a replaced file takes no result: the journal keeps them for `treefarm recover`
         try:
             stat = self.journal.stat()
         except OSError:
@@ -501,6 +502,10 @@ class SQLStorage(Storage):
             self._check_same_file()
         self._dirty = True
         return self._run(self._writer, body)
+
+    def _replaced(self) -> bool:
+        """Whether the SQLite file this storage opened for writing was deleted or replaced since."""
+        return self._identity is not None and self._file is not None and _file_identity(self._file) != self._identity
 
     def _check_same_file(self) -> None:
         """Refuse a write when the SQLite file was deleted or replaced since this storage
