@@ -264,6 +264,21 @@ def test_a_storage_outage_while_writing_a_suggestion_stays_the_storages_error() 
         study.ask()
 
 
+def test_a_suggestion_outside_the_space_is_the_optimizers_error() -> None:
+    """An optimizer that returns x = 99 for Real(-5, 5): the run stops with
+    SuggestionError naming the value, instead of evaluating it and failing the trial
+    as if the objective had raised."""
+
+    class OutOfBounds(tf.Optimizer):
+        def suggest(self, space, history, n, rng):  # type: ignore[no-untyped-def]
+            return [tf.Config({"x": 99.0, "k": "a"})]
+
+    study = tf.Study.create(space=SPACE, algo=OutOfBounds(), seed=0)
+    with pytest.raises(tf.SuggestionError, match=r"OutOfBounds.*x=99"):
+        study.optimize(quadratic, 5)
+    assert [t.state for t in study.trials] == [TrialState.FAILED]
+
+
 def test_a_storage_that_refuses_every_claim_stops_the_run_instead_of_spinning() -> None:
     """A write the storage refuses for good (a read-only database file, a full
     disk) is no failed evaluation: the loop caught it under ``catch``, counted

@@ -154,8 +154,11 @@ class Asker:
             the proposal it was made from."""
 
             def draw() -> Config:
+                """The optimizer's suggestion, checked against the space: one outside it
+                (a bound crossed, a decision missing) is the optimizer's error, not the
+                objective's."""
                 try:
-                    return optimizer.suggest(space, history, 1, rng)[0]
+                    return validate(space, optimizer.suggest(space, history, 1, rng)[0])
                 except Exception as exc:
                     raise _suggestion_error(number, exc, optimizer) from exc
 
