@@ -235,3 +235,23 @@ def test_optimize_recovers_with_its_own_requeue_lost(limit: int, queued: int) ->
     study.optimize(lambda p: 0.0, 3, requeue_lost=limit)
     assert _trial(study, record.number).state is TrialState.FAILED
     assert [t.system_attrs[REQUEUED] for t in _requeued(study)] == [earlier.number] + [record.number] * queued
+
+
+def test_a_worker_that_outlives_a_dead_one_recovers_its_trial_while_it_runs() -> None:
+    """Recovery ran only when optimize started: a worker still running when another
+    died left the dead one's trial RUNNING to the end. It runs again every stale_after
+    seconds, so the dead trial is failed and its configuration re-run by the survivor."""
+    study = tf.Study.create(space=SPACE, seed=0, requeue_interrupted=True, heartbeat_interval=0.05)
+    dead: list[int] = []
+
+    def objective(p: dict) -> float:
+        if not dead:
+            dead.append(_running(study, _dead_identity(), stale_after=study.stale_after))
+        time.sleep(0.1)
+        return 0.0
+
+    study.optimize(objective, 8)
+    assert _trial(study, dead[0]).state is TrialState.FAILED
+    [rerun] = _requeued(study)
+    assert rerun.system_attrs[REQUEUED] == dead[0] and rerun.state is TrialState.COMPLETE
+

@@ -140,6 +140,7 @@ def optimize(
                 _run_as_completed(study, ev, n_trials, caught, stopper, callbacks, requeue_lost)
                 return
             while not (stopper.done() or study.stop_requested):
+                study.recover_due(limit=requeue_lost)
                 remaining = stopper.remaining()
                 size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
                 trials, exhausted = _ask_batch(study, size, n_trials, caught, stopper)
@@ -212,6 +213,7 @@ def _run_as_completed(
             if remaining is not None:
                 room = min(room, remaining - len(running))
             if room > 0 and not (exhausted or study.stop_requested or stopper.done()):
+                study.recover_due(limit=requeue_lost)
                 trials, exhausted = _ask_batch(study, room, budget, catch, stopper)
                 for trial in trials:
                     sent = ev.send(trial)

@@ -18,7 +18,9 @@ failing dead workers' trials (:mod:`.recovery`) and the optimize loop
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -79,6 +81,7 @@ class Study(Results, Hinting):
         self.optimizer = optimizer
         self.heartbeat_interval = float(heartbeat_interval)
         self.stale_after = STALE_FACTOR * self.heartbeat_interval
+        self._recovered = -math.inf  # when recover() last ran (recover_due)
         self.requeue_interrupted = requeue_interrupted
         if pruner is not None and not isinstance(pruner, Pruner):
             raise StudyError(f"pruner must be a Pruner or None, but got pruner={pruner!r}")
@@ -329,9 +332,16 @@ class Study(Results, Hinting):
         """Fail RUNNING trials whose worker is gone (see :mod:`treefarm.study.recovery`),
         re-queueing them if the study was opened with ``requeue_interrupted``, each
         configuration at most ``limit`` times (``optimize``'s ``requeue_lost``)."""
+        self._recovered = time.monotonic()
         return recover(
             self._storage, self.study_id, grace=self.stale_after, requeue=self.requeue_interrupted, limit=limit
         )
+
+    def recover_due(self, *, limit: int = REQUEUE_LOST) -> list[int]:
+        """:meth:`recover` if it has not run for ``stale_after`` seconds, else nothing: the
+        optimize loop calls it before each claim, so a worker that outlives a dead one
+        fails (and re-runs) the dead one's trial instead of only at its own start."""
+        return self.recover(limit=limit) if time.monotonic() - self._recovered >= self.stale_after else []
 
     def fail_running(self, reason: str) -> None:
         """Fail every trial this process still runs in this study (an interruption)."""
