@@ -498,26 +498,24 @@ class SQLStorage(Storage):
                 f"a write needs a storage opened for writing, but got {format_values(url=self._shown)} "
                 "opened read_only=True"
             )
-        if self._identity is not None:
-            self._check_same_file()
+        self._check_same_file()
         self._dirty = True
         return self._run(self._writer, body)
 
     def _replaced(self) -> bool:
-        """Whether the SQLite file this storage opened for writing was deleted or replaced since."""
+        """Whether the SQLite file this storage opened for writing was deleted or replaced
+        since (one ``stat``; always False for PostgreSQL, a read-only or in-memory one)."""
         return self._identity is not None and self._file is not None and _file_identity(self._file) != self._identity
 
     def _check_same_file(self) -> None:
         """Refuse a write when the SQLite file was deleted or replaced since this storage
         opened it: its connections would write on into the old file, which no process can
-        open again, and a run would end "complete" with every later trial lost. One
-        ``stat`` per write transaction."""
-        assert self._file is not None and self._identity is not None
-        identity = _file_identity(self._file)
-        if identity != self._identity:
+        open again, and a run would end "complete" with every later trial lost."""
+        if self._replaced():
+            missing = self._file is None or not self._file.exists()
             raise StorageReplacedError(
                 f"the SQLite file {self._file} was deleted or replaced while this process had it open "
-                f"(it is {'missing' if identity is None else 'another file'} now): writing on would put "
+                f"(it is {'missing' if missing else 'another file'} now): writing on would put "
                 "results where no process can read them; reopen the study on the file there is now"
             )
 
