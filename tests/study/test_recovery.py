@@ -3,7 +3,6 @@ its heartbeat's age alone, and a configuration that kills its worker is re-run o
 
 from __future__ import annotations
 
-import inspect
 import os
 import signal
 import subprocess
@@ -17,7 +16,6 @@ import pytest
 
 import treefarm as tf
 from treefarm.storage import JSON, REQUEUED, TrialRecord, TrialState, memory
-from treefarm.study import loop
 from treefarm.study.recovery import REQUEUE_LOST
 from treefarm.study.worker import _start_time, identity, worker_alive, worker_gone
 
@@ -213,11 +211,6 @@ def test_a_stale_rerun_is_not_queued_again_either(caplog: pytest.LogCaptureFixtu
         assert study.recover() == [claimed.number]
     assert len(_requeued(study)) == 1
     assert f"trial {claimed.number} is not queued again" in caplog.text
-
-
-def test_the_recovery_limit_is_the_optimize_loops_default() -> None:
-    for function in (loop.optimize, tf.Study.optimize):
-        assert inspect.signature(function).parameters["requeue_lost"].default == REQUEUE_LOST
 
 
 @pytest.mark.parametrize(("limit", "queued"), [(0, 0), (1, 0), (2, 1)])
