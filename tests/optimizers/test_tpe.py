@@ -208,6 +208,20 @@ def test_losses_tied_at_the_quantile_go_to_g_so_a_plateau_is_left() -> None:
     assert median_proposal(np.zeros(20)) < 0.15
 
 
+def test_multivariate_tpe_proposes_when_ties_at_the_best_loss_leave_l_empty() -> None:
+    """A plateau of equal best losses larger than the quantile sends every trial
+    to g; the joint estimator of ``l`` is then the prior, as the product's is
+    (it raised ``KeyError`` on a step function such as BBOB f7)."""
+    rng = np.random.default_rng(0)
+    space = {"x": Real(0, 1), "y": Real(0, 1)}
+    complete = [Observation(Config({"x": float(x), "y": float(y)}), 0.0) for x, y in rng.uniform(0.4, 0.5, (20, 2))]
+    complete += [Observation(Config({"x": float(x), "y": float(y)}), 1.0) for x, y in rng.uniform(0.6, 1.0, (20, 2))]
+    history = History(complete=tuple(complete))
+    xs = [TPE(multivariate=True).suggest(space, history, 1, np.random.default_rng(s))[0]["x"] for s in range(50)]
+    assert all(0.0 <= x <= 1.0 for x in xs)  # type: ignore[operator]
+    assert np.median(xs) < 0.3  # type: ignore[arg-type]
+
+
 def test_a_space_without_joins_gets_the_same_proposals_from_its_array_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

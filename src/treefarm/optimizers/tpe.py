@@ -359,14 +359,18 @@ class TPE(Optimizer):
     def _joint(
         self, root: Space, below: _Columns, above: _Columns, rng: np.random.Generator
     ) -> dict[str, Scalar]:
-        """Values for the numeric addresses active in every trial, chosen jointly."""
+        """Values for the numeric addresses active in every trial, chosen jointly.
+
+        ``l`` (or ``g``) may have no trial at all: ties straddling the split
+        at the best loss send every trial to ``g`` (``_strictly_below``); the
+        estimator is then the prior alone, as in the univariate product."""
         (n_good, good), (n_bad, bad) = below, above
         nodes = dict(_numeric_addresses(root))
         common = [a for a in nodes if len(good.get(a, ())) == n_good and len(bad.get(a, ())) == n_bad]
         if len(common) < 2:
             return {}
-        l_dims = [self._numeric(nodes[a], good[a]) for a in common]
-        g_dims = [self._numeric(nodes[a], bad[a]) for a in common]
+        l_dims = [self._numeric(nodes[a], good.get(a, [])) for a in common]
+        g_dims = [self._numeric(nodes[a], bad.get(a, [])) for a in common]
         k = rng.choice(len(l_dims[0].w), size=self.n_candidates, p=l_dims[0].w)
         X = [est.sample_components(rng, k) for est in l_dims]
         score = _joint_logpdf(l_dims, X) - _joint_logpdf(g_dims, X)
