@@ -75,6 +75,24 @@ def _tree_cycle(*names: str) -> Any:
     return TreeCycle()
 
 
+def _alternate(*optimizers: Any) -> Any:
+    """Trial ``t`` (counting every trial of the history) proposed by
+    ``optimizers[t % len(optimizers)]``: a fixed rotation, so a function of
+    the stored history as every optimizer's choice is."""
+    import treefarm as tf
+
+    class Rotation(tf.Optimizer):
+        def suggest(self, space: Any, history: Any, n: int, rng: Any) -> list[Any]:
+            t0 = len(history.complete) + len(history.failed) + len(history.pending)
+            out: list[Any] = []
+            for i in range(n):
+                with_batch = tf.History(history.complete, history.failed, (*history.pending, *out))
+                out.extend(optimizers[(t0 + i) % len(optimizers)].suggest(space, with_batch, 1, rng))
+            return out
+
+    return Rotation()
+
+
 def _variants() -> dict[str, Callable[[], Any]]:
     import math
 
@@ -89,6 +107,7 @@ def _variants() -> dict[str, Callable[[], Any]]:
         "tpe-optuna": lambda: tf.TPE(
             multivariate=True, n_startup=10, gamma=optuna_split, forget=25, bounds_as_neighbours=False
         ),
+        "tpe-joint-3": lambda: _alternate(tf.TPE(), tf.TPE(), tf.TPE(multivariate=True, gamma=optuna_split)),
         "gp": lambda: tf.GP(),
         "gp-explore-each": lambda: tf.GP(explore_every=1),
         "gp-explore-2": lambda: tf.GP(explore_every=2),
