@@ -103,11 +103,14 @@ def _variants() -> dict[str, Callable[[], Any]]:
 
     return {
         "tpe": lambda: tf.TPE(),
+        "tpe-product": lambda: tf.TPE(joint_every=None),
         "tpe-mv-10": lambda: tf.TPE(multivariate=True, n_startup=10),
         "tpe-optuna": lambda: tf.TPE(
             multivariate=True, n_startup=10, gamma=optuna_split, forget=25, bounds_as_neighbours=False
         ),
-        "tpe-joint-3": lambda: _alternate(tf.TPE(), tf.TPE(), tf.TPE(multivariate=True, gamma=optuna_split)),
+        "tpe-joint-3": lambda: _alternate(
+            tf.TPE(joint_every=None), tf.TPE(joint_every=None), tf.TPE(multivariate=True, gamma=optuna_split)
+        ),
         "gp": lambda: tf.GP(),
         "gp-explore-each": lambda: tf.GP(explore_every=1),
         "gp-explore-2": lambda: tf.GP(explore_every=2),

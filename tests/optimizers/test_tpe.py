@@ -37,10 +37,74 @@ def test_hyperopt_is_the_seeds_settings() -> None:
     assert TPE.hyperopt(n_startup=5).n_startup == 5
 
 
-def test_the_default_differs_from_the_seed_by_forgetting_a_shorter_start_and_the_bounds() -> None:
+def test_the_default_differs_from_the_seed_by_forgetting_a_shorter_start_the_bounds_and_joint_turns() -> None:
     default, seed = vars(TPE()), vars(TPE.hyperopt())
-    assert {k for k in default if default[k] != seed[k]} == {"forget", "n_startup", "bounds_as_neighbours"}
+    changed = {k for k in default if default[k] != seed[k]}
+    assert changed == {"forget", "n_startup", "bounds_as_neighbours", "joint_every"}
     assert (default["forget"], default["n_startup"], default["bounds_as_neighbours"]) == (25, 10, False)
+    assert default["joint_every"] == 4 and seed["joint_every"] is None
+
+
+def _sphere_history(n: int, dims: int, seed: int = 0) -> tuple[dict[str, Real], History]:
+    rng = np.random.default_rng(seed)
+    space = {f"x{i}": Real(-1, 1) for i in range(dims)}
+    points = rng.uniform(-1, 1, (n, dims))
+    complete = tuple(
+        Observation(Config({f"x{i}": float(v) for i, v in enumerate(p)}), float(np.sum(p**2))) for p in points
+    )
+    return space, History(complete=complete)
+
+
+def test_every_fourth_suggestion_is_the_joint_views() -> None:
+    """With 28 trials recorded, trials 28-30 are product turns and trial 31 the
+    fourth: the joint view's (multivariate, good set min(ceil(0.1 n), 25)), draw for draw."""
+    from treefarm.optimizers.tpe import tenth
+
+    space, history = _sphere_history(28, 3)
+    joint = TPE(multivariate=True, gamma=tenth, joint_every=None)
+    product = TPE(joint_every=None)
+    for turn in range(4):
+        pending = tuple(Config({"x0": 0.1 * i, "x1": 0.0, "x2": 0.0}) for i in range(turn))
+        at = History(history.complete, (), pending)
+        by_joint = joint.suggest(space, at, 1, np.random.default_rng(7))
+        by_product = product.suggest(space, at, 1, np.random.default_rng(7))
+        assert by_joint != by_product
+        assert TPE().suggest(space, at, 1, np.random.default_rng(7)) == (by_joint if turn == 3 else by_product)
+    assert tenth(30) == 3 and tenth(1000) == 25
+
+
+def test_a_batch_takes_its_joint_turn_at_its_place_reproducibly() -> None:
+    space, history = _sphere_history(31, 3)
+    batch = TPE().suggest(space, history, 3, np.random.default_rng(3))
+    assert batch == TPE().suggest(space, history, 3, np.random.default_rng(3))
+    assert len({tuple(c.to_dict().values()) for c in batch}) == 3
+    assert batch[0] == TPE(multivariate=True, gamma=lambda n: min(math.ceil(0.1 * n), 25)).suggest(
+        space, history, 1, np.random.default_rng(3)
+    )[0]
+
+
+@pytest.mark.parametrize(("dims", "joint"), [(1, False), (2, True), (10, True), (11, False)])
+def test_joint_turns_need_two_to_ten_always_active_numbers(dims: int, joint: bool) -> None:
+    """One number: the joint view would be the product with a smaller good set;
+    more than ten: the joint turns measured worse (20-d BBOB, bench/RESULTS.md)."""
+    space, history = _sphere_history(31, dims)
+    got = TPE().suggest(space, history, 1, np.random.default_rng(1))
+    product = TPE(joint_every=None).suggest(space, history, 1, np.random.default_rng(1))
+    assert (got != product) == joint
+
+
+def test_a_number_under_a_join_is_no_joint_address() -> None:
+    """x is always active, y only under option "a": one always-active number."""
+    space = {"x": Real(-1, 1), "c": Join(a={"y": Real(-1, 1)}, b={})}
+    rng = np.random.default_rng(0)
+    complete = []
+    for i, x in enumerate(rng.uniform(-1, 1, 32)):
+        config = {"x": float(x), "c": "a", "c.a.y": float(x) / 2} if i % 2 else {"x": float(x), "c": "b"}
+        complete.append(Observation(Config(config), float(x * x)))
+    history = History(complete=tuple(complete))
+    assert TPE().suggest(space, history, 1, np.random.default_rng(1)) == TPE(joint_every=None).suggest(
+        space, history, 1, np.random.default_rng(1)
+    )
 
 
 def _lock_in_run(tpe: TPE, seed: int, n: int = 200) -> tuple[float, int]:
@@ -360,6 +424,7 @@ def test_same_seed_same_study() -> None:
         ({"n_candidates": 0}, "n_candidates"),
         ({"prior_weight": -1}, "prior_weight"),
         ({"forget": 0}, "forget"),
+        ({"joint_every": 0}, "joint_every"),
         ({"multivariate": "yes"}, "multivariate"),
         ({"bounds_as_neighbours": "no"}, "bounds_as_neighbours"),
     ],

@@ -37,7 +37,7 @@ on one option of a choice, and grammar search leads on recursive spaces.
   on the model's scale, mean 0.0875 against the raw range's 0.0841. Today
   (the GP improved since), seeds 0-9: ``auto`` median 0.0800, with 3 of 10
   runs still on SGD's branch (0.100-0.104); ``TPE()`` median 0.0830, none at
-  the optimum. One seed's run is not portable: the GP's floating point
+  the optimum (0.0817 with its joint turns, which came later). One seed's run is not portable: the GP's floating point
   differs between processors, and seed 0 ended at 0.0800 on one machine and
   at 0.100 on another with the same code.
 - **Recursive**: grammar search (:mod:`treefarm.optimizers.grammar`) proposes
@@ -89,10 +89,10 @@ class Auto(Optimizer):
         range) or ``"model"`` (the GP's warped scale, as the GP's own rule).
     gp, tpe:
         The optimizers of flat and conditional spaces (by default ``GP()``,
-        alone on numeric spaces, and ``TPE(n_startup=5, bounds_as_neighbours=True)``:
+        alone on numeric spaces, and ``TPE(n_startup=5, bounds_as_neighbours=True, joint_every=None)``:
         TPE proposes only after the GP's space-filling start, which serves as
         its start-up too; the seed's bandwidths at the bounds, with which this
-        design was measured, as ``TPE()``'s default changed after it).
+        design was measured, as ``TPE()``'s defaults changed after it).
     grammar:
         The optimizer of recursive spaces (by default ``GrammarSearch()``,
         whose own prior draws are the start there).
@@ -119,7 +119,7 @@ class Auto(Optimizer):
         self.patience = patience
         self.tpe_every = tpe_every
         self.gp = gp if gp is not None else GP()
-        self.tpe = tpe if tpe is not None else TPE(n_startup=5, bounds_as_neighbours=True)
+        self.tpe = tpe if tpe is not None else TPE(n_startup=5, bounds_as_neighbours=True, joint_every=None)
         self.grammar = grammar if grammar is not None else GrammarSearch()
 
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:
