@@ -70,19 +70,18 @@ active in every trial with Optuna's good set ``min(ceil(0.1 n), 25)``: Optuna
 5's default ``TPESampler``. The product recombines good coordinates and wins
 on separable and many multimodal problems; the joint view samples around
 whole good points and wins where coordinates interact or an optimum must be
-refined (Rosenbrock, Hartmann, BBOB f1, f12, f21 in 10-d). Measured
-(``bench/RESULTS.md``, "Joint turns"; 60 seeds) on the 54 numeric problems
-with 2 to 10 numbers (BBOB in 2-d and 10-d, the synthetic set): against the
-product alone lower median on 32, beyond noise lower on 5 and higher on none;
-against Optuna's TPE higher beyond noise on 2 instead of 7, lower on 17
-instead of 20 (a joint turn every third trial: 33, 5 and 2; 1 and 15). On the
-24 BBOB functions in 5-d, which no choice had seen (30 seeds): see
-``bench/RESULTS.md``. Only with 2 to ``JOINT_MAX_NUMBERS = 10`` such numbers:
-on twelve BBOB functions in 20-d held out from the choice, turns every third
-trial had the lower median on 3 of 12 and were higher beyond noise on 2
-(more numbers than good points make the joint kernels a local search), and
-with one number the joint view is the product with a smaller good set
-(``gamma=0.1``, measured worse).
+refined (Rosenbrock, Ackley, BBOB f12, f13, f24 in 10-d). Measured
+(``bench/RESULTS.md``, "Joint turns"; 60 seeds), against the product alone:
+on 24 BBOB functions in 10-d lower median on 19, beyond noise lower on 3 and
+higher on none; on the 24 in 5-d, a dimension no choice had seen (30 seeds),
+lower on 17, beyond noise 1 and none. Only with ``JOINT_MIN_NUMBERS = 3`` to
+``JOINT_MAX_NUMBERS = 10`` such numbers, bounds set from the same readings:
+in 2-d the product had the lower median on 15 of 24; in 20-d, turns every
+third trial had the lower median on 3 of 12 and were higher beyond noise on
+2 (more numbers than good points make the joint kernels a local search); with
+one number the joint view is the product with a smaller good set
+(``gamma=0.1``, measured worse). Against Optuna's TPE over 69 problems, the
+product alone was higher beyond noise on 7 and ``TPE()`` is on 2.
 
 Observations weigh equally in the seed; the default here is hyperopt's
 code's and Optuna's linear forgetting, ``forget=25``, which down-weights all
@@ -150,8 +149,8 @@ from .unseen import unseen
 __all__ = ["TPE"]
 
 Gamma = float | Callable[[int], int]
-#: The most always-active numbers for which ``TPE()`` takes joint turns (see the module docstring).
-JOINT_MAX_NUMBERS = 10
+#: The fewest and the most always-active numbers for which ``TPE()`` takes joint turns (module docstring).
+JOINT_MIN_NUMBERS, JOINT_MAX_NUMBERS = 3, 10
 _Columns = tuple[int, dict[str, list[Scalar]]]
 _Key = TypeVar("_Key", str, int)
 #: Good and bad values per decision node (its identity), over all the positions it was reached at.
@@ -282,13 +281,12 @@ class TPE(Optimizer):
 
     def _has_joint_turns(self, root: Space, below: _Columns, above: _Columns) -> bool:
         """Whether every ``joint_every``-th suggestion is the joint view's: when
-        set, when this TPE is not itself multivariate, and when 2 to
-        ``JOINT_MAX_NUMBERS`` numeric addresses were active in every completed
-        trial (with one, the joint view would be the product with a smaller
-        good set, which measured worse; with more, see the module docstring)."""
+        set, when this TPE is not itself multivariate, and when
+        ``JOINT_MIN_NUMBERS`` to ``JOINT_MAX_NUMBERS`` numeric addresses were
+        active in every completed trial (see the module docstring)."""
         if self.joint_every is None or self.multivariate:
             return False
-        return 2 <= len(_common_numeric(root, below, above)) <= JOINT_MAX_NUMBERS
+        return JOINT_MIN_NUMBERS <= len(_common_numeric(root, below, above)) <= JOINT_MAX_NUMBERS
 
     def _joint_view(self) -> TPE:
         """The optimizer of the joint turns: this TPE's settings with the
