@@ -37,9 +37,9 @@ on one option of a choice, and grammar search leads on recursive spaces.
   on the model's scale, mean 0.0875 against the raw range's 0.0841. Today
   (the GP improved since), seeds 0-9: ``auto`` median 0.0800, with 3 of 10
   runs still on SGD's branch (0.100-0.104); ``TPE()`` median 0.0830, none at
-  the optimum (0.0817 with its joint turns, which came later). One seed's run is not portable: the GP's floating point
-  differs between processors, and seed 0 ended at 0.0800 on one machine and
-  at 0.100 on another with the same code.
+  the optimum (0.0817 with its later joint turns). One seed's run is not
+  portable: the GP's floating point differs between processors, and seed 0
+  ended at 0.0800 on one machine and at 0.100 on another with the same code.
 - **Recursive**: grammar search (:mod:`treefarm.optimizers.grammar`) proposes
   every trial. Giving every third trial to the GP had a higher median than
   grammar search alone on 11 of the 17 grammar problems and a lower one on 5,

@@ -183,6 +183,11 @@ class TPE(Optimizer):
         Whether a parameter's bounds count as neighbours of its lowest and
         highest observations in the bandwidth rule (the seed's); ``False``,
         the default, is hyperopt's code and Optuna's ``consider_endpoints=False``.
+    joint_every:
+        Every ``joint_every``-th trial is a joint turn (Optuna's multivariate
+        view, see the module docstring) when 3 to 10 numbers are active in
+        every trial; ``None`` for none. Ignored with ``multivariate=True``,
+        where every turn is joint.
     """
 
     def __init__(
