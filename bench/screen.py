@@ -56,38 +56,26 @@ def _tree_cycle(*names: str) -> Any:
     grammar search or annealing (``auto`` gives every third trial to the GP)."""
     import treefarm as tf
 
-    class TreeCycle(tf.Optimizer):
-        def __init__(self) -> None:
-            made = {"grammar": tf.GrammarSearch, "anneal": tf.Anneal}
-            self.start = tf.GrammarSearch()
-            self.cycle = [made[n]() for n in names]
-
-        def suggest(self, space: Any, history: Any, n: int, rng: Any) -> list[Any]:
-            t0 = len(history.complete) + len(history.failed) + len(history.pending)
-            out: list[Any] = []
-            for i in range(n):
-                with_batch = tf.History(history.complete, history.failed, (*history.pending, *out))
-                started = len(history.complete) >= self.start.n_startup
-                proposer = self.cycle[(t0 + i) % len(self.cycle)] if started else self.start
-                out.extend(proposer.suggest(space, with_batch, 1, rng))
-            return out
-
-    return TreeCycle()
+    made = {"grammar": tf.GrammarSearch, "anneal": tf.Anneal}
+    return _rotation(*(made[n]() for n in names), start=tf.GrammarSearch())
 
 
-def _alternate(*optimizers: Any) -> Any:
+def _rotation(*optimizers: Any, start: Any = None) -> Any:
     """Trial ``t`` (counting every trial of the history) proposed by
-    ``optimizers[t % len(optimizers)]``: a fixed rotation, so a function of
-    the stored history as every optimizer's choice is."""
+    ``optimizers[t % len(optimizers)]``, after ``start``'s own start-up trials
+    if given: a fixed rotation, so a function of the stored history as every
+    optimizer's choice is."""
     import treefarm as tf
 
     class Rotation(tf.Optimizer):
         def suggest(self, space: Any, history: Any, n: int, rng: Any) -> list[Any]:
             t0 = len(history.complete) + len(history.failed) + len(history.pending)
+            started = start is None or len(history.complete) >= start.n_startup
             out: list[Any] = []
             for i in range(n):
                 with_batch = tf.History(history.complete, history.failed, (*history.pending, *out))
-                out.extend(optimizers[(t0 + i) % len(optimizers)].suggest(space, with_batch, 1, rng))
+                proposer = optimizers[(t0 + i) % len(optimizers)] if started else start
+                out.extend(proposer.suggest(space, with_batch, 1, rng))
             return out
 
     return Rotation()
@@ -108,7 +96,7 @@ def _variants() -> dict[str, Callable[[], Any]]:
         "tpe-optuna": lambda: tf.TPE(
             multivariate=True, n_startup=10, gamma=optuna_split, forget=25, bounds_as_neighbours=False
         ),
-        "tpe-joint-3": lambda: _alternate(
+        "tpe-joint-3": lambda: _rotation(
             tf.TPE(joint_every=None), tf.TPE(joint_every=None), tf.TPE(multivariate=True, gamma=optuna_split)
         ),
         "gp": lambda: tf.GP(),
