@@ -266,20 +266,29 @@ class Evaluator:
 
         A trial submitted earlier in the batch may already have killed its
         worker, which breaks the pool: this trial then goes to a fresh pool,
-        since it did not run (only the trials the broken pool held fail)."""
+        since it did not run (only the trials the broken pool held fail). A
+        pool caught breaking, before it says so, fails the process it starts
+        for this trial with ``OSError`` (its queue's handle closed by its own
+        clean-up): the same case."""
         pool = self._get_pool()
         try:
             return pool.submit(call_in_worker, self.objective, trial.value), pool
-        except BrokenProcessPool:
+        except (BrokenProcessPool, OSError):
             self._forget(pool)
             pool = self._get_pool()
             return pool.submit(call_in_worker, self.objective, trial.value), pool
 
     def _forget(self, pool: Executor) -> None:
-        """Stop using a broken pool (its remaining futures fail as died)."""
+        """Stop using a broken pool (its remaining futures fail as died) and end its
+        processes. A process the pool started while it was breaking (a submit racing
+        the pool's own clean-up) is not among those the pool terminates: it would
+        wait for work forever, and the interpreter's exit, which joins every worker
+        process, with it. Nothing submits to this pool after this call, so its
+        process table is complete here."""
         if self._pool is pool:
             self._pool = None
-        pool.shutdown(wait=False)
+        _terminate(pool)
+        pool.shutdown(wait=True)
 
     def _collect(self, item: Future[tuple[str, Any]] | Result, pool: Executor | None) -> Result:
         if isinstance(item, tuple):
