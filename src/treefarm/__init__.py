@@ -15,7 +15,19 @@ from .exceptions import (
     TrialPruned,
     TrialStateError,
 )
-from .optimizers import GP, TPE, Anneal, Auto, GrammarSearch, History, Observation, Optimizer, RandomSearch
+from .optimizers import (
+    GP,
+    QMC,
+    TPE,
+    Anneal,
+    Auto,
+    GrammarSearch,
+    Grid,
+    History,
+    Observation,
+    Optimizer,
+    RandomSearch,
+)
 from .pruners import (
     HyperbandPruner,
     MedianPruner,
@@ -58,6 +70,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "GP",
+    "QMC",
     "TPE",
     "Anneal",
     "Args",
@@ -68,6 +81,7 @@ __all__ = [
     "Const",
     "Family",
     "GrammarSearch",
+    "Grid",
     "History",
     "HyperbandPruner",
     "I",

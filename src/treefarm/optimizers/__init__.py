@@ -5,16 +5,21 @@ from .auto import Auto
 from .base import History, Observation, Optimizer
 from .gp import GP
 from .grammar import GrammarSearch
+from .grid import Grid, GridExhaustedError
+from .qmc import QMC
 from .random import RandomSearch
 from .registry import available, make_optimizer
 from .tpe import TPE
 
 __all__ = [
     "GP",
+    "QMC",
     "TPE",
     "Anneal",
     "Auto",
     "GrammarSearch",
+    "Grid",
+    "GridExhaustedError",
     "History",
     "Observation",
     "Optimizer",

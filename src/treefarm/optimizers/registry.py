@@ -20,6 +20,8 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "auto": ("treefarm.optimizers.auto", "Auto"),
     "gp": ("treefarm.optimizers.gp", "GP"),
     "grammar": ("treefarm.optimizers.grammar", "GrammarSearch"),
+    "grid": ("treefarm.optimizers.grid", "Grid"),
+    "qmc": ("treefarm.optimizers.qmc", "QMC"),
     "random": ("treefarm.optimizers.random", "RandomSearch"),
     "tpe": ("treefarm.optimizers.tpe", "TPE"),
 }
