@@ -16,6 +16,7 @@ from .exceptions import (
     TrialStateError,
 )
 from .optimizers import (
+    CMAES,
     GP,
     QMC,
     TPE,
@@ -69,6 +70,7 @@ from .study import Result, Study, Trial, evaluate_folds, minimize
 __version__ = "0.1.0"
 
 __all__ = [
+    "CMAES",
     "GP",
     "QMC",
     "TPE",

@@ -3,6 +3,7 @@
 from .anneal import Anneal
 from .auto import Auto
 from .base import History, Observation, Optimizer
+from .cmaes import CMAES
 from .gp import GP
 from .grammar import GrammarSearch
 from .grid import Grid, GridExhaustedError
@@ -12,6 +13,7 @@ from .registry import available, make_optimizer
 from .tpe import TPE
 
 __all__ = [
+    "CMAES",
     "GP",
     "QMC",
     "TPE",
