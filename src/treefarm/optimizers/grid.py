@@ -167,7 +167,8 @@ def _round(key: int, r: int, value: int) -> int:
 
 
 class Grid(Optimizer):
-    """Every point of a finite space once (see the module docstring).
+    """Every point of a finite space once (see the module docstring). The study's hints do
+    not move its points (``hint_draws = False``): a hint's window draw would leave the grid.
 
     Parameters
     ----------
@@ -175,6 +176,8 @@ class Grid(Optimizer):
         Values per real parameter (``>= 2``, both bounds included, on the
         real's scale); ``None`` refuses a space with a real.
     """
+
+    hint_draws = False
 
     def __init__(self, *, resolution: int | None = None) -> None:
         if resolution is not None:
