@@ -47,6 +47,9 @@ def _held_out() -> Finals:
 
 
 
+_RUN = "python -m bench run --problems"
+_NGUYEN_1_9 = ",".join(f"nguyen{i}" for i in range(1, 10))
+
 SUITES = (
     Suite(
         "grammars", "Grammars: symbolic regression and kernel search",
@@ -61,10 +64,15 @@ SUITES = (
          "--out bench/results/grammar_defaults_screen.jsonl",
          f"{SCREEN} --problems kernel_search,symbolic_regression,symbolic --variants 'tpe[bounds_as_neighbours=false]' "
          "--seeds 30 --out bench/results/grammar_tpe_bounds.jsonl",
-         "python -m bench run --problems symbolic --methods optuna-tpe,gplearn,tf-random --seeds 30 --jobs 1 "
-         "--timeout 600 --out bench/results/grammar_peers30.jsonl",
-         "python -m bench run --problems symbolic --methods gplearn --seeds 30 --out bench/results/grammar_gplearn.jsonl",
-         "python -m bench run --problems symbolic --methods neps-re,neps-random --seeds 30 --jobs 1 --timeout 900 "
+         f"{_RUN} {_NGUYEN_1_9} --methods optuna-tpe,tf-random --out bench/results/grammar.jsonl",
+         f"{_RUN} keijzer1,koza2,koza3,nguyen11,nguyen12 --methods optuna-tpe,tf-random "
+         "--out bench/results/grammar_peers2.jsonl",
+         f"{_RUN} nguyen9,nguyen10,nguyen11 --methods optuna-tpe,tf-random --out bench/results/grammar_peers3.jsonl",
+         f"{_RUN} symbolic,held_out --methods optuna-tpe,gplearn,tf-random --seeds 20 --first-seed 10 "
+         "--out bench/results/grammar_peers30.jsonl",
+         f"{_RUN} symbolic --methods gplearn --seeds 30 --out bench/results/grammar_gplearn.jsonl",
+         f"{_RUN} symbolic --methods neps-re,neps-random --out bench/results/grammar_neps.jsonl",
+         f"{_RUN} symbolic --methods neps-re,neps-random --seeds 20 --first-seed 10 "
          "--out bench/results/grammar_neps30.jsonl"),
         _design),
     Suite(
@@ -75,12 +83,18 @@ SUITES = (
         ("grammar_defaults_screen.jsonl", "grammar_tpe_held_out.jsonl", "grammar_held_out.jsonl",
          "grammar_fresh_peers.jsonl", "grammar_fresh_peers2.jsonl", "grammar_peers30.jsonl",
          "grammar_gplearn_held_out.jsonl", "grammar_gplearn_fresh.jsonl", "grammar_gplearn_fresh2.jsonl"),
-        (f"{SCREEN} --problems held_out,fresh --variants grammar,anneal --seeds 30 --out bench/results/grammar_defaults_screen.jsonl",
+        (f"{SCREEN} --problems held_out,fresh --variants grammar,anneal --seeds 30 "
+         "--out bench/results/grammar_defaults_screen.jsonl",
          f"{SCREEN} --problems held_out,fresh --variants 'tpe[n_startup=10;bounds_as_neighbours=false]' --seeds 30 "
          "--out bench/results/grammar_tpe_held_out.jsonl",
-         "python -m bench run --problems held_out,fresh --methods optuna-tpe,tf-random --seeds 30 --jobs 1 "
-         "--timeout 600 --out bench/results/grammar_peers30.jsonl",
-         "python -m bench run --problems held_out --methods gplearn --seeds 30 --out bench/results/grammar_gplearn_held_out.jsonl",
-         "python -m bench run --problems fresh --methods gplearn --seeds 30 --out bench/results/grammar_gplearn_fresh.jsonl"),
+         f"{_RUN} held_out --methods optuna-tpe,tf-random --out bench/results/grammar_held_out.jsonl",
+         f"{_RUN} fresh --methods tf-random --out bench/results/grammar_fresh_peers.jsonl",
+         f"{_RUN} fresh --methods optuna-tpe --out bench/results/grammar_fresh_peers2.jsonl",
+         f"{_RUN} symbolic,held_out --methods optuna-tpe,gplearn,tf-random --seeds 20 --first-seed 10 "
+         "--out bench/results/grammar_peers30.jsonl",
+         f"{_RUN} held_out --methods gplearn --seeds 30 --out bench/results/grammar_gplearn_held_out.jsonl",
+         f"{_RUN} {','.join(list(FRESH)[:7])} --methods gplearn --seeds 30 --out bench/results/grammar_gplearn_fresh.jsonl",
+         f"{_RUN} {','.join(list(FRESH)[7:])} --methods gplearn --seeds 30 "
+         "--out bench/results/grammar_gplearn_fresh2.jsonl"),
         _held_out, held_out=True),
 )
