@@ -39,6 +39,8 @@ def fmt(x: float) -> str:
     """Two significant digits: the seeds' noise is wider than a third one."""
     if not np.isfinite(x):
         return "–"
+    if 1 <= abs(x) < 1e5:
+        return f"{float(f'{x:.2g}'):g}"
     return f"{x:.2g}".replace("e-0", "e-").replace("e+0", "e").replace("e+", "e")
 
 
@@ -92,6 +94,20 @@ def medians(finals: Finals) -> dict[str, dict[str, float]]:
     return out
 
 
+def rank_set(methods: Sequence[str], meds: dict[str, dict[str, float]]) -> tuple[list[str], dict[str, dict[str, float]]]:
+    """The methods to rank and the problems all of them ran: of the sets "every method with rows on
+    at least k problems", the one with the most (method, problem) pairs (a peer run on two problems
+    does not shrink everyone's ranks to those two; one run on most problems is kept)."""
+    reach = {m: sum(m in by for by in meds.values()) for m in methods}
+    best: tuple[int, int, list[str], dict[str, dict[str, float]]] = (0, 0, [], {})
+    for k in sorted(set(reach.values())):
+        ranked = [m for m in methods if reach[m] >= k]
+        common = {p: {m: by[m] for m in ranked} for p, by in meds.items() if all(m in by for m in ranked)}
+        if (len(ranked) * len(common), len(ranked)) > best[:2]:
+            best = (len(ranked) * len(common), len(ranked), ranked, common)
+    return best[2], best[3]
+
+
 def table(suite: Suite, finals: Finals) -> str:
     """Medians [95 % interval], then wins/losses beyond noise against ``suite.ours`` and mean ranks.
     A column's header states its usual number of seeds; a cell with another number states its own."""
@@ -127,11 +143,11 @@ def table(suite: Suite, finals: Finals) -> str:
     wins = [f"{counts_vs[m][1]} / {counts_vs[m][2]} of {counts_vs[m][0]}" if m != suite.ours else "–"
             for m in methods]
     out.append(f"|**{suite.ours} better / worse beyond noise**|" + "|".join(wins) + "|")
-    meds = medians(finals)
-    every = sum(len(by) == len(methods) for by in meds.values())
-    if every:
-        ranks = mean_ranks(meds)
-        out.append(f"|**mean rank ({every} all ran)**|" + "|".join(f"{ranks[m]:.2f}" for m in methods) + "|")
+    ranked, common = rank_set(methods, medians(finals))
+    if common and len(ranked) > 1:
+        ranks = mean_ranks(common)
+        out.append(f"|**mean rank ({len(common)} problems)**|" + "|".join(
+            f"{ranks[m]:.2f}" if m in ranks else "–" for m in methods) + "|")
     return "\n".join(out)
 
 

@@ -10,7 +10,7 @@ import pytest
 from bench.__main__ import main
 from bench.harness.paths import BENCH, RESULTS
 from bench.harness.suite import Suite, merge, runner_finals, screen_finals
-from bench.harness.summary import MANIFEST, profile, table, verdict
+from bench.harness.summary import MANIFEST, profile, rank_set, table, verdict
 from bench.suites import all_suites
 
 
@@ -101,3 +101,13 @@ def test_runner_and_screen_rows_meet_under_one_label(tmp_path: Path, monkeypatch
     assert list(finals) == [("branin", "random")]
     assert finals[("branin", "random")] == pytest.approx({0: 1.0 - 0.397887, 1: 0.5})
 
+
+
+def test_a_method_run_on_few_problems_is_left_out_of_the_ranks_not_everyone_else() -> None:
+    meds = {p: {"ours": 1.0, "peer": 2.0} for p in ("a", "b", "c")}
+    meds["a"]["rare"] = 0.5
+    ranked, common = rank_set(["ours", "peer", "rare"], meds)
+    assert ranked == ["ours", "peer"] and sorted(common) == ["a", "b", "c"], (ranked, common)
+    meds["b"]["rare"] = meds["c"]["rare"] = 3.0
+    ranked, common = rank_set(["ours", "peer", "rare"], meds)
+    assert ranked == ["ours", "peer", "rare"] and len(common) == 3, (ranked, common)
