@@ -40,7 +40,7 @@ def nondominated_mask(Y: np.ndarray) -> np.ndarray:
     Y = _matrix(Y)
     if len(Y) == 0:
         return np.zeros(0, dtype=bool)
-    return ~_domination_matrix(Y).any(axis=0)
+    return np.asarray(~_domination_matrix(Y).any(axis=0))
 
 
 def nondomination_ranks(Y: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ def _points(Y: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"hypervolume needs losses of shape (n, m) and a reference of shape (m,), but got {Y.shape} and {ref.shape}")
     if not np.all(np.isfinite(ref)):
         raise ValueError(f"the reference point must be finite, but got {ref.tolist()}")
-    inside = np.all(Y < ref, axis=1)
+    inside = np.all(ref > Y, axis=1)
     return Y[inside], ref
 
 
@@ -75,10 +75,10 @@ def hypervolume_contributions(Y: np.ndarray, ref: np.ndarray) -> np.ndarray:
     ref = np.asarray(ref, dtype=float)
     _points(Y, ref)  # validates the shapes
     contributions = np.zeros(len(Y))
-    candidates = np.flatnonzero(np.all(Y < ref, axis=1) & nondominated_mask(Y))
+    candidates = np.flatnonzero(np.all(ref > Y, axis=1) & nondominated_mask(Y))
     if candidates.size == 0:
         return contributions
-    inside = Y[np.all(Y < ref, axis=1)]
+    inside = Y[np.all(ref > Y, axis=1)]
     total = _slices(inside, ref)
     for i in candidates:
         others = np.delete(Y, i, axis=0)
