@@ -150,3 +150,12 @@ def test_reference_point_lies_beyond_the_worst() -> None:
     Y = np.array([[0.0, 5.0], [2.0, 1.0]])
     assert reference_point(Y).tolist() == [2.2, 5.4]
     assert reference_point(np.array([[3.0, 3.0]])).tolist() == [3.3, 3.3]
+
+
+@given(point_sets(2))
+def test_the_fast_two_objective_contributions_match_the_exact_ones_on_a_front(Y: np.ndarray) -> None:
+    from treefarm.pareto.order import front_contributions_2d
+
+    front = np.unique(Y[nondominated_mask(Y)], axis=0)
+    ref = np.full(2, float(SIDE))
+    assert front_contributions_2d(front, ref) == pytest.approx(hypervolume_contributions(front, ref))

@@ -20,15 +20,35 @@ from .hypervolume import hypervolume_contributions, reference_point
 
 __all__ = ["pareto_order", "ranking_losses"]
 
-#: Above this many objectives a front is ordered by crowding distance, not by
-#: exact hypervolume contributions (whose cost grows quickly with the count).
-MAX_HV_OBJECTIVES = 3
+#: The largest three-objective front ordered by exact hypervolume contributions
+#: (each costs one hypervolume without the point); larger ones, and fronts of
+#: more objectives, are ordered by crowding distance.
+MAX_HV_FRONT_3D = 40
+
+
+def front_contributions_2d(Y: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Exclusive hypervolume contributions within one two-objective front (no row
+    dominates another): sorted by the first objective, a point's share is the
+    rectangle up to its right neighbour's first and its left neighbour's second
+    objective; duplicates share nothing."""
+    order = np.lexsort((Y[:, 1], Y[:, 0]))
+    xs, ys = Y[order, 0], Y[order, 1]
+    right = np.append(xs[1:], ref[0])
+    above = np.insert(ys[:-1], 0, ref[1])
+    out = np.empty(len(Y))
+    out[order] = np.maximum(right - xs, 0.0) * np.maximum(above - ys, 0.0)
+    return out
 
 
 def _within_front(Y: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """A key per row of one front, smaller first: minus the hypervolume
-    contribution, or minus the crowding distance in many objectives."""
-    if Y.shape[1] <= MAX_HV_OBJECTIVES and len(Y) > 1:
+    contribution (two objectives, or three in a front of at most
+    ``MAX_HV_FRONT_3D``), else minus the crowding distance."""
+    if len(Y) <= 1:
+        return np.zeros(len(Y))
+    if Y.shape[1] == 2:
+        return -front_contributions_2d(Y, ref)
+    if Y.shape[1] == 3 and len(Y) <= MAX_HV_FRONT_3D:
         return -hypervolume_contributions(Y, ref)
     return -crowding_distance(Y)
 
