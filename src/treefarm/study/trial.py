@@ -45,7 +45,7 @@ class Trial:
         step = int(step)  # NumPy integers too
         directions = self._study.directions
         if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:
-            vector = list(value)  # type: ignore[arg-type]
+            vector = list(value)
             if len(vector) != len(directions) or not all(_number(v) for v in vector):
                 raise StudyError(
                     f"an intermediate vector must hold {len(directions)} finite numbers or NaN (one per objective), "
@@ -58,7 +58,7 @@ class Trial:
                 "an intermediate value must be a finite number or NaN (a diverging run), "
                 f"but got value={value!r} at step={step}"
             )
-        self._study.storage.report_intermediate(self._study.study_id, self.number, step, float(value))  # type: ignore[arg-type]
+        self._study.storage.report_intermediate(self._study.study_id, self.number, step, float(value))
 
     def should_prune(self) -> bool:
         """Whether the study's pruner stops this trial at its last reported step
