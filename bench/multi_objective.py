@@ -4,8 +4,8 @@ multi-objective samplers, hypervolume against a fixed reference point.
 Problems: ZDT1-3 (Zitzler, Deb & Thiele 2000; 10 variables), DTLZ2 (Deb,
 Thiele, Laumanns & Zitzler 2002; 3 objectives, 6 variables), the constrained
 BNH (Binh & Korn 1997) and TNK (Tanaka 1995), and one real tuning problem: a
-random forest on scikit-learn's breast-cancer data, 3-fold error against
-log10 of its total tree nodes. Each run records the hypervolume of its
+decision tree on scikit-learn's breast-cancer data, 5-fold error against
+log10 of its node count (accuracy against model size). Each run records the hypervolume of its
 feasible front after 50, 100 and 200 evaluations, and whether its best
 trials are feasible.
 
@@ -68,24 +68,23 @@ def _tnk(x: np.ndarray) -> tuple[list[float], list[float]]:
     return [x1, x2], [c1, c2]
 
 
-def _forest(params: dict[str, Any]) -> tuple[list[float], list[float]]:
+def _tree(params: dict[str, Any]) -> tuple[list[float], list[float]]:
     from sklearn.datasets import load_breast_cancer
-    from sklearn.ensemble import RandomForestClassifier
     from sklearn.model_selection import cross_val_score
+    from sklearn.tree import DecisionTreeClassifier
 
     X, y = load_breast_cancer(return_X_y=True)
-    model = RandomForestClassifier(
-        n_estimators=params["n_estimators"],
+    model = DecisionTreeClassifier(
         max_depth=params["max_depth"],
-        max_features=params["max_features"],
         min_samples_leaf=params["min_samples_leaf"],
+        max_features=params["max_features"],
+        ccp_alpha=params["ccp_alpha"],
+        criterion=params["criterion"],
         random_state=0,
-        n_jobs=1,
     )
-    error = 1 - float(cross_val_score(model, X, y, cv=3).mean())
+    error = 1 - float(cross_val_score(model, X, y, cv=5).mean())
     model.fit(X, y)
-    nodes = sum(t.tree_.node_count for t in model.estimators_)
-    return [error, math.log10(nodes)], []
+    return [error, math.log10(model.tree_.node_count)], []
 
 
 PROBLEMS: dict[str, dict[str, Any]] = {
@@ -95,29 +94,31 @@ PROBLEMS: dict[str, dict[str, Any]] = {
     "dtlz2": {"d": 6, "f": _dtlz2, "ref": [2.2, 2.2, 2.2], "directions": 3},
     "bnh": {"d": 2, "f": _bnh, "ref": [140.0, 55.0], "directions": 2},
     "tnk": {"d": 2, "f": _tnk, "ref": [1.2, 1.2], "directions": 2},
-    "forest": {"d": None, "f": _forest, "ref": [0.2, 5.0], "directions": 2},
+    "tree": {"d": None, "f": _tree, "ref": [0.2, 3.0], "directions": 2},
 }
 
-#: Problems no design choice was made on (the default optimizer was chosen on the others).
-HELD_OUT = ("zdt3", "tnk", "dtlz2")
+#: Problems no design choice was made on: the default for several objectives (``auto``
+#: on the Pareto order) was chosen by a 3-seed screen on ZDT1 and BNH alone.
+HELD_OUT = ("zdt2", "zdt3", "dtlz2", "tnk", "tree")
 
 
 def _space(problem: str) -> dict[str, Any]:
     import treefarm as tf
 
-    if problem == "forest":
+    if problem == "tree":
         return {
-            "n_estimators": tf.Int(5, 200, log=True),
             "max_depth": tf.Int(1, 20),
+            "min_samples_leaf": tf.Int(1, 50, log=True),
             "max_features": tf.Real(0.05, 1.0),
-            "min_samples_leaf": tf.Int(1, 20, log=True),
+            "ccp_alpha": tf.Real(1e-5, 0.1, log=True),
+            "criterion": tf.Choice("gini", "entropy"),
         }
     return {f"x{i}": tf.Real(0.0, 1.0) for i in range(PROBLEMS[problem]["d"])}
 
 
 def _evaluate(problem: str, params: dict[str, Any]) -> tuple[list[float], list[float]]:
     spec = PROBLEMS[problem]
-    if problem == "forest":
+    if problem == "tree":
         return spec["f"](params)
     return spec["f"](np.array([params[f"x{i}"] for i in range(spec["d"])]))
 
@@ -168,12 +169,13 @@ def _optuna(sampler: str) -> Callable[[str, int, int], list[tuple[list[float], l
         out: list[tuple[list[float], list[float]]] = []
 
         def objective(trial: optuna.Trial) -> list[float]:
-            if problem == "forest":
+            if problem == "tree":
                 params = {
-                    "n_estimators": trial.suggest_int("n_estimators", 5, 200, log=True),
                     "max_depth": trial.suggest_int("max_depth", 1, 20),
+                    "min_samples_leaf": trial.suggest_int("min_samples_leaf", 1, 50, log=True),
                     "max_features": trial.suggest_float("max_features", 0.05, 1.0),
-                    "min_samples_leaf": trial.suggest_int("min_samples_leaf", 1, 20, log=True),
+                    "ccp_alpha": trial.suggest_float("ccp_alpha", 1e-5, 0.1, log=True),
+                    "criterion": trial.suggest_categorical("criterion", ["gini", "entropy"]),
                 }
             else:
                 params = {f"x{i}": trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(spec["d"])}
