@@ -45,10 +45,9 @@ from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
 from .base import History, Observation, Optimizer
-from .candidates import neighbours, option_swaps
-from .hint_prior import BETA, hint_log_density, hint_windows
-from .hints import Hint, hint_draw
+from .hints import BETA, Hint, hint_log_density, hint_windows, window_draws
 from .options import check_bool, check_int
+from .variation import neighbours, option_swaps
 
 if TYPE_CHECKING:
     from ..bo.acquisition.weighted import LogPrior
@@ -171,7 +170,7 @@ class GP(Optimizer):
         module docstring); ``False`` ignores it.
     hint_prior:
         How the acquisition weighs search hints (πBO,
-        :mod:`treefarm.optimizers.hint_prior`): ``"judged"`` (default; each
+        :mod:`treefarm.optimizers.hints.pibo`): ``"judged"`` (default; each
         hint's credibility judged by the trials in its window, and squared), ``"plain"``
         (the credibility as given) or ``"off"``. Log-EI, log-PI, EI, PI and
         MES can be weighted; UCB and Thompson sampling ignore it.
@@ -382,8 +381,7 @@ class GP(Optimizer):
             from ..bo.maximize import sobol_candidates
 
             cover = flat.decode_many(sobol_candidates(flat.dim, self.n_candidates, rng))
-        good = [h for h in hints if h.weight > 0 and h.credibility > 0] if self.hint_prior != "off" else []
-        hinted = [hint_draw(root, good[i % len(good)], rng) for i in range(HINT_CANDIDATES if good else 0)]
+        hinted = window_draws(root, hints, HINT_CANDIDATES, rng) if self.hint_prior != "off" else []
         return [*cover, *neighbours(root, parents, self.n_local, rng), *hinted], len(cover)
 
     def _model_points(
@@ -514,7 +512,7 @@ def incumbent_swaps(
     root: Space, configs: Sequence[Config], losses: np.ndarray, rng: np.random.Generator
 ) -> list[Config]:
     """The best configuration on each other option of each join it visits
-    (:func:`treefarm.optimizers.candidates.option_swaps`), the other trials,
+    (:func:`treefarm.optimizers.variation.option_swaps`), the other trials,
     best first, lending the decisions a new branch needs; none without joins."""
     ranked = [configs[i] for i in np.argsort(losses, kind="stable")]
     return option_swaps(root, ranked[0], ranked[1:], rng)

@@ -12,7 +12,7 @@ parameters. Each suggestion after ``n_startup`` distinct prior draws:
    by ``greed``) by the moves of genetic
    programming on derivation trees — hoist, wrap and regrow of a subtree and
    numeric steps (:mod:`treefarm.optimizers.anneal_moves`), subtree crossover
-   of two good parents (:func:`treefarm.optimizers.candidates.crossover`) —
+   of two good parents (:func:`treefarm.optimizers.variation.crossover`) —
    and a few fresh prior draws (``p_prior``), so the search never stops
    exploring;
 3. drops every child whose expression was already evaluated, failed, is
@@ -76,9 +76,9 @@ from ..space import Config, Space, analyze, canonical, convert, has_rules, sampl
 from ..space.config import Scalar
 from .anneal_moves import neighbour
 from .base import History, Observation, Optimizer
-from .candidates import crossover
 from .options import check_int, check_positive, check_range
 from .structure_constants import has_numbers, numbers, step_numbers, step_size, structure
+from .variation import crossover
 
 __all__ = ["GrammarSearch"]
 
