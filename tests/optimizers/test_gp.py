@@ -12,14 +12,13 @@ import pytest
 
 from treefarm import Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op, sample
 from treefarm.bo.loop import STALL_DISTANCE, collapsed
+from treefarm.bo.refits import REFIT_ALL, refit_point
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.gp import (
     _ACQUISITIONS,
     GP,
-    REFIT_ALL,
     evaluations_since_improvement,
     explores,
-    refit_point,
     startup_size,
 )
 from treefarm.testing.optimizer_suite import OptimizerSuite

@@ -11,7 +11,7 @@ their maximizer and the suggestion loop are the model-based core
    (:func:`treefarm.bo.models.gp.fit_gp`: Matérn-5/2, MAP hyperparameters,
    integers and one-hot groups rounded inside the kernel, Garrido-Merchán
    and Hernández-Lobato 2020), from scratch at the refit points
-   (:func:`refit_point`) and with the last refit's hyperparameters in
+   (:func:`treefarm.bo.refits.refit_point`) and with the last refit's hyperparameters in
    between, and let :func:`treefarm.bo.loop.suggest_batch` choose the batch
    from candidates: Sobol points (prior draws on a recursive space),
    mutations and crossovers of the best configurations and draws from the
@@ -40,10 +40,11 @@ import numpy as np
 
 from ..bo.loop import Rules, suggest_batch
 from ..bo.models.threads import one_blas_thread
+from ..bo.refits import Refits
 from ..bo.views import EncodedView, TreeView, encoded_domain, is_noisy
 from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
-from ..space import Config, Join, Space, addresses, analyze, convert, sample
+from ..space import Config, Space, addresses, analyze, convert, sample
 from .base import History, Observation, Optimizer
 from .hints import BETA, Hint, hint_log_density, hint_windows, window_draws
 from .options import check_bool, check_int
@@ -52,16 +53,11 @@ from .variation import neighbours, option_swaps
 if TYPE_CHECKING:
     from ..bo.acquisition.weighted import LogPrior
     from ..bo.models.domain import Domain
-    from ..bo.models.gp import GPParams, Kernel, OutputTransform
+    from ..bo.models.gp import GaussianProcess, GPParams, Kernel, OutputTransform
     from ..bo.protocols import Acquisition, Model
     from ..bo.views import View
 
 __all__ = ["GP"]
-
-#: Up to this many complete trials the hyperparameters are refitted for every suggestion.
-REFIT_ALL = 20
-#: Scratch fits kept per optimizer (a study needs one; a few serve interleaved studies).
-_CACHED_FITS = 8
 
 _ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
 _HINT_PRIORS = ("judged", "plain", "off")
@@ -69,7 +65,7 @@ _HINT_PRIORS = ("judged", "plain", "off")
 HINT_CANDIDATES = 64
 
 #: Evaluations without a significant improvement before a collapsed acquisition counts as a stall
-#: (ten: the issue's stuck runs proposed nothing better for 50).
+#: (ten: stuck runs seen proposed nothing better for 50).
 STALL_PATIENCE = 10
 #: An improvement smaller than this fraction of the losses' range (max - min) is not one.
 STALL_IMPROVEMENT = 1e-3
@@ -113,16 +109,6 @@ def explores(since: int, every: int = EXPLORE_EVERY, *, patience: int = STALL_PA
     the suggestions in between keep refining the incumbent, which on a
     one-bowl objective is still the way to a lower loss."""
     return since >= patience and (since - patience) % every == 0
-
-
-def refit_point(n: int) -> int:
-    """The last refit point at or before ``n`` complete trials: ``n`` itself up
-    to :data:`REFIT_ALL`, else the last multiple of ``s = 2^floor(log2(n / 10))``
-    (s = 2 from 20 trials, 8 from 80, 64 from 640: about a tenth of n)."""
-    if n <= REFIT_ALL:
-        return n
-    step = 2 ** math.floor(math.log2(n / 10))
-    return n - n % step
 
 
 def startup_size(n_decisions: int) -> int:
@@ -236,7 +222,7 @@ class GP(Optimizer):
         self.hint_prior = hint_prior
         self.prior_beta = float(prior_beta)
         self.hint_draws = hint_draws
-        self._fits: dict[tuple[str, str, tuple[str, ...]], tuple[GPParams, OutputTransform]] = {}
+        self._refits = Refits()
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
@@ -272,26 +258,13 @@ class GP(Optimizer):
         """The evaluated configuration with the lowest posterior mean when the
         fitted noise is significant (the best-mean recommendation for noisy
         objectives, Picheny et al. 2013); ``None`` (the best observed) otherwise."""
-        from ..bo.models.gp import fit_gp
-
         root = convert(space)
         complete = [o for o in history.complete if math.isfinite(o.loss)]
         if self.deterministic or len(complete) < 3:
             return None
         configs = [o.config for o in complete]
-        encoding = self._encoding(root, analyze(root).recursive, configs)
-        X, _ = encoding.encode(configs)
-        losses = np.array([o.loss for o in complete])
         with one_blas_thread():
-            model = fit_gp(
-                X,
-                losses,
-                encoded_domain(encoding),
-                kernel=_kernel(self.kernel, analyze(root).recursive),
-                y_var=self._y_var(complete),
-                output=self.output,
-                rng=np.random.default_rng(0),
-            )
+            X, model = self._fit_all(root, complete, self._encoding(root, analyze(root).recursive, configs))
             if not is_noisy(model):
                 return None
             return configs[int(np.argmin(model.predict(X)[0]))]
@@ -303,7 +276,6 @@ class GP(Optimizer):
         ``at`` (the 1-D posterior plot): grid values of
         ``address`` (n_grid,), posterior mean and standard deviation there,
         on the model's standardized scale (lower is better)."""
-        from ..bo.models.gp import fit_gp
         from ..encoding import numeric_value
 
         root = convert(space)
@@ -313,24 +285,32 @@ class GP(Optimizer):
             raise ConfigError(
                 f"address must name a numeric parameter of the space, but got address={address!r}"
             )
-        X, _ = encoding.encode([o.config for o in complete])
-        losses = np.array([o.loss for o in complete])
-        kernel = _kernel(self.kernel, analyze(root).recursive)
         column = encoding.start[address]
         node = encoding.columns[column].node
         grid = np.linspace(0.0, 1.0, n_grid)
         with one_blas_thread():
-            model = fit_gp(
-                X,
-                losses,
-                encoded_domain(encoding),
-                kernel=kernel,
-                y_var=self._y_var(complete),
-                output=self.output,
-                rng=np.random.default_rng(0),
-            )
+            _, model = self._fit_all(root, complete, encoding)
             mean, std = model.slice_1d(encoding.encode([at])[0][0], column, grid)
         return np.array([numeric_value(node, u) for u in grid], dtype=float), mean, std  # type: ignore[arg-type]
+
+    def _fit_all(
+        self, root: Space, complete: Sequence[Observation], encoding: UnitEncoding
+    ) -> tuple[np.ndarray, GaussianProcess]:
+        """The encoded complete trials (n, d) and the GP fitted on all of them
+        from scratch (restarts seeded by 0), for the recommendation and the plots."""
+        from ..bo.models.gp import fit_gp
+
+        X, _ = encoding.encode([o.config for o in complete])
+        model = fit_gp(
+            X,
+            np.array([o.loss for o in complete]),
+            encoded_domain(encoding),
+            kernel=_kernel(self.kernel, analyze(root).recursive),
+            y_var=self._y_var(complete),
+            output=self.output,
+            rng=np.random.default_rng(0),
+        )
+        return X, model
 
     def _encoding(self, root: Space, recursive: bool, configs: Sequence[Config]) -> UnitEncoding:
         return UnitEncoding.for_configs(root, configs) if recursive else UnitEncoding(root)
@@ -472,40 +452,34 @@ class GP(Optimizer):
         y_var: np.ndarray | None,
         encoding: UnitEncoding,
     ) -> tuple[GPParams, OutputTransform]:
-        """The hyperparameters and output transform fitted from scratch on the
-        first :func:`refit_point` complete trials, cached under their hash and
-        the columns of ``encoding`` (the suggestion's) that their addresses use
-        (two spaces may share configurations). The restarts' generator is
-        seeded by that hash and the trials are encoded on their own, so the
-        result depends on them alone, never on the cache's state."""
+        """The hyperparameters and output transform fitted from scratch at the
+        last refit point (:meth:`treefarm.bo.refits.Refits.fitted`)."""
         from ..bo.models.gp import fit_gp
 
-        m = refit_point(len(configs))
-        digest = hashlib.sha256(f"{self.kernel} {self.deterministic} {losses[:m].tobytes().hex()}".encode())
-        prefix_var = None if y_var is None or not np.any(y_var[:m] > 0.0) else y_var[:m]
-        if prefix_var is not None:
-            digest.update(prefix_var.tobytes())
-        for config in configs[:m]:
-            digest.update(config.to_json().encode())
-        used = set().union(*(config.keys() for config in configs[:m]))
-        key = (digest.hexdigest(), self.output, _fingerprint(encoding, used))
-        if key not in self._fits:
-            prefix = self._encoding(root, recursive, configs[:m])
-            X, _ = prefix.encode(configs[:m])
-            model = fit_gp(
+        def fit(
+            X: np.ndarray, y: np.ndarray, domain: Domain, y_var: np.ndarray | None, rng: np.random.Generator
+        ) -> GaussianProcess:
+            return fit_gp(
                 X,
-                losses[:m],
-                encoded_domain(prefix),
+                y,
+                domain,
                 kernel=_kernel(self.kernel, recursive),
                 deterministic=self.deterministic,
-                y_var=prefix_var,
+                y_var=y_var,
                 output=self.output,
-                rng=np.random.default_rng(int.from_bytes(digest.digest()[:8], "little")),
+                rng=rng,
             )
-            while len(self._fits) >= _CACHED_FITS:
-                self._fits.pop(next(iter(self._fits)))
-            self._fits[key] = (model.params, model.transform)
-        return self._fits[key]
+
+        return self._refits.fitted(
+            configs,
+            losses,
+            y_var,
+            encoding,
+            tag=f"{self.kernel} {self.deterministic}",
+            output=self.output,
+            encode=lambda prefix: self._encoding(root, recursive, prefix),
+            fit=fit,
+        )
 
 
 def incumbent_swaps(
@@ -516,15 +490,6 @@ def incumbent_swaps(
     best first, lending the decisions a new branch needs; none without joins."""
     ranked = [configs[i] for i in np.argsort(losses, kind="stable")]
     return option_swaps(root, ranked[0], ranked[1:], rng)
-
-
-def _fingerprint(encoding: UnitEncoding, addresses: set[str]) -> tuple[str, ...]:
-    """The encoding's columns of ``addresses`` as text: address and bounds or options of each."""
-    return tuple(
-        f"{c.address}={c.node.labels if isinstance(c.node, Join) else c.node!r}:{c.option}"
-        for c in encoding.columns
-        if c.address in addresses
-    )
 
 
 def _kernel(name: str, recursive: bool) -> Kernel:
