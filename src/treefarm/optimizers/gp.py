@@ -375,16 +375,31 @@ class GP(Optimizer):
         n: int,
         rng: np.random.Generator,
     ) -> list[Config]:
-        """``n`` points from one fit (:func:`treefarm.bo.loop.suggest_batch`):
-        on narrowed tree columns for a recursive space whose acquisition
-        depends only on distances (:data:`NARROWABLE`) and that no hint weighs
-        on, else on one encoding of every row."""
-        from ..bo.acquisition import LOG_ACQUISITIONS, PriorWeighted, make_acquisition
-        from ..bo.models.gp import gp_with_params
-
-        pending = list(history.pending)
+        """``n`` points from one fit (:func:`treefarm.bo.loop.suggest_batch`)."""
         flat = None if recursive else UnitEncoding(root)
         candidates, n_cover = self._candidates(root, flat, configs, losses, history.hints, rng)
+        view, log_prior = self._view(root, flat, configs, losses, y_var, history, candidates, n_cover)
+        rules = self._rules(root, recursive, configs, losses, len(history.pending), log_prior, rng)
+        return suggest_batch(view, rules, n, history.seen(), rng)
+
+    def _view(
+        self,
+        root: Space,
+        flat: UnitEncoding | None,
+        configs: list[Config],
+        losses: np.ndarray,
+        y_var: np.ndarray | None,
+        history: History,
+        candidates: list[Config],
+        n_cover: int,
+    ) -> tuple[View, LogPrior | None]:
+        """The suggestion's view and the hints' log prior over it: narrowed tree
+        columns for a recursive space (``flat=None``) whose acquisition depends
+        only on distances (:data:`NARROWABLE`) and that no hint weighs on, else
+        one encoding of every row."""
+        from ..bo.models.gp import gp_with_params
+
+        recursive, pending = flat is None, list(history.pending)
         kernel = _kernel(self.kernel, recursive)
         narrowed = recursive and self.acquisition in NARROWABLE and not self._weighs_hints(history.hints)
         trees = TreeColumns(root, [*configs, *pending, *candidates]) if narrowed else None
@@ -397,15 +412,28 @@ class GP(Optimizer):
         def model_on(X: np.ndarray, domain: Domain) -> Model:
             return gp_with_params(X, losses, domain, *fitted, kernel=kernel, y_var=y_var)
 
-        view: View
         if trees is not None:
-            view, log_prior = TreeView(trees, configs, pending, candidates, n_cover, model_on), None
-        else:
-            view = EncodedView(encoding, configs, pending, candidates, n_cover, model_on)
-            log_prior = self._hint_log_prior(encoding, history.hints, configs, losses)
+            return TreeView(trees, configs, pending, candidates, n_cover, model_on), None
+        view = EncodedView(encoding, configs, pending, candidates, n_cover, model_on)
+        return view, self._hint_log_prior(encoding, history.hints, configs, losses)
+
+    def _rules(
+        self,
+        root: Space,
+        recursive: bool,
+        configs: list[Config],
+        losses: np.ndarray,
+        n_pending: int,
+        log_prior: LogPrior | None,
+        rng: np.random.Generator,
+    ) -> Rules:
+        """The GP's policy in the loop: its acquisition (weighted by the hints'
+        prior, πBO), the stall rule, the incumbent's swaps and unseen draws."""
+        from ..bo.acquisition import LOG_ACQUISITIONS, PriorWeighted, make_acquisition
+
         # the history part of the stall test, once per suggestion: it fits the warp
         # pending trials count as suggestions made since: k workers at one history explore one in three
-        since = evaluations_since_improvement(losses) + len(pending) if self.explore_stalls else 0
+        since = evaluations_since_improvement(losses) + n_pending if self.explore_stalls else 0
 
         def acquire(model: Model, best: float, Xc: np.ndarray) -> Acquisition:
             acq = make_acquisition(
@@ -416,7 +444,7 @@ class GP(Optimizer):
             gamma = self.prior_beta / len(losses)
             return PriorWeighted(acq, log_prior, gamma, log_space=self.acquisition in LOG_ACQUISITIONS)
 
-        rules = Rules(
+        return Rules(
             acquire=acquire,
             n_starts=self.n_starts,
             candidates_only=self.acquisition == "ts",
@@ -424,7 +452,6 @@ class GP(Optimizer):
             swaps=lambda: [] if recursive else incumbent_swaps(root, configs, losses, rng),
             draw_unseen=lambda seen: _unseen_draw(root, seen, rng),
         )
-        return suggest_batch(view, rules, n, history.seen(), rng)
 
     def _weighs_hints(self, hints: Sequence[Hint]) -> bool:
         """Whether some hint weighs on the acquisition (:meth:`_hint_log_prior`)."""
