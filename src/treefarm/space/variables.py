@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..exceptions import SpaceError
-from .nodes import Const, Int, Join, Op, Shared, Space, as_space
+from .nodes import Const, Join, Op, Shared, Space, as_space
+from .primitives import Int
 
 __all__ = ["Loop", "cell"]
 
