@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from ..exceptions import StudyError
+from ..validation import check_int
 
 __all__ = ["LOCAL", "ByValue", "connect"]
 
@@ -60,10 +61,7 @@ def connect(
         raise StudyError(
             f"a Dask address must be 'local', a scheduler address or a Client, but got address={address!r}"
         )
-    if n_workers is not None and (
-        isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1
-    ):
-        raise StudyError(f"n_workers must be an integer >= 1 or None, but got n_workers={n_workers!r}")
+    check_int("n_workers", n_workers, error=StudyError, or_none=True)
     if address != LOCAL:
         with distributed.Client(address) as client:
             yield client

@@ -47,6 +47,7 @@ from optuna.trial import FrozenTrial, TrialState
 from ..exceptions import StudyError
 from ..optimizers import History, Observation, Optimizer, make_optimizer
 from ..space import Config
+from ..validation import check_int
 from .optuna_space import single_value
 from .optuna_tree import Tree, consistent_union, infer_tree
 
@@ -96,8 +97,7 @@ class TreefarmSampler(BaseSampler):
     """
 
     def __init__(self, algo: str | Optimizer = "tpe", *, seed: int | None = None) -> None:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise StudyError(f"seed must be an integer >= 0 or None, but got seed={seed!r}")
+        check_int("seed", seed, 0, error=StudyError, or_none=True)
         self.algo = algo
         self.seed = seed
         self._optimizer = make_optimizer(algo)

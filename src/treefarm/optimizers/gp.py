@@ -144,11 +144,11 @@ from ..encoding import UnitEncoding
 from ..exceptions import ConfigError
 from ..models.threads import one_blas_thread
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
+from ..validation import check_bool, check_int
 from .base import History, Observation, Optimizer
 from .candidates import neighbours, option_swaps
 from .hint_prior import BETA, hint_log_density, hint_windows
 from .hints import Hint, hint_draw
-from .options import check_bool, check_int
 
 __all__ = ["GP"]
 

@@ -74,10 +74,10 @@ from ..encoding.productions import feature_matrix, productions
 from ..models.bernoulli import log_ratio, log_ratio_weights
 from ..space import Config, Space, analyze, canonical, convert, has_rules, sample
 from ..space.config import Scalar
+from ..validation import check_int, check_positive, check_range
 from .anneal_moves import neighbour
 from .base import History, Observation, Optimizer
 from .candidates import crossover
-from .options import check_int, check_positive, check_range
 from .structure_constants import has_numbers, numbers, step_numbers, step_size, structure
 
 __all__ = ["GrammarSearch"]

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..exceptions import SpaceError, format_values
+from ..validation import is_integer
 
 __all__ = ["Apply", "Const", "Family", "Join", "Op", "Shared", "Space", "as_space", "check_key", "check_weights", "op", "product"]
 
@@ -185,7 +186,7 @@ class Family(Space):
         return Family(pos, kw, kind=self.kind)
 
     def _member(self, index: int | str) -> Space:
-        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(self.args):
+        if is_integer(index) and 0 <= index < len(self.args):
             return self.args[index]
         if isinstance(index, str) and index in self.kwargs:
             return self.kwargs[index]

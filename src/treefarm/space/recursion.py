@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from ..exceptions import SpaceError, format_values
+from ..validation import check_int
 from .nodes import Join, Space, as_space, check_key
 
 __all__ = ["Var", "check_definition", "definition_epoch", "fixed_point", "reachable"]
@@ -53,8 +54,7 @@ class Var(Space):
 
     def __init__(self, name: str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
         check_key(name)
-        if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
-            raise SpaceError(f"Var max_depth must be an integer >= 1, but got max_depth={max_depth!r}")
+        check_int("max_depth", max_depth, error=SpaceError, owner="Var")
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "max_depth", max_depth)
         object.__setattr__(self, "_body", None)

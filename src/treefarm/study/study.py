@@ -28,10 +28,10 @@ import numpy as np
 
 from ..exceptions import StudyError, format_values
 from ..optimizers import History, Optimizer
-from ..optimizers.options import check_range
 from ..pruners import Pruner
 from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
+from ..validation import check_range
 from . import opening
 from .asking import Asker
 from .dedupe import Deduplicator
