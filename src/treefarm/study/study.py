@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import StudyError, format_values
+from ..execution.liveness import KeepAlive
 from ..optimizers import History, Optimizer
 from ..pruners import Pruner
 from ..space import Config, build, validate
@@ -45,7 +46,6 @@ from .recovery import REQUEUE_LOST, recover
 from .results import Results
 from .trial import Trial
 from .warm import warm_author, warm_start_hints, warm_start_points
-from .worker import KeepAlive
 
 __all__ = ["Callback", "Study"]
 
