@@ -1,7 +1,8 @@
 """Where a study's evaluations run, and the workers that share a storage.
 
 - :mod:`~treefarm.execution.base`: the one :class:`~treefarm.execution.base.Executor`
-  interface evaluations run behind elsewhere, and :func:`~treefarm.execution.base.as_executor`;
+  interface evaluations run behind elsewhere; :mod:`~treefarm.execution.executors` puts what
+  a caller passes behind it (:func:`~treefarm.execution.executors.as_executor`);
 - :mod:`~treefarm.execution.futures`: a ``concurrent.futures`` pool behind it;
 - :mod:`~treefarm.execution.dask`: a Dask cluster behind it (``connect``, ``ByValue``);
 - :mod:`~treefarm.execution.processes`: worker processes that die with the study;

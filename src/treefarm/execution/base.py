@@ -19,9 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any, Protocol, runtime_checkable
 
-from ..exceptions import StudyError
-
-__all__ = ["Executor", "Pending", "as_executor", "is_dask"]
+__all__ = ["Executor", "Pending", "is_dask"]
 
 
 class Pending(Protocol):
@@ -56,23 +54,3 @@ class Executor(Protocol):
 def is_dask(executor: object) -> bool:
     """Whether ``executor`` is a ``distributed.Client`` (told apart without importing Dask)."""
     return type(executor).__module__.split(".")[0] == "distributed"
-
-
-def as_executor(executor: object) -> Executor:
-    """``executor`` behind the :class:`Executor` interface; a StudyError naming it when it
-    has no ``concurrent.futures``-like ``submit``."""
-    if isinstance(executor, Executor):
-        return executor
-    if is_dask(executor):
-        from .dask import DaskExecutor
-
-        return DaskExecutor(executor)
-    if callable(getattr(executor, "submit", None)):
-        from .futures import FuturesExecutor
-
-        return FuturesExecutor(executor)
-    raise StudyError(
-        "executor must have a concurrent.futures-like submit (a distributed.Client, a "
-        "concurrent.futures executor; treefarm.execution.dask.connect turns an address into a "
-        f"Client), but got executor={executor!r}"
-    )

@@ -29,7 +29,8 @@ from typing import Any
 
 from ..exceptions import StudyError, TrialPruned
 from ..execution.base import Executor as RemoteExecutor
-from ..execution.base import Pending, as_executor
+from ..execution.base import Pending
+from ..execution.executors import as_executor
 from ..execution.processes import call_in_worker, process_pool, terminate
 from ..storage import TrialState
 from .outcome import Outcome, from_exception, from_result
