@@ -48,9 +48,13 @@ def python_blocks(page: Path) -> list[Block]:
         j = start
         while j < len(lines):
             close = FENCE.match(lines[j])
-            if close and close.group("fence")[0] == fence[0] and len(close.group("fence")) >= len(fence):
-                if not close.group("info").strip():
-                    break
+            if (
+                close
+                and close.group("fence")[0] == fence[0]
+                and len(close.group("fence")) >= len(fence)
+                and not close.group("info").strip()
+            ):
+                break
             j += 1
         if info.split(" ")[0:1] == ["python"]:
             blocks.append(Block(page, start + 1, "\n".join(lines[start:j]) + "\n"))

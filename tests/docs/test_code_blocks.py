@@ -28,7 +28,9 @@ def pages() -> list[Path]:
 
 @pytest.fixture(autouse=True)
 def _agg() -> None:
-    matplotlib = pytest.importorskip("matplotlib", reason="the pages draw plots (pip install 'treefarm[plot]')")
+    matplotlib = pytest.importorskip(
+        "matplotlib", reason="the pages draw plots (pip install 'treefarm[plot]')"
+    )
     matplotlib.use("Agg")
 
 
