@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(DOCS / "_ext"))
 
 import treefarm  # noqa: E402  (after the path to the checkout's sources is set)
 
@@ -40,15 +41,14 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "gallery_src", "images", "gallery/*.ipynb", "gallery/*.py", "Thumbs.db"]
+exclude_patterns = ["_build", "_ext", "gallery_src", "images", "gallery/*.ipynb", "gallery/*.py", "Thumbs.db"]
 
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_member_order = "bysource"
-autodoc_typehints = "description"
-autodoc_class_signature = "separated"
+autodoc_typehints = "signature"
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 napoleon_use_rtype = False
@@ -57,7 +57,7 @@ sphinx_gallery_conf = {
     "examples_dirs": "gallery_src",
     "gallery_dirs": "gallery",
     "filename_pattern": r"/plot_",
-    "image_scrapers": ("matplotlib",),
+    "image_scrapers": ("matplotlib", "gallery_figures.treefarm_figures"),
     "download_all_examples": False,
     "remove_config_comments": True,
     "show_memory": False,

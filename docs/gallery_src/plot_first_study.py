@@ -34,8 +34,8 @@ print(study.best_value, study.best_params)
 
 # %%
 # The best value so far, trial by trial:
-viz.plot_convergence(study)
+convergence = viz.plot_convergence(study)
 
 # %%
 # The value against each parameter:
-viz.plot_slices(study)
+slices = viz.plot_slices(study)

@@ -23,4 +23,4 @@ study.optimize(objective, n_trials=12)
 print(study.best_params, study.best_value)
 
 # %%
-viz.plot_gp_posterior(study, "x")
+posterior = viz.plot_gp_posterior(study, "x")

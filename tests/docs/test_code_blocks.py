@@ -59,3 +59,22 @@ def test_blocks_are_extracted_by_language(tmp_path: Path) -> None:
     )
     assert [b.code for b in python_blocks(page)] == ["x = 1\n", "y = x + 1\n"]
     assert [b.line for b in python_blocks(page)] == [3, 14]
+
+
+NOT_RUN = {
+    "docs/guide/parallel-and-dask.md": "starts a Dask cluster whose worker processes import the objective from a script",
+}
+"""Pages allowed a ```{code-block} python directive, which is shown and not run, and why."""
+
+
+def test_python_shown_but_not_run_only_where_allowed() -> None:
+    shown = {
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "docs").rglob("*.md")
+        if BUILD not in p.parents and "{code-block} python" in p.read_text(encoding="utf-8")
+    }
+    assert shown <= set(NOT_RUN), (
+        f"a python example in the docs should be a ```python block, which the tests run; pages showing "
+        f"python that never runs ({{code-block}} python) must be listed in NOT_RUN with the reason, but got "
+        f"{sorted(shown - set(NOT_RUN))}"
+    )
