@@ -1,7 +1,13 @@
-"""``treefarm dashboard``: serve the studies of a storage in the browser, read-only.
+"""``treefarm dashboard``: serve the studies of a storage in the browser.
 
-    treefarm dashboard treefarm.db            # http://127.0.0.1:8080/
+    treefarm dashboard treefarm.db            # http://127.0.0.1:8080/, read-only
     treefarm dashboard runs.db --port 9000
+    treefarm dashboard runs.db --allow-writes --space svm.py   # hints, notes, ask/tell from the page
+
+With ``--allow-writes`` it prints a URL with a token; only a page opened
+with it can write. ``--space FILE.py[:NAME]`` (repeatable) gives the spaces
+that hints, enqueued configurations and told results are checked against:
+each study uses the one of its stored fingerprint.
 
 Needs ``pip install treefarm[dashboard]`` (Starlette and uvicorn).
 """
@@ -10,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+from typing import Any
 
 __all__ = ["add_parser", "cmd_dashboard"]
 
@@ -18,7 +25,8 @@ class DashboardUsageError(Exception):
     """A ``dashboard`` argument or requirement is wrong (status 2)."""
 
 
-def cmd_dashboard(args: argparse.Namespace) -> int:
+def cmd_dashboard(args: argparse.Namespace, load_space: Any) -> int:
+    """Run the command; ``load_space(target)`` reads a space from ``FILE.py[:NAME]``."""
     missing = [m for m in ("starlette", "uvicorn") if importlib.util.find_spec(m) is None]
     if missing:
         raise DashboardUsageError(
@@ -29,16 +37,32 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         raise DashboardUsageError(f"--port must lie in [1, 65535], but got --port={args.port}")
     from ..dashboard import serve
 
-    serve(args.storage, host=args.host, port=args.port)
+    if args.space and not args.allow_writes:
+        raise DashboardUsageError("--space is used by writes only: give --allow-writes too")
+    spaces = [load_space(target) for target in args.space]
+    serve(args.storage, host=args.host, port=args.port, allow_writes=args.allow_writes, spaces=spaces)
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Register ``dashboard`` on the ``treefarm`` command's subparsers."""
-    p = sub.add_parser("dashboard", help="serve the studies of a storage in the browser (read-only)")
+    p = sub.add_parser("dashboard", help="serve the studies of a storage in the browser")
     p.add_argument("storage", help="SQLite file or PostgreSQL URL")
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)"
     )
     p.add_argument("--port", type=int, default=8080)
-    p.set_defaults(func=cmd_dashboard)
+    p.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="let a person add hints, notes, enqueued configurations and told results from the page "
+        "(needs the token printed at start-up)",
+    )
+    p.add_argument(
+        "--space",
+        action="append",
+        default=[],
+        metavar="FILE.py[:NAME]",
+        help="a space to check writes against (repeatable; each study uses the one of its fingerprint)",
+    )
+    return p

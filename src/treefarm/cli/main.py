@@ -41,7 +41,7 @@ from ..study.export import ROW_COLUMNS, trial_rows
 from ..study.warm import GATE_TRIALS, gate_open, warm_source
 from . import hint, recover, worker
 from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
-from .dashboard import DashboardUsageError
+from .dashboard import DashboardUsageError, cmd_dashboard
 from .dashboard import add_parser as add_dashboard_parser
 from .plot import PlotUsageError
 from .plot import add_parser as add_plot_parser
@@ -324,7 +324,7 @@ def parser() -> argparse.ArgumentParser:
     export.set_defaults(func=cmd_export)
     hint.add_parser(sub).set_defaults(func=lambda args: hint.cmd_hint(args, _space_from))
     add_plot_parser(sub)
-    add_dashboard_parser(sub)
+    add_dashboard_parser(sub).set_defaults(func=lambda args: cmd_dashboard(args, _space_from))
     recover.register(sub)
     worker.register(sub)
     return p

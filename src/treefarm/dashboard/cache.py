@@ -19,7 +19,7 @@ from typing import Any
 
 from ..storage import Storage, StudyRecord, TrialRecord, TrialState
 
-__all__ = ["StudyCache", "version_of"]
+__all__ = ["StudyCache", "marker", "version_of"]
 
 Version = tuple[int, int, int]
 
@@ -31,6 +31,19 @@ def version_of(storage: Storage, study_id: int) -> Version:
         storage.count_trials(study_id, states=[TrialState.RUNNING]),
         storage.count_trials(study_id, states=[TrialState.WAITING]),
     )
+
+
+def marker(storage: Storage, record: StudyRecord) -> list[int]:
+    """What the page polls: :func:`version_of` and the study's notes and hints (their
+    count and newest id), so a note or hint added anywhere shows in every open page."""
+    notes = record.attrs.get("notes")
+    hints = [h.hint_id for h in storage.get_hints(record.study_id)]
+    return [
+        *version_of(storage, record.study_id),
+        len(notes) if isinstance(notes, list) else 0,
+        len(hints),
+        max(hints, default=0),
+    ]
 
 
 class StudyCache:
