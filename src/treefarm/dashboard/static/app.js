@@ -37,7 +37,7 @@ async function api(path) {
 async function write(path, body) {
   const response = await fetch(path, {
     method: "POST",
-    headers: { "Content-Type": "application/json", "X-Treefarm-Token": state.token || "" },
+    headers: { "Content-Type": "application/json", ...(state.token ? { "X-Treefarm-Token": state.token } : {}) },
     body: JSON.stringify({ author: $("#author").value, ...body }),
   });
   const data = await response.json().catch(() => ({ error: response.statusText }));
