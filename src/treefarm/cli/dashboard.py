@@ -16,37 +16,32 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-from typing import Any
 
-__all__ = ["add_parser", "cmd_dashboard"]
+from .command import Command, UsageError
+from .loading import space_from
 
-
-class DashboardUsageError(Exception):
-    """A ``dashboard`` argument or requirement is wrong (status 2)."""
+__all__ = ["COMMAND", "cmd_dashboard"]
 
 
-def cmd_dashboard(args: argparse.Namespace, load_space: Any) -> int:
-    """Run the command; ``load_space(target)`` reads a space from ``FILE.py[:NAME]``."""
+def cmd_dashboard(args: argparse.Namespace) -> int:
     missing = [m for m in ("starlette", "uvicorn") if importlib.util.find_spec(m) is None]
     if missing:
-        raise DashboardUsageError(
+        raise UsageError(
             f"the dashboard needs {' and '.join(missing)}, but they are not installed: "
             "pip install 'treefarm[dashboard]'"
         )
     if not 0 < args.port < 65536:
-        raise DashboardUsageError(f"--port must lie in [1, 65535], but got --port={args.port}")
+        raise UsageError(f"--port must lie in [1, 65535], but got --port={args.port}")
     from ..dashboard import serve
 
     if args.space and not args.allow_writes:
-        raise DashboardUsageError("--space is used by writes only: give --allow-writes too")
-    spaces = [load_space(target) for target in args.space]
+        raise UsageError("--space is used by writes only: give --allow-writes too")
+    spaces = [space_from(target) for target in args.space]
     serve(args.storage, host=args.host, port=args.port, allow_writes=args.allow_writes, spaces=spaces)
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    """Register ``dashboard`` on the ``treefarm`` command's subparsers."""
-    p = sub.add_parser("dashboard", help="serve the studies of a storage in the browser")
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("storage", help="SQLite file or PostgreSQL URL")
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)"
@@ -65,4 +60,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         metavar="FILE.py[:NAME]",
         help="a space to check writes against (repeatable; each study uses the one of its fingerprint)",
     )
-    return p
+
+
+COMMAND = Command("dashboard", "serve the studies of a storage in the browser", _arguments, cmd_dashboard)

@@ -13,7 +13,10 @@ from typing import TextIO
 from ..storage import TrialRecord, TrialState
 from ..study import Study
 
-__all__ = ["Progress"]
+__all__ = ["CLAIMED", "Progress"]
+
+CLAIMED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
+"""The states a study-wide budget counts: the trials done when a run or a worker starts."""
 
 
 def _clock(seconds: float) -> str:

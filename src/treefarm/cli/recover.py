@@ -20,8 +20,9 @@ from typing import Any
 from ..storage import open_storage
 from ..storage.journal import finish_entry, replay
 from ..storage.url import sqlite_file
+from .command import Command
 
-__all__ = ["cmd_recover", "register"]
+__all__ = ["COMMAND", "cmd_recover"]
 
 
 def cmd_recover(args: argparse.Namespace) -> int:
@@ -55,9 +56,9 @@ def cmd_recover(args: argparse.Namespace) -> int:
     return 0 if not (done.refused or done.kept) else 1
 
 
-def register(sub: Any) -> None:
-    """Add the ``recover`` command to the ``treefarm`` subcommands ``sub``."""
-    recover = sub.add_parser("recover", help="write the results kept in a worker's journal to a storage")
+def _arguments(recover: argparse.ArgumentParser) -> None:
     recover.add_argument("journal", metavar="JOURNAL", help="the journal file (JSON lines)")
     recover.add_argument("storage", metavar="STORAGE", help="path or URL of the storage")
-    recover.set_defaults(func=cmd_recover)
+
+
+COMMAND = Command("recover", "write the results kept in a worker's journal to a storage", _arguments, cmd_recover)
