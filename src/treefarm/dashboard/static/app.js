@@ -408,7 +408,9 @@ draw.relationship = function (d) {
 draw.compare = function (d) {
   const tables = d.studies.map((s) => [s.x, s.best]);
   const joined = uPlot.join(tables);
-  chart({ scales: { x: { time: false } }, axes: [{ label: "trial number" }, { label: "best value so far" }],
+  const all = d.studies.flatMap((s) => s.best).filter((v) => v !== null);
+  const log = all.length > 0 && Math.min(...all) > 0 && Math.max(...all) > 100 * Math.min(...all);
+  chart({ scales: { x: { time: false }, y: { distr: log ? 3 : 1 } }, axes: [{ label: "trial number" }, { label: "best value so far", values: log ? logTicks : undefined }],
     series: [{}, ...d.studies.map((s, i) => ({ label: s.name, stroke: `hsl(${(i * 67) % 360}, 60%, 42%)`, width: 2, spanGaps: true, paths: uPlot.paths.stepped({ align: 1 }) }))] }, joined);
   return "each study's best value so far; tick the studies to compare";
 };
