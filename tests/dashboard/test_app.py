@@ -187,3 +187,15 @@ def test_studies_are_compared_on_one_chart(tmp_path: Path) -> None:
         assert "two studies or more" in get(c, "/api/compare?studies=1", 400)["error"]
         assert "studies='1,x'" in get(c, "/api/compare?studies=1,x", 400)["error"]
     storage.close()
+
+
+def test_the_computed_views_a_study_keeps_are_bounded(db: Path) -> None:
+    from treefarm.dashboard.cache import MAX_COMPUTED, StudyCache
+
+    storage = open_read_only(db)
+    cache = StudyCache(storage, storage.list_studies()[0])
+    for i in range(3 * MAX_COMPUTED):
+        assert cache.computed("importance", f"key{i}", lambda ts, i=i: i) == i
+    assert len(cache._computed) == MAX_COMPUTED, "a request per key must not grow memory without bound"
+    assert cache.computed("importance", f"key{3 * MAX_COMPUTED - 1}", lambda ts: "recomputed") == 3 * MAX_COMPUTED - 1
+    storage.close()

@@ -125,6 +125,11 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
     if (writer is None) != (access is None):
         raise TreefarmError("writes need both a writer and the access rule, or neither")
     studies = _Studies(storage)
+    one_write = threading.Lock()  # writes run one at a time: a Study object is not shared across threads
+
+    def locked(action: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+        with one_write:
+            return action(*args)
 
     def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
@@ -231,7 +236,7 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
             body = parse_body(bytes(raw))
             ids = {k: int(v) for k, v in request.path_params.items()}
             record = await run_in_threadpool(studies.record, ids["study_id"])
-            return JSONResponse(await run_in_threadpool(action, writer, record, body, ids))
+            return JSONResponse(await run_in_threadpool(locked, action, writer, record, body, ids))
 
         return endpoint
 

@@ -92,14 +92,14 @@ function showSummary() {
 
 async function selectStudy(id) {
   state.study = state.studies.find((s) => s.id === id);
+  history.replaceState(null, "", `#study=${id}`);
   state.offset = 0;
   state.version = null;
   document.querySelectorAll("#studies li").forEach((li) => li.classList.toggle("active", Number(li.dataset.id) === id));
   showSummary();
   $("#detail").hidden = true;
   state.selected = null;
-  await loadTrials(); // the table first: the first plot of a large study reads all of it
-  await Promise.all([loadNotes(), loadHints()]);
+  await Promise.all([loadTrials(), loadNotes(), loadHints()]); // the table first: the first plot of a large study reads all of it
   await loadPlot();
   state.version = (await api(`/api/studies/${id}/version`)).version.join(",");
 }
@@ -132,6 +132,7 @@ async function loadTrials() {
 
 async function showTrial(number, withPosterior = true) {
   state.selected = number;
+  history.replaceState(null, "", `#study=${state.study.id}&trial=${number}`); // a link to this trial page
   const t = await api(`/api/studies/${state.study.id}/trials/${number}`);
   const d = $("#detail");
   d.hidden = false;
@@ -153,7 +154,7 @@ async function showTrial(number, withPosterior = true) {
     <h4>the GP's posterior along each parameter at this trial</h4><div id="detail-posterior" data-number="${t.number}"></div>
     </div></div>
     <pre id="detail-config" hidden>${escape(JSON.stringify(t.config))}</pre>`;
-  $("#close-trial").onclick = () => { d.hidden = true; state.selected = null; };
+  $("#close-trial").onclick = () => { d.hidden = true; state.selected = null; history.replaceState(null, "", `#study=${state.study.id}`); };
   $("#use-config").onclick = () => fillConfig(t.config);
   const form = $("#trial-note-form");
   if (form) form.onsubmit = (e) => {
@@ -532,8 +533,10 @@ async function loadConfig() {
   $("#note-form").hidden = !c.writes;
 }
 
-loadConfig().then(loadStudies).then(() => {
-  const first = state.studies[0];
-  if (first) selectStudy(first.id);
+Promise.all([loadConfig(), loadStudies()]).then(() => {
+  const linked = new URLSearchParams(window.location.hash.slice(1));
+  const chosen = state.studies.find((s) => String(s.id) === linked.get("study")) || state.studies[0];
+  const trial = Number(linked.get("trial") ?? NaN);
+  if (chosen) selectStudy(chosen.id).then(() => (Number.isInteger(trial) ? showTrial(trial) : null)).catch((e) => say(e.message, true));
   setTimeout(poll, state.poll);
 });
