@@ -133,6 +133,13 @@ def test_every_write_route_refuses_a_request_without_token_origin_or_host(
     assert state_of(db) == before
 
 
+def test_with_writes_on_a_foreign_host_cannot_even_read(client: TestClient) -> None:
+    for path in ["/", "/api/studies", "/api/studies/1/trials", "/static/app.js"]:
+        response = client.get(path, headers={"host": "rebound.example:8080"})
+        assert response.status_code == 403 and "host='rebound.example:8080'" in response.json()["error"]
+    assert client.get("/api/studies").status_code == 200
+
+
 def test_reads_refuse_posts_and_carry_a_strict_policy(client: TestClient) -> None:
     for path in ["/", "/api/studies", "/api/config", "/api/studies/1/trials", "/api/studies/1/version"]:
         assert client.post(path, headers=GOOD).status_code == 405

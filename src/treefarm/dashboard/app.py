@@ -32,6 +32,8 @@ plots are computed from :class:`~treefarm.dashboard.cache.StudyCache` by the
 same functions as the static figures (:mod:`treefarm.viz`). Read endpoints are
 plain functions, run by Starlette in its thread pool. Every response carries a
 Content-Security-Policy that allows the page's own scripts only and no framing.
+With writes on, a request whose ``Host`` is not the bound address is refused,
+reads too (a rebound DNS name cannot read the studies through a person's browser).
 """
 
 from __future__ import annotations
@@ -245,6 +247,8 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
         return JSONResponse({"error": str(exc)}, status)
 
     async def secure(request: Request, call_next: Any) -> Response:
+        if access is not None and request.headers.get("host") not in access.hosts:  # DNS rebinding
+            return JSONResponse({"error": access.refusal(request.headers)}, 403, headers={"Content-Security-Policy": POLICY})
         response: Response = await call_next(request)
         response.headers["Content-Security-Policy"] = POLICY
         response.headers["X-Content-Type-Options"] = "nosniff"
