@@ -199,3 +199,17 @@ def test_the_computed_views_a_study_keeps_are_bounded(db: Path) -> None:
     assert len(cache._computed) == MAX_COMPUTED, "a request per key must not grow memory without bound"
     assert cache.computed("importance", f"key{3 * MAX_COMPUTED - 1}", lambda ts: "recomputed") == 3 * MAX_COMPUTED - 1
     storage.close()
+
+
+def test_importance_and_two_parameters_are_estimated_on_evenly_spaced_trials(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from treefarm.dashboard import payloads
+
+    full = get(client, "/api/studies/1/plots/importance")
+    assert full["shown"] == full["total"] == 40 - failed_count(client)
+    monkeypatch.setattr(payloads, "MAX_ESTIMATED", 10)
+    sampled = get(client, "/api/studies/1/plots/importance?param=sampled")
+    assert sampled["shown"] == 10 and sampled["total"] == full["total"]
+    r = get(client, "/api/studies/1/plots/relationship?param=n,x")
+    assert r["estimated_on"] == 10 and r["complete"] == full["total"] and r["total"] == 10

@@ -215,12 +215,14 @@ def test_a_trial_asked_from_the_page_is_told_its_measured_value(client: TestClie
     asked = post(client, "/api/studies/1/ask", {"author": "ann"})
     number = asked["number"]
     assert set(asked["config"]) == {"x", "n", "kind"}
+    assert client.get("/api/studies/1/asked").json()["asked"] == [asked]  # every open page can tell it
     api = told("twelve", state=None, exception=None)  # the API would record it as a failure ...
     refused = post(client, f"/api/studies/1/trials/{number}/tell", {"value": "twelve", "author": "ann"}, 400)
     assert refused["error"] == api.system_attrs["fail_reason"]  # ... the page refuses it, the trial runs on
     assert state_of(db)[0][number][1] is TrialState.RUNNING
     done = post(client, f"/api/studies/1/trials/{number}/tell", {"value": 0.125, "author": "ann"})
     assert done == {"number": number, "state": "complete", "value": 0.125}
+    assert client.get("/api/studies/1/asked").json()["asked"] == []
     record = worker(db).storage.get_trial(1, number)
     assert record.value == 0.125 and record.user_attrs["told_by"]["author"] == "ann"
     again = post(client, f"/api/studies/1/trials/{number}/tell", {"value": 1.0, "author": "ann"}, 400)

@@ -13,6 +13,7 @@ Reads (GET, always served):
     /api/studies/{id}/plots/{kind}      the data of a plot (param: its parameter, axis or "x,y")
     /api/studies/{id}/hints             the study's hints
     /api/studies/{id}/notes             the study's notes (a note on a trial too), oldest first
+    /api/studies/{id}/asked             the trials asked from the page and not told yet
     /api/compare?studies=1,2            the best value so far of several studies
 
 Writes (POST, JSON body; refused with 403 unless the app was given a
@@ -216,6 +217,10 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
         found = studies.record(int(request.path_params["study_id"])).attrs.get("notes")
         return JSONResponse({"notes": found if isinstance(found, list) else []})
 
+    def asked(request: Request) -> JSONResponse:
+        record = studies.record(int(request.path_params["study_id"]))
+        return JSONResponse({"asked": [] if writer is None else writer.asked(record)})
+
     def compare(request: Request) -> JSONResponse:
         chosen = []
         for study_id in _ids(request.query_params.get("studies", "")):
@@ -269,6 +274,7 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
         Route(f"{base}/plots/{{kind}}", plot),
         Route(f"{base}/hints", hints),
         Route(f"{base}/notes", notes),
+        Route(f"{base}/asked", asked),
         Route(f"{base}/hints", write(lambda w, r, b, i: w.hint(r, b)), methods=post),
         Route(
             f"{base}/hints/{{hint_id:int}}/remove",

@@ -18,13 +18,17 @@ from ..viz.params import columns
 from ..viz.posterior import gp_posteriors
 from ..viz.relationship import relationship as relationship_data
 from ..viz.source import complete_trials
+from .payloads import estimated_on
 
 __all__ = ["comparison", "hint_row", "hints_on_slices", "relationship", "trial_posterior"]
 
 
 def relationship(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
-    """``param`` is ``"x,y"``; empty (or one address) picks the first two parameters."""
-    addresses = [c.address for c in columns(complete_trials(trials))]
+    """``param`` is ``"x,y"``; empty (or one address) picks the first two parameters
+    (estimated on :func:`.payloads.estimated_on`'s trials)."""
+    complete = len(complete_trials(trials))
+    trials = estimated_on(trials)
+    addresses = [c.address for c in columns(trials)]
     wanted = [a for a in param.split(",") if a] if param else []
     if len(addresses) < 2:
         return {"options": addresses, "addresses": None}
@@ -40,6 +44,8 @@ def relationship(trials: Sequence[TrialRecord], direction: str, param: str) -> d
         "ticks": [[list(pos), labels] for pos, labels in r.ticks],
         "shown": r.shown,
         "total": r.total,
+        "estimated_on": len(trials),
+        "complete": complete,
     }
 
 

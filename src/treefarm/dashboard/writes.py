@@ -147,6 +147,14 @@ class Writer:
         trial = self.study(record).ask()
         return {"number": trial.number, "config": dict(trial.config.to_dict())}
 
+    def asked(self, record: StudyRecord) -> list[dict[str, JSON]]:
+        """The trials asked from this dashboard and not told yet, oldest first."""
+        with self._lock:
+            study = self._studies.get(record.study_id)
+            running = sorted(study.running) if study is not None else []
+        trials = (self.storage.get_trial(record.study_id, n) for n in running)
+        return [{"number": t.number, "config": dict(t.params)} for t in trials]
+
     def tell(self, record: StudyRecord, number: int, body: Mapping[str, Any]) -> dict[str, JSON]:
         """Record the result of a trial asked from the page: refused, leaving the trial
         running, when the API would record the value as a failure the person did not say."""

@@ -99,7 +99,7 @@ async function selectStudy(id) {
   showSummary();
   $("#detail").hidden = true;
   state.selected = null;
-  await Promise.all([loadTrials(), loadNotes(), loadHints()]); // the table first: the first plot of a large study reads all of it
+  await Promise.all([loadTrials(), loadNotes(), loadHints(), loadAsked()]); // the table first: the first plot of a large study reads all of it
   await loadPlot();
   state.version = (await api(`/api/studies/${id}/version`)).version.join(",");
 }
@@ -251,14 +251,21 @@ function statedConfig() {
   return config;
 }
 
-function showAsked() {
-  $("#asked").innerHTML = state.asked.filter((a) => a.study === state.study.id).map((a) => `<div class="asked" data-number="${Number(a.number)}">
+async function loadAsked() {
+  if (!state.writes) return;
+  state.asked = (await api(`/api/studies/${state.study.id}/asked`)).asked;
+  const typed = new Map([...document.querySelectorAll("#asked .asked")].map((d) => [d.dataset.number, d.querySelector(".told-value").value]));
+  showAsked(typed);
+}
+
+function showAsked(typed = new Map()) {
+  $("#asked").innerHTML = state.asked.map((a) => `<div class="asked" data-number="${Number(a.number)}">
     trial <b>${Number(a.number)}</b>: <code>${escape(JSON.stringify(a.config))}</code>
-    <input class="told-value" size="8" placeholder="measured value"> <button type="button" class="tell">tell</button>
+    <input class="told-value" size="8" placeholder="measured value" value="${escape(typed.get(String(a.number)) || "")}"> <button type="button" class="tell">tell</button>
     <button type="button" class="tell-failed">failed</button></div>`).join("");
   document.querySelectorAll("#asked .asked").forEach((div) => {
     const number = Number(div.dataset.number);
-    const done = () => { state.asked = state.asked.filter((a) => !(a.study === state.study.id && a.number === number)); showAsked(); };
+    const done = () => loadAsked();
     div.querySelector(".tell").onclick = () => act(`telling trial ${number}`, `/api/studies/${state.study.id}/trials/${number}/tell`,
       { value: parseValue(div.querySelector(".told-value").value) }, done);
     div.querySelector(".tell-failed").onclick = () => act(`telling trial ${number} failed`, `/api/studies/${state.study.id}/trials/${number}/tell`, { state: "failed" }, done);
@@ -330,7 +337,7 @@ const draw = {
   importance(d) {
     const rows = d.scores.map(([a, v]) => `<tr><td>${escape(a)}</td><td style="width:60%"><div class="bar" style="width:${Math.max(0, v) * 100}%"></div></td><td>${v.toFixed(3)}</td></tr>`);
     $("#plot").innerHTML = `<table class="bars">${rows.join("")}</table>`;
-    return "main-effect share of the loss-rank variance (first-order Sobol index by the correlation ratio)";
+    return "main-effect share of the loss-rank variance (first-order Sobol index by the correlation ratio)" + (d.shown < d.total ? `; estimated on ${d.shown} of ${d.total} trials, evenly spaced` : "");
   },
   parallel(d) {
     const canvas = document.createElement("canvas");
@@ -403,7 +410,8 @@ draw.relationship = function (d) {
   ty[0].forEach((p, k) => g.fillText(ty[1][k], 4, h - pad - p * (h - 2 * pad) + 4));
   g.fillText(d.addresses[0], w / 2 - 20, h - 12);
   g.save(); g.translate(14, h / 2 + 20); g.rotate(-Math.PI / 2); g.fillText(d.addresses[1], 0, 0); g.restore();
-  return `colour: mean loss rank of the trials in each cell (dark is better); dots: the best fifth (${d.shown} shown of the ${d.total} trials where both are active)`;
+  const sampled = d.estimated_on < d.complete ? `; estimated on ${d.estimated_on} of ${d.complete} trials, evenly spaced` : "";
+  return `colour: mean loss rank of the trials in each cell (dark is better); dots: the best fifth (${d.shown} shown of the ${d.total} trials where both are active)${sampled}`;
 };
 
 draw.compare = function (d) {
@@ -466,7 +474,7 @@ async function loadPlot() {
 // -------------------------------------------------------------------- live
 async function refresh() {
   await loadStudies();
-  await Promise.all([loadTrials(), loadNotes(), loadHints(), loadPlot()]);
+  await Promise.all([loadTrials(), loadNotes(), loadHints(), loadAsked(), loadPlot()]);
   if (state.selected !== null && !$("#detail").hidden) await showTrial(state.selected, false);
 }
 
@@ -513,10 +521,7 @@ $("#config-form").onsubmit = (e) => {
   });
 };
 $("#enqueue").onclick = () => act("enqueue", `/api/studies/${state.study.id}/enqueue`, { config: statedConfig() });
-$("#ask").onclick = () => act("ask", `/api/studies/${state.study.id}/ask`, {}, (r) => {
-  state.asked.push({ study: state.study.id, number: r.number, config: r.config });
-  showAsked();
-});
+$("#ask").onclick = () => act("ask", `/api/studies/${state.study.id}/ask`, {}, () => loadAsked());
 $("#note-form").onsubmit = (e) => {
   e.preventDefault();
   act("note", `/api/studies/${state.study.id}/notes`, { text: $("#note-text").value }, () => { $("#note-text").value = ""; });
