@@ -170,6 +170,8 @@ def test_a_hint_from_the_page_is_the_api_hint_seen_by_every_worker(client: TestC
     assert mark["x"] == -1.5 and mark["window"][0] < -1.5 < mark["window"][1]
     post(client, f"/api/studies/1/hints/{made['hint_id']}/remove", {"author": "ann"})
     assert made["hint_id"] not in [h.hint_id for h in worker(db).hints]
+    gone = post(client, f"/api/studies/1/hints/{made['hint_id']}/remove", {"author": "ann"}, 404)
+    assert f"hint_id={made['hint_id']}" in gone["error"]
 
 
 @pytest.mark.parametrize(
@@ -225,6 +227,7 @@ def test_a_trial_asked_from_the_page_is_told_its_measured_value(client: TestClie
     assert client.get("/api/studies/1/asked").json()["asked"] == []
     record = worker(db).storage.get_trial(1, number)
     assert record.value == 0.125 and record.user_attrs["told_by"]["author"] == "ann"
+    assert record.user_attrs["asked_by"]["author"] == "ann"
     again = post(client, f"/api/studies/1/trials/{number}/tell", {"value": 1.0, "author": "ann"}, 400)
     assert "only a trial asked from this dashboard" in again["error"] and "state='complete'" in again["error"]
     failed = post(client, "/api/studies/1/ask", {"author": "ann"})["number"]

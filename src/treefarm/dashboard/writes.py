@@ -12,8 +12,9 @@ study to the one of its stored fingerprint. Notes need none.
 Notes are stored with their author and time (seconds since the epoch) as a
 list in the study attribute ``"notes"``; a note on a trial is also appended
 to the trial's user attribute ``"notes"``, so it travels with the trial
-(``study.trials``, exports). A told trial records who told it in its user
-attribute ``"told_by"``, an enqueued one in ``"enqueued_by"``.
+(``study.trials``, exports). A trial asked from the page records who asked
+it in its user attribute ``"asked_by"``, who told it in ``"told_by"``; an
+enqueued one who queued it in ``"enqueued_by"``.
 
 Request bodies are JSON objects of at most :data:`MAX_BODY` bytes; NaN and
 infinities are refused (JSON has none); every field's type is checked here
@@ -131,7 +132,14 @@ class Writer:
         return {"hint_id": hint_id}
 
     def remove_hint(self, record: StudyRecord, hint_id: int) -> dict[str, JSON]:
-        self.storage.remove_hint(record.study_id, hint_id)
+        """Withdraw a hint (:meth:`~treefarm.Study.remove_hint` when the study is open here, so
+        its own suggestions forget it at once; the storage's, as ``treefarm hint --remove``, else)."""
+        with self._lock:
+            study = self._studies.get(record.study_id)
+        if study is not None:
+            study.remove_hint(hint_id)
+        else:
+            self.storage.remove_hint(record.study_id, hint_id)
         return {"removed": hint_id}
 
     def enqueue(self, record: StudyRecord, body: Mapping[str, Any]) -> dict[str, JSON]:
@@ -143,8 +151,9 @@ class Writer:
 
     def ask(self, record: StudyRecord, body: Mapping[str, Any]) -> dict[str, JSON]:
         """Start a trial for a person to evaluate: the configuration to measure."""
-        text(body, "author", MAX_AUTHOR)
+        author = text(body, "author", MAX_AUTHOR)
         trial = self.study(record).ask()
+        self.storage.set_trial_user_attr(record.study_id, trial.number, "asked_by", {"author": author, "time": time.time()})
         return {"number": trial.number, "config": dict(trial.config.to_dict())}
 
     def asked(self, record: StudyRecord) -> list[dict[str, JSON]]:
