@@ -141,8 +141,14 @@ def test_with_writes_on_a_foreign_host_cannot_even_read(client: TestClient) -> N
 
 
 def test_reads_refuse_posts_and_carry_a_strict_policy(client: TestClient) -> None:
-    for path in ["/", "/api/studies", "/api/config", "/api/studies/1/trials", "/api/studies/1/version"]:
-        assert client.post(path, headers=GOOD).status_code == 405
+    reads = ["/", "/api/studies", "/api/config", "/api/compare", "/api/studies/1/trials", "/api/studies/1/version",
+             "/api/studies/1/trials/0", "/api/studies/1/trials/0/posterior", "/api/studies/1/plots/importance",
+             "/api/studies/1/asked"]
+    for path in reads:
+        assert client.post(path, headers=GOOD).status_code == 405, path
+    for path, _ in WRITES:
+        for method in ("PUT", "PATCH", "DELETE"):
+            assert client.request(method, path, headers=GOOD).status_code == 405, (method, path)
     response = client.get("/")
     assert "script-src 'self'" in response.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
@@ -254,6 +260,32 @@ def test_hostile_notes_are_stored_as_text_and_returned_as_json_strings(
     assert response.headers["content-type"] == "application/json" and "<script>" not in response.headers.get(
         "content-type", ""
     )
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_hostile_strings_in_every_field_are_refused_by_name_or_kept_as_data(
+    client: TestClient, db: Path, hostile: str
+) -> None:
+    before = state_of(db)
+    for path, body, message in [
+        ("hints", {"config": {hostile: 1.0}}, "every address of a partial configuration must be a decision"),
+        ("hints", {"config": {"x": hostile}}, "x must be a finite number"),
+        ("hints", {"config": {"x": 0.5}, "credibility": hostile}, "credibility must be a number in [0, 1]"),
+        ("hints", {"config": {"x": 0.5}, "spread": hostile}, "spread must be a number in (0, 1]"),
+        ("hints", {"config": {"x": 0.5}, "bad": hostile}, "bad must be True or False"),
+        ("enqueue", {"config": {"x": 0.5, "n": 2, "kind": hostile}}, "kind must be one of ['a', 'b', 'c']"),
+        ("enqueue", {"config": {"x": 0.5, "n": 2, "kind": "a", hostile: 1}}, "every decision must belong"),
+    ]:
+        error = post(client, f"/api/studies/1/{path}", {**body, "author": "a"}, 400)["error"]
+        assert message in error, (path, body, error)
+    assert state_of(db) == before
+    asked = post(client, "/api/studies/1/ask", {"author": hostile})["number"]
+    assert "must return a number" in post(client, f"/api/studies/1/trials/{asked}/tell", {"value": hostile, "author": "a"}, 400)["error"]
+    assert "state must be one of" in post(client, f"/api/studies/1/trials/{asked}/tell", {"state": hostile, "author": "a"}, 400)["error"]
+    hint = post(client, "/api/studies/1/hints", {"config": {"x": 0.5}, "author": hostile})["hint_id"]
+    assert next(h for h in client.get("/api/studies/1/hints").json()["hints"] if h["id"] == hint)["author"] == hostile.strip()
+    number = post(client, "/api/studies/1/enqueue", {"config": {"x": 0.5, "n": 2, "kind": "a"}, "author": hostile})["number"]
+    assert worker(db).storage.get_trial(1, number).user_attrs["enqueued_by"]["author"] == hostile.strip()
 
 
 @pytest.mark.parametrize(
