@@ -120,7 +120,8 @@ def _plot_panel(page: Any, name: str) -> None:
     """The plot's controls, note and drawing (the panel itself is as tall as the table beside it)."""
     top, bottom = page.locator("#plot-controls").bounding_box(), page.locator("#plot").bounding_box()
     height = bottom["y"] + bottom["height"] - top["y"] + 8
-    page.screenshot(path=str(OUT / name), clip={"x": top["x"], "y": top["y"], "width": top["width"], "height": height})
+    clip = {"x": top["x"], "y": top["y"], "width": top["width"], "height": height}
+    page.screenshot(path=str(OUT / name), clip=clip, full_page=True)
 
 
 def photograph(page: Any) -> None:

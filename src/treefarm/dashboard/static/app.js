@@ -398,10 +398,10 @@ draw.relationship = function (d) {
   const cw = (w - 2 * pad) / b, ch = (h - 2 * pad) / b;
   d.mean_rank.forEach((row, i) => row.forEach((r, j) => {
     if (r === null) return;
-    g.fillStyle = `hsl(${220 - 200 * (1 - r)}, 65%, ${88 - 48 * (1 - r)}%)`;
+    g.fillStyle = `hsl(215, 60%, ${25 + 68 * r}%)`; // mean loss rank 0 (best) dark, 1 (worst) near white
     g.fillRect(pad + j * cw, h - pad - (i + 1) * ch, cw + 0.5, ch + 0.5);
   }));
-  g.fillStyle = "rgba(20,20,20,0.6)";
+  g.fillStyle = "rgba(230,120,20,0.8)";
   d.x.forEach((x, k) => { g.beginPath(); g.arc(pad + x * (w - 2 * pad), h - pad - d.y[k] * (h - 2 * pad), 2, 0, 7); g.fill(); });
   g.fillStyle = "#222"; g.font = "12px sans-serif"; g.strokeStyle = "#222";
   g.strokeRect(pad, pad, w - 2 * pad, h - 2 * pad);
@@ -411,14 +411,14 @@ draw.relationship = function (d) {
   g.fillText(d.addresses[0], w / 2 - 20, h - 12);
   g.save(); g.translate(14, h / 2 + 20); g.rotate(-Math.PI / 2); g.fillText(d.addresses[1], 0, 0); g.restore();
   const sampled = d.estimated_on < d.complete ? `; estimated on ${d.estimated_on} of ${d.complete} trials, evenly spaced` : "";
-  return `colour: mean loss rank of the trials in each cell (dark is better); dots: the best fifth (${d.shown} shown of the ${d.total} trials where both are active)${sampled}`;
+  return `colour: mean loss rank of the trials in each cell (dark is better); orange dots: the best fifth (${d.shown} shown of the ${d.total} trials where both are active)${sampled}`;
 };
 
 draw.compare = function (d) {
   const tables = d.studies.map((s) => [s.x, s.best]);
   const joined = uPlot.join(tables);
   const all = d.studies.flatMap((s) => s.best).filter((v) => v !== null);
-  const log = all.length > 0 && Math.min(...all) > 0 && Math.max(...all) > 100 * Math.min(...all);
+  const log = all.length > 0 && Math.min(...all) > 0 && Math.max(...all) > 10 * Math.min(...all);
   chart({ scales: { x: { time: false }, y: { distr: log ? 3 : 1 } }, axes: [{ label: "trial number" }, { label: "best value so far", values: log ? logTicks : undefined }],
     series: [{}, ...d.studies.map((s, i) => ({ label: s.name, stroke: `hsl(${(i * 67) % 360}, 60%, 42%)`, width: 2, spanGaps: true, paths: uPlot.paths.stepped({ align: 1 }) }))] }, joined);
   return "each study's best value so far; tick the studies to compare";
