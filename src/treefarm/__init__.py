@@ -4,6 +4,7 @@ Importing it loads NumPy and the pure-Python layers only; SciPy and
 SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
+from . import logs
 from .exceptions import (
     ConfigError,
     SpaceError,
@@ -55,6 +56,8 @@ from .storage import InMemoryStorage, Storage, StudyRecord, TrialRecord, TrialSt
 from .study import Result, Study, Trial, evaluate_folds, minimize
 
 __version__ = "0.1.0"
+
+logs.install()
 
 __all__ = [
     "GP",

@@ -45,7 +45,7 @@ from .dashboard import DashboardUsageError
 from .dashboard import add_parser as add_dashboard_parser
 from .plot import PlotUsageError
 from .plot import add_parser as add_plot_parser
-from .progress import Progress
+from .progress import Progress, own_lines
 from .signals import sigterm_as_sigint
 
 __all__ = ["main"]
@@ -132,6 +132,7 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(sigterm_as_sigint())  # a terminated run fails its trials and closes
+            stack.enter_context(own_lines())
             executor = None
             if args.dask:
                 from ..execution.dask import ByValue, connect
@@ -145,6 +146,7 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
                 n_jobs=args.jobs,
                 callbacks=[progress],
                 executor=executor,
+                progress=False,
             )
     except KeyboardInterrupt:
         progress.close()

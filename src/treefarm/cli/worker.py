@@ -28,7 +28,7 @@ from typing import Any
 from ..storage import Storage, TrialState, open_storage
 from ..study import Study
 from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
-from .progress import Progress
+from .progress import Progress, own_lines
 from .signals import sigterm_as_sigint
 
 __all__ = ["cmd_worker", "register"]
@@ -66,8 +66,8 @@ def _work(storage: Storage, objective: Any, space: Any, module: ModuleType, args
     done = storage.count_trials(study.study_id, states=CLAIMED)
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
     try:
-        with sigterm_as_sigint():
-            study.optimize(objective, args.n_trials, timeout=args.timeout, callbacks=[progress])
+        with sigterm_as_sigint(), own_lines():
+            study.optimize(objective, args.n_trials, timeout=args.timeout, callbacks=[progress], progress=False)
     except KeyboardInterrupt:
         progress.close()
         print("interrupted: this worker's running trial was recorded as failed", file=sys.stderr)

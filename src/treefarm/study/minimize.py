@@ -81,6 +81,7 @@ def minimize(
     timeout: float | None = None,
     pruner: Pruner | None = None,
     executor: Any = None,
+    progress: bool | None = None,
 ) -> Result:
     """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
 
@@ -94,7 +95,8 @@ def minimize(
     every trial by itself, without its ``-wal``; ``result.study`` reconnects if used).
     An objective that takes ``trial`` can report and be stopped early by ``pruner``.
     ``executor`` (e.g. a Dask ``Client``) runs the evaluations on its workers, as in
-    :meth:`Study.optimize`.
+    :meth:`Study.optimize`. ``progress`` shows a bar (None: on a terminal or in a
+    notebook) and each trial is logged, as in :meth:`Study.optimize`.
     """
     if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
         raise StudyError(f"max_evals must be an integer >= 1, but got max_evals={max_evals!r}")
@@ -111,7 +113,7 @@ def minimize(
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None
     try:
-        study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor)
+        study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor, progress=progress)
         best = study.best_trial
         return Result(
             best_value=study.best_value,
