@@ -29,6 +29,7 @@ from .pruners import (
 from .space import (
     Args,
     Choice,
+    Chosen,
     Config,
     Const,
     Family,
@@ -66,6 +67,7 @@ __all__ = [
     "Args",
     "Auto",
     "Choice",
+    "Chosen",
     "Config",
     "ConfigError",
     "Const",

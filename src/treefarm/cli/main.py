@@ -26,6 +26,7 @@ import io
 import json
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -50,6 +51,9 @@ from .signals import sigterm_as_sigint
 
 __all__ = ["main"]
 
+_PACKAGE = str(Path(__file__).resolve().parents[1])
+"""Where treefarm's own files are: their frames are left out of a user file's error."""
+
 CLAIMED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
 """The states a study-wide budget counts."""
 
@@ -69,8 +73,25 @@ def _load_file(target: str) -> tuple[ModuleType, str]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     sys.path.insert(0, str(path.resolve().parent))
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise FileError(_user_error(exc, path)) from None
     return module, name or "objective"
+
+
+class FileError(TreefarmError):
+    """The Python file a command runs raised (a syntax error, an import that failed)."""
+
+
+def _user_error(exc: Exception, path: Path) -> str:
+    """The error a user's file raised while it was imported, as Python would show it
+    for the file alone: its own frames (none of treefarm's or importlib's), then the error."""
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith((_PACKAGE, "<frozen"))
+    ]
+    shown = "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(exc), exc))
+    return f"running {path} raised:\n" + (f"Traceback (most recent call last):\n{shown}" if frames else shown).rstrip()
 
 
 def _attribute(module: ModuleType, name: str, what: str) -> Any:

@@ -42,6 +42,7 @@ from typing import Any
 
 from ..exceptions import StudyError, TrialPruned
 from ..storage import TrialState
+from .guard import check_main_guard
 from .outcome import Outcome, from_exception, from_result
 from .trial import Trial
 
@@ -174,6 +175,8 @@ class Evaluator:
                 "concurrent.futures executor; treefarm.execution.dask.connect turns an address into a "
                 f"Client), but got executor={executor!r}"
             )
+        if n_jobs > 1 and backend == "process" and executor is None:
+            check_main_guard(n_jobs)
         if (n_jobs > 1 and backend == "process") or executor is not None:
             try:
                 pickle.dumps(objective)
