@@ -9,10 +9,15 @@
     treefarm dashboard treefarm.db
     treefarm worker postgresql://user@host/db --study quickstart --file examples/quickstart.py
     treefarm recover treefarm-journal.jsonl treefarm.db
+    treefarm create runs.db --study sim --space space.json --n-trials 40
+    treefarm ask runs.db --study sim --json
+    treefarm tell runs.db --study sim --trial 3 --value 0.25
 
 A file given to ``run`` defines the objective (``objective`` unless
 ``FILE.py:NAME`` says otherwise) and its space (``space`` unless ``--space``
-says otherwise). Errors in arguments exit with status 2 and a message that
+says otherwise). The files given to ``run``, ``worker`` and ``hint --space`` are
+executed as Python (``worker`` without ``--file`` runs ``./STUDY.py``): run only
+files you trust. Errors in arguments exit with status 2 and a message that
 names the argument.
 """
 
@@ -40,7 +45,7 @@ from ..storage import Storage, TrialState, open_storage
 from ..study import DEFAULT_STORAGE, Study
 from ..study.export import ROW_COLUMNS, trial_rows
 from ..study.warm import GATE_TRIALS, gate_open, warm_source
-from . import hint, recover, worker
+from . import asktell, hint, recover, worker
 from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
 from .dashboard import DashboardUsageError
 from .dashboard import add_parser as add_dashboard_parser
@@ -48,6 +53,7 @@ from .plot import PlotUsageError
 from .plot import add_parser as add_plot_parser
 from .progress import Progress, own_lines
 from .signals import sigterm_as_sigint
+from .tidy import as_found
 
 __all__ = ["main"]
 
@@ -130,21 +136,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     module, objective_name = _load_file(args.file)
     objective = _attribute(module, objective_name, "the objective")
     space = _attribute(module, args.space, "the space")
-    study = Study.create(
-        args.study or Path(args.file.partition(":")[0]).stem,
-        space=space,
-        storage=args.storage,
-        algo=args.algo,
-        direction=args.direction,
-        seed=args.seed,
-        load_if_exists=True,
-        allow_space_change=args.allow_space_change,
-        pruner=_pruner(module, args.pruner),
-    )
+    storage = open_storage(args.storage, **_deadline(args))
     try:  # closing copies a SQLite file's -wal into it: the file alone then holds every trial
+        study = Study.create(
+            args.study or Path(args.file.partition(":")[0]).stem,
+            space=space,
+            storage=storage,
+            algo=args.algo,
+            direction=args.direction,
+            seed=args.seed,
+            load_if_exists=True,
+            allow_space_change=args.allow_space_change,
+            pruner=_pruner(module, args.pruner),
+        )
         return _run_study(study, objective, module, args)
     finally:
-        study.storage.close()
+        storage.close()
 
 
 def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.Namespace) -> int:
@@ -180,6 +187,17 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
     return 0
 
 
+def _deadline(args: argparse.Namespace) -> dict[str, Any]:
+    """``--retry-deadline`` as the storage's option, when given."""
+    return {} if args.retry_deadline is None else {"retry_deadline": args.retry_deadline}
+
+
+RETRY_DEADLINE_HELP = (
+    "seconds to ride out an outage of a database server that has answered once "
+    "(default: 60; a server that never answers fails within 5 s)"
+)
+
+
 def _space_from(target: str) -> Any:
     """The space ``FILE.py[:NAME]`` defines (``space`` unless NAME says otherwise)."""
     module, name = _load_file(target)
@@ -187,7 +205,7 @@ def _space_from(target: str) -> Any:
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
-    with open_storage(args.storage, read_only=True) as storage:
+    with as_found(args.storage), open_storage(args.storage, read_only=True) as storage:
         return _list_studies(storage, args)
 
 
@@ -236,7 +254,7 @@ GATE_HELP = (
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    with open_storage(args.storage, read_only=True) as storage:
+    with as_found(args.storage), open_storage(args.storage, read_only=True, **_deadline(args)) as storage:
         return _show(storage, args)
 
 
@@ -273,7 +291,7 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    with open_storage(args.storage, read_only=True) as storage:
+    with as_found(args.storage), open_storage(args.storage, read_only=True) as storage:
         record = storage.get_study(args.study)
         rows = trial_rows(storage.get_trials(record.study_id))
     out = io.StringIO()
@@ -303,7 +321,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="optimize the objective defined in a Python file")
-    run.add_argument("file", metavar="FILE.py[:objective]")
+    run.add_argument(
+        "file", metavar="FILE.py[:objective]", help="a Python file, executed, that defines the objective and the space"
+    )
     run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
     run.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
     run.add_argument(
@@ -317,6 +337,7 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--timeout", type=positive_float, default=None, help="seconds")
     run.add_argument("--storage", default=DEFAULT_STORAGE, help=f"path or URL (default: {DEFAULT_STORAGE})")
+    run.add_argument("--retry-deadline", type=positive_float, default=None, help=RETRY_DEADLINE_HELP)
     run.add_argument("--study", default=None, help="study name (default: the file's stem)")
     run.add_argument(
         "--direction", default=None, choices=["minimize", "maximize"], help="(default: stored, else minimize)"
@@ -338,6 +359,7 @@ def parser() -> argparse.ArgumentParser:
     show.add_argument("storage")
     show.add_argument("--study", required=True)
     show.add_argument("--last", type=positive_int, default=None, help="only the last N trials")
+    show.add_argument("--retry-deadline", type=positive_float, default=None, help=RETRY_DEADLINE_HELP)
     show.set_defaults(func=cmd_show)
     export = sub.add_parser("export", help="write a study's trials as CSV or JSON")
     export.add_argument("storage")
@@ -350,6 +372,7 @@ def parser() -> argparse.ArgumentParser:
     add_dashboard_parser(sub)
     recover.register(sub)
     worker.register(sub)
+    asktell.register(sub)
     return p
 
 

@@ -87,7 +87,7 @@ def register(sub: Any) -> None:
     worker.add_argument("storage", metavar="STORAGE", help="path or URL of the shared storage")
     worker.add_argument("--study", required=True, help="the study's name (created if absent)")
     worker.add_argument(
-        "--file", default=None, metavar="FILE.py[:objective]", help="objective and space (default: STUDY.py)"
+        "--file", default=None, metavar="FILE.py[:objective]", help="a Python file, executed, defining the objective and space (default: ./STUDY.py)"
     )
     worker.add_argument("--space", default="space", help="name of the space in the file (default: space)")
     worker.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
