@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from treefarm import Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
+from treefarm.bo.models.parzen import bandwidths
 from treefarm.exceptions import ConfigError
-from treefarm.models.parzen import bandwidths
 from treefarm.optimizers.tpe import TPE
 from treefarm.testing.optimizer_suite import OptimizerSuite
 

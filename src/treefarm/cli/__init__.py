@@ -1,1 +1,2 @@
-"""The ``treefarm`` command line: run, studies, show, export."""
+"""The ``treefarm`` command line: one module per command, each declaring a
+:class:`~treefarm.cli.command.Command`, listed in :data:`treefarm.cli.main.COMMANDS`."""

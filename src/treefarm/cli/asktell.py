@@ -32,8 +32,9 @@ from ..storage import Storage, open_storage
 from ..study import Study
 from ..study.outcome import failure
 from .arguments import positive_int
+from .command import Command
 
-__all__ = ["BUDGET_SPENT", "register"]
+__all__ = ["ASK", "BUDGET_SPENT", "CREATE", "TELL"]
 
 SPACE_ATTR = "space_file"
 """The study attribute holding the space file's contents (what ``ask`` and ``tell`` rebuild the space from)."""
@@ -103,7 +104,9 @@ def _value(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, but got {text!r}") from None
     if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number (tell --failed REASON otherwise), but got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a finite number (tell --failed REASON otherwise), but got {text!r}"
+        )
     return value
 
 
@@ -119,23 +122,27 @@ def cmd_tell(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: Any) -> None:
-    """Add ``create``, ``ask`` and ``tell`` to the ``treefarm`` subcommands ``sub``."""
-    create = sub.add_parser("create", help="create a study from a space file (JSON or YAML), for ask and tell")
+def _create_arguments(create: argparse.ArgumentParser) -> None:
     create.add_argument("storage", metavar="STORAGE", help="path or URL of the storage")
     create.add_argument("--study", required=True)
     create.add_argument("--space", required=True, metavar="FILE", help="a .json, .yaml or .yml space file")
     create.add_argument("--algo", default=None, help="optimizer (default: auto)")
-    create.add_argument("--direction", default=None, choices=["minimize", "maximize"], help="(default: minimize)")
+    create.add_argument(
+        "--direction", default=None, choices=["minimize", "maximize"], help="(default: minimize)"
+    )
     create.add_argument("--seed", type=int, default=None)
     create.add_argument(
-        "--n-trials", type=positive_int, default=None, help="the study's budget, which ask keeps to (default: none)"
+        "--n-trials",
+        type=positive_int,
+        default=None,
+        help="the study's budget, which ask keeps to (default: none)",
     )
     create.add_argument(
         "--skip-if-exists", action="store_true", help="reuse a study of that name with the same space"
     )
-    create.set_defaults(func=cmd_create)
-    ask = sub.add_parser("ask", help="start a trial: print its number and configuration")
+
+
+def _ask_arguments(ask: argparse.ArgumentParser) -> None:
     ask.add_argument("storage", metavar="STORAGE")
     ask.add_argument("--study", required=True)
     ask.add_argument("--json", action="store_true", help="print one JSON object: trial, config, params")
@@ -145,12 +152,22 @@ def register(sub: Any) -> None:
         default=None,
         help=f"budget (default: create's); exit status {BUDGET_SPENT} once the study has that many trials",
     )
-    ask.set_defaults(func=cmd_ask)
-    tell = sub.add_parser("tell", help="record a trial's value, or that it failed")
+
+
+def _tell_arguments(tell: argparse.ArgumentParser) -> None:
     tell.add_argument("storage", metavar="STORAGE")
     tell.add_argument("--study", required=True)
     tell.add_argument("--trial", type=int, required=True, metavar="N")
     outcome = tell.add_mutually_exclusive_group(required=True)
     outcome.add_argument("--value", type=_value, help="the objective's value")
     outcome.add_argument("--failed", metavar="REASON", help="the trial failed, and why")
-    tell.set_defaults(func=cmd_tell)
+
+
+CREATE = Command(
+    "create",
+    "create a study from a space file (JSON or YAML), for ask and tell",
+    _create_arguments,
+    cmd_create,
+)
+ASK = Command("ask", "start a trial: print its number and configuration", _ask_arguments, cmd_ask)
+TELL = Command("tell", "record a trial's value, or that it failed", _tell_arguments, cmd_tell)

@@ -25,8 +25,10 @@ from ..storage import Storage, open_storage
 from ..storage.url import sqlite_file
 from ..study.hinting import checked_hint
 from .arguments import unit
+from .command import Command
+from .loading import space_from
 
-__all__ = ["add_parser", "cmd_hint"]
+__all__ = ["COMMAND", "cmd_hint"]
 
 
 def _config(text: str) -> dict[str, Any]:
@@ -39,8 +41,7 @@ def _config(text: str) -> dict[str, Any]:
     return value
 
 
-def cmd_hint(args: argparse.Namespace, load_space: Any) -> int:
-    """Run the command; ``load_space(target)`` reads a space from ``FILE.py[:NAME]``."""
+def cmd_hint(args: argparse.Namespace) -> int:
     path = sqlite_file(args.storage)
     if path is not None and not path.exists():  # a mistyped path: refused, not created
         raise StorageError(f"the storage of a study to hint must exist, but got {format_values(path=str(path))}")
@@ -50,7 +51,7 @@ def cmd_hint(args: argparse.Namespace, load_space: Any) -> int:
         return 0
     config = args.config
     if args.space is not None:
-        config = checked_hint(convert(load_space(args.space)), config, bad=args.bad)
+        config = checked_hint(convert(space_from(args.space)), config, bad=args.bad)
     with open_storage(args.storage) as storage:  # closing copies a SQLite file's -wal into it
         study = storage.get_study(args.study)
         record = storage.add_hint(
@@ -80,9 +81,7 @@ def _list_or_remove(storage: Storage, args: argparse.Namespace) -> None:
         )
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    """Register ``hint`` on the command's subparsers."""
-    p = sub.add_parser("hint", help="add, list or remove search hints of a study (also while it runs)")
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("storage")
     p.add_argument("--study", required=True)
     action = p.add_mutually_exclusive_group(required=True)
@@ -102,4 +101,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--space", default=None, metavar="FILE.py[:NAME]", help="check the config against the space of this Python file (executed) now"
     )
     p.add_argument("--author", default=getpass.getuser(), help="who gives the hint (default: the user)")
-    return p
+
+
+COMMAND = Command(
+    "hint", "add, list or remove search hints of a study (also while it runs)", _arguments, cmd_hint
+)

@@ -15,23 +15,20 @@ from pathlib import Path
 
 from ..storage import open_storage
 from .arguments import positive_int
+from .command import Command, UsageError
 
-__all__ = ["FORMATS", "add_parser", "cmd_plot"]
+__all__ = ["COMMAND", "FORMATS", "cmd_plot"]
 
 FORMATS = (".png", ".svg", ".pdf")
 KIND_NAMES = ("convergence", "slices", "importance", "parallel", "intermediate", "structures", "gp")
 
 
-class PlotUsageError(Exception):
-    """A ``plot`` argument is wrong (reported like any usage error, status 2)."""
-
-
 def cmd_plot(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if out.suffix.lower() not in FORMATS:
-        raise PlotUsageError(f"-o must end in one of {list(FORMATS)}, but got -o={args.output!r}")
+        raise UsageError(f"-o must end in one of {list(FORMATS)}, but got -o={args.output!r}")
     if importlib.util.find_spec("matplotlib") is None:
-        raise PlotUsageError("plots need matplotlib, but it is not installed: pip install 'treefarm[plot]'")
+        raise UsageError("plots need matplotlib, but it is not installed: pip install 'treefarm[plot]'")
     from .. import viz
 
     storage = open_storage(args.storage, read_only=True)
@@ -41,7 +38,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
         storage.close()
     data = studies[0]
     if len(studies) > 1 and args.kind != "convergence":
-        raise PlotUsageError(f"several --study need --kind convergence, but got --kind={args.kind}")
+        raise UsageError(f"several --study need --kind convergence, but got --kind={args.kind}")
     if len(studies) > 1:
         fig = viz.plot_convergence(studies)
     elif args.kind == "gp":
@@ -55,9 +52,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``plot`` on the ``treefarm`` command's subparsers."""
-    plot = sub.add_parser("plot", help="draw a plot of a study into a PNG, SVG or PDF file")
+def _arguments(plot: argparse.ArgumentParser) -> None:
     plot.add_argument("storage")
     plot.add_argument(
         "--study",
@@ -70,4 +65,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     plot.add_argument("--param", default=None, help="parameter of --kind gp (default: the most important)")
     plot.add_argument("--axis", choices=["number", "time"], default="number", help="x axis of convergence")
     plot.add_argument("--dpi", type=positive_int, default=120, help="dots per inch of a .png (> 0)")
-    plot.set_defaults(func=cmd_plot)
+
+
+COMMAND = Command("plot", "draw a plot of a study into a PNG, SVG or PDF file", _arguments, cmd_plot)

@@ -16,7 +16,10 @@ from typing import TextIO
 from ..storage import TrialRecord, TrialState
 from ..study import Study
 
-__all__ = ["Progress", "own_lines"]
+__all__ = ["CLAIMED", "Progress", "own_lines"]
+
+CLAIMED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
+"""The states a study-wide budget counts: the trials done when a run or a worker starts."""
 
 
 @contextlib.contextmanager

@@ -21,8 +21,9 @@ from typing import Any
 from ..storage import open_storage
 from ..storage.journal import finish_entry, replay
 from ..storage.url import sqlite_file
+from .command import Command
 
-__all__ = ["cmd_recover", "register"]
+__all__ = ["COMMAND", "cmd_recover"]
 
 
 def cmd_recover(args: argparse.Namespace) -> int:
@@ -50,7 +51,9 @@ def cmd_recover(args: argparse.Namespace) -> int:
     for item in done.refused:
         print(f"refused {_which(item, lines)}: {_why(item)}")
     rejected = f" (kept in {path}.rejected)" if done.refused else ""
-    print(f"{len(done.recorded)} recorded, {len(done.refused)} refused{rejected}, {len(done.kept)} left in {path}")
+    print(
+        f"{len(done.recorded)} recorded, {len(done.refused)} refused{rejected}, {len(done.kept)} left in {path}"
+    )
     return 0 if not (done.refused or done.kept) else 1
 
 
@@ -97,9 +100,11 @@ def _loads(line: str) -> Any:
         return None
 
 
-def register(sub: Any) -> None:
-    """Add the ``recover`` command to the ``treefarm`` subcommands ``sub``."""
-    recover = sub.add_parser("recover", help="write the results kept in a worker's journal to a storage")
+def _arguments(recover: argparse.ArgumentParser) -> None:
     recover.add_argument("journal", metavar="JOURNAL", help="the journal file (JSON lines)")
     recover.add_argument("storage", metavar="STORAGE", help="path or URL of the storage")
-    recover.set_defaults(func=cmd_recover)
+
+
+COMMAND = Command(
+    "recover", "write the results kept in a worker's journal to a storage", _arguments, cmd_recover
+)

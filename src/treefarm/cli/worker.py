@@ -25,23 +25,21 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from ..storage import Storage, TrialState, open_storage
+from ..storage import Storage, open_storage
 from ..study import Study
 from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
-from .progress import Progress, own_lines
+from .command import Command
+from .loading import attribute, load_file, pruner_from
+from .progress import CLAIMED, Progress, own_lines
 from .signals import sigterm_as_sigint
 
-__all__ = ["cmd_worker", "register"]
-
-CLAIMED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
+__all__ = ["COMMAND", "cmd_worker"]
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from .main import _attribute, _load_file
-
-    module, objective_name = _load_file(args.file or f"{args.study}.py")
-    objective = _attribute(module, objective_name, "the objective")
-    space = _attribute(module, args.space, "the space")
+    module, objective_name = load_file(args.file or f"{args.study}.py")
+    objective = attribute(module, objective_name, "the objective")
+    space = attribute(module, args.space, "the space")
     storage = open_storage(args.storage, retry_deadline=args.retry_deadline, journal=args.journal)
     try:  # closing copies a SQLite file's -wal into it: the file alone then holds every trial
         return _work(storage, objective, space, module, args)
@@ -50,8 +48,6 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def _work(storage: Storage, objective: Any, space: Any, module: ModuleType, args: argparse.Namespace) -> int:
-    from .main import _pruner
-
     study = Study.create(
         args.study,
         space=space,
@@ -61,7 +57,7 @@ def _work(storage: Storage, objective: Any, space: Any, module: ModuleType, args
         allow_space_change=args.allow_space_change,
         heartbeat_interval=args.heartbeat,
         requeue_interrupted=True,
-        pruner=_pruner(module, args.pruner),
+        pruner=pruner_from(module, args.pruner),
     )
     done = storage.count_trials(study.study_id, states=CLAIMED)
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
@@ -79,11 +75,7 @@ def _work(storage: Storage, objective: Any, space: Any, module: ModuleType, args
     return 0
 
 
-def register(sub: Any) -> None:
-    """Add the ``worker`` command to the ``treefarm`` subcommands ``sub``."""
-    worker = sub.add_parser(
-        "worker", help="claim and evaluate a shared study's trials until its budget is spent"
-    )
+def _arguments(worker: argparse.ArgumentParser) -> None:
     worker.add_argument("storage", metavar="STORAGE", help="path or URL of the shared storage")
     worker.add_argument("--study", required=True, help="the study's name (created if absent)")
     worker.add_argument(
@@ -109,4 +101,8 @@ def register(sub: Any) -> None:
         default="treefarm-journal.jsonl",
         help="file keeping results the storage could not take (default: treefarm-journal.jsonl)",
     )
-    worker.set_defaults(func=cmd_worker)
+
+
+COMMAND = Command(
+    "worker", "claim and evaluate a shared study's trials until its budget is spent", _arguments, cmd_worker
+)

@@ -7,7 +7,7 @@ One suggestion (Brochu et al. 2010; Snoek et al. 2012; seeds/004):
    (a maximin choice among random draws was tried first: it puts every point
    on the boundary, and a symmetric objective then looks flat to the model).
 2. Otherwise encode the completed configurations (:class:`UnitEncoding`),
-   fit the GP (:func:`treefarm.models.gp.fit_gp`: Matérn-5/2 ARD, MAP
+   fit the GP (:func:`treefarm.bo.models.gp.fit_gp`: Matérn-5/2 ARD, MAP
    hyperparameters, integers and one-hot groups rounded inside the kernel),
    condition it on the pending configurations at their posterior mean (the
    kriging believer of seeds/004, so parallel workers diverge), and maximize
@@ -15,7 +15,7 @@ One suggestion (Brochu et al. 2010; Snoek et al. 2012; seeds/004):
    mutations and crossovers of the best configurations
    (:mod:`treefarm.optimizers.candidates`), refined by L-BFGS-B over their
    active continuous columns and a local search over integer levels and
-   options (:func:`treefarm.optim.maximize`).
+   options (:func:`treefarm.bo.maximize.maximize`).
 
 Conditional spaces: an inactive column holds a constant outside [0, 1]
 (:data:`treefarm.encoding.INACTIVE`), so two configurations that differ in
@@ -95,20 +95,20 @@ everywhere: on the Quickstart (seeds 0-9, 100 trials) the GP stayed on SGD
 in 3 of 10 runs; with the swaps in none (bench/RESULTS.md, "Stalled on one
 branch").
 
-Output transform: the warp of :mod:`treefarm.models.gp.transform` (for
+Output transform: the warp of :mod:`treefarm.bo.models.gp.transform` (for
 heavy tails: a diverged training run) bends a smooth objective with a large
 range, such as an ill-conditioned quadratic, into a plateau with a dip, and
 the model then finds unexplored corners as promising as the valley. At each
 refit both the warp and plain standardization are fitted, and the model whose
 leave-one-out means order the better half of the trials best is kept
-(:func:`treefarm.models.gp.loo_rank`); ``output="warp"`` is the previous
+(:func:`treefarm.bo.models.gp.loo_rank`); ``output="warp"`` is the previous
 behaviour. Measured in bench/RESULTS.md ("Output transform by leave-one-out
 ranking").
 
 Heteroscedastic noise: an observation that says how precise its loss is
 (:attr:`Observation.loss_variance`, e.g. a mean over k folds with spread s:
 s^2 / k) gets that variance on its diagonal, on top of the fitted noise
-(:func:`treefarm.models.gp.fit_gp`'s ``y_var``), so a trial whose folds
+(:func:`treefarm.bo.models.gp.fit_gp`'s ``y_var``), so a trial whose folds
 disagree pulls the posterior less than one whose folds agree, and the
 incumbent is then the best posterior mean. With every variance 0 (no trial
 has folds) the model and the suggestions are exactly the homoscedastic ones.
@@ -140,9 +140,9 @@ from typing import Any
 
 import numpy as np
 
+from ..bo.models.threads import one_blas_thread
 from ..encoding import UnitEncoding
 from ..exceptions import ConfigError
-from ..models.threads import one_blas_thread
 from ..space import Config, Join, Space, addresses, analyze, convert, sample
 from .base import History, Observation, Optimizer
 from .candidates import neighbours, option_swaps
@@ -190,12 +190,12 @@ def evaluations_since_improvement(
     """How many of the last losses (n,) came after the last significant
     improvement of the best: one that lowers the running best by more than
     ``relative`` times the range of the losses, on the model's scale (the
-    warp of :mod:`treefarm.models.gp.transform`, fitted on all of them) or,
+    warp of :mod:`treefarm.bo.models.gp.transform`, fitted on all of them) or,
     with ``warped=False``, on the raw scale. On the raw scale one diverged
     evaluation sets the range, and on a heavy-tailed objective (an
     ill-conditioned quadratic spans 1e7) every later refinement counts as no
     improvement at all, so the GP's stall rule uses the model's scale."""
-    from ..models.gp.transform import OutputTransform
+    from ..bo.models.gp.transform import OutputTransform
 
     if len(losses) == 0:
         return 0
@@ -272,7 +272,7 @@ class GP(Optimizer):
         While stalled, one suggestion in ``explore_every`` may explore
         (:func:`explores`); 1 explores on every stalled suggestion.
     output:
-        The output transform (:func:`treefarm.models.gp.fit_gp`): ``"auto"``
+        The output transform (:func:`treefarm.bo.models.gp.fit_gp`): ``"auto"``
         (default; the warp and plain standardization both fitted at each
         refit, the one whose leave-one-out means order the better half of the
         trials best kept), ``"warp"`` or ``"standard"``.
@@ -323,7 +323,7 @@ class GP(Optimizer):
         check_bool("deterministic", deterministic)
         check_bool("explore_stalls", explore_stalls)
         check_int("explore_every", explore_every)
-        from ..models.gp.fit import OUTPUTS
+        from ..bo.models.gp.fit import OUTPUTS
 
         if output not in OUTPUTS:
             raise ConfigError(f"output must be one of {OUTPUTS}, but got output={output!r}")
@@ -383,7 +383,7 @@ class GP(Optimizer):
         """The evaluated configuration with the lowest posterior mean when the
         fitted noise is significant (seeds/001's recommendation for noisy
         objectives); ``None`` (the best observed) otherwise."""
-        from ..models.gp import fit_gp
+        from ..bo.models.gp import fit_gp
 
         root = convert(space)
         complete = [o for o in history.complete if math.isfinite(o.loss)]
@@ -414,8 +414,8 @@ class GP(Optimizer):
         ``at`` (the 1-D posterior plot of seeds/003): grid values of
         ``address`` (n_grid,), posterior mean and standard deviation there,
         on the model's standardized scale (lower is better)."""
+        from ..bo.models.gp import fit_gp
         from ..encoding import numeric_value
-        from ..models.gp import fit_gp
 
         root = convert(space)
         complete = [o for o in history.complete if math.isfinite(o.loss)]
@@ -457,7 +457,7 @@ class GP(Optimizer):
         recursive space, is a prior draw."""
         if recursive or not taken:
             return _unseen_draw(root, seen, rng)
-        from ..optim import sobol_candidates
+        from ..bo.maximize import sobol_candidates
 
         encoding = UnitEncoding(root)
         key = min(c.to_json() for c in taken)
@@ -489,7 +489,7 @@ class GP(Optimizer):
         if flat is None:
             cover = sample(root, rng, n=self.n_candidates)
         else:
-            from ..optim import sobol_candidates
+            from ..bo.maximize import sobol_candidates
 
             cover = flat.decode_many(sobol_candidates(flat.dim, self.n_candidates, rng))
         good = [h for h in hints if h.weight > 0 and h.credibility > 0] if self.hint_prior != "off" else []
@@ -509,9 +509,9 @@ class GP(Optimizer):
     ) -> list[Config]:
         """``n`` points from one fit: each chosen point joins the model at its
         posterior mean (kriging believer) before the next is chosen."""
-        from ..acquisition import LOG_ACQUISITIONS, PriorWeighted, make_acquisition
-        from ..models.gp import gp_with_params
-        from ..optim import maximize
+        from ..bo.acquisition import LOG_ACQUISITIONS, PriorWeighted, make_acquisition
+        from ..bo.maximize import maximize
+        from ..bo.models.gp import gp_with_params
 
         if recursive and self.acquisition in NARROWABLE and not self._weighs_hints(history.hints):
             from .gp_trees import tree_points
@@ -590,7 +590,7 @@ class GP(Optimizer):
     ) -> Any:
         """log pi over encoded points for the πBO weight, or None when no hint
         with a positive credibility is there or the acquisition cannot be weighted."""
-        from ..acquisition import WEIGHTABLE
+        from ..bo.acquisition import WEIGHTABLE
 
         if self.hint_prior == "off" or self.acquisition not in WEIGHTABLE:
             return None
@@ -613,7 +613,7 @@ class GP(Optimizer):
         (two spaces may share configurations). The restarts' generator is
         seeded by that hash and the trials are encoded on their own, so the
         result depends on them alone, never on the cache's state."""
-        from ..models.gp import fit_gp
+        from ..bo.models.gp import fit_gp
 
         m = refit_point(len(configs))
         digest = hashlib.sha256(f"{self.kernel} {self.deterministic} {losses[:m].tobytes().hex()}".encode())
@@ -666,7 +666,7 @@ def _explore(
     draw over the space-covering candidates (c, d) that are not within
     :data:`STALL_DISTANCE` of an evaluated row of ``X`` (all of them if none
     is; the distance as in :func:`collapsed`)."""
-    from ..acquisition import make_acquisition
+    from ..bo.acquisition import make_acquisition
 
     squared = (cover**2).sum(axis=1)[:, None] + (X**2).sum(axis=1)[None, :] - 2.0 * cover @ X.T
     rms = np.sqrt(np.maximum(squared.min(axis=1), 0.0) / (width or X.shape[1]))
@@ -688,8 +688,8 @@ def _kernel(name: str, recursive: bool) -> Any:
     """The kernel: ARD, or for a recursive space one shared length scale over
     the address-wise columns (there are more columns than observations, and
     most are inactive in most trees)."""
-    from ..models.gp import make_kernel
-    from ..models.gp.kernels import Stationary
+    from ..bo.models.gp import make_kernel
+    from ..bo.models.gp.kernels import Stationary
 
     kernel = make_kernel(name)
     return type(kernel)(ard=False) if recursive and isinstance(kernel, Stationary) else kernel
@@ -700,7 +700,7 @@ def _domain(encoding: UnitEncoding, *, joins: bool = True, outside: bool = False
     acquisition optimizer, which must not switch a branch (that would
     activate columns the start does not have); with ``outside``, one more
     continuous column (:meth:`TreeColumns.outside`)."""
-    from ..models.domain import Domain
+    from ..bo.models.domain import Domain
 
     join = _join_columns(encoding)
     groups = [g for g in encoding.categorical_groups() if joins or not join[g[0]]]

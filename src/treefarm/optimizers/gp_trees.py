@@ -44,7 +44,7 @@ from .gp import (
 )
 
 if TYPE_CHECKING:
-    from ..models.domain import Domain
+    from ..bo.models.domain import Domain
 
 __all__ = ["TreeView", "tree_points", "tree_view"]
 
@@ -78,7 +78,7 @@ def tree_points(
 ) -> list[Config]:
     """``n`` points of ``gp`` on the recursive space ``root`` from the
     completed ``configs`` and their ``losses`` (see the module docstring)."""
-    from ..optim import maximize
+    from ..bo.maximize import maximize
 
     pending = list(history.pending)
     candidates, n_cover = gp._candidates(root, None, configs, losses, history.hints, rng)
@@ -139,8 +139,8 @@ def tree_view(
     points and then the batch's chosen ones at their posterior mean (the
     incumbent taken in between, as :meth:`GP._model_points` does), and the
     acquisition over the encoded candidates."""
-    from ..acquisition import make_acquisition
-    from ..models.gp import gp_with_params
+    from ..bo.acquisition import make_acquisition
+    from ..bo.models.gp import gp_with_params
 
     encoding = trees.encoding([*configs, *pending, *chosen, *extra])
     # every row the model sees here is an encoded tree or a start moved in

@@ -20,7 +20,7 @@ parameters. Each suggestion after ``n_startup`` distinct prior draws:
    canonical form of :mod:`treefarm.space.canonical`);
 4. returns the child with the largest ``log l(x) - log g(x)`` over its bag of
    productions (:mod:`treefarm.encoding.productions`,
-   :mod:`treefarm.models.bernoulli`), a TPE whose density sees where in a
+   :mod:`treefarm.bo.models.bernoulli`), a TPE whose density sees where in a
    tree a production is only through its parent and grandparent, so what
    was learnt at one depth applies at every depth.
 
@@ -70,8 +70,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..bo.models.bernoulli import log_ratio, log_ratio_weights
 from ..encoding.productions import feature_matrix, productions
-from ..models.bernoulli import log_ratio, log_ratio_weights
 from ..space import Config, Space, analyze, canonical, convert, has_rules, sample
 from ..space.config import Scalar
 from .anneal_moves import neighbour

@@ -35,7 +35,7 @@ but for the start-up length, the bandwidths at the bounds and forgetting
   on, lower on 6, beyond noise lower on 1 and higher on none (a coin's toss
   that costs nothing);
 - densities are Parzen estimators mixing the prior with equal weight
-  (:mod:`treefarm.models.parzen`).
+  (:mod:`treefarm.bo.models.parzen`).
 
 Tree structure: ``l`` and ``g`` are tree-structured densities, a product over
 the addresses a configuration visits, ``l(x) = prod_a l_a(x_a)``, each
@@ -118,14 +118,14 @@ from typing import TypeVar
 
 import numpy as np
 
-from ..exceptions import ConfigError
-from ..models.parzen import (
+from ..bo.models.parzen import (
     CategoricalParzen,
     NumericParzen,
     forgetting_weights,
     logsumexp_rows,
     numeric_parzen,
 )
+from ..exceptions import ConfigError
 from ..space import (
     Choice,
     Config,

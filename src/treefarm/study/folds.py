@@ -19,7 +19,7 @@ check "that the variance of the model has not been detrimentally affected"):
   variance is stored beside it.
 
 How precise the loss is, stored as ``loss_variance`` (the GP takes it as the
-observation's own noise; :mod:`treefarm.models.gp.regressor`). With ``n``
+observation's own noise; :mod:`treefarm.bo.models.gp.regressor`). With ``n``
 entries of sample variance ``s^2`` (``ddof=1``):
 
 - ``mean``, ``bias`` over ``R >= 2`` replicas: ``var_r(mean_f L[r, f]) / R``,

@@ -3,11 +3,11 @@
 Pure data on treefarm's own model code: the numeric parameters active in
 every complete trial are mapped to [0, 1] (on a log scale where
 :mod:`.params` draws a log axis), the losses are fitted by
-:func:`treefarm.models.gp.fit_gp` (Matérn-5/2 ARD, MAP hyperparameters,
+:func:`treefarm.bo.models.gp.fit_gp` (Matérn-5/2 ARD, MAP hyperparameters,
 robust output transform), and the posterior is read along ``address`` with
 the other parameters held at the best trial's values
-(:meth:`~treefarm.models.gp.GaussianProcess.slice_1d`). Below it, the log
-expected improvement (:func:`treefarm.acquisition.log_ei`) over the best
+(:meth:`~treefarm.bo.models.gp.GaussianProcess.slice_1d`). Below it, the log
+expected improvement (:func:`treefarm.bo.acquisition.log_ei`) over the best
 observed loss. Categorical and conditional parameters are left out of the
 model (their effect becomes noise to it); mean, band and observations are on
 the model's scale (lower is better). A trial's stored ``loss_variance`` (its
@@ -93,9 +93,9 @@ def gp_posterior(
     """The 1-D posterior and acquisition along ``address`` (see the module docstring);
     ``None`` picks the numeric parameter that matters most (:func:`.params.importance`,
     ranked on at most 20,000 evenly spaced trials)."""
-    from ..acquisition import log_ei
-    from ..models.domain import Domain
-    from ..models.gp import fit_gp
+    from ..bo.acquisition import log_ei
+    from ..bo.models.domain import Domain
+    from ..bo.models.gp import fit_gp
 
     done = complete_trials(trials)
     cols = _numeric(done)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treefarm.optim import sobol_candidates
+from treefarm.bo.maximize import sobol_candidates
 
 
 @pytest.mark.parametrize("d", [1, 2, 6, 19, 40, 300])
@@ -55,7 +55,7 @@ def test_a_scipy_without_its_direction_numbers_is_a_clear_error(tmp_path: Path, 
     import importlib.util
     from types import SimpleNamespace
 
-    from treefarm.optim import sobol
+    from treefarm.bo.maximize import sobol
 
     fake_scipy = SimpleNamespace(submodule_search_locations=[str(tmp_path)])
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: fake_scipy)

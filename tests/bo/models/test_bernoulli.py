@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from treefarm.models.bernoulli import log_ratio, log_ratio_weights
+from treefarm.bo.models.bernoulli import log_ratio, log_ratio_weights
 
 
 def test_log_ratio_equals_the_ratio_of_bernoulli_products() -> None:

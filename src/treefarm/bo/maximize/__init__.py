@@ -1,7 +1,7 @@
 """Maximizing an acquisition over the encoded cube: candidates, gradient steps, local search."""
 
-from .candidates import perturb
-from .maximize import maximize
+from .search import maximize
 from .sobol import sobol_candidates
+from .starts import perturb
 
 __all__ = ["maximize", "perturb", "sobol_candidates"]

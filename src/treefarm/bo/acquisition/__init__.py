@@ -2,7 +2,7 @@
 
 from .analytic import ei, lcb, log_ei, log_pi, mes, pi, ucb_beta
 from .functions import NAMES, Acquisition, make_acquisition, sample_min_values
-from .prior import LOG_ACQUISITIONS, WEIGHTABLE, PriorWeighted
+from .weighted import LOG_ACQUISITIONS, WEIGHTABLE, PriorWeighted
 
 __all__ = [
     "LOG_ACQUISITIONS",

@@ -7,10 +7,10 @@ import functools
 import numpy as np
 import pytest
 
-from treefarm.acquisition import analytic, make_acquisition, sample_min_values
+from treefarm.bo.acquisition import analytic, make_acquisition, sample_min_values
+from treefarm.bo.models.domain import Domain
+from treefarm.bo.models.gp import fit_gp
 from treefarm.exceptions import ConfigError
-from treefarm.models.domain import Domain
-from treefarm.models.gp import fit_gp
 
 MU = np.array([-0.5, 0.0, 0.3, 1.2])
 SIGMA = np.array([0.2, 1.0, 0.5, 0.05])
@@ -169,7 +169,7 @@ def _log_prior(Z: np.ndarray, *, grad: bool = True) -> tuple[np.ndarray, np.ndar
 
 @pytest.mark.parametrize("name", ["ei", "logei", "pi", "logpi", "mes"])
 def test_prior_weighted_acquisitions_match_pibo_and_finite_differences(name: str) -> None:
-    from treefarm.acquisition import LOG_ACQUISITIONS, PriorWeighted
+    from treefarm.bo.acquisition import LOG_ACQUISITIONS, PriorWeighted
 
     model = _model()
     rng = np.random.default_rng(2)

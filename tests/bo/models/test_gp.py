@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treefarm.exceptions import TreefarmError
-from treefarm.models.domain import Domain
-from treefarm.models.gp import (
+from treefarm.bo.models.domain import Domain
+from treefarm.bo.models.gp import (
     RBF,
     GaussianProcess,
     GPParams,
@@ -23,7 +22,8 @@ from treefarm.models.gp import (
     fit_gp,
     log_posterior,
 )
-from treefarm.models.gp.fit import kendall_tau
+from treefarm.bo.models.gp.fit import kendall_tau
+from treefarm.exceptions import TreefarmError
 
 KERNELS = [Matern52(), RBF(), Sum(Matern52(), RBF()), Product(Matern52(), RBF()), Matern52(ard=False)]
 IDS = ["matern52", "rbf", "sum", "product", "isotropic"]
@@ -241,7 +241,7 @@ def test_warm_start_returns_to_the_same_optimum() -> None:
 
 
 def test_many_points_fit_a_subset_then_refine_on_all(monkeypatch) -> None:
-    from treefarm.models.gp import fit
+    from treefarm.bo.models.gp import fit
 
     rng = np.random.default_rng(19)
     X = rng.random((90, 2))
@@ -390,7 +390,7 @@ def test_bad_own_noise_is_refused_naming_it() -> None:
 
 
 def test_leave_one_out_means_equal_refits_without_the_point() -> None:
-    from treefarm.models.gp import loo_means
+    from treefarm.bo.models.gp import loo_means
 
     gp = _model(n=12)
     loo = loo_means(gp)
@@ -433,7 +433,7 @@ def test_an_unknown_output_transform_is_named() -> None:
 def test_the_yeo_johnson_fit_agrees_with_scipy(seed) -> None:
     from scipy import stats
 
-    from treefarm.models.gp.transform import yeojohnson, yeojohnson_llf, yeojohnson_normmax
+    from treefarm.bo.models.gp.transform import yeojohnson, yeojohnson_llf, yeojohnson_normmax
 
     rng = np.random.default_rng(seed)
     z = rng.standard_normal(40 + 20 * seed) * (1 + seed)

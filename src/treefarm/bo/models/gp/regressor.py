@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ...exceptions import TreefarmError
+from ....exceptions import TreefarmError
 from ..domain import Domain
 from .kernels import Kernel
 from .transform import OutputTransform

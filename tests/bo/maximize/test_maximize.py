@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from treefarm.models.domain import Domain
-from treefarm.optim import maximize, perturb, sobol_candidates
+from treefarm.bo.maximize import maximize, perturb, sobol_candidates
+from treefarm.bo.models.domain import Domain
 
 
 def _bump(center: np.ndarray):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import integrate, stats
 
-from treefarm.models.parzen import CategoricalParzen, forgetting_weights, numeric_parzen
+from treefarm.bo.models.parzen import CategoricalParzen, forgetting_weights, numeric_parzen
 from treefarm.space import Int, Normal, Real
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize, rosen, rosen_der
 
-from treefarm.models import lbfgsb
-from treefarm.models.lbfgsb import minimize_box
+from treefarm.bo.models import lbfgsb
+from treefarm.bo.models.lbfgsb import minimize_box
 
 
 def _problem(kind: int, rng: np.random.Generator, n: int):  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..exceptions import ConfigError
+from ...exceptions import ConfigError
 from . import analytic
 
 __all__ = ["NAMES", "Acquisition", "make_acquisition", "sample_min_values"]

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..space import Int, Real
-from ..space.priors import Normal
+from ...space import Int, Real
+from ...space.priors import Normal
 
 __all__ = [
     "CategoricalParzen",

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 import treefarm as tf
-from treefarm.models.threads import one_blas_thread
+from treefarm.bo.models.threads import one_blas_thread
 
 STUDY = """
 import json, math, treefarm as tf

@@ -27,11 +27,11 @@ import math
 
 import numpy as np
 
-from ...exceptions import TreefarmError
+from ....exceptions import TreefarmError
 from ..domain import Domain
 from ..lbfgsb import minimize_box
+from .hyperpriors import LENGTH_SCALE_SIGMA, NOISE_LOC, NOISE_SCALE, length_scale_location, log_normal
 from .kernels import Kernel, make_kernel
-from .priors import LENGTH_SCALE_SIGMA, NOISE_LOC, NOISE_SCALE, length_scale_location, log_normal
 from .regressor import GaussianProcess, GPParams, add_diagonal, cholesky, noise_diagonal, solve
 from .transform import OutputTransform
 

@@ -9,7 +9,7 @@ entry per query point.
 
 We minimize losses; acquisitions are maximized. Each function returns
 ``(value, d value / d mu, d value / d sigma)``; the chain rule through the
-model's gradients happens in :mod:`treefarm.acquisition.functions`.
+model's gradients happens in :mod:`treefarm.bo.acquisition.functions`.
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ class Stationary(Kernel):
         return self._n_scales(d) + 1
 
     def default_theta(self, d: int) -> np.ndarray:
-        from .priors import length_scale_location
+        from .hyperpriors import length_scale_location
 
         return np.concatenate([[0.0], np.full(self._n_scales(d), length_scale_location(d))])
 
@@ -271,7 +271,7 @@ def make_kernel(kernel: str | Kernel) -> Kernel:
         return kernel
     kernels: dict[str, type[Kernel]] = {"matern52": Matern52, "rbf": RBF}
     if kernel not in kernels:
-        from ...exceptions import ConfigError
+        from ....exceptions import ConfigError
 
         raise ConfigError(f"kernel must be one of {sorted(kernels)} or a Kernel, but got kernel={kernel!r}")
     return kernels[kernel]()

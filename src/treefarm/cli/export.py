@@ -1,0 +1,54 @@
+"""``treefarm export STORAGE --study NAME``: write a study's trials as CSV or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+from ..exceptions import TreefarmError, format_values
+from ..storage import open_storage
+from ..study.export import ROW_COLUMNS, trial_rows
+from .command import Command
+from .tidy import as_found
+
+__all__ = ["COMMAND", "cmd_export"]
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with as_found(args.storage), open_storage(args.storage, read_only=True) as storage:
+        record = storage.get_study(args.study)
+        rows = trial_rows(storage.get_trials(record.study_id))
+    out = io.StringIO()
+    if args.format == "json":
+        json.dump(rows, out, indent=1)
+        out.write("\n")
+    else:
+        columns = list(dict.fromkeys([*ROW_COLUMNS, *(k for r in rows for k in r)]))
+        writer = csv.DictWriter(out, fieldnames=columns)
+        writer.writeheader()
+        # a mapping or a list (a user attribute) as JSON, which a reader can parse back
+        writer.writerows(
+            {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in r.items()} for r in rows
+        )
+    if args.output:
+        target = Path(args.output)
+        if not target.parent.is_dir():
+            raise TreefarmError(f"--output must be in an existing folder, but got {format_values(output=args.output)}")
+        target.write_text(out.getvalue())
+    else:
+        sys.stdout.write(out.getvalue())
+    return 0
+
+
+def _arguments(export: argparse.ArgumentParser) -> None:
+    export.add_argument("storage")
+    export.add_argument("--study", required=True)
+    export.add_argument("--format", choices=["csv", "json"], default="csv")
+    export.add_argument("--output", default=None, help="file (default: standard output)")
+
+
+COMMAND = Command("export", "write a study's trials as CSV or JSON", _arguments, cmd_export)

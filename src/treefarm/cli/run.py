@@ -1,0 +1,133 @@
+"""``treefarm run FILE.py``: optimize the objective a Python file defines, in this process."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..exceptions import TreefarmError
+from ..optimizers import available
+from ..storage import open_storage
+from ..study import DEFAULT_STORAGE, Study
+from .arguments import (
+    ALLOW_SPACE_CHANGE_HELP,
+    PRUNER_HELP,
+    RETRY_DEADLINE_HELP,
+    deadline_option,
+    positive_float,
+    positive_int,
+)
+from .command import Command
+from .loading import attribute, load_file, pruner_from
+from .progress import CLAIMED, Progress, own_lines
+from .signals import sigterm_as_sigint
+
+__all__ = ["COMMAND", "cmd_run"]
+
+
+def _summary(study: Study, storage: str) -> None:
+    counts: dict[str, int] = {}
+    for t in study.trials:
+        counts[t.state.value] = counts.get(t.state.value, 0) + 1
+    states = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    print(f"study {study.name!r} in {storage}: {sum(counts.values())} trials ({states})")
+    best = study.best_trial
+    print(f"best value: {best.value!r} (trial {best.number})")
+    print(f"best config: {json.dumps(dict(best.params))}")
+    print(f"best params: {study.best_params!r}")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    module, objective_name = load_file(args.file)
+    objective = attribute(module, objective_name, "the objective")
+    space = attribute(module, args.space, "the space")
+    storage = open_storage(args.storage, **deadline_option(args))
+    try:  # closing copies a SQLite file's -wal into it: the file alone then holds every trial
+        study = Study.create(
+            args.study or Path(args.file.partition(":")[0]).stem,
+            space=space,
+            storage=storage,
+            algo=args.algo,
+            direction=args.direction,
+            seed=args.seed,
+            load_if_exists=True,
+            allow_space_change=args.allow_space_change,
+            pruner=pruner_from(module, args.pruner),
+        )
+        return _run_study(study, objective, module, args)
+    finally:
+        storage.close()
+
+
+def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.Namespace) -> int:
+    done = study.storage.count_trials(study.study_id, states=CLAIMED)
+    progress = Progress(args.n_trials, stream=sys.stderr, done=done)
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(sigterm_as_sigint())  # a terminated run fails its trials and closes
+            stack.enter_context(own_lines())
+            executor = None
+            if args.dask:
+                from ..execution.dask import ByValue, connect
+
+                objective = ByValue(objective, module)
+                executor = stack.enter_context(connect(args.dask))
+            study.optimize(
+                objective,
+                args.n_trials,
+                timeout=args.timeout,
+                n_jobs=args.jobs,
+                callbacks=[progress],
+                executor=executor,
+                progress=False,
+            )
+    except KeyboardInterrupt:
+        progress.close()
+        print("interrupted: the running trials were recorded as failed (reason 'interrupted')", file=sys.stderr)
+        with contextlib.suppress(TreefarmError):
+            _summary(study, args.storage)
+        return 130
+    progress.close()
+    _summary(study, args.storage)
+    return 0
+
+
+def _arguments(run: argparse.ArgumentParser) -> None:
+    run.add_argument(
+        "file", metavar="FILE.py[:objective]", help="a Python file, executed, that defines the objective and the space"
+    )
+    run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
+    run.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
+    run.add_argument(
+        "--algo", default=None, choices=available(), help="optimizer (default: the study's stored one, else auto)"
+    )
+    run.add_argument(
+        "--n-trials",
+        type=positive_int,
+        default=None,
+        help="the study's total trials, shared by every process running it (default: no limit)",
+    )
+    run.add_argument("--timeout", type=positive_float, default=None, help="seconds")
+    run.add_argument("--storage", default=DEFAULT_STORAGE, help=f"path or URL (default: {DEFAULT_STORAGE})")
+    run.add_argument("--retry-deadline", type=positive_float, default=None, help=RETRY_DEADLINE_HELP)
+    run.add_argument("--study", default=None, help="study name (default: the file's stem)")
+    run.add_argument(
+        "--direction", default=None, choices=["minimize", "maximize"], help="(default: stored, else minimize)"
+    )
+    run.add_argument("--jobs", type=positive_int, default=1, help="parallel worker processes")
+    run.add_argument("--seed", type=int, default=None)
+    run.add_argument("--allow-space-change", action="store_true", help=ALLOW_SPACE_CHANGE_HELP)
+    run.add_argument(
+        "--dask",
+        default=None,
+        metavar="ADDRESS",
+        help="evaluate on a Dask cluster: a scheduler address (tcp://host:8786) or 'local' (pip install 'treefarm[dask]')",
+    )
+
+
+COMMAND = Command("run", "optimize the objective defined in a Python file", _arguments, cmd_run)
