@@ -314,7 +314,9 @@ class TreefarmSearchCV(BaseSearchCV):
         self._tell(study, trials, scores, self.n_splits_)
         if self.verbose > 0:
             for trial, score in zip(trials, scores):
-                print(f"[treefarm] candidate {trial.number + 1}/{self.n_iter}: {metric} {score:.6g}{self._best(study)}")
+                print(
+                    f"[treefarm] candidate {trial.number + 1}/{self.n_iter}: {metric} {score:.6g}{self._best(study)}"
+                )
         return True
 
     @staticmethod
