@@ -4,6 +4,7 @@ Importing it loads NumPy and the pure-Python layers only; SciPy and
 SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
+from . import logs
 from .exceptions import (
     ConfigError,
     SpaceError,
@@ -18,6 +19,7 @@ from .exceptions import (
 from .optimizers import (
     CMAES,
     GP,
+    NSGA2,
     QMC,
     TPE,
     Anneal,
@@ -41,6 +43,7 @@ from .pruners import (
 from .space import (
     Args,
     Choice,
+    Chosen,
     Config,
     Const,
     Family,
@@ -69,15 +72,19 @@ from .study import Result, Study, Trial, evaluate_folds, minimize
 
 __version__ = "0.1.0"
 
+logs.install()
+
 __all__ = [
     "CMAES",
     "GP",
+    "NSGA2",
     "QMC",
     "TPE",
     "Anneal",
     "Args",
     "Auto",
     "Choice",
+    "Chosen",
     "Config",
     "ConfigError",
     "Const",

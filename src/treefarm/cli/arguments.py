@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-__all__ = ["PRUNER_HELP", "positive_float", "positive_int", "unit"]
+__all__ = ["PRUNER_HELP", "RETRY_DEADLINE_HELP", "deadline_option", "directions_list", "positive_float", "positive_int", "unit"]
 
 _N = TypeVar("_N", int, float)
 
@@ -30,6 +30,29 @@ def _checked(parse: Callable[[str], _N], ok: Callable[[_N], bool], expected: str
 positive_int = _checked(int, lambda v: v >= 1, "an integer >= 1")
 positive_float = _checked(float, lambda v: v > 0, "a number > 0")
 unit = _checked(float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+
+
+def directions_list(text: str) -> list[str]:
+    """``--directions``: comma-separated ``minimize``/``maximize``, one per objective."""
+    parts = [p.strip() for p in text.split(",")]
+    bad = [p for p in parts if p not in ("minimize", "maximize")]
+    if bad or not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated minimize or maximize (e.g. minimize,maximize), but got {text!r}"
+        )
+    return parts
+
+
+#: The ``--retry-deadline`` option of ``run`` and ``show``.
+RETRY_DEADLINE_HELP = (
+    "seconds to ride out an outage of a database server that has answered once "
+    "(default: 60; a server that never answers fails within 5 s)"
+)
+
+
+def deadline_option(args: argparse.Namespace) -> dict[str, Any]:
+    """``--retry-deadline`` as the storage's option, when given."""
+    return {} if args.retry_deadline is None else {"retry_deadline": args.retry_deadline}
 
 
 #: The ``--allow-space-change`` option of ``run`` and ``worker``.

@@ -12,11 +12,20 @@ from typing import Any
 
 from ..exceptions import TreefarmError
 from ..optimizers import available
+from ..storage import open_storage
 from ..study import DEFAULT_STORAGE, Study
-from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
+from .arguments import (
+    ALLOW_SPACE_CHANGE_HELP,
+    PRUNER_HELP,
+    RETRY_DEADLINE_HELP,
+    deadline_option,
+    directions_list,
+    positive_float,
+    positive_int,
+)
 from .command import Command
 from .loading import attribute, load_file, pruner_from
-from .progress import CLAIMED, Progress
+from .progress import CLAIMED, Progress, own_lines
 from .signals import sigterm_as_sigint
 
 __all__ = ["COMMAND", "cmd_run"]
@@ -28,6 +37,12 @@ def _summary(study: Study, storage: str) -> None:
         counts[t.state.value] = counts.get(t.state.value, 0) + 1
     states = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     print(f"study {study.name!r} in {storage}: {sum(counts.values())} trials ({states})")
+    if len(study.directions) > 1:
+        front = study.best_trials
+        print(f"Pareto front ({', '.join(study.directions)}): {len(front)} trials")
+        for trial in front:
+            print(f"  trial {trial.number}: values {list(trial.values or ())!r} config {json.dumps(dict(trial.params))}")
+        return
     best = study.best_trial
     print(f"best value: {best.value!r} (trial {best.number})")
     print(f"best config: {json.dumps(dict(best.params))}")
@@ -38,21 +53,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     module, objective_name = load_file(args.file)
     objective = attribute(module, objective_name, "the objective")
     space = attribute(module, args.space, "the space")
-    study = Study.create(
-        args.study or Path(args.file.partition(":")[0]).stem,
-        space=space,
-        storage=args.storage,
-        algo=args.algo,
-        direction=args.direction,
-        seed=args.seed,
-        load_if_exists=True,
-        allow_space_change=args.allow_space_change,
-        pruner=pruner_from(module, args.pruner),
-    )
+    storage = open_storage(args.storage, **deadline_option(args))
     try:  # closing copies a SQLite file's -wal into it: the file alone then holds every trial
+        study = Study.create(
+            args.study or Path(args.file.partition(":")[0]).stem,
+            space=space,
+            storage=storage,
+            algo=args.algo,
+            direction=args.direction,
+            directions=args.directions,
+            seed=args.seed,
+            load_if_exists=True,
+            allow_space_change=args.allow_space_change,
+            pruner=pruner_from(module, args.pruner),
+        )
         return _run_study(study, objective, module, args)
     finally:
-        study.storage.close()
+        storage.close()
 
 
 def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.Namespace) -> int:
@@ -61,6 +78,7 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(sigterm_as_sigint())  # a terminated run fails its trials and closes
+            stack.enter_context(own_lines())
             executor = None
             if args.dask:
                 from ..execution.dask import ByValue, connect
@@ -74,6 +92,7 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
                 n_jobs=args.jobs,
                 callbacks=[progress],
                 executor=executor,
+                progress=False,
             )
     except KeyboardInterrupt:
         progress.close()
@@ -87,7 +106,9 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
 
 
 def _arguments(run: argparse.ArgumentParser) -> None:
-    run.add_argument("file", metavar="FILE.py[:objective]")
+    run.add_argument(
+        "file", metavar="FILE.py[:objective]", help="a Python file, executed, that defines the objective and the space"
+    )
     run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
     run.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
     run.add_argument(
@@ -101,9 +122,17 @@ def _arguments(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--timeout", type=positive_float, default=None, help="seconds")
     run.add_argument("--storage", default=DEFAULT_STORAGE, help=f"path or URL (default: {DEFAULT_STORAGE})")
+    run.add_argument("--retry-deadline", type=positive_float, default=None, help=RETRY_DEADLINE_HELP)
     run.add_argument("--study", default=None, help="study name (default: the file's stem)")
     run.add_argument(
         "--direction", default=None, choices=["minimize", "maximize"], help="(default: stored, else minimize)"
+    )
+    run.add_argument(
+        "--directions",
+        type=directions_list,
+        default=None,
+        metavar="D1,D2,...",
+        help="several objectives, one direction each (e.g. minimize,maximize); the objective returns one value each",
     )
     run.add_argument("--jobs", type=positive_int, default=1, help="parallel worker processes")
     run.add_argument("--seed", type=int, default=None)

@@ -7,6 +7,7 @@ from .cmaes import CMAES
 from .gp import GP
 from .grammar import GrammarSearch
 from .grid import Grid, GridExhaustedError
+from .nsga2 import NSGA2
 from .qmc import QMC
 from .random import RandomSearch
 from .registry import available, make_optimizer
@@ -15,6 +16,7 @@ from .tpe import TPE
 __all__ = [
     "CMAES",
     "GP",
+    "NSGA2",
     "QMC",
     "TPE",
     "Anneal",

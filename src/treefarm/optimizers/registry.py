@@ -22,6 +22,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "gp": ("treefarm.optimizers.gp", "GP"),
     "grammar": ("treefarm.optimizers.grammar", "GrammarSearch"),
     "grid": ("treefarm.optimizers.grid", "Grid"),
+    "nsga2": ("treefarm.optimizers.nsga2", "NSGA2"),
     "qmc": ("treefarm.optimizers.qmc", "QMC"),
     "random": ("treefarm.optimizers.random", "RandomSearch"),
     "tpe": ("treefarm.optimizers.tpe", "TPE"),

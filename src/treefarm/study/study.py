@@ -27,25 +27,26 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import StudyError, format_values
+from ..execution.liveness import KeepAlive
 from ..optimizers import History, Optimizer
-from ..optimizers.options import check_range
 from ..pruners import Pruner
 from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
-from . import opening
+from ..validation import check_range
+from . import artifacts, opening
 from .asking import Asker
 from .dedupe import Deduplicator
 from .hinting import Hinting
 from .history import TrialCache
 from .loop import optimize
-from .outcome import Outcome, failure, from_exception, told
+from .objectives import count_failure
+from .outcome import Outcome, failure, from_exception, told, with_constraints
 from .pruning import curves_for
 from .recording import Recorder
 from .recovery import REQUEUE_LOST, recover
 from .results import Results
 from .trial import Trial
 from .warm import warm_author, warm_start_hints, warm_start_points
-from .worker import KeepAlive
 
 __all__ = ["Callback", "Study"]
 
@@ -86,7 +87,9 @@ class Study(Results, Hinting):
         if pruner is not None and not isinstance(pruner, Pruner):
             raise StudyError(f"pruner must be a Pruner or None, but got pruner={pruner!r}")
         self.pruner = pruner
-        self._cache = TrialCache(storage, record.study_id, space, sign=self._sign(1.0), name=record.name)
+        self._cache = TrialCache(
+            storage, record.study_id, space, sign=self._sign(1.0), name=record.name, directions=self.directions
+        )
         dedupe = Deduplicator(space)
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
         self._keep_alive = KeepAlive(storage, record.study_id, lambda: self.running, self.heartbeat_interval)
@@ -94,6 +97,7 @@ class Study(Results, Hinting):
             storage, record.study_id, optimizer, self._cache, dedupe, seed=self.seed, stale_after=self.stale_after
         )
         self._stop_requested = False
+        self._artifact_store: str | None = None
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -105,6 +109,7 @@ class Study(Results, Hinting):
         storage: str | os.PathLike[str] | Storage | None = None,
         algo: str | Optimizer | None = None,
         direction: str | None = None,
+        directions: Sequence[str] | None = None,
         seed: int | None = None,
         load_if_exists: bool = False,
         allow_space_change: bool = False,
@@ -119,7 +124,8 @@ class Study(Results, Hinting):
         ``storage`` is a path or URL (``"runs.db"``, ``"sqlite:///runs.db"``,
         ``"postgresql://..."``), a :class:`Storage`, or None for memory.
         A new study takes ``algo`` (default ``"auto"``), ``direction`` (default
-        ``"minimize"``) and ``seed`` (None draws one and stores it, so the study
+        ``"minimize"``) or ``directions`` (one per objective, for several:
+        ``["minimize", "maximize"]``; see :attr:`best_trials`) and ``seed`` (None draws one and stores it, so the study
         stays reproducible when resumed). A reopened one keeps what it stored:
         see :mod:`treefarm.study.identity` for what is checked and recorded.
         Trials not finished after ``STALE_FACTOR`` heartbeat intervals are
@@ -142,6 +148,7 @@ class Study(Results, Hinting):
             storage=storage,
             algo=algo,
             direction=direction,
+            directions=directions,
             seed=seed,
             load_if_exists=load_if_exists,
             allow_space_change=allow_space_change,
@@ -191,7 +198,19 @@ class Study(Results, Hinting):
 
     @property
     def direction(self) -> str:
+        """The direction of a single-objective study; a study with several
+        objectives raises an error that points to :attr:`directions`."""
+        if len(self.directions) > 1:
+            raise StudyError(
+                f"the study has {len(self.directions)} objectives: read study.directions, "
+                f"not study.direction, but got name={self.name!r}"
+            )
         return self._record.direction
+
+    @property
+    def directions(self) -> tuple[str, ...]:
+        """One ``"minimize"``/``"maximize"`` per objective."""
+        return tuple(self._record.directions)
 
     @property
     def seed(self) -> int:
@@ -212,11 +231,38 @@ class Study(Results, Hinting):
         return self._storage.get_trials(self.study_id)
 
     def _sign(self, value: float) -> float:
-        return value if self.direction == "minimize" else -value
+        return value if self._record.direction == "minimize" else -value
 
     def history(self, *, exclude: int | None = None) -> History:
         """What the optimizer sees: completed, failed and pending configurations."""
         return self._cache.history(exclude=exclude)
+
+    # ---------------------------------------------------------------- artifacts
+    @property
+    def artifact_store(self) -> str:
+        """Where trials' artifacts go: a directory or an fsspec URL (see
+        :mod:`treefarm.study.artifacts`); ``<file>.artifacts`` beside a SQLite file by default."""
+        return self._artifact_store if self._artifact_store is not None else artifacts.default_root(self._storage)
+
+    @artifact_store.setter
+    def artifact_store(self, root: str | os.PathLike[str]) -> None:
+        if not isinstance(root, (str, os.PathLike)) or not str(root).strip():
+            raise StudyError(f"artifact_store must be a directory or an fsspec URL, but got {format_values(root=root)}")
+        self._artifact_store = str(root)
+
+    def artifacts(self, number: int) -> list[dict[str, Any]]:
+        """The artifacts trial ``number`` saved: ``{"name", "size", "sha256"}`` each."""
+        return artifacts.records(self._storage.get_trial(self.study_id, number).user_attrs)
+
+    def load_artifact(self, number: int, name: str) -> bytes:
+        """The content of trial ``number``'s artifact ``name`` (checked against its SHA-256)."""
+        entry = next((a for a in self.artifacts(number) if a.get("name") == name), None)
+        if entry is None:
+            raise StudyError(
+                f"the artifact must be one the trial saved, but got {format_values(trial=number, name=name)}; "
+                f"it saved {[a.get('name') for a in self.artifacts(number)]}"
+            )
+        return artifacts.load(self.artifact_store, self.name, number, entry)
 
     # ------------------------------------------------------------------ ask/tell
     def rng_for(self, number: int) -> np.random.Generator:
@@ -296,9 +342,13 @@ class Study(Results, Hinting):
         *,
         state: TrialState | str | None = None,
         exception: BaseException | None = None,
+        constraints: Sequence[float] | float | None = None,
     ) -> TrialRecord:
-        """Record the outcome of a trial: a value (or mapping with ``"loss"``),
-        an exception, or an explicit state (``"failed"``, ``"pruned"``).
+        """Record the outcome of a trial: a value (a sequence of one per objective
+        in a study with several, or a mapping with it under ``"loss"``), an
+        exception, or an explicit state (``"failed"``, ``"pruned"``).
+        ``constraints`` (or the mapping's ``"constraints"``) are the trial's
+        constraint values, satisfied when each is <= 0.
 
         A trial can be told once: telling it again raises
         :class:`~treefarm.TrialStateError` and leaves storage unchanged. A
@@ -312,7 +362,7 @@ class Study(Results, Hinting):
         if not isinstance(trial, Trial) and (isinstance(trial, bool) or not isinstance(trial, int)):
             raise StudyError(f"tell needs a Trial or a trial number, but got {format_values(trial=trial)}")
         number = trial.number if isinstance(trial, Trial) else trial
-        return self.finish(number, told(value, state=state, exception=exception))
+        return self.finish(number, with_constraints(told(value, state=state, exception=exception), constraints))
 
     def should_prune(self, number: int) -> bool:
         """The pruner's decision for trial ``number`` at its last reported step (False
@@ -321,11 +371,12 @@ class Study(Results, Hinting):
         if self.pruner is None:
             return False
         records = self._cache.finished_and_unfinished()
-        return self.pruner.prune(curves_for(records, number, maximize=self.direction == "maximize"))
+        return self.pruner.prune(curves_for(records, number, directions=self.directions))
 
     def finish(self, number: int, outcome: Outcome) -> TrialRecord:
-        """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`)."""
-        return self._recorder.finish(number, outcome)
+        """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`);
+        values that do not match the study's objectives in count fail the trial, saying so."""
+        return self._recorder.finish(number, count_failure(outcome, self.directions) or outcome)
 
     # ----------------------------------------------------------------- recovery
     def recover(self, *, limit: int = REQUEUE_LOST) -> list[int]:
@@ -371,6 +422,7 @@ class Study(Results, Hinting):
         patience: int | None = None,
         executor: Any = None,
         requeue_lost: int = REQUEUE_LOST,
+        progress: bool | None = None,
     ) -> None:
         """Evaluate ``objective`` on suggested configurations until a rule stops it.
 
@@ -383,6 +435,10 @@ class Study(Results, Hinting):
         (a ``distributed.Client``, or any object with a ``concurrent.futures``-like
         ``submit``) runs the evaluations on its workers; a trial whose worker dies
         is failed and its configuration queued again up to ``requeue_lost`` times.
+        Each finished trial is logged (logger ``treefarm.trials``, INFO), a run whose
+        trials all fail or that a rule stops is announced (``treefarm``, WARNING), and
+        ``progress`` shows a bar (None: when standard error is a terminal or in a
+        notebook; see :mod:`treefarm.study.talk`).
         """
         self._stop_requested = False
         optimize(
@@ -399,7 +455,9 @@ class Study(Results, Hinting):
             patience=patience,
             executor=executor,
             requeue_lost=requeue_lost,
+            progress=progress,
         )
 
     def __repr__(self) -> str:
-        return f"Study(name={self.name!r}, direction={self.direction!r}, optimizer={self.optimizer!r})"
+        directions = f"direction={self.directions[0]!r}" if len(self.directions) == 1 else f"directions={list(self.directions)!r}"
+        return f"Study(name={self.name!r}, {directions}, optimizer={self.optimizer!r})"

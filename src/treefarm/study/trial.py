@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import StudyError
 from ..space import Config
+from . import artifacts
 
 if TYPE_CHECKING:
     from .study import Study
@@ -35,12 +38,24 @@ class Trial:
         self.config = config
         self.value = value
 
-    def report(self, step: int, value: float) -> None:
-        """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch)."""
+    def report(self, step: int, value: float | Sequence[float]) -> None:
+        """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch): a
+        number, or in a study with several objectives one number per objective (which
+        the successive-halving pruners compare as vectors)."""
         if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step < 0:
             raise StudyError(f"step must be an integer >= 0, but got step={step!r}")
         step = int(step)  # NumPy integers too
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not _finite_or_nan(value):
+        directions = self._study.directions
+        if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:
+            vector = list(value)
+            if len(vector) != len(directions) or not all(_number(v) for v in vector):
+                raise StudyError(
+                    f"an intermediate vector must hold {len(directions)} finite numbers or NaN (one per objective), "
+                    f"but got value={vector!r:.120} at step={step}"
+                )
+            self._study.storage.report_intermediate(self._study.study_id, self.number, step, [float(v) for v in vector])
+            return
+        if not _number(value):
             raise StudyError(
                 "an intermediate value must be a finite number or NaN (a diverging run), "
                 f"but got value={value!r} at step={step}"
@@ -58,6 +73,15 @@ class Trial:
         pruner = self._study.pruner
         return None if pruner is None else pruner.budget(self.number)
 
+    def save_artifact(self, data: bytes | str | os.PathLike[str], *, name: str | None = None) -> dict[str, Any]:
+        """Keep a file this trial made (a path, or bytes with a ``name``) in the study's
+        artifact store, beside the storage, and list it in the trial (name, size,
+        SHA-256; never the content in the database). See :mod:`treefarm.study.artifacts`."""
+        study = self._study
+        return artifacts.save(
+            study.storage, study.study_id, study.name, self.number, study.artifact_store, data, name
+        )
+
     def set_user_attr(self, key: str, value: Any) -> None:
         """Attach a JSON-serializable field to the trial."""
         self._study.storage.set_trial_user_attr(self._study.study_id, self.number, key, value)
@@ -71,8 +95,10 @@ class Trial:
         return f"Trial(number={self.number}, config={dict(self.config)!r})"
 
 
-def _finite_or_nan(value: numbers.Real) -> bool:
-    """Whether a reported value is a finite float or NaN (``10**400`` is neither)."""
+def _number(value: object) -> bool:
+    """Whether a reported value is a real number, finite or NaN (``10**400`` is neither)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
     try:
         return not math.isinf(float(value))
     except OverflowError:
