@@ -47,6 +47,7 @@ from ..exceptions import ConfigError
 from ..space import Config, Space, addresses, analyze, convert, sample
 from ..validation import check_bool, check_int
 from .base import History, Observation, Optimizer
+from .gp_objectives import has_several, suggest_several
 from .hints import BETA, Hint, hint_log_density, hint_windows, window_draws
 from .variation import neighbours, option_swaps
 
@@ -61,6 +62,7 @@ __all__ = ["GP"]
 
 _ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
 _HINT_PRIORS = ("judged", "plain", "off")
+_OBJECTIVES = ("rank", "ehvi")
 #: Candidates drawn from the good hints' windows per suggestion (split between the hints).
 HINT_CANDIDATES = 64
 
@@ -165,6 +167,13 @@ class GP(Optimizer):
     hint_draws:
         Whether the study also replaces some suggestions by draws from the
         good hints' windows (:func:`treefarm.optimizers.hints.apply_hints`).
+    objectives:
+        With several objectives or constraints: ``"rank"`` (default; one GP
+        on each trial's place in the Pareto order) or ``"ehvi"`` (one GP per
+        objective and per constraint, expected hypervolume improvement times
+        the probability of feasibility, ParEGO beyond two objectives:
+        :mod:`treefarm.optimizers.gp_objectives`; ``acquisition`` and the
+        stall rule then apply to single-objective studies only).
     """
 
     def __init__(
@@ -184,6 +193,7 @@ class GP(Optimizer):
         hint_prior: str = "judged",
         prior_beta: float = BETA,
         hint_draws: bool = True,
+        objectives: str = "rank",
     ) -> None:
         if acquisition not in _ACQUISITIONS:
             raise ConfigError(
@@ -221,13 +231,20 @@ class GP(Optimizer):
         self.heteroscedastic = heteroscedastic
         self.hint_prior = hint_prior
         self.prior_beta = float(prior_beta)
+        if objectives not in _OBJECTIVES:
+            raise ConfigError(f"objectives must be one of {_OBJECTIVES}, but got objectives={objectives!r}")
         self.hint_draws = hint_draws
+        self.objectives = objectives
         self._refits = Refits()
+        self._output_refits = Refits()
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
         recursive = analyze(root).recursive
         complete = [o for o in history.complete if math.isfinite(o.loss)]
+        if len(complete) >= self.startup(root) and self.objectives == "ehvi" and has_several(complete):
+            with one_blas_thread():
+                return suggest_several(self, root, recursive, complete, history, n, rng)
         if len(complete) >= self.startup(root):
             configs = [o.config for o in complete]
             losses = np.array([o.loss for o in complete])
