@@ -62,8 +62,8 @@ from ..encoding.unit import numeric_unit, numeric_value
 from ..exceptions import ConfigError
 from ..space import Choice, Config, Int, Join, Real, Space, addresses, convert, walk
 from ..space.config import ROOT_ADDRESS, Decision, Scalar
+from ..validation import check_positive
 from .base import History, Observation, Optimizer
-from .options import check_positive
 from .seeds import design_seed
 from .unseen import unseen
 

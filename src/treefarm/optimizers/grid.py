@@ -50,8 +50,8 @@ from ..space import (
     validate,
 )
 from ..space.config import ROOT_ADDRESS, Scalar, child_address
+from ..validation import check_int
 from .base import History, Optimizer
-from .options import check_int
 from .seeds import design_seed
 
 __all__ = ["Grid", "GridExhaustedError", "grid_points", "grid_values"]

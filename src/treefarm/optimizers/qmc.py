@@ -29,8 +29,8 @@ import numpy as np
 from ..space import Config, Space, addresses, convert, walk
 from ..space.config import ROOT_ADDRESS, Decision, Scalar
 from ..space.sample import decision_at
+from ..validation import check_int
 from .base import History, Optimizer
-from .options import check_int
 from .seeds import design_seed
 from .unseen import unseen
 
