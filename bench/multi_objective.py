@@ -12,7 +12,8 @@ trials are feasible.
     python -m bench.multi_objective run --seeds 10 --budget 200     # resumable, appends rows
     python -m bench.multi_objective report                          # the tables, from the rows
 
-Rows: ``bench/results/multi_objective.jsonl`` (one per problem, method, seed).
+Rows: ``bench/results/multi_objective.jsonl`` (one per problem, method, seed),
+or the file given by ``--rows``.
 """
 
 from __future__ import annotations
@@ -124,13 +125,23 @@ def _evaluate(problem: str, params: dict[str, Any]) -> tuple[list[float], list[f
 
 
 # ------------------------------------------------------------------ methods
-def _treefarm(algo: str) -> Callable[[str, int, int], list[tuple[list[float], list[float]]]]:
+def _gp_ehvi() -> Any:
+    """The GP with one model per objective and constraint (expected hypervolume improvement)."""
+    from treefarm.optimizers.gp import GP
+
+    return GP(objectives="ehvi")
+
+
+Run = Callable[[str, int, int], list[tuple[list[float], list[float]]]]
+
+
+def _treefarm(algo: str | Callable[[], Any]) -> Run:
     def run(problem: str, seed: int, budget: int) -> list[tuple[list[float], list[float]]]:
         import treefarm as tf
 
         spec = PROBLEMS[problem]
         study = tf.Study.create(
-            space=_space(problem), algo=algo, seed=seed, directions=["minimize"] * spec["directions"]
+            space=_space(problem), algo=algo if isinstance(algo, str) else algo(), seed=seed, directions=["minimize"] * spec["directions"]
         )
         out: list[tuple[list[float], list[float]]] = []
 
@@ -192,6 +203,7 @@ def _optuna(sampler: str) -> Callable[[str, int, int], list[tuple[list[float], l
 
 METHODS: dict[str, Callable[[str, int, int], list[tuple[list[float], list[float]]]]] = {
     "treefarm-auto": _treefarm("auto"),
+    "treefarm-gp-ehvi": _treefarm(lambda: _gp_ehvi()),
     "treefarm-tpe": _treefarm("tpe"),
     "treefarm-nsga2": _treefarm("nsga2"),
     "treefarm-random": _treefarm("random"),
@@ -312,10 +324,15 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--methods", default=",".join(METHODS))
     run.add_argument("--seeds", type=int, default=10)
     run.add_argument("--budget", type=int, default=200)
+    run.add_argument("--rows", type=Path, default=None, help="the rows file (default: %(prog)s's own)")
     rep = sub.add_parser("report")
     rep.add_argument("--at", type=int, default=100)
     rep.add_argument("--ours", default="treefarm-auto")
+    rep.add_argument("--rows", type=Path, default=None, help="the rows file (default: %(prog)s's own)")
     args = parser.parse_args(argv)
+    if args.rows is not None:
+        global ROWS
+        ROWS = args.rows
     if args.command == "run":
         run_all(args.problems.split(","), args.methods.split(","), args.seeds, args.budget)
     else:

@@ -103,7 +103,9 @@ def suggest_several(
     ref = reference_point(np.stack([fitted[j][1](Y[:, j]) for j in range(k)], axis=1))
 
     def model_on(X: np.ndarray, domain: Domain) -> Model:
-        return Stacked([gp_with_params(X, Y[:, j], domain, *fitted[j], kernel=kernel) for j in range(len(fitted))])
+        return Stacked(
+            [gp_with_params(X, Y[:, j], domain, *fitted[j], kernel=kernel) for j in range(len(fitted))]
+        )
 
     view = EncodedView(encoding, configs, pending, candidates, n_cover, model_on)
     log_prior = gp._hint_log_prior(encoding, history.hints, configs, ranks)
@@ -139,7 +141,6 @@ def _fit_column(
     last refit point (:meth:`treefarm.bo.refits.Refits.fitted`, cached by the
     output's values, so each column has its own)."""
     from ..bo.models.gp import fit_gp
-
     from .gp import _kernel
 
     def fit(
@@ -165,4 +166,3 @@ def _fit_column(
         encode=lambda prefix: gp._encoding(root, recursive, prefix),
         fit=fit,
     )
-

@@ -71,7 +71,7 @@ def non_dominated_cells_2d(points: np.ndarray, ref: np.ndarray) -> tuple[np.ndar
     first loss's lower bound of the first cell. Points not below ``ref`` in
     both losses are left out."""
     P = np.asarray(points, dtype=float).reshape(-1, 2)
-    P = P[np.all(P < ref, axis=1)]
+    P = P[np.all(ref > P, axis=1)]
     order = np.lexsort((P[:, 1], P[:, 0]))
     front: list[np.ndarray] = []
     for p in P[order]:
@@ -166,7 +166,9 @@ class MultiObjective:
     expected improvement on the best feasible row.
     Values (m,) and gradients (m, d); ``grad=False`` gives zeros."""
 
-    def __init__(self, model: Stacked, n_objectives: int, thresholds: Sequence[float], ref: np.ndarray) -> None:
+    def __init__(
+        self, model: Stacked, n_objectives: int, thresholds: Sequence[float], ref: np.ndarray
+    ) -> None:
         if n_objectives not in (1, 2):
             raise ValueError(f"n_objectives must be 1 or 2, but got n_objectives={n_objectives!r}")
         self.model = model
@@ -206,4 +208,3 @@ class MultiObjective:
             return value, np.zeros_like(Z)
         g = np.einsum("mk,mkd->md", d_mu, dmean) + np.einsum("mk,mkd->md", d_sigma / (2.0 * sigma), dvar)
         return value, g
-
