@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from treefarm import SuccessiveHalvingPruner
-from treefarm.pruners import Curves
 from treefarm.pareto import dominates, pareto_order
+from treefarm.pruners import Curves
 from treefarm.pruners.halving import promotable_vector
 
 DIRS = ("minimize", "minimize")
