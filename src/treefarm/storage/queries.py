@@ -366,6 +366,12 @@ def remove_hint(connection: sa.Connection, study_id: int, hint_id: int) -> None:
         )
 
 
+def study_directions(connection: sa.Connection, study_id: int) -> tuple[str, ...]:
+    """The study's directions, one per objective (one primary-key lookup)."""
+    query = sa.select(studies.c.direction, studies.c.directions).where(studies.c.study_id == study_id)
+    return directions_of(*connection.execute(query).one())
+
+
 def directions_of(direction: str, directions: str | None) -> tuple[str, ...]:
     """A study row's directions (``[direction]`` for a row without the column filled)."""
     return tuple(json.loads(directions)) if directions else (direction,)
