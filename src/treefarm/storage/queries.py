@@ -243,6 +243,10 @@ def page_filter(study_id: int, query: PageQuery) -> list[sa.ColumnElement[bool]]
         where.append(trials.c.value >= query.value_min)
     if query.value_max is not None:
         where.append(trials.c.value <= query.value_max)
+    if query.feasible is True:  # a trial without constraints (NULL) is feasible
+        where.append(sa.or_(trials.c.feasible.is_(None), trials.c.feasible == sa.true()))
+    elif query.feasible is False:
+        where.append(trials.c.feasible == sa.false())
     return where
 
 

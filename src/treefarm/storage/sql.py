@@ -548,6 +548,7 @@ class SQLStorage(SQLConnection, Storage):
         states: Collection[TrialState | str] | None = None,
         value_min: float | None = None,
         value_max: float | None = None,
+        feasible: bool | None = None,
     ) -> tuple[int, list[TrialRecord]]:
         """See :meth:`Storage.trial_page`: one ``COUNT`` and one ``ORDER BY ... LIMIT
         ... OFFSET`` reading only the page's rows and their intermediate values."""
@@ -559,6 +560,7 @@ class SQLStorage(SQLConnection, Storage):
             states=states,
             value_min=value_min,
             value_max=value_max,
+            feasible=feasible,
         )
         return self._read(lambda connection: q.trial_page(connection, study_id, query))
 
