@@ -7,7 +7,7 @@ import operator
 import numpy as np
 import pytest
 
-from treefarm.optimizers.candidates import crossover, mutate, neighbours, option_swaps
+from treefarm.optimizers.variation import crossover, mutate, neighbours, option_swaps
 from treefarm.space import Choice, Int, Join, Real, Var, convert, op, sample, validate
 
 FLAT = convert({"x": Real(-5, 5), "n": Int(1, 8), "act": Choice("relu", "tanh", "gelu")})
@@ -112,7 +112,7 @@ FLAT_SPACES = [
 def test_flat_neighbours_are_the_walks_neighbours(space, seed, monkeypatch) -> None:
     """The dictionary fast path for flat spaces makes the same candidates, in
     the same key order, from the same draws, as mutation and crossover by walks."""
-    import treefarm.optimizers.candidates as candidates
+    import treefarm.optimizers.variation as variation
 
     root = convert(space)
     parents = sample(root, np.random.default_rng(seed), n=5)
@@ -120,7 +120,7 @@ def test_flat_neighbours_are_the_walks_neighbours(space, seed, monkeypatch) -> N
         fast_rng, walk_rng = np.random.default_rng(seed), np.random.default_rng(seed)
         fast = neighbours(root, parents[:k], 64, fast_rng)
         with monkeypatch.context() as patch:
-            patch.setattr(candidates, "_flat_nodes", lambda space: None)
+            patch.setattr(variation, "_flat_nodes", lambda space: None)
             walked = neighbours(root, parents[:k], 64, walk_rng)
         assert [c.to_json() for c in fast] == [c.to_json() for c in walked]
         assert fast_rng.random() == walk_rng.random()

@@ -2,7 +2,7 @@
 
 A hint is a partial configuration with a *credibility* c in [0, 1] (how far
 to trust it), a *weight* +1 (good region) or -1 (bad region) and a *spread*
-(the width of its window). Read as the thesis reads it, a good hint is a
+(the width of its window). Read as a Parzen estimator reads it, a good hint is a
 sample from the distribution of the optimum's location: a Parzen window
 around it. Its window at a configuration x is the kernel
 
@@ -39,7 +39,7 @@ it, so the suggestions are exactly those without it. The GP also weights its
 acquisition by the hints' prior, πBO-style (Hvarfner et al., "πBO:
 Augmenting Acquisition Functions with User Beliefs for Bayesian
 Optimization", ICLR 2022): :func:`hint_log_prior` states that prior on a
-configuration, :mod:`treefarm.optimizers.hint_prior` computes it on the
+configuration, :mod:`treefarm.optimizers.hints.pibo` computes it on the
 GP's encoded points.
 """
 
@@ -51,10 +51,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..encoding import numeric_unit, numeric_value
-from ..space import Config, Int, Join, Real, Space, convert, walk
-from ..space.config import Decision, Scalar
-from ..space.sample import decision_at
+from ...encoding import numeric_unit, numeric_value
+from ...space import Config, Int, Join, Real, Space, convert, walk
+from ...space.config import Decision, Scalar
+from ...space.sample import decision_at
 
 __all__ = [
     "EVIDENCE",
@@ -68,6 +68,7 @@ __all__ = [
     "hint_log_prior",
     "hint_reliability",
     "hint_window",
+    "window_draws",
 ]
 
 EVIDENCE = 10
@@ -115,6 +116,13 @@ def hint_draw(space: Space, hint: Hint, rng: np.random.Generator) -> Config:
     return walk(convert(space), decide)[0]
 
 
+def window_draws(space: Space, hints: Sequence[Hint], n: int, rng: np.random.Generator) -> list[Config]:
+    """``n`` draws from the windows of the good hints with a positive
+    credibility (:func:`hint_draw`, the hints taken in turn); none without one."""
+    good = [h for h in hints if h.weight > 0 and h.credibility > 0]
+    return [hint_draw(space, good[i % len(good)], rng) for i in range(n if good else 0)]
+
+
 def hint_kernel(space: Space, hint: Hint, config: Mapping[str, Scalar]) -> float:
     """k_h(config) in (0, 1] (see the module docstring)."""
     nodes = _nodes_of(space, config)
@@ -146,7 +154,7 @@ def hint_window(space: Space, hint: Hint, config: Mapping[str, Scalar]) -> float
     """w_h(config) in (0, 1], the hint's window on a floor: per hinted address
     ``s + (1 - s) exp(-d^2 / (2 s^2))`` for a number at unit distance d, 1 or s
     for a choice, s where ``config`` does not reach the address (the prior of
-    :mod:`treefarm.optimizers.hint_prior`, which computes it on encoded points)."""
+    :mod:`treefarm.optimizers.hints.pibo`, which computes it on encoded points)."""
     nodes = _nodes_of(space, config)
     w = 1.0
     for address, value in hint.config.items():
@@ -168,7 +176,7 @@ def hint_log_prior(space: Space, hints: Sequence[Hint], config: Mapping[str, Sca
 
     with w_h :func:`hint_window` (0 everywhere when every credibility is 0). The
     GP adds ``beta / n`` times it to its log-acquisition (πBO,
-    :mod:`treefarm.optimizers.hint_prior`, which computes it on encoded points
+    :mod:`treefarm.optimizers.hints.pibo`, which computes it on encoded points
     with the credibilities judged by the evidence, a good hint's squared)."""
     good = [h for h in hints if h.weight > 0 and h.credibility > 0]
     bad = [h for h in hints if h.weight < 0 and h.credibility > 0]

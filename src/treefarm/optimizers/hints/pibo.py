@@ -26,16 +26,10 @@ the numbers' is that kernel's Gaussian on a floor of s (each hinted value
 is near the optimum, or anywhere, with odds 1 - s to s). The floor bounds
 what a misleading hint costs: log pi >= c (#addresses) log s, where the
 plain Gaussian gives -c d^2 / (2 s^2), -50 c per address at distance 1
-with s = 0.1, and held the GP near a misleading corner of Hartmann-6
-(seed 0: regret 0.12 at 100 evaluations, 0.0017 without the hint). With
-the floor the GP still ends there, on every seed to 200 evaluations: it
-enters the local minimum beside that corner in its first 20 evaluations,
-when the pull is strongest, and stays with the hint withdrawn as well (the
-basin holds 4 of 10 unhinted runs too; bench/RESULTS.md). A good
-hint raises its window; a bad one multiplies the acquisition by
-(1 - c_h w_h)^(beta / n): at its centre 1 - c_h (a bad hint of credibility
-1 all but forbids it), far from it 1 - c_h s^k for k hinted addresses,
-nearly 1. A hint of credibility 0 contributes exactly 0.
+with s = 0.1. A good hint raises its window; a bad one multiplies the
+acquisition by (1 - c_h w_h)^(beta / n): at its centre 1 - c_h (a bad hint
+of credibility 1 all but forbids it), far from it 1 - c_h s^k for k hinted
+addresses, nearly 1. A hint of credibility 0 contributes exactly 0.
 
 With ``judged`` (the default), a good hint's c_h in the formula is kappa_h =
 j_h^2, the square of its *judged* credibility j_h = min(1, 2 c_h r_h), with
@@ -44,15 +38,11 @@ r_h the evidence rule of :func:`treefarm.optimizers.hints.hint_reliability`
 the window, towards min(1, 2 c_h)^2 when the window's trials are among the
 better half, towards 0 when they are not; so several good hints weigh in
 the mixture as their kappa (0.8 against 0.4: 4 to 1). A bad hint's c_h is
-j_h itself. Squared, because with j_h itself a guess (c = 0.2) pointing at
-the far corner of Rosenbrock-4 cost 1.69 x the no-hint median regret at 100
-evaluations (30 seeds, p = 0.02): the pull and the window draws together,
-either alone costing nothing measurable; squared, 0.97 x, and 1.09 x / 0.99 x
-on Hartmann-6 / Styblinski-Tang-8 (1.51 x / 0.71 x with j_h), while a hint of
-credibility 1 pulls as before until its trials judge it, and a good one at
-0.5 still reaches the no-hint median in 13-74 evaluations there (14-71 with
-j_h; bench/RESULTS.md, "Issue 21's criteria on eight problems"). Plain πBO
-(``judged=False``) keeps c_h and fades only as beta / n.
+j_h itself. Squared, so that a weak guess pulls little until its trials
+judge it, while a hint of credibility 1 pulls as before (the measurements
+that chose the floor and the square are on the design page
+``docs/design/hints.md``). Plain πBO (``judged=False``) keeps c_h and fades
+only as beta / n.
 
 Notation (shapes): m points, d encoded columns (:class:`treefarm.encoding.UnitEncoding`);
 X (m, d) encoded points, inactive entries negative.
@@ -66,9 +56,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..encoding import UnitEncoding, numeric_unit
-from ..space import Choice, Config, Int, Real
-from .hints import FLOOR, Hint, hint_reliability
+from ...encoding import UnitEncoding, numeric_unit
+from ...space import Choice, Config, Int, Real
+from .windows import FLOOR, Hint, hint_reliability
 
 __all__ = ["BETA", "HintWindow", "hint_log_density", "hint_windows", "judged_credibility", "log_window"]
 

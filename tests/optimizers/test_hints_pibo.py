@@ -8,8 +8,7 @@ import pytest
 from treefarm import GP, History, Join, Observation, Real, convert, sample
 from treefarm.encoding import UnitEncoding
 from treefarm.exceptions import ConfigError
-from treefarm.optimizers.hint_prior import hint_log_density, hint_windows, judged_credibility
-from treefarm.optimizers.hints import Hint, hint_log_prior
+from treefarm.optimizers.hints import Hint, hint_log_density, hint_log_prior, hint_windows, judged_credibility
 from treefarm.space import Config
 
 SPACE = {"x": Real(0.0, 1.0), "y": Real(1e-3, 1.0, log=True), "m": Join(a={"z": Real(0.0, 1.0)}, b={})}
