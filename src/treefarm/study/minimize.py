@@ -23,6 +23,7 @@ from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Apply, Config, Op, convert
 from ..storage import Storage, TrialRecord
+from ..validation import check_int
 from .study import Study
 
 __all__ = ["DEFAULT_STORAGE", "Result", "minimize"]
@@ -130,8 +131,7 @@ def minimize(
     ``executor`` (e.g. a Dask ``Client``) runs the evaluations on its workers, as in
     :meth:`Study.optimize`.
     """
-    if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
-        raise StudyError(f"max_evals must be an integer >= 1, but got max_evals={max_evals!r}")
+    check_int("max_evals", max_evals, error=StudyError)
     study = Study.create(
         study_name,
         space=space,
