@@ -22,8 +22,8 @@ from ..pruners import Pruner
 from ..storage import Storage, TrialRecord
 from ..validation import check_positive
 from .asking import Asker
+from .cache import TrialCache
 from .dedupe import Deduplicator
-from .history import TrialCache
 from .objectives import count_failure
 from .opening import Opened
 from .outcome import Outcome

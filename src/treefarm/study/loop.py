@@ -36,7 +36,7 @@ from typing import Any, Protocol, TypeVar
 from ..exceptions import StorageUnavailableError, StudyError, TrialStateError, format_values
 from ..space import Config
 from ..storage import Storage, TrialRecord, TrialState
-from .arguments import check_arguments, check_total, checked_catch
+from .loop_arguments import check_arguments, check_total, checked_catch
 from .outcome import Outcome
 from .parallel import Evaluator
 from .recovery import REQUEUE_LOST

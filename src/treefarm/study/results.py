@@ -85,7 +85,7 @@ class Results(StudyBase):
             import pandas as pd
         except ImportError as exc:
             raise StudyError("to_dataframe needs pandas: pip install 'treefarm[pandas]'") from exc
-        from .export import trial_rows
+        from .rows import trial_rows
 
         return pd.DataFrame(trial_rows(sorted(self._cache.finished_and_unfinished(), key=lambda t: t.number)))
 

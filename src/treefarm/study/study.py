@@ -11,7 +11,7 @@ resumed study or a second process suggests exactly what the first would have.
 The jobs behind this facade live in modules named for them: the study's
 state and life cycle (:mod:`.core`), what it found (:mod:`.results`), its
 hints (:mod:`.hinting`), what a study is and how a reopening is checked
-(:mod:`.identity`), the incremental view of the trials (:mod:`.history`),
+(:mod:`.identity`), the incremental view of the trials (:mod:`.cache`),
 never evaluating a point twice (:mod:`.dedupe`), who runs a trial and the
 heartbeat (:mod:`treefarm.execution.liveness`), failing dead workers' trials
 (:mod:`.recovery`), warm starts (:mod:`.warm`) and the optimize loop
