@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..exceptions import StorageUnavailableError, StudyError, TrialStateError, format_values
+from ..execution.base import ExecutorLike
 from ..space import Config
 from ..storage import Storage, TrialRecord, TrialState
 from .loop_arguments import check_arguments, check_total, checked_catch
@@ -117,7 +118,7 @@ def optimize(
     callbacks: Iterable[Callback[Study]],
     target: float | None,
     patience: int | None,
-    executor: Any = None,
+    executor: ExecutorLike | None = None,
     requeue_lost: int = REQUEUE_LOST,
 ) -> None:
     """Run ``objective`` on ``study``'s suggestions (see the module docstring)."""

@@ -13,7 +13,7 @@ from ..validation import check_int
 __all__ = ["check_arguments", "check_total", "checked_catch"]
 
 
-def check_arguments(objective: Callable[..., Any], n_jobs: int, backend: str, executor: Any, requeue_lost: int) -> bool:
+def check_arguments(objective: Callable[..., Any], n_jobs: int, backend: str, executor: object, requeue_lost: int) -> bool:
     """The arguments checked; whether the objective takes the trial."""
     check_int("n_jobs", n_jobs, error=StudyError)
     if backend not in ("process", "thread"):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import StudyError
+from ..execution.base import ExecutorLike
 from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Apply, Config, Op, convert
@@ -113,7 +114,7 @@ def minimize(
     n_jobs: int = 1,
     timeout: float | None = None,
     pruner: Pruner | None = None,
-    executor: Any = None,
+    executor: ExecutorLike | None = None,
 ) -> Result:
     """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
 

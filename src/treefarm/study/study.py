@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..exceptions import StudyError, format_values
+from ..execution.base import ExecutorLike
 from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Config, build, validate
@@ -236,7 +237,7 @@ class Study(Results, Hinting):
         callbacks: Iterable[Callback] = (),
         target: float | None = None,
         patience: int | None = None,
-        executor: Any = None,
+        executor: ExecutorLike | None = None,
         requeue_lost: int = REQUEUE_LOST,
     ) -> None:
         """Evaluate ``objective`` on suggested configurations until a rule stops it.
