@@ -11,16 +11,19 @@ fields its own base class declares.
 from __future__ import annotations
 
 import math
+import os
 import time
+from typing import Any
 
 import numpy as np
 
-from ..exceptions import StudyError
+from ..exceptions import StudyError, format_values
 from ..execution.liveness import KeepAlive
 from ..optimizers import History
 from ..pruners import Pruner
 from ..storage import Storage, TrialRecord
 from ..validation import check_positive
+from . import artifacts
 from .asking import Asker
 from .cache import TrialCache
 from .dedupe import Deduplicator
@@ -72,6 +75,7 @@ class StudyBase:
             storage, record.study_id, optimizer, self._cache, dedupe, seed=self.seed, stale_after=self.stale_after
         )
         self._stop_requested = False
+        self._artifact_store: str | None = None
 
     # --------------------------------------------------------------- properties
     @property
@@ -119,6 +123,33 @@ class StudyBase:
     def history(self, *, exclude: int | None = None) -> History:
         """What the optimizer sees: completed, failed and pending configurations."""
         return self._cache.history(exclude=exclude)
+
+    # ---------------------------------------------------------------- artifacts
+    @property
+    def artifact_store(self) -> str:
+        """Where trials' artifacts go: a directory or an fsspec URL (see
+        :mod:`treefarm.study.artifacts`); ``<file>.artifacts`` beside a SQLite file by default."""
+        return self._artifact_store if self._artifact_store is not None else artifacts.default_root(self._storage)
+
+    @artifact_store.setter
+    def artifact_store(self, root: str | os.PathLike[str]) -> None:
+        if not isinstance(root, (str, os.PathLike)) or not str(root).strip():
+            raise StudyError(f"artifact_store must be a directory or an fsspec URL, but got {format_values(root=root)}")
+        self._artifact_store = str(root)
+
+    def artifacts(self, number: int) -> list[dict[str, Any]]:
+        """The artifacts trial ``number`` saved: ``{"name", "size", "sha256"}`` each."""
+        return artifacts.records(self._storage.get_trial(self.study_id, number).user_attrs)
+
+    def load_artifact(self, number: int, name: str) -> bytes:
+        """The content of trial ``number``'s artifact ``name`` (checked against its SHA-256)."""
+        entry = next((a for a in self.artifacts(number) if a.get("name") == name), None)
+        if entry is None:
+            raise StudyError(
+                f"the artifact must be one the trial saved, but got {format_values(trial=number, name=name)}; "
+                f"it saved {[a.get('name') for a in self.artifacts(number)]}"
+            )
+        return artifacts.load(self.artifact_store, self.name, number, entry)
 
     # ---------------------------------------------------------------- recording
     def rng_for(self, number: int) -> np.random.Generator:

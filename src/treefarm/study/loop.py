@@ -43,6 +43,7 @@ from .parallel import Evaluator
 from .recovery import REQUEUE_LOST
 from .recovery import requeue_lost as requeue_lost_trial
 from .stopping import Stopper
+from .talk import Reporter, bar_total, show_progress
 from .trial import Trial
 
 __all__ = ["Asking", "Host", "optimize"]
@@ -50,7 +51,17 @@ __all__ = ["Asking", "Host", "optimize"]
 
 class Host(Protocol):
     """What the loop needs of its study (a :class:`~treefarm.Study`) besides asking:
-    where trials are stored, how many objectives, recovery, recording and stopping."""
+    where trials are stored, how many objectives, recovery, recording and stopping,
+    and what its announcements read (:class:`.talk.Reported`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def best_trial(self) -> TrialRecord: ...
+
+    @property
+    def best_trials(self) -> list[TrialRecord]: ...
 
     @property
     def storage(self) -> Storage: ...
@@ -120,8 +131,10 @@ def optimize(
     patience: int | None,
     executor: ExecutorLike | None = None,
     requeue_lost: int = REQUEUE_LOST,
+    progress: bool | None = None,
 ) -> None:
-    """Run ``objective`` on ``study``'s suggestions (see the module docstring)."""
+    """Run ``objective`` on ``study``'s suggestions (see the module docstring); each
+    finished trial is logged and counted on a progress bar (see :mod:`.talk`)."""
     wants_trial = check_arguments(objective, n_jobs, backend, executor, requeue_lost)
     check_total(n_trials)
     caught = checked_catch(catch)
@@ -132,27 +145,45 @@ def optimize(
             f"{format_values(target=target, patience=patience, directions=list(study.directions))}"
         )
     stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.directions[0] == "maximize")
-    callbacks = list(callbacks)
+    shown = show_progress(progress)
     study.recover(limit=requeue_lost)
+    reporter = Reporter(study, total=bar_total(study.storage, study.study_id, n_trials, n_new_trials) if shown else None, progress=shown)
+    callbacks = [lambda _, record: reporter(record), *callbacks]
     try:
         evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
         with evaluator as ev:
             if executor is not None:
                 _run_as_completed(study, asking, ev, n_trials, caught, stopper, callbacks, requeue_lost)
-                return
-            while not (stopper.done() or study.stop_requested):
-                study.recover_due(limit=requeue_lost)
-                remaining = stopper.remaining()
-                size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
-                trials, exhausted = _ask_batch(asking, size, n_trials, caught, stopper)
-                _run_batch(study, ev, trials, caught, stopper, callbacks, requeue_lost)
-                if exhausted:
-                    break
+            else:
+                _run_batches(study, asking, ev, n_trials, caught, stopper, callbacks, requeue_lost)
     except BaseException as exc:
+        reporter.close(None)
         study.fail_running(
             "interrupted" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}: {exc}"
         )
         raise
+    reporter.close(stopper)
+
+
+def _run_batches(
+    study: Study,
+    asking: Asking,
+    ev: Evaluator,
+    budget: int | None,
+    catch: tuple[type[BaseException], ...],
+    stopper: Stopper,
+    callbacks: list[Callback[Study]],
+    requeue_lost: int,
+) -> None:
+    """Ask a batch, evaluate it, record it, until a rule stops or the budget is spent."""
+    while not (stopper.done() or study.stop_requested):
+        study.recover_due(limit=requeue_lost)
+        remaining = stopper.remaining()
+        size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
+        trials, exhausted = _ask_batch(asking, size, budget, catch, stopper)
+        _run_batch(study, ev, trials, catch, stopper, callbacks, requeue_lost)
+        if exhausted:
+            return
 
 
 def _ask_batch(

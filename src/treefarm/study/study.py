@@ -239,6 +239,7 @@ class Study(Results, Hinting):
         patience: int | None = None,
         executor: ExecutorLike | None = None,
         requeue_lost: int = REQUEUE_LOST,
+        progress: bool | None = None,
     ) -> None:
         """Evaluate ``objective`` on suggested configurations until a rule stops it.
 
@@ -251,6 +252,10 @@ class Study(Results, Hinting):
         (a ``distributed.Client``, or any object with a ``concurrent.futures``-like
         ``submit``) runs the evaluations on its workers; a trial whose worker dies
         is failed and its configuration queued again up to ``requeue_lost`` times.
+        Each finished trial is logged (logger ``treefarm.trials``, INFO), a run whose
+        trials all fail or that a rule stops is announced (``treefarm``, WARNING), and
+        ``progress`` shows a bar (None: when standard error is a terminal or in a
+        notebook; see :mod:`treefarm.study.talk`).
         """
         self._stop_requested = False
         optimize(
@@ -268,6 +273,7 @@ class Study(Results, Hinting):
             patience=patience,
             executor=executor,
             requeue_lost=requeue_lost,
+            progress=progress,
         )
 
     def __repr__(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
@@ -12,13 +13,14 @@ from ..pruners import Pruner
 from ..space import Config
 from ..storage import Storage
 from ..validation import is_integral
+from . import artifacts
 
 __all__ = ["Trial", "TrialHost"]
 
 
 class TrialHost(Protocol):
     """What a trial needs of its study (a :class:`~treefarm.Study`): where to write its
-    reports and attributes, how many objectives it has, and its pruner's say."""
+    reports, attributes and artifacts, how many objectives it has, and its pruner's say."""
 
     @property
     def name(self) -> str: ...
@@ -30,7 +32,13 @@ class TrialHost(Protocol):
     def storage(self) -> Storage: ...
 
     @property
+    def direction(self) -> str: ...
+
+    @property
     def directions(self) -> tuple[str, ...]: ...
+
+    @property
+    def artifact_store(self) -> str: ...
 
     pruner: Pruner | None
 
@@ -91,6 +99,15 @@ class Trial:
         """The most resource (epochs, iterations) the pruner allots; None without one."""
         pruner = self._study.pruner
         return None if pruner is None else pruner.budget(self.number)
+
+    def save_artifact(self, data: bytes | str | os.PathLike[str], *, name: str | None = None) -> dict[str, Any]:
+        """Keep a file this trial made (a path, or bytes with a ``name``) in the study's
+        artifact store, beside the storage, and list it in the trial (name, size,
+        SHA-256; never the content in the database). See :mod:`treefarm.study.artifacts`."""
+        study = self._study
+        return artifacts.save(
+            study.storage, study.study_id, study.name, self.number, study.artifact_store, data, name
+        )
 
     def set_user_attr(self, key: str, value: Any) -> None:
         """Attach a JSON-serializable field to the trial."""
