@@ -79,7 +79,7 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, server: str) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=True)
     pg = context.new_page()
     pg.set_default_timeout(30_000)
     start = time.monotonic()
