@@ -50,6 +50,7 @@ from ..exceptions import StudyError
 from ..optimizers import History, Observation, Optimizer, make_optimizer
 from ..pareto import ranking_losses
 from ..space import Config
+from ..validation import check_int
 from .optuna_space import single_value
 from .optuna_tree import Tree, consistent_union, infer_tree
 
@@ -127,8 +128,7 @@ class TreefarmSampler(BaseSampler):
         seed: int | None = None,
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise StudyError(f"seed must be an integer >= 0 or None, but got seed={seed!r}")
+        check_int("seed", seed, 0, error=StudyError, or_none=True)
         if constraints_func is not None and not callable(constraints_func):
             raise StudyError(f"constraints_func must be callable or None, but got constraints_func={constraints_func!r}")
         self.algo = algo

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import abc
 import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..exceptions import StudyError
+from ..validation import is_integral
 
 __all__ = ["Curves", "Pruner", "check_int", "loss_curve"]
 
@@ -89,7 +89,7 @@ def loss_curve(curves: Curves) -> tuple[np.ndarray, np.ndarray]:
 
 def check_int(name: str, value: object, minimum: int) -> int:
     """``value`` (a NumPy integer too) as an int >= ``minimum``, else a StudyError naming it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+    if not is_integral(value) or value < minimum:
         raise StudyError(f"{name} must be an integer >= {minimum}, but got {name}={value!r}")
     return int(value)
 

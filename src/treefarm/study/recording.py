@@ -10,13 +10,13 @@ their canonical form, so equal expressions are recognised across processes.
 from __future__ import annotations
 
 from ..exceptions import StudyError
+from ..execution.liveness import identity
 from ..storage import Storage, TrialRecord, TrialState
 from ..storage.checks import owner_of
 from .dedupe import Deduplicator
 from .history import TrialCache
 from .outcome import Outcome, failure
 from .pruning import with_last_report
-from .worker import identity
 
 __all__ = ["Recorder"]
 

@@ -27,11 +27,12 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import StudyError, format_values
+from ..execution.liveness import KeepAlive
 from ..optimizers import History, Optimizer
-from ..optimizers.options import check_range
 from ..pruners import Pruner
 from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
+from ..validation import check_range
 from . import opening
 from .asking import Asker
 from .dedupe import Deduplicator
@@ -46,7 +47,6 @@ from .recovery import REQUEUE_LOST, recover
 from .results import Results
 from .trial import Trial
 from .warm import warm_author, warm_start_hints, warm_start_points
-from .worker import KeepAlive
 
 __all__ = ["Callback", "Study"]
 
