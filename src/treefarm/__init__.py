@@ -4,6 +4,7 @@ Importing it loads NumPy and the pure-Python layers only; SciPy and
 SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
+from . import logs
 from .exceptions import (
     ConfigError,
     SpaceError,
@@ -16,12 +17,15 @@ from .exceptions import (
     TrialStateError,
 )
 from .optimizers import (
+    CMAES,
     GP,
     NSGA2,
+    QMC,
     TPE,
     Anneal,
     Auto,
     GrammarSearch,
+    Grid,
     History,
     Observation,
     Optimizer,
@@ -39,6 +43,7 @@ from .pruners import (
 from .space import (
     Args,
     Choice,
+    Chosen,
     Config,
     Const,
     Family,
@@ -67,19 +72,25 @@ from .study import Result, Study, Trial, evaluate_folds, minimize
 
 __version__ = "0.1.0"
 
+logs.install()
+
 __all__ = [
+    "CMAES",
     "GP",
     "NSGA2",
+    "QMC",
     "TPE",
     "Anneal",
     "Args",
     "Auto",
     "Choice",
+    "Chosen",
     "Config",
     "ConfigError",
     "Const",
     "Family",
     "GrammarSearch",
+    "Grid",
     "History",
     "HyperbandPruner",
     "I",
