@@ -10,7 +10,7 @@ Reads (GET, always served):
     /api/studies/{id}/trials            one page: offset, limit, order_by, descending, state, value_min, value_max
     /api/studies/{id}/trials/{number}   one trial in full (its notes too)
     /api/studies/{id}/trials/{number}/posterior   the GP's posterior along each parameter at that trial
-    /api/studies/{id}/plots/{kind}      the data of a plot (param: its parameter, axis or "x,y")
+    /api/studies/{id}/plots/{kind}      the data of a plot (param: its parameter, axis, "x,y", or two objectives "i,j")
     /api/studies/{id}/hints             the study's hints
     /api/studies/{id}/notes             the study's notes (a note on a trial too), oldest first
     /api/studies/{id}/asked             the trials asked from the page and not told yet
@@ -152,6 +152,7 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
                     "id": r.study_id,
                     "name": r.name,
                     "direction": r.direction,
+                    "directions": list(r.directions),
                     "counts": s.counts,
                     "total": s.total,
                     "best": best,
@@ -196,12 +197,17 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
 
     def plot(request: Request) -> Response:
         study_id, kind = int(request.path_params["study_id"]), request.path_params["kind"]
+        param = request.query_params.get("param", "")
+        if kind == "pareto":
+            cache = studies.cache(study_id)
+            directions = cache.record.directions
+            body = cache.computed(kind, param, lambda ts: JSONResponse(views.pareto(ts, directions, param)).body)
+            return Response(body, media_type="application/json")
         compute = {**payloads.PLOTS, "relationship": views.relationship}.get(kind)
         if compute is None:
-            kinds = [*payloads.PLOTS, "relationship"]
+            kinds = [*payloads.PLOTS, "relationship", "pareto"]
             return JSONResponse({"error": f"kind must be one of {kinds}, but got kind={kind[:100]!r}"}, 404)
         cache = studies.cache(study_id)
-        param = request.query_params.get("param", "")
         direction = cache.record.direction
         if kind == "slices":
             data = cache.computed(kind, param, lambda ts: compute(ts, direction, param))
