@@ -326,11 +326,11 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--methods", default=",".join(METHODS))
     run.add_argument("--seeds", type=int, default=10)
     run.add_argument("--budget", type=int, default=200)
-    run.add_argument("--rows", type=Path, default=None, help="the rows file (default: %(prog)s's own)")
+    run.add_argument("--rows", type=Path, default=None, help="the rows file (default: bench/results/multi_objective.jsonl)")
     rep = sub.add_parser("report")
     rep.add_argument("--at", type=int, default=100)
     rep.add_argument("--ours", default="treefarm-auto")
-    rep.add_argument("--rows", type=Path, default=None, help="the rows file (default: %(prog)s's own)")
+    rep.add_argument("--rows", type=Path, default=None, help="the rows file (default: bench/results/multi_objective.jsonl)")
     args = parser.parse_args(argv)
     if args.rows is not None:
         global ROWS
