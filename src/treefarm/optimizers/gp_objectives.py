@@ -57,12 +57,11 @@ def has_several(complete: Sequence[Observation]) -> bool:
     return any(len(o.losses) > 1 or len(o.constraints) > 0 for o in complete)
 
 
-def outputs(complete: Sequence[Observation], rng: np.random.Generator) -> tuple[np.ndarray, int, int]:
+def outputs(complete: Sequence[Observation], rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """The columns the models are fitted on (n, k): the objectives' losses
     (two), or one ParEGO scalar (:func:`treefarm.bo.acquisition.multi.chebyshev`
     with weights drawn from ``rng``) when there are more, or the one loss;
-    then the constraints. Also how many columns are objectives and how many
-    objectives there are."""
+    then the constraints. Also how many columns are objectives."""
     from ..bo.acquisition.multi import chebyshev
 
     L = np.array([o.losses or (o.loss,) for o in complete], dtype=float)
@@ -71,7 +70,7 @@ def outputs(complete: Sequence[Observation], rng: np.random.Generator) -> tuple[
     n_objectives = L.shape[1]
     if n_objectives > 2:
         L = chebyshev(L, rng.dirichlet(np.ones(n_objectives)))[:, None]
-    return np.hstack([L, C.reshape(len(complete), q)]), L.shape[1], n_objectives
+    return np.hstack([L, C.reshape(len(complete), q)]), L.shape[1]
 
 
 def suggest_several(
@@ -92,7 +91,7 @@ def suggest_several(
 
     configs = [o.config for o in complete]
     ranks = np.array([o.loss for o in complete])
-    Y, k, _ = outputs(complete, rng)
+    Y, k = outputs(complete, rng)
     flat = None if recursive else UnitEncoding(root)
     candidates, n_cover = gp._candidates(root, flat, configs, ranks, history.hints, rng)
     pending = list(history.pending)
