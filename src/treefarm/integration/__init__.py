@@ -11,6 +11,8 @@ is imported, never at ``import treefarm``:
   :class:`~treefarm.integration.lightgbm.LightGBMPruningCallback`;
 - :mod:`treefarm.integration.xgboost` (``pip install 'treefarm[xgboost]'``):
   :class:`~treefarm.integration.xgboost.XGBoostPruningCallback`;
+- :mod:`treefarm.integration.lightning` (``pip install 'treefarm[lightning]'``):
+  :class:`~treefarm.integration.lightning.LightningPruningCallback`;
 - :mod:`treefarm.integration.mlflow` (``pip install 'treefarm[mlflow]'``):
   :class:`~treefarm.integration.mlflow.MLflowCallback`, one MLflow run per trial;
 - :mod:`treefarm.integration.wandb` (``pip install 'treefarm[wandb]'``):
