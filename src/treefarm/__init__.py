@@ -16,7 +16,18 @@ from .exceptions import (
     TrialPruned,
     TrialStateError,
 )
-from .optimizers import GP, TPE, Anneal, Auto, GrammarSearch, History, Observation, Optimizer, RandomSearch
+from .optimizers import (
+    GP,
+    NSGA2,
+    TPE,
+    Anneal,
+    Auto,
+    GrammarSearch,
+    History,
+    Observation,
+    Optimizer,
+    RandomSearch,
+)
 from .pruners import (
     HyperbandPruner,
     MedianPruner,
@@ -62,6 +73,7 @@ logs.install()
 
 __all__ = [
     "GP",
+    "NSGA2",
     "TPE",
     "Anneal",
     "Args",

@@ -11,16 +11,14 @@ import numpy as np
 import pytest
 
 from treefarm import Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op, sample
+from treefarm.bo.loop import STALL_DISTANCE, collapsed
+from treefarm.bo.refits import REFIT_ALL, refit_point
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.gp import (
     _ACQUISITIONS,
     GP,
-    REFIT_ALL,
-    STALL_DISTANCE,
-    collapsed,
     evaluations_since_improvement,
     explores,
-    refit_point,
     startup_size,
 )
 from treefarm.testing.optimizer_suite import OptimizerSuite
@@ -393,10 +391,10 @@ def _small_gp() -> GP:
 def test_on_a_grammar_candidates_score_on_narrowed_columns_as_on_all_of_them(seed: int) -> None:
     """The columns of addresses only candidates use are one column per candidate
     (treefarm.encoding.trees): every acquisition value, pending points included, is the same."""
-    from functools import partial
-
+    from treefarm.bo.acquisition import make_acquisition
+    from treefarm.bo.models.gp import Matern52, gp_with_params
+    from treefarm.bo.views import Scene, TreeView
     from treefarm.encoding import TreeColumns
-    from treefarm.optimizers.gp_trees import tree_view
 
     G = _grammar_with_numbers()
     study = Study.create(space=G, algo=_small_gp(), seed=seed)
@@ -404,26 +402,25 @@ def test_on_a_grammar_candidates_score_on_narrowed_columns_as_on_all_of_them(see
     configs = [o.config for o in study.history().complete]
     losses = np.array([o.loss for o in study.history().complete])
     gp, rng = _small_gp(), np.random.default_rng(seed)
-    candidates, _ = gp._candidates(G, None, configs, losses, (), rng)
+    candidates, n_cover = gp._candidates(G, None, configs, losses, (), rng)
     trees = TreeColumns(G, [*configs, *candidates])
-    view = partial(
-        tree_view,
-        gp,
+    fitted = gp._fit_at_refit_point(G, True, configs, losses, None, trees.encoding(configs))
+    view = TreeView(
         trees,
-        configs=configs,
-        losses=losses,
-        y_var=None,
-        pending=candidates[:1],
-        chosen=[],
-        candidates=candidates,
-        fitted=gp._fit_at_refit_point(G, True, configs, losses, None, trees.encoding(configs)),
-        rng=rng,
+        configs,
+        candidates[:1],
+        candidates,
+        n_cover,
+        lambda X, domain: gp_with_params(X, losses, domain, *fitted, kernel=Matern52(ard=False)),
     )
-    narrow, full = view([]), view(candidates)
-    assert narrow.encoding.dim < full.encoding.dim and np.all(full.Xc[:, -1] == 0.0)
-    np.testing.assert_allclose(
-        narrow.acq(narrow.Xc, grad=False)[0], full.acq(full.Xc, grad=False)[0], rtol=1e-6, atol=1e-6
-    )
+
+    def log_ei(scene: Scene) -> np.ndarray:
+        acq = make_acquisition("logei", scene.model, best=scene.best, n_observed=len(losses), rng=rng)
+        return acq(scene.Xc, grad=False)[0]
+
+    narrow, full = view.scene(), view.scene(candidates)
+    assert narrow.Xc.shape[1] < full.Xc.shape[1] and np.all(full.Xc[:, -1] == 0.0)
+    np.testing.assert_allclose(log_ei(narrow), log_ei(full), rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("deterministic", [False, True])

@@ -7,7 +7,15 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["PRUNER_HELP", "RETRY_DEADLINE_HELP", "deadline_option", "positive_float", "positive_int", "unit"]
+__all__ = [
+    "PRUNER_HELP",
+    "RETRY_DEADLINE_HELP",
+    "deadline_option",
+    "directions_list",
+    "positive_float",
+    "positive_int",
+    "unit",
+]
 
 _N = TypeVar("_N", int, float)
 
@@ -42,6 +50,17 @@ RETRY_DEADLINE_HELP = (
 def deadline_option(args: argparse.Namespace) -> dict[str, Any]:
     """``--retry-deadline`` as the storage's option, when given."""
     return {} if args.retry_deadline is None else {"retry_deadline": args.retry_deadline}
+
+
+def directions_list(text: str) -> list[str]:
+    """``--directions``: comma-separated ``minimize``/``maximize``, one per objective."""
+    parts = [p.strip() for p in text.split(",")]
+    bad = [p for p in parts if p not in ("minimize", "maximize")]
+    if bad or not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated minimize or maximize (e.g. minimize,maximize), but got {text!r}"
+        )
+    return parts
 
 
 #: The ``--allow-space-change`` option of ``run`` and ``worker``.

@@ -19,6 +19,7 @@ from .arguments import (
     PRUNER_HELP,
     RETRY_DEADLINE_HELP,
     deadline_option,
+    directions_list,
     positive_float,
     positive_int,
 )
@@ -36,6 +37,12 @@ def _summary(study: Study, storage: str) -> None:
         counts[t.state.value] = counts.get(t.state.value, 0) + 1
     states = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     print(f"study {study.name!r} in {storage}: {sum(counts.values())} trials ({states})")
+    if len(study.directions) > 1:
+        front = study.best_trials
+        print(f"Pareto front ({', '.join(study.directions)}): {len(front)} trials")
+        for trial in front:
+            print(f"  trial {trial.number}: values {list(trial.values or ())!r} config {json.dumps(dict(trial.params))}")
+        return
     best = study.best_trial
     print(f"best value: {best.value!r} (trial {best.number})")
     print(f"best config: {json.dumps(dict(best.params))}")
@@ -54,6 +61,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             storage=storage,
             algo=args.algo,
             direction=args.direction,
+            directions=args.directions,
             seed=args.seed,
             load_if_exists=True,
             allow_space_change=args.allow_space_change,
@@ -118,6 +126,13 @@ def _arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--study", default=None, help="study name (default: the file's stem)")
     run.add_argument(
         "--direction", default=None, choices=["minimize", "maximize"], help="(default: stored, else minimize)"
+    )
+    run.add_argument(
+        "--directions",
+        type=directions_list,
+        default=None,
+        metavar="D1,D2,...",
+        help="several objectives, one direction each (e.g. minimize,maximize); the objective returns one value each",
     )
     run.add_argument("--jobs", type=positive_int, default=1, help="parallel worker processes")
     run.add_argument("--seed", type=int, default=None)

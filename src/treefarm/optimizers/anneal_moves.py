@@ -44,7 +44,7 @@ import numpy as np
 
 from ..space import Config, Join, Space, draw_decision, walk
 from ..space.config import Decision, Scalar
-from .candidates import step_decision, still_valid
+from .variation import step_decision, still_valid
 
 __all__ = ["HOIST", "WRAP", "neighbour"]
 

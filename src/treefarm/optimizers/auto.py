@@ -1,20 +1,12 @@
 """``algo="auto"``: the GP on numeric spaces, the GP with TPE's proposals among choices, grammar search on recursive spaces.
 
-No single optimizer wins everywhere (``bench/RESULTS.md``): the GP wins
-smooth problems by orders of magnitude, TPE wins where the GP's log-EI settles
-on one option of a choice, and grammar search leads on recursive spaces.
-``Auto`` picks by the kind of space:
+No single optimizer wins everywhere: the GP wins smooth problems by orders
+of magnitude, TPE wins where the GP's log-EI settles on one option of a
+choice, and grammar search leads on recursive spaces. ``Auto`` picks by the
+kind of space:
 
 - **Purely numeric** (reals and integers only): the GP alone, with its own
-  stall rule (:mod:`treefarm.optimizers.gp`). On the 66 numeric problems of
-  the benchmark (the synthetic set and BBOB in 2, 10 and 20 dimensions, 42 of
-  them held out from the design, 10 seeds) the GP alone had a lower median
-  than the GP with TPE on alternate stalled trials (this module's rule
-  before) on 39, lower beyond noise on 4 (the ill-conditioned f2, f11, f12,
-  where one diverged loss made every later refinement look like a stall and
-  half the budget went to TPE), higher beyond noise on none; over the 69
-  problems of the whole suite (those and the tuning set) TPE alone is never
-  lower than the GP beyond noise.
+  stall rule (:mod:`treefarm.optimizers.gp`).
 - **With choices or joins** (conditional spaces): the GP, with every
   ``tpe_every``-th trial TPE's and, while the search is stalled (no
   improvement larger than 1e-3 of the losses' raw range for ``patience``
@@ -22,35 +14,20 @@ on one option of a choice, and grammar search leads on recursive spaces.
   every ``stalled_tpe_every``-th as well. TPE's density ratio, fitted on the
   same history, proposes from the good region as a whole rather than from the
   acquisition's one peak, so an option or branch the GP has written off is
-  visited again (the issue's SVM plateau; SMAC interleaves random
-  configurations for the same reason, Hutter, Hoos & Leyton-Brown 2011).
-  A stalled TPE turn first evaluates an untried option swap of the
-  incumbent (its settings on another option of a join,
-  :func:`treefarm.optimizers.gp.incumbent_swaps`, as the GP's own explores
-  do): TPE's good region holds the incumbent's branch only, so it did not
-  ask either, and the Quickstart ended on SGD's branch in 2 of 10 seeds at
-  100 trials (0 of 10 with the swaps; bench/RESULTS.md, "Stalled on one
-  branch").
-  Quickstart, 60 trials, seeds 0-2, when this rule was chosen: best 0.0840 /
-  0.0840 / 0.1040 with TPE's turns, 0.100 / 0.080 / 0.100 with the GP alone,
-  TPE (20 start-up trials) 0.0932 / 0.0808 / 0.0951; seeds 0-7 with stalls
-  on the model's scale, mean 0.0875 against the raw range's 0.0841. Today
-  (the GP improved since), seeds 0-9: ``auto`` median 0.0800, with 3 of 10
-  runs still on SGD's branch (0.100-0.104); ``TPE()`` median 0.0830, none at
-  the optimum (0.0817 with its later joint turns). One seed's run is not
-  portable: the GP's floating point differs between processors, and seed 0
-  ended at 0.0800 on one machine and at 0.100 on another with the same code.
-- **Recursive**: grammar search (:mod:`treefarm.optimizers.grammar`) proposes
-  every trial. Giving every third trial to the GP had a higher median than
-  grammar search alone on 11 of the 17 grammar problems and a lower one on 5,
-  none beyond noise either way, at 0.1-0.5 s of CPU a suggestion where
-  grammar search takes milliseconds.
+  visited again (SMAC interleaves random configurations for the same reason,
+  Hutter, Hoos & Leyton-Brown 2011). A stalled TPE turn first evaluates an
+  untried option swap of the incumbent (its settings on another option of a
+  join, :func:`treefarm.optimizers.gp.incumbent_swaps`, as the GP's own
+  explores do): TPE's good region holds the incumbent's branch only.
+- **Recursive**: grammar search (:mod:`treefarm.optimizers.grammar`)
+  proposes every trial.
 
 Which optimizer makes trial ``t`` depends only on the space, ``t`` (the
 number of trials the history holds: complete, failed and pending) and the
 completed losses: a resumed study or a second worker reading the same
 storage makes the same choice, and the choice, like the optimizers, is a pure
-function of the history.
+function of the history. The measurements behind each rule are the design
+page ``docs/design/auto.md``.
 """
 
 from __future__ import annotations
@@ -61,10 +38,10 @@ import numpy as np
 
 from ..exceptions import ConfigError
 from ..space import Config, Space, analyze, convert
+from ..validation import check_int
 from .base import History, Optimizer
 from .gp import GP, STALL_PATIENCE, evaluations_since_improvement, incumbent_swaps
 from .grammar import GrammarSearch
-from .options import check_int
 from .tpe import TPE
 
 __all__ = ["Auto"]
@@ -91,7 +68,7 @@ class Auto(Optimizer):
         The optimizers of flat and conditional spaces (by default ``GP()``,
         alone on numeric spaces, and ``TPE(n_startup=5, bounds_as_neighbours=True, joint_every=None)``:
         TPE proposes only after the GP's space-filling start, which serves as
-        its start-up too; the seed's bandwidths at the bounds, with which this
+        its start-up too; the paper's bandwidths at the bounds, with which this
         design was measured, as ``TPE()``'s defaults changed after it).
     grammar:
         The optimizer of recursive spaces (by default ``GrammarSearch()``,

@@ -12,7 +12,7 @@ parameters. Each suggestion after ``n_startup`` distinct prior draws:
    by ``greed``) by the moves of genetic
    programming on derivation trees — hoist, wrap and regrow of a subtree and
    numeric steps (:mod:`treefarm.optimizers.anneal_moves`), subtree crossover
-   of two good parents (:func:`treefarm.optimizers.candidates.crossover`) —
+   of two good parents (:func:`treefarm.optimizers.variation.crossover`) —
    and a few fresh prior draws (``p_prior``), so the search never stops
    exploring;
 3. drops every child whose expression was already evaluated, failed, is
@@ -27,18 +27,13 @@ parameters. Each suggestion after ``n_startup`` distinct prior draws:
 The parents are loss levels, not configurations: the good fraction is taken
 of the best configuration of each *structure* (its decisions other than
 numbers: which expression), so one structure whose constants keep improving
-by a little cannot fill the good set with near copies of itself (on
-``kernel_search`` a long RBF kernel did, and the search stopped exploring);
+by a little cannot fill the good set with near copies of itself;
 and structures whose losses agree to ``digits`` (:data:`DIGITS`, 6) significant digits are
 one parent, the one with the fewest decisions (lexicographic parsimony
 pressure, Luke & Panait, 2002). Equal losses are, almost always, equal
 functions on the data: ``0 * A`` for any ``A``, a protected division by zero.
-Without this rule such a plateau filled the good set: on Koza-3 (seed 0) 65
-of 100 trials were variations of one constant-zero expression, on Nguyen-8
-57 of a constant one, and a tenth to two fifths of every symbolic target's
-trials repeated an earlier loss exactly. Six digits rather than all of them:
-on ``kernel_search`` (seed 0) 30 of the first 45 trials were one kernel
-whose white-noise level moved the loss in its seventh digit (3.68946).
+The figures that chose these rules are the design page
+``docs/design/grammar.md``.
 
 Neutral subtrees (:func:`neutral_subtrees`): an evaluated configuration at a
 parent's loss level that differs from it only inside one subtree shows that
@@ -54,8 +49,8 @@ it and moves only the numbers of its best configuration, by a (1+1)
 evolution strategy whose step size follows the 1/5th success rule replayed
 over the evaluations of that structure
 (:mod:`treefarm.optimizers.structure_constants`): the step widens while
-moving the constants pays and narrows around their optimum. This is the
-thesis's "apply of a continuous space": a structure is a function of its
+moving the constants pays and narrows around their optimum. An operation
+applied to continuous spaces makes a structure a function of its
 constants. On spaces without numbers both rules change nothing.
 
 Stateless: everything comes from the history and the generator; the cache of
@@ -74,11 +69,11 @@ from ..bo.models.bernoulli import log_ratio, log_ratio_weights
 from ..encoding.productions import feature_matrix, productions
 from ..space import Config, Space, analyze, canonical, convert, has_rules, sample
 from ..space.config import Scalar
+from ..validation import check_int, check_positive, check_range
 from .anneal_moves import neighbour
 from .base import History, Observation, Optimizer
-from .candidates import crossover
-from .options import check_int, check_positive, check_range
 from .structure_constants import has_numbers, numbers, step_numbers, step_size, structure
+from .variation import crossover
 
 __all__ = ["GrammarSearch"]
 
@@ -106,7 +101,7 @@ class GrammarSearch(Optimizer):
 
     The defaults were chosen on the 15 targets of ``bench/symbolic.py``'s
     suite with ``kernel_search`` and ``symbolic_regression`` (30 seeds) and
-    checked on its two held-out sets (``bench/RESULTS.md``): ``gamma`` 0.1,
+    checked on its two held-out sets (``docs/design/grammar.md``): ``gamma`` 0.1,
     4 candidates and 6 digits (0.25, 8 and 12 before) had a lower median on
     13 of the 17 screened targets and on 6 and 8 of the 14 of each held-out
     set, none higher beyond noise: most of the screened gain did not carry over.

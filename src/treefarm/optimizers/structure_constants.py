@@ -2,7 +2,7 @@
 
 A configuration of a grammar is a *structure* (its join and choice
 decisions: which expression) and the numbers under it (the ``Real`` and
-``Int`` leaves: its constants). The thesis's "apply of a continuous space"
+``Int`` leaves: its constants). An operation applied to continuous spaces
 makes a structure a function of its constants, so once a structure is
 promising, its constants are worth a local search of their own.
 
@@ -35,7 +35,7 @@ import numpy as np
 from ..encoding import numeric_unit
 from ..space import Config, Int, Real, Space, trace, walk
 from ..space.config import Decision, Scalar
-from .candidates import step_decision
+from .variation import step_decision
 
 __all__ = [
     "LOCAL",

@@ -1,111 +1,35 @@
 """The Tree-structured Parzen Estimator, native on conditional and recursive spaces.
 
 Bergstra, Bardenet, Bengio & Kégl (2011), "Algorithms for hyper-parameter
-optimization"; the defaults are hyperopt's, as seeds/000 documents them,
-but for the start-up length, the bandwidths at the bounds and forgetting
-(below):
+optimization": the completed trials are split at the quantile ``gamma`` of
+their losses, the best make a density ``l(x)`` and the rest ``g(x)``, and
+since maximizing expected improvement is maximizing ``l(x) / g(x)``, the
+candidate drawn from ``l`` with the largest ratio wins. The first
+``n_startup`` trials are prior draws.
 
-- the completed trials are split at the quantile ``gamma = 0.25`` of their
-  losses: the best ``ceil(gamma n)`` make ``l(x)``, the rest ``g(x)``; the
-  seed's ``y < y*`` for l and ``y >= y*`` for g sends losses tied across the
-  boundary to g
-  (hyperopt's code takes ``ceil(gamma sqrt(n))``, at most 25, and Optuna's
-  ``min(ceil(0.1 n), 25)``; either is a ``gamma`` function away);
-- maximizing expected improvement is maximizing ``l(x) / g(x)``: 24
-  candidates are drawn from ``l`` and the one with the largest ratio wins;
-- the first trials are random draws from the prior: 20 in the seed, 10 by
-  default here (Optuna's). Measured over 69 problems (the synthetic and
-  tuning sets, the 24 BBOB functions in 2-d and 10-d, 12 in 20-d; 10 seeds,
-  ``bench/RESULTS.md``, "treefarm's TPE with 10 start-up trials"): lower
-  median than 20 start-up trials on 39, on 27 of the 43 that were not in
-  the first screen of the setting, beyond noise lower on 2 and higher on 1;
-  against Optuna's default ``TPESampler`` higher beyond noise on 1 problem
-  instead of 9;
-- a kernel's bandwidth is the distance to its farther neighbour among the
-  observations, clipped (the "magic clip", range / min(100, n + 1)); the
-  seed also counts the parameter's bounds as neighbours, which gives the
-  lowest and highest observations a kernel as wide as their distance to
-  the bound. Without it (hyperopt's code, Optuna's
-  ``consider_endpoints=False``; ``bounds_as_neighbours=False``, the
-  default here), over the 66 numeric and 3 tuning problems above (10
-  seeds, ``bench/RESULTS.md``, "Bandwidths at the bounds"): lower median
-  than with the bounds on 40 of 66 numeric problems, beyond noise higher on
-  one (BBOB f1 2-d), and lower than Optuna's TPE beyond noise on 11
-  instead of 5; on twelve BBOB functions in 20-d that no setting was chosen
-  on, lower on 6, beyond noise lower on 1 and higher on none (a coin's toss
-  that costs nothing);
-- densities are Parzen estimators mixing the prior with equal weight
-  (:mod:`treefarm.bo.models.parzen`).
+Tree structure: ``l`` and ``g`` are products over the addresses a
+configuration visits, ``l(x) = prod_a l_a(x_a)``, each ``l_a`` built only
+from the trials in which address ``a`` was active; a join's option is one
+more factor, so the parameters under an option are drawn only when that
+option is. A recursive space is the same product over the positions of a
+derivation tree, with the estimators of one grammar node pooled over every
+position it takes (hierarchical pooling), since deep positions are reached
+by few trials. A candidate is a whole configuration (a
+:func:`treefarm.space.walk` drawing each decision from ``l_a``), scored by
+``sum_a log l_a(x_a) - log g_a(x_a)``; hyperopt's and Optuna's univariate
+samplers keep each address's own best draw instead, which is greedier.
 
-Tree structure: ``l`` and ``g`` are tree-structured densities, a product over
-the addresses a configuration visits, ``l(x) = prod_a l_a(x_a)``, each
-``l_a`` (``g_a``) built only from the good (bad) trials in which address
-``a`` was active; a join's option is one more factor, so the parameters under
-an option are drawn only when that option is, and never modelled as
-independent of the branch they live in. A recursive space is the same
-product over the positions of a derivation tree.
-
-A candidate is a whole configuration — a :func:`treefarm.space.walk` that
-draws each decision it reaches from ``l_a`` — and the candidate with the
-largest ``log l(x) - log g(x) = sum_a log l_a(x_a) - log g_a(x_a)`` wins, as
-the seed's "draw candidates from l(x), keep the largest l(x)/g(x)" reads.
-In a recursive space most positions deep in a tree were reached by few
-trials, and a position no good trial reached would otherwise fall back to
-the prior. There the estimators are tied: ``l_a`` and ``g_a`` are built from
-the values the same grammar node took at every position of the good and bad
-trials (hierarchical pooling; the kernel-search grammar's period, say, is
-learnt from any good tree with a periodic factor). Measured on the two
-grammar benchmarks, 100 evaluations, 20 seeds: see ``bench/RESULTS.md``.
-
-Hyperopt and Optuna's univariate sampler instead keep, at each address
-separately, its own best of 24 draws: the per-address mode of the ratio,
-which is greedier than the whole-configuration choice and was measured worse:
-1.6-3x the median regret on each of the six synthetic functions at 100
-evaluations over 30 seeds (``bench/RESULTS.md``, the TPE ablation).
-
-Joint turns (``joint_every=4``, not in the seed): every fourth trial, counted
-over the whole history (so a resumed study and a second worker agree), is
-proposed by a joint view, the multivariate estimator below over the numbers
-active in every trial with Optuna's good set ``min(ceil(0.1 n), 25)``: Optuna
-5's default ``TPESampler``. The product recombines good coordinates and wins
-on separable and many multimodal problems; the joint view samples around
-whole good points and wins where coordinates interact or an optimum must be
-refined (Rosenbrock, Ackley, BBOB f12, f13, f24 in 10-d). Measured
-(``bench/RESULTS.md``, "Joint turns"; 60 seeds), against the product alone:
-on 24 BBOB functions in 10-d lower median on 19, beyond noise lower on 3 and
-higher on none; on the 24 in 5-d, a dimension no choice had seen (30 seeds),
-lower on 17, beyond noise 1 and none. Only with ``JOINT_MIN_NUMBERS = 3`` to
-``JOINT_MAX_NUMBERS = 10`` such numbers, bounds set from the same readings:
-in 2-d the product had the lower median on 15 of 24; in 20-d, turns every
-third trial had the lower median on 3 of 12 and were higher beyond noise on
-2 (more numbers than good points make the joint kernels a local search); with
-one number the joint view is the product with a smaller good set
-(``gamma=0.1``, measured worse). Against Optuna's TPE over 69 problems, the
-product alone was higher beyond noise on 7 and ``TPE()`` is on 2.
-
-Observations weigh equally in the seed; the default here is hyperopt's
-code's and Optuna's linear forgetting, ``forget=25``, which down-weights all
-but the 25 newest observations of each estimator (failed and pending ones
-count as newest). Without it TPE locks onto one category: on
-``{"x": Real(-5, 5), "y": Int(0, 100), "c": Choice("a", "b", "c")}`` with
-loss ``(x - 1)**2 / 10 + ((y - 30) / 30)**2 + {"a": 0.6, "b": 0.0, "c": 0.3}[c]``,
-the random start-up trials of the best option ``b`` had poor ``x`` and ``y``
-and sit in ``g`` for good, so ``l(b) / g(b) < 1``; no candidate with ``b``
-wins, ``b`` never joins ``l``, and one option took 179-180 of the 180 model
-draws, the wrong one in 3 of 10 seeds (200 evaluations). With forgetting
-the start-up's verdict on ``b`` fades and 0 of 10 seeds stay on a wrong
-option. :meth:`TPE.hyperopt` keeps the seed's settings exactly.
-
-Failed trials and, with ``constant_liar``, pending ones count as bad
-observations (in ``g``): a configuration being evaluated elsewhere is made
-less attractive, so parallel workers spread out, and a region that crashes
-is avoided.
-
-``multivariate=True`` replaces the product over addresses, for the numeric
-addresses active in every trial, by one joint estimator: a mixture
-whose components are the observations' points with the per-dimension
-bandwidths (Falkner, Klein & Hutter 2018, BOHB's KDE; Optuna's multivariate
-TPE), so correlated parameters are proposed together.
+Densities are Parzen estimators mixing the prior (:mod:`treefarm.bo.models.parzen`);
+bandwidths are the distance to the farther neighbour, clipped ("magic
+clip"); observations are down-weighted by linear forgetting beyond the
+``forget`` newest (hyperopt's code and Optuna's), so the start-up's verdict
+on an option fades. Failed trials and, with ``constant_liar``, pending ones
+count in ``g``, so parallel workers spread out. Every ``joint_every``-th
+trial is a joint turn: one multivariate estimator over the numbers active in
+every trial (Falkner, Klein & Hutter 2018, BOHB's KDE; Optuna's multivariate
+TPE), which samples around whole good points where coordinates interact.
+What was measured to choose each default is the design page
+``docs/design/tpe.md``.
 """
 
 from __future__ import annotations
@@ -142,8 +66,8 @@ from ..space import (
     walk,
 )
 from ..space.config import Decision, Scalar
+from ..validation import check_bool, check_int, check_positive
 from .base import History, Optimizer
-from .options import check_bool, check_int, check_positive
 from .unseen import unseen
 
 __all__ = ["TPE"]
@@ -158,7 +82,7 @@ _Tied = tuple[dict[int, list[Scalar]], dict[int, list[Scalar]]]
 
 
 class TPE(Optimizer):
-    """Tree-structured Parzen Estimator (see the module docstring).
+    """Tree-structured Parzen Estimator (see the module docstring and ``docs/design/tpe.md``).
 
     Parameters
     ----------
@@ -178,10 +102,10 @@ class TPE(Optimizer):
     forget:
         Linear forgetting: all but the newest ``forget`` observations of an
         estimator weigh less with age (hyperopt's ``LF = 25``, the default);
-        ``None`` (the seed's equal weights) keeps every weight at 1.
+        ``None`` (the paper's equal weights) keeps every weight at 1.
     bounds_as_neighbours:
         Whether a parameter's bounds count as neighbours of its lowest and
-        highest observations in the bandwidth rule (the seed's); ``False``,
+        highest observations in the bandwidth rule (the paper's); ``False``,
         the default, is hyperopt's code and Optuna's ``consider_endpoints=False``.
     joint_every:
         Every ``joint_every``-th trial is a joint turn (Optuna's multivariate
@@ -230,7 +154,7 @@ class TPE(Optimizer):
 
     @classmethod
     def hyperopt(cls, **options: object) -> TPE:
-        """The seed's TPE (seeds/000, Bergstra et al. 2011): gamma 0.25, 24
+        """The TPE of Bergstra et al. 2011 as hyperopt documents it: gamma 0.25, 24
         candidates, 20 start-up trials, the prior weighing as one observation,
         the bounds as neighbours, every observation weighing 1 (no forgetting);
         ``options`` override any of them."""
@@ -452,7 +376,7 @@ def _columns(configs: Sequence[Config]) -> _Columns:
 def _strictly_below(sorted_losses: np.ndarray, k: int) -> int:
     """How many losses lie strictly below ``y*``, the best loss outside the
     ``k`` best: ``k`` unless ties straddle the boundary, which all go to g
-    (seeds/000: l for ``y < y*``, g for ``y >= y*``). A plateau of equal
+    (Bergstra et al. 2011: l for ``y < y*``, g for ``y >= y*``). A plateau of equal
     losses larger than the quantile then leaves l to the prior, so the search
     moves off it instead of sampling it over and over."""
     if k >= len(sorted_losses):

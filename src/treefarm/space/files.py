@@ -33,7 +33,8 @@ from typing import Any
 
 from ..exceptions import SpaceError
 from .convert import convert
-from .nodes import Choice, Const, Int, Join, Real, Space
+from .nodes import Const, Join, Space
+from .primitives import Choice, Int, Real
 
 __all__ = ["TYPES", "load_space_file", "read_space_data", "space_from_data"]
 

@@ -14,11 +14,11 @@ y*-samples of max-value entropy search need a set of candidate points.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
 
 import numpy as np
 
 from ...exceptions import ConfigError
+from ..protocols import Acquisition, Model
 from . import analytic
 
 __all__ = ["NAMES", "Acquisition", "make_acquisition", "sample_min_values"]
@@ -26,18 +26,10 @@ __all__ = ["NAMES", "Acquisition", "make_acquisition", "sample_min_values"]
 NAMES = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
 
 
-class Acquisition(Protocol):
-    """Values (m,) and gradients (m, d) at query points (m, d); higher is better.
-    With ``grad=False`` the gradients are not computed (zeros): scoring many
-    candidates then costs O(m n) instead of O(m n d)."""
-
-    def __call__(self, Z: np.ndarray, *, grad: bool = True) -> tuple[np.ndarray, np.ndarray]: ...
-
-
 class _Analytic:
     """An analytic acquisition ``f(mu, sigma) -> (value, dmu, dsigma)`` over a model."""
 
-    def __init__(self, model: Any, f: Callable[[np.ndarray, np.ndarray], analytic.Triple]) -> None:
+    def __init__(self, model: Model, f: Callable[[np.ndarray, np.ndarray], analytic.Triple]) -> None:
         self.model = model
         self.f = f
 
@@ -57,7 +49,7 @@ class _Thompson:
     draw is joint only over the points of one call, so it has no gradient
     (zeros) and is maximized by taking the best of a candidate set."""
 
-    def __init__(self, model: Any, seed: int) -> None:
+    def __init__(self, model: Model, seed: int) -> None:
         self.model = model
         self.seed = seed
 
@@ -106,7 +98,7 @@ def sample_min_values(
 
 def make_acquisition(
     name: str,
-    model: Any,
+    model: Model,
     *,
     best: float,
     n_observed: int,

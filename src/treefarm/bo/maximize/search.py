@@ -36,16 +36,14 @@ without gradients.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
 from ..models.domain import Domain
 from ..models.lbfgsb import minimize_box
+from ..protocols import Acquisition
 
 __all__ = ["maximize"]
-
-Acq = Callable[..., tuple[np.ndarray, np.ndarray]]
 
 #: Alternations of local search and gradient steps; each round only helps the
 #: starts whose discrete columns moved, and two are rarely needed.
@@ -60,7 +58,7 @@ _ALL_LEVELS = 16
 _MAX_ITER = 200
 
 
-def _ascend(acq: Acq, X: np.ndarray, V: np.ndarray, movable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _ascend(acq: Acquisition, X: np.ndarray, V: np.ndarray, movable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Stage 2: one stacked L-BFGS-B over the ``movable`` entries of the rows of ``X``."""
     X, V = X.copy(), V.copy()
     rows = np.flatnonzero(movable.any(1))
@@ -122,7 +120,7 @@ def _neighbours(x: np.ndarray, free: np.ndarray, domain: Domain) -> np.ndarray:
 
 
 def _local_search(
-    acq: Acq, X: np.ndarray, V: np.ndarray, free: np.ndarray, domain: Domain
+    acq: Acquisition, X: np.ndarray, V: np.ndarray, free: np.ndarray, domain: Domain
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Stage 3: greedy moves of every start to its best neighbour while that
     improves; returns the new starts, their values and which of them moved."""
@@ -147,7 +145,7 @@ def _local_search(
 
 
 def maximize(
-    acq: Acq,
+    acq: Acquisition,
     domain: Domain,
     X0: np.ndarray,
     *,

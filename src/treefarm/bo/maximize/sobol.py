@@ -2,7 +2,7 @@
 
 Why not ``scipy.stats.qmc.Sobol``: importing ``scipy.stats`` costs about
 0.3 s of CPU (it builds the docstrings of every distribution), a tenth of a
-whole 100-trial GP run (bench/RESULTS.md, "Overhead"). This module draws the
+whole 100-trial GP run. This module draws the
 same points, bit for bit, and leaves the generator in the same state
 (tests/bo/maximize/test_sobol.py checks both against SciPy): a GP's trials do not
 depend on which of the two made its candidates.

@@ -7,7 +7,7 @@ Notation (shapes):
     x               (m,) points at which to evaluate, or draws
     weights         (n,) the observations' weights (ones, or linear forgetting)
 
-Numeric parameters (Bergstra et al. 2011; seeds/000; hyperopt's
+Numeric parameters (Bergstra et al. 2011; hyperopt's
 ``adaptive_parzen_normal``): on the sampling scale (the logarithm for log
 parameters), a mixture of the prior and one Gaussian per observation, all
 with equal weight and truncated to the bounds. The prior component is the
@@ -21,10 +21,10 @@ integers).
 
 Categorical parameters and join options: with prior probabilities ``p_i``
 over ``N`` options and counts ``c_i``, the posterior is proportional to
-``N p_i + c_i`` (seeds/000).
+``N p_i + c_i`` (Bergstra et al. 2011).
 
 Observation weights: by default every observation weighs as much as the
-prior (the seed's "equal weight"). Hyperopt's and Optuna's linear forgetting
+prior (the paper's "equal weight"). Hyperopt's and Optuna's linear forgetting
 (:func:`forgetting_weights`) instead ramps the weights of all but the newest
 ``lf`` observations down linearly with their age, so a density tracks where
 the search is now rather than where it started; counts ``c_i`` then become
@@ -62,7 +62,7 @@ def _ndtr(z: np.ndarray) -> np.ndarray:
 def bandwidths(points: np.ndarray, lo: float, hi: float, *, bounds_as_neighbours: bool = True) -> np.ndarray:
     """Each point's sigma: distance to its farther neighbour, bounds included, clipped.
 
-    seeds/000 counts the bounds as neighbours; hyperopt's code and Optuna's
+    Bergstra et al. 2011 count the bounds as neighbours; hyperopt's code and Optuna's
     default do not. Without ``bounds_as_neighbours`` the lowest and the
     highest of two or more points take the distance to their one neighbour
     among the points."""

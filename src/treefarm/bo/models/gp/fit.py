@@ -320,7 +320,7 @@ def loo_rank(model: GaussianProcess, y: np.ndarray) -> float:
     ill-conditioned quadratic (BBOB f10, condition 1e6) the warp's bounded
     upper tail makes unexplored corners look promising and the plain model
     wins; on Rosenbrock's heavy tail the warp wins; this score picks each
-    (bench/RESULTS.md).
+    (``docs/design/gp.md``, "Output transform").
     """
     loo = loo_means(model)
     good = np.argsort(y, kind="stable")[: max(5, len(y) // 2)]
