@@ -18,13 +18,22 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..storage import TrialRecord, TrialState
 
 if TYPE_CHECKING:
     from .stopping import Stopper
-    from .study import Study
+
+
+class Announced(Protocol):
+    """What the reporter reads of a study: its name and its best trial so far."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def best_trial(self) -> TrialRecord: ...
 
 __all__ = ["ALL_FAILED_AFTER", "Reporter", "bar_class", "in_notebook", "show_progress"]
 
@@ -97,7 +106,7 @@ def describe(record: TrialRecord) -> str:
 class Reporter:
     """Announces one ``optimize`` call's trials (see the module docstring)."""
 
-    def __init__(self, study: Study, *, total: int | None, progress: bool) -> None:
+    def __init__(self, study: Announced, *, total: int | None, progress: bool) -> None:
         self.study = study
         self.finished = 0
         self.failed = 0
