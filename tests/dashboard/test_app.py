@@ -233,6 +233,9 @@ def test_a_study_of_two_objectives_shows_its_front_with_infeasible_trials_marked
         infeasible = [x for x, ok in zip(d["x"], d["feasible"]) if not ok]
         assert infeasible and all(x > 0.8 for x in infeasible)
         assert get(c, "/api/studies/1/plots/pareto?param=1,0")["x"] == d["y"]
+        bad = d["numbers"][d["feasible"].index(False)]
+        detail = get(c, f"/api/studies/1/trials/{bad}")
+        assert len(detail["values"]) == 2 and detail["constraints"][0] > 0 and detail["feasible"] is False
         assert "two different objectives below 2" in get(c, "/api/studies/1/plots/pareto?param=0,0", 400)["error"]
         assert "param='a,b'" in get(c, "/api/studies/1/plots/pareto?param=a,b", 400)["error"]
     storage.close()

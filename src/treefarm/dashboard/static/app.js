@@ -145,7 +145,10 @@ async function showTrial(number, withPosterior = true) {
   const files = (Array.isArray(artifacts) ? artifacts : []).filter((a) => a && typeof a.name === "string");
   const fileRows = files.map((a) => `<li><a href="/api/studies/${state.study.id}/trials/${t.number}/artifacts/${encodeURIComponent(a.name)}" download>${escape(a.name)}</a>
     <small>${escape(fmt(a.size))} bytes · sha256 ${escape(String(a.sha256 || "").slice(0, 12))}…</small></li>`).join("");
-  d.innerHTML = `<h3>trial ${t.number} · ${escape(t.state)} · value ${fmt(t.value)}
+  const several = Array.isArray(t.values) && t.values.length > 1;
+  const shown = several ? `values ${escape(t.values.map(fmt).join(", "))}` : `value ${fmt(t.value)}`;
+  const limits = Array.isArray(t.constraints) ? ` · constraints ${escape(t.constraints.map(fmt).join(", "))} (${t.feasible ? "feasible" : "infeasible"})` : "";
+  d.innerHTML = `<h3>trial ${t.number} · ${escape(t.state)} · ${shown}${limits}
       <button id="close-trial" type="button">close</button> <button id="use-config" type="button">use in the act form</button></h3>
     <div class="columns"><div>
     <h4>configuration</h4><table id="detail-params">${Object.entries(t.config).map(([k, v]) => `<tr><td>${escape(k)}</td><td>${escape(fmt(v))}</td></tr>`).join("")}</table>
