@@ -233,6 +233,9 @@ def test_a_study_of_two_objectives_shows_its_front_with_infeasible_trials_marked
         infeasible = [x for x, ok in zip(d["x"], d["feasible"]) if not ok]
         assert infeasible and all(x > 0.8 for x in infeasible)
         assert get(c, "/api/studies/1/plots/pareto?param=1,0")["x"] == d["y"]
+        bad = d["numbers"][d["feasible"].index(False)]
+        detail = get(c, f"/api/studies/1/trials/{bad}")
+        assert len(detail["values"]) == 2 and detail["constraints"][0] > 0 and detail["feasible"] is False
         assert "two different objectives below 2" in get(c, "/api/studies/1/plots/pareto?param=0,0", 400)["error"]
         assert "param='a,b'" in get(c, "/api/studies/1/plots/pareto?param=a,b", 400)["error"]
     storage.close()
@@ -240,3 +243,27 @@ def test_a_study_of_two_objectives_shows_its_front_with_infeasible_trials_marked
 
 def test_a_study_of_one_objective_has_no_front(client: TestClient) -> None:
     assert get(client, "/api/studies/1/plots/pareto") == {"objectives": None, "count": 1}
+
+
+def test_a_trials_artifacts_are_listed_and_downloaded_never_shown_in_the_page(tmp_path: Path) -> None:
+    path = tmp_path / "art.db"
+
+    def objective(p: dict, trial: tf.Trial) -> float:
+        trial.save_artifact(b"<script>alert(1)</script>", name="report.html")
+        return p["x"]
+
+    tf.Study.create("art", space={"x": tf.Real(0, 1)}, storage=str(path), algo="random", seed=0).optimize(objective, 2)
+    storage = open_read_only(path)
+    with TestClient(create_app(storage, artifacts=f"{path}.artifacts")) as c:
+        listed = get(c, "/api/studies/1/trials/1")["user_attrs"]["artifacts"]
+        assert [a["name"] for a in listed] == ["report.html"]
+        response = c.get("/api/studies/1/trials/1/artifacts/report.html")
+        assert response.status_code == 200 and response.content == b"<script>alert(1)</script>"
+        assert response.headers["content-disposition"] == 'attachment; filename="report.html"'
+        assert response.headers["content-type"] == "application/octet-stream"
+        assert response.headers["content-security-policy"] == "sandbox"
+        assert "name='model.pt'" in get(c, "/api/studies/1/trials/1/artifacts/model.pt", 404)["error"]
+        assert c.get("/api/studies/1/trials/1/artifacts/..%2F..%2Fart.db").status_code == 404
+    with TestClient(create_app(storage)) as c:
+        assert "not given the artifact store" in get(c, "/api/studies/1/trials/1/artifacts/report.html", 404)["error"]
+    storage.close()

@@ -62,7 +62,7 @@ from ..encoding.unit import numeric_unit, numeric_value
 from ..exceptions import ConfigError
 from ..space import Choice, Config, Int, Join, Real, Space, addresses, convert, walk
 from ..space.config import ROOT_ADDRESS, Decision, Scalar
-from ..validation import check_positive
+from ..validation import check_int, check_positive
 from .base import History, Observation, Optimizer
 from .seeds import design_seed
 from .unseen import unseen
@@ -293,12 +293,7 @@ class CMAES(Optimizer):
     def __init__(
         self, *, population: int | None = None, sigma0: float = 0.25, restarts: str = "ipop"
     ) -> None:
-        if population is not None and (
-            not isinstance(population, int) or isinstance(population, bool) or population < 2
-        ):
-            raise ConfigError(
-                f"population must be an integer >= 2 or None, but got population={population!r}"
-            )
+        check_int("population", population, minimum=2, or_none=True)
         check_positive("sigma0", sigma0)
         if restarts not in ("ipop", "bipop", "none"):
             raise ConfigError(f"restarts must be 'ipop', 'bipop' or 'none', but got restarts={restarts!r}")

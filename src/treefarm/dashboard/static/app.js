@@ -140,9 +140,15 @@ async function showTrial(number, withPosterior = true) {
   const d = $("#detail");
   d.hidden = false;
   const steps = t.intermediate.steps.map((s, i) => `${s}: ${fmt(t.intermediate.values[i])}`).join("\n");
-  const { notes, ...attrs } = t.user_attrs;
+  const { notes, artifacts, ...attrs } = t.user_attrs;
   const noteList = Array.isArray(notes) ? notes : [];
-  d.innerHTML = `<h3>trial ${t.number} · ${escape(t.state)} · value ${fmt(t.value)}
+  const files = (Array.isArray(artifacts) ? artifacts : []).filter((a) => a && typeof a.name === "string");
+  const fileRows = files.map((a) => `<li><a href="/api/studies/${state.study.id}/trials/${t.number}/artifacts/${encodeURIComponent(a.name)}" download>${escape(a.name)}</a>
+    <small>${escape(fmt(a.size))} bytes · sha256 ${escape(String(a.sha256 || "").slice(0, 12))}…</small></li>`).join("");
+  const several = Array.isArray(t.values) && t.values.length > 1;
+  const shown = several ? `values ${escape(t.values.map(fmt).join(", "))}` : `value ${fmt(t.value)}`;
+  const limits = Array.isArray(t.constraints) ? ` · constraints ${escape(t.constraints.map(fmt).join(", "))} (${t.feasible ? "feasible" : "infeasible"})` : "";
+  d.innerHTML = `<h3>trial ${t.number} · ${escape(t.state)} · ${shown}${limits}
       <button id="close-trial" type="button">close</button> <button id="use-config" type="button">use in the act form</button></h3>
     <div class="columns"><div>
     <h4>configuration</h4><table id="detail-params">${Object.entries(t.config).map(([k, v]) => `<tr><td>${escape(k)}</td><td>${escape(fmt(v))}</td></tr>`).join("")}</table>
@@ -152,6 +158,7 @@ async function showTrial(number, withPosterior = true) {
     <h4>user attributes</h4><pre id="detail-user">${escape(JSON.stringify(attrs, null, 1))}</pre>
     <h4>system attributes</h4><pre>${escape(JSON.stringify(t.system_attrs, null, 1))}</pre>
     </div><div>
+    ${files.length ? `<h4>artifacts</h4><ul id="trial-artifacts">${fileRows}</ul>` : ""}
     <h4>notes</h4><ul id="trial-notes">${noteList.map(noteItem).join("") || "<li class='none'>none</li>"}</ul>
     ${state.writes ? `<form id="trial-note-form"><input id="trial-note-text" maxlength="10000" placeholder="a note on this trial"> <button type="submit">add note</button></form>` : ""}
     <h4>the GP's posterior along each parameter at this trial</h4><div id="detail-posterior" data-number="${t.number}"></div>
