@@ -244,7 +244,17 @@ class GP(Optimizer):
         complete = [o for o in history.complete if math.isfinite(o.loss)]
         if len(complete) >= self.startup(root) and self.objectives == "ehvi" and has_several(complete):
             with one_blas_thread():
-                return suggest_several(self, root, recursive, complete, history, n, rng)
+                return suggest_several(
+                    self,
+                    root,
+                    recursive,
+                    complete,
+                    history,
+                    n,
+                    rng,
+                    kernel=_kernel(self.kernel, recursive),
+                    draw_unseen=lambda seen: _unseen_draw(root, seen, rng),
+                )
         if len(complete) >= self.startup(root):
             configs = [o.config for o in complete]
             losses = np.array([o.loss for o in complete])

@@ -32,8 +32,8 @@ single-loss GP, with the Pareto order as the loss.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -44,12 +44,42 @@ from ..space import Config, Space
 from .base import History, Observation
 
 if TYPE_CHECKING:
+    from ..bo.acquisition.weighted import LogPrior
     from ..bo.models.domain import Domain
-    from ..bo.models.gp import GaussianProcess, GPParams, OutputTransform
+    from ..bo.models.gp import GaussianProcess, GPParams, Kernel, OutputTransform
     from ..bo.protocols import Acquisition, Model
-    from .gp import GP
+    from ..bo.refits import Refits
+    from .hints import Hint
 
-__all__ = ["has_several", "outputs", "suggest_several"]
+__all__ = ["Policy", "has_several", "outputs", "suggest_several"]
+
+
+class Policy(Protocol):
+    """What this module reads of the GP (:class:`treefarm.optimizers.gp.GP`):
+    its options, its candidates and hints' prior, and a cache of fits per output."""
+
+    kernel: str
+    deterministic: bool
+    output: str
+    n_starts: int
+    prior_beta: float
+    _output_refits: Refits
+
+    def _candidates(
+        self,
+        root: Space,
+        flat: UnitEncoding | None,
+        configs: list[Config],
+        losses: np.ndarray,
+        hints: Sequence[Hint],
+        rng: np.random.Generator,
+    ) -> tuple[list[Config], int]: ...
+
+    def _hint_log_prior(
+        self, encoding: UnitEncoding, hints: Sequence[Hint], configs: list[Config], losses: np.ndarray
+    ) -> LogPrior | None: ...
+
+    def _encoding(self, root: Space, recursive: bool, configs: Sequence[Config]) -> UnitEncoding: ...
 
 
 def has_several(complete: Sequence[Observation]) -> bool:
@@ -74,20 +104,23 @@ def outputs(complete: Sequence[Observation], rng: np.random.Generator) -> tuple[
 
 
 def suggest_several(
-    gp: GP,
+    gp: Policy,
     root: Space,
     recursive: bool,
     complete: Sequence[Observation],
     history: History,
     n: int,
     rng: np.random.Generator,
+    *,
+    kernel: Kernel,
+    draw_unseen: Callable[[set[Config]], Config],
 ) -> list[Config]:
-    """``n`` points from one GP per output (see the module docstring)."""
+    """``n`` points from one GP per output (see the module docstring), each
+    with ``kernel``; ``draw_unseen(seen)`` when no candidate is unseen."""
     from ..bo.acquisition import PriorWeighted
     from ..bo.acquisition.multi import MultiObjective, reference_point
     from ..bo.models.gp import gp_with_params
     from ..bo.models.stacked import Stacked
-    from .gp import _kernel, _unseen_draw
 
     configs = [o.config for o in complete]
     ranks = np.array([o.loss for o in complete])
@@ -96,8 +129,9 @@ def suggest_several(
     candidates, n_cover = gp._candidates(root, flat, configs, ranks, history.hints, rng)
     pending = list(history.pending)
     encoding = flat or UnitEncoding.for_configs(root, [*configs, *pending, *candidates])
-    kernel = _kernel(gp.kernel, recursive)
-    fitted = [_fit_column(gp, root, recursive, configs, Y[:, j], j, encoding) for j in range(Y.shape[1])]
+    fitted = [
+        _fit_column(gp, root, recursive, configs, Y[:, j], j, encoding, kernel) for j in range(Y.shape[1])
+    ]
     thresholds = [float(transform(np.zeros(1))[0]) for _, transform in fitted[k:]]
     ref = reference_point(np.stack([fitted[j][1](Y[:, j]) for j in range(k)], axis=1))
 
@@ -122,25 +156,25 @@ def suggest_several(
         candidates_only=False,
         explores=lambda i: False,
         swaps=list,
-        draw_unseen=lambda seen: _unseen_draw(root, seen, rng),
+        draw_unseen=draw_unseen,
     )
     return suggest_batch(view, rules, n, history.seen(), rng)
 
 
 def _fit_column(
-    gp: GP,
+    gp: Policy,
     root: Space,
     recursive: bool,
     configs: list[Config],
     y: np.ndarray,
     column: int,
     encoding: UnitEncoding,
+    kernel: Kernel,
 ) -> tuple[GPParams, OutputTransform]:
     """One output's hyperparameters and transform, fitted from scratch at the
     last refit point (:meth:`treefarm.bo.refits.Refits.fitted`, cached by the
     output's values, so each column has its own)."""
     from ..bo.models.gp import fit_gp
-    from .gp import _kernel
 
     def fit(
         X: np.ndarray, y: np.ndarray, domain: Domain, y_var: np.ndarray | None, rng: np.random.Generator
@@ -149,7 +183,7 @@ def _fit_column(
             X,
             y,
             domain,
-            kernel=_kernel(gp.kernel, recursive),
+            kernel=kernel,
             deterministic=gp.deterministic,
             output=gp.output,
             rng=rng,
