@@ -40,6 +40,17 @@ positive_float = _checked(float, lambda v: v > 0, "a number > 0")
 unit = _checked(float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
 
 
+def directions_list(text: str) -> list[str]:
+    """``--directions``: comma-separated ``minimize``/``maximize``, one per objective."""
+    parts = [p.strip() for p in text.split(",")]
+    bad = [p for p in parts if p not in ("minimize", "maximize")]
+    if bad or not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated minimize or maximize (e.g. minimize,maximize), but got {text!r}"
+        )
+    return parts
+
+
 #: The ``--retry-deadline`` option of ``run`` and ``show``.
 RETRY_DEADLINE_HELP = (
     "seconds to ride out an outage of a database server that has answered once "
@@ -50,17 +61,6 @@ RETRY_DEADLINE_HELP = (
 def deadline_option(args: argparse.Namespace) -> dict[str, Any]:
     """``--retry-deadline`` as the storage's option, when given."""
     return {} if args.retry_deadline is None else {"retry_deadline": args.retry_deadline}
-
-
-def directions_list(text: str) -> list[str]:
-    """``--directions``: comma-separated ``minimize``/``maximize``, one per objective."""
-    parts = [p.strip() for p in text.split(",")]
-    bad = [p for p in parts if p not in ("minimize", "maximize")]
-    if bad or not text.strip():
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated minimize or maximize (e.g. minimize,maximize), but got {text!r}"
-        )
-    return parts
 
 
 #: The ``--allow-space-change`` option of ``run`` and ``worker``.

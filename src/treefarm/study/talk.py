@@ -20,22 +20,12 @@ import multiprocessing
 import sys
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..storage import TrialRecord, TrialState
+from ..storage import Storage, TrialRecord, TrialState
 
 if TYPE_CHECKING:
     from .stopping import Stopper
 
-
-class Announced(Protocol):
-    """What the reporter reads of a study: its name and its best trial so far."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def best_trial(self) -> TrialRecord: ...
-
-__all__ = ["ALL_FAILED_AFTER", "Reporter", "bar_class", "in_notebook", "show_progress"]
+__all__ = ["ALL_FAILED_AFTER", "Reported", "Reporter", "bar_class", "bar_total", "in_notebook", "show_progress"]
 
 log = logging.getLogger("treefarm")
 trial_log = logging.getLogger("treefarm.trials")
@@ -44,6 +34,22 @@ ALL_FAILED_AFTER = 5
 """Finished trials after which a run in which every one failed is announced (and again at its end)."""
 REASON_WIDTH = 120
 """Characters of a failure's first line quoted in a log line."""
+
+
+class Reported(Protocol):
+    """What the announcements read of a study (a :class:`~treefarm.Study`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def directions(self) -> tuple[str, ...]: ...
+
+    @property
+    def best_trial(self) -> TrialRecord: ...
+
+    @property
+    def best_trials(self) -> list[TrialRecord]: ...
 
 
 def in_notebook() -> bool:
@@ -95,7 +101,11 @@ def _first_line(text: object) -> str:
 def describe(record: TrialRecord) -> str:
     """The state and value of a finished trial, or why it did not complete."""
     if record.state is TrialState.COMPLETE:
-        return f"complete, value {record.value!r}"
+        if record.values is not None and len(record.values) > 1:
+            feasible = "" if record.constraints is None else (", feasible" if record.feasible else ", infeasible")
+            return f"complete, values {list(record.values)!r}{feasible}"
+        feasible = "" if record.constraints is None else (" (feasible)" if record.feasible else " (infeasible)")
+        return f"complete, value {record.value!r}{feasible}"
     reason = record.system_attrs.get("fail_reason")
     why = f": {_first_line(reason)}" if reason else ""
     step = record.system_attrs.get("pruned_step")
@@ -103,10 +113,22 @@ def describe(record: TrialRecord) -> str:
     return f"{record.state.value}{at}{why}"
 
 
+def bar_total(storage: Storage, study_id: int, n_trials: int | None, n_new_trials: int | None) -> int | None:
+    """How many trials an ``optimize`` call may add, the bar's length: what the study's
+    total ``n_trials`` leaves, at most ``n_new_trials``."""
+    left = None
+    if n_trials is not None:
+        claimed = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
+        left = max(n_trials - storage.count_trials(study_id, states=claimed), 0)
+    if n_new_trials is None:
+        return left
+    return n_new_trials if left is None else min(left, n_new_trials)
+
+
 class Reporter:
     """Announces one ``optimize`` call's trials (see the module docstring)."""
 
-    def __init__(self, study: Announced, *, total: int | None, progress: bool) -> None:
+    def __init__(self, study: Reported, *, total: int | None, progress: bool) -> None:
         self.study = study
         self.finished = 0
         self.failed = 0
@@ -119,6 +141,9 @@ class Reporter:
             )
 
     def _best(self) -> tuple[str, float | None]:
+        if len(self.study.directions) > 1:
+            front = self.study.best_trials
+            return (f"front of {len(front)} trials" if front else "none yet"), None
         try:
             best = self.study.best_trial
         except Exception:  # none complete yet
@@ -135,7 +160,7 @@ class Reporter:
         best, value = self._best()
         trial_log.info("trial %d %s; best %s", record.number, describe(record), best)
         if self.bar is not None:
-            self.bar.set_postfix_str(f"best {value:.6g}" if value is not None else "best -", refresh=False)
+            self.bar.set_postfix_str(f"best {value:.6g}" if value is not None else f"best {best}", refresh=False)
             self.bar.update(1)
         if self.finished == ALL_FAILED_AFTER:
             self._warn_all_failed()

@@ -9,8 +9,8 @@ log10 of its node count (accuracy against model size). Each run records the hype
 feasible front after 50, 100 and 200 evaluations, and whether its best
 trials are feasible.
 
-    python -m bench.multi_objective run --seeds 10 --budget 200     # resumable, appends rows
-    python -m bench.multi_objective report                          # the tables, from the rows
+    python -m bench.suites.multi_objective run --seeds 10 --budget 200     # resumable, appends rows
+    python -m bench.suites.multi_objective report                          # the tables, from the rows
 
 Rows: ``bench/results/multi_objective.jsonl`` (one per problem, method, seed).
 """
@@ -23,12 +23,13 @@ import math
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROWS = Path(__file__).parent / "results" / "multi_objective.jsonl"
+from ..harness.paths import RESULTS
+
+ROWS = RESULTS / "multi_objective.jsonl"
 CHECKPOINTS = (50, 100, 200)
 
 
@@ -305,7 +306,7 @@ def report(at: int = 100, ours: str = "treefarm-auto") -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.multi_objective")
+    parser = argparse.ArgumentParser(prog="python -m bench.suites.multi_objective")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run")
     run.add_argument("--problems", default=",".join(PROBLEMS))
