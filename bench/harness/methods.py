@@ -63,11 +63,13 @@ TREEFARM = {
     "tf-gp": "gp",
     "tf-grammar": "grammar",
     "tf-auto": "auto",
+    "tf-cmaes": "cmaes",
     "tf-tpe-hyperopt": "tpe-hyperopt",
     "tf-gp-nostall": "gp-nostall",
 }
 PEERS = (
     "optuna-random",
+    "optuna-cmaes",
     "optuna-tpe",
     "optuna-tpe-uni",
     "optuna-tpe-mv",
@@ -193,6 +195,7 @@ def _optuna(method: str, problem: Problem, seed: int, budget: int) -> Result:
         "optuna-tpe-uni": lambda: optuna.samplers.TPESampler(seed=seed, multivariate=False),
         "optuna-tpe-mv": lambda: optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True),
         "optuna-gp": lambda: optuna.samplers.GPSampler(seed=seed),
+        "optuna-cmaes": lambda: optuna.samplers.CmaEsSampler(seed=seed),
     }
     study = optuna.create_study(sampler=samplers[method]())
     propose = _optuna_params if problem.space is None else _optuna_grammar

@@ -17,12 +17,15 @@ from .exceptions import (
     TrialStateError,
 )
 from .optimizers import (
+    CMAES,
     GP,
     NSGA2,
+    QMC,
     TPE,
     Anneal,
     Auto,
     GrammarSearch,
+    Grid,
     History,
     Observation,
     Optimizer,
@@ -72,8 +75,10 @@ __version__ = "0.1.0"
 logs.install()
 
 __all__ = [
+    "CMAES",
     "GP",
     "NSGA2",
+    "QMC",
     "TPE",
     "Anneal",
     "Args",
@@ -85,6 +90,7 @@ __all__ = [
     "Const",
     "Family",
     "GrammarSearch",
+    "Grid",
     "History",
     "HyperbandPruner",
     "I",

@@ -18,9 +18,12 @@ __all__ = ["available", "from_spec", "make_optimizer", "spec_of"]
 _REGISTRY: dict[str, tuple[str, str]] = {
     "anneal": ("treefarm.optimizers.anneal", "Anneal"),
     "auto": ("treefarm.optimizers.auto", "Auto"),
+    "cmaes": ("treefarm.optimizers.cmaes", "CMAES"),
     "gp": ("treefarm.optimizers.gp", "GP"),
     "grammar": ("treefarm.optimizers.grammar", "GrammarSearch"),
+    "grid": ("treefarm.optimizers.grid", "Grid"),
     "nsga2": ("treefarm.optimizers.nsga2", "NSGA2"),
+    "qmc": ("treefarm.optimizers.qmc", "QMC"),
     "random": ("treefarm.optimizers.random", "RandomSearch"),
     "tpe": ("treefarm.optimizers.tpe", "TPE"),
 }
