@@ -4,8 +4,8 @@ Two parts, each resumable, each writing JSON lines:
 
 - ``run``/``report``: treefarm's ``algo="cmaes"`` (``tf-cmaes``, IPOP restarts) and Optuna's
   ``CmaEsSampler(seed=seed)`` (``optuna-cmaes``, its defaults: one run from the centre, no
-  restarts) on BBOB functions (:mod:`bench.bbob`), each run in its own process through
-  :func:`bench.runner.run_all`; the report is :func:`bench.bbob.report` (medians with 95 %
+  restarts) on BBOB functions (:mod:`bench.harness.bbob`), each run in its own process through
+  :func:`bench.harness.runner.run_all`; the report is :func:`bench.harness.bbob.report` (medians with 95 %
   bootstrap intervals, wins and losses beyond noise).
 - ``overhead``: CPU seconds per CMA-ES suggestion as an in-memory history of a sphere grows
   to ``--trials``, and at checkpoints a fresh CMA-ES's (cold replay) and ``auto``'s cost on the
@@ -13,9 +13,9 @@ Two parts, each resumable, each writing JSON lines:
 
 Usage::
 
-    python -m bench.cmaes run --functions 1,2,8,10,12,15,17,21 --dims 10,20 --seeds 10 --budget 1000
-    python -m bench.cmaes report bench/results/cmaes_bbob.jsonl
-    python -m bench.cmaes overhead --dims 6,20 --trials 10000 --checkpoints 1000,9999
+    python -m bench.suites.cmaes run --functions 1,2,8,10,12,15,17,21 --dims 10,20 --seeds 10 --budget 1000
+    python -m bench.suites.cmaes report bench/results/cmaes_bbob.jsonl
+    python -m bench.suites.cmaes overhead --dims 6,20 --trials 10000 --checkpoints 1000,9999
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from . import bbob
+from ..harness import bbob
 
 METHODS = ["tf-cmaes", "optuna-cmaes"]
 RESULTS = Path("bench/results/cmaes_bbob.jsonl")
@@ -112,7 +112,7 @@ def _ints(text: str) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.cmaes")
+    parser = argparse.ArgumentParser(prog="python -m bench.suites.cmaes")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run")
     run.add_argument("--functions", default="1,2,8,10,12,15,17,21")
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     over.add_argument("--window", type=int, default=250)
     over.add_argument("--out", type=Path, default=OVERHEAD)
     args = parser.parse_args(argv)
-    from .runner import read_rows, run_all
+    from ..harness.runner import read_rows, run_all
 
     if args.command == "run":
         todo = bbob.keys(_ints(args.functions), _ints(args.dims), METHODS, args.seeds, args.budget)
