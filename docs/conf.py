@@ -71,6 +71,8 @@ html_title = f"treefarm {release}"
 html_static_path: list[str] = []
 html_show_sourcelink = False
 
+# The gallery's studies run inside the build: their line per trial would bury its output.
+logging.getLogger("treefarm").setLevel(logging.WARNING)
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

@@ -37,11 +37,23 @@ NETWORK = {
 }
 
 
-def network_loss(p: dict[str, Any], trial: tf.Trial) -> float:
-    """A made-up validation loss with a learning curve of 8 epochs."""
+def final_loss(p: dict[str, Any]) -> float:
+    """A made-up validation loss: best at lr = 1e-3, 3 layers, adam."""
     final = 0.1 + (math.log10(p["lr"]) + 3) ** 2 / 4 + 0.05 * (p["layers"] - 3) ** 2
     if p["optimizer"]["name"] == "sgd":
         final += 2 * (p["optimizer"]["momentum"] - 0.9) ** 2 + 0.1
+    return final
+
+
+def loss_and_time(p: dict[str, Any]) -> dict[str, Any]:
+    """Two objectives, the loss and a made-up training time (a small lr trains longer),
+    and one constraint: at most 5 layers fit in memory."""
+    return {"loss": [final_loss(p), 0.05 / math.sqrt(p["lr"]) + p["layers"]], "constraints": [p["layers"] - 5]}
+
+
+def network_loss(p: dict[str, Any], trial: tf.Trial) -> float:
+    """:func:`final_loss` with a learning curve of 8 epochs."""
+    final = final_loss(p)
     for epoch in range(8):
         trial.report(epoch, final + 2.0 * math.exp(-0.5 * epoch))
     return final
@@ -63,6 +75,10 @@ def run_studies(db: str) -> None:
     for seed in range(5):
         study = tf.Study.create(f"network-seed{seed}", space=NETWORK, storage=db, algo="tpe", seed=seed + 1)
         study.optimize(network_loss, 60)
+    tradeoff = tf.Study.create(
+        "network-tradeoff", space=NETWORK, storage=db, directions=["minimize", "minimize"], algo="random", seed=0
+    )
+    tradeoff.optimize(loss_and_time, 150)
     example = symbolic_regression()
     grammar = tf.Study.create("symbolic_regression", space=example.space, storage=db, algo="anneal", seed=0)
     grammar.optimize(example.objective, 300)
@@ -126,7 +142,7 @@ def _plot_panel(page: Any, name: str) -> None:
 
 def photograph(page: Any) -> None:
     """The study page, a trial page, acting (a hint drawn on its slice, a note), two
-    parameters, and studies compared."""
+    parameters, studies compared, and the Pareto front of a study of two objectives."""
     page.wait_for_selector("#plot canvas")
     page.click("th[data-sort=value]")
     page.wait_for_selector("th.sorted[data-sort=value]")
@@ -157,6 +173,10 @@ def photograph(page: Any) -> None:
     page.select_option("#plot-kind", "compare")
     _note_is(page, "best value so far")
     _plot_panel(page, "dashboard_compare.png")
+    page.click("#studies li:has-text('network-tradeoff')")
+    page.select_option("#plot-kind", "pareto")
+    _note_is(page, "trials on the feasible front")
+    _plot_panel(page, "dashboard_pareto.png")
 
 
 def screenshots(db: str) -> None:

@@ -53,3 +53,12 @@ def test_the_ring_shown_is_a_shortest_one() -> None:
     tool = load_tool()
     graph = {"a": {"b", "c"}, "b": {"c"}, "c": {"a"}}
     assert tool.shortest_ring("a", set(graph), edges(graph)) == ["a", "c", "a"]
+
+
+def test_no_two_modules_of_treefarm_import_each_other() -> None:
+    import grimp
+
+    tool = load_tool()
+    graph = grimp.build_graph("treefarm", cache_dir=None)
+    cycles = tool.strongly_connected(graph.modules, graph.find_modules_directly_imported_by)
+    assert cycles == [], "\n".join(line for c in cycles for line in tool.describe(graph, c))

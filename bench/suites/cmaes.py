@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from ..harness import bbob
+from ..harness import bbob, paths
 
 METHODS = ["tf-cmaes", "optuna-cmaes"]
-RESULTS = Path("bench/results/cmaes_bbob.jsonl")
-OVERHEAD = Path("bench/results/cmaes_overhead.jsonl")
+RESULTS = paths.RESULTS / "cmaes_bbob.jsonl"
+OVERHEAD = paths.RESULTS / "cmaes_overhead.jsonl"
 
 
 def _sphere_history(dim: int) -> tuple[dict[str, Any], Any]:

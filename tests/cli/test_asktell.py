@@ -74,7 +74,7 @@ def test_bad_inputs_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "need a study made by `treefarm create --space FILE`" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["tell", str(db), "--study", "s", "--trial", "0", "--value", "nan"])
-    assert "expected a finite number" in capsys.readouterr().err
+    assert "expected finite numbers" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["tell", str(db), "--study", "s", "--trial", "0"])
 
@@ -108,3 +108,41 @@ def test_three_shell_loops_at_once_make_exactly_the_budget(tmp_path: Path) -> No
     assert [t.number for t in trials] == list(range(6))
     assert all(t.state.is_finished for t in trials), [t.state for t in trials]
     assert any(t.state is tf.TrialState.COMPLETE for t in trials)
+
+
+def test_several_objectives_and_constraints_are_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "a.db"
+    args = ["create", str(db), "--study", "two", "--space", str(SPACE), "--directions", "minimize,maximize"]
+    assert main(args) == 0
+    for _ in range(2):
+        assert main(["ask", str(db), "--study", "two"]) == 0
+    assert (
+        main(
+            [
+                "tell",
+                str(db),
+                "--study",
+                "two",
+                "--trial",
+                "0",
+                "--value",
+                "0.5,3",
+                "--constraints=-1,-0.5",  # a leading minus needs the = form, as with any argparse option
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(["tell", str(db), "--study", "two", "--trial", "1", "--value", "0.25,4", "--constraints", "2"])
+        == 0
+    )
+    assert main(["tell", str(db), "--study", "two", "--trial", "0", "--value", "1"]) == 1
+    storage = tf.open_storage(db, read_only=True)
+    trials = storage.get_trials(storage.get_study("two").study_id)
+    storage.close()
+    assert [(t.values, t.constraints) for t in trials] == [((0.5, 3.0), (-1.0, -0.5)), ((0.25, 4.0), (2.0,))]
+    with pytest.raises(SystemExit):
+        main(["tell", str(db), "--study", "two", "--trial", "0", "--value", "1,x"])
+    assert "expected comma-separated numbers" in capsys.readouterr().err

@@ -38,6 +38,7 @@ def test_the_default_is_the_loopback_without_warning(
 ) -> None:
     assert main(["dashboard", db]) == 0
     assert (served["host"], served["port"]) == ("127.0.0.1", 8080)
+
     err = capsys.readouterr().err
     assert "http://127.0.0.1:8080/" in err and "warning" not in err
 
@@ -76,3 +77,19 @@ def test_writes_print_a_token_url_on_the_loopback_and_need_the_flag_for_a_space(
     assert info.value.code == 2 and "give --allow-writes too" in capsys.readouterr().err
     assert main(["dashboard", str(tmp_path / "typo.db"), "--allow-writes"]) == 1
     assert "the SQLite file must exist" in capsys.readouterr().err and not (tmp_path / "typo.db").exists()
+
+
+def test_the_artifacts_beside_the_file_are_served(
+    tmp_path: Path, served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from starlette.testclient import TestClient
+
+    def objective(p: dict, trial: tf.Trial) -> float:
+        trial.save_artifact(b"weights", name="model.bin")
+        return p["x"]
+
+    monkeypatch.chdir(tmp_path)
+    tf.Study.create("a", space={"x": tf.Real(0, 1)}, storage="art.db", algo="random", seed=0).optimize(objective, 1)
+    assert main(["dashboard", "art.db"]) == 0
+    with TestClient(served["app"]) as client:
+        assert client.get("/api/studies/1/trials/0/artifacts/model.bin").content == b"weights"

@@ -213,3 +213,57 @@ def test_importance_and_two_parameters_are_estimated_on_evenly_spaced_trials(
     assert sampled["shown"] == 10 and sampled["total"] == full["total"]
     r = get(client, "/api/studies/1/plots/relationship?param=n,x")
     assert r["estimated_on"] == 10 and r["complete"] == full["total"] and r["total"] == 10
+
+
+def test_a_study_of_two_objectives_shows_its_front_with_infeasible_trials_marked(tmp_path: Path) -> None:
+    path = tmp_path / "mo.db"
+    study = tf.Study.create(
+        "mo", space={"x": tf.Real(0, 1)}, storage=str(path), directions=["minimize", "minimize"], algo="random", seed=0
+    )
+    study.optimize(lambda p: {"loss": [p["x"], (1 - p["x"]) ** 2], "constraints": [p["x"] - 0.8]}, 30)
+    expected = {t.number for t in study.best_trials}
+    study.storage.close()
+    storage = open_read_only(path)
+    with TestClient(create_app(storage)) as c:
+        assert get(c, "/api/studies")["studies"][0]["directions"] == ["minimize", "minimize"]
+        d = get(c, "/api/studies/1/plots/pareto")
+        assert d["objectives"] == [0, 1] and d["total"] == d["shown"] == 30
+        on_front = {n for n, on in zip(d["numbers"], d["on_front"]) if on}
+        assert on_front == expected, "the page's front must be the study's best trials"
+        infeasible = [x for x, ok in zip(d["x"], d["feasible"]) if not ok]
+        assert infeasible and all(x > 0.8 for x in infeasible)
+        assert get(c, "/api/studies/1/plots/pareto?param=1,0")["x"] == d["y"]
+        bad = d["numbers"][d["feasible"].index(False)]
+        detail = get(c, f"/api/studies/1/trials/{bad}")
+        assert len(detail["values"]) == 2 and detail["constraints"][0] > 0 and detail["feasible"] is False
+        assert "two different objectives below 2" in get(c, "/api/studies/1/plots/pareto?param=0,0", 400)["error"]
+        assert "param='a,b'" in get(c, "/api/studies/1/plots/pareto?param=a,b", 400)["error"]
+    storage.close()
+
+
+def test_a_study_of_one_objective_has_no_front(client: TestClient) -> None:
+    assert get(client, "/api/studies/1/plots/pareto") == {"objectives": None, "count": 1}
+
+
+def test_a_trials_artifacts_are_listed_and_downloaded_never_shown_in_the_page(tmp_path: Path) -> None:
+    path = tmp_path / "art.db"
+
+    def objective(p: dict, trial: tf.Trial) -> float:
+        trial.save_artifact(b"<script>alert(1)</script>", name="report.html")
+        return p["x"]
+
+    tf.Study.create("art", space={"x": tf.Real(0, 1)}, storage=str(path), algo="random", seed=0).optimize(objective, 2)
+    storage = open_read_only(path)
+    with TestClient(create_app(storage, artifacts=f"{path}.artifacts")) as c:
+        listed = get(c, "/api/studies/1/trials/1")["user_attrs"]["artifacts"]
+        assert [a["name"] for a in listed] == ["report.html"]
+        response = c.get("/api/studies/1/trials/1/artifacts/report.html")
+        assert response.status_code == 200 and response.content == b"<script>alert(1)</script>"
+        assert response.headers["content-disposition"] == 'attachment; filename="report.html"'
+        assert response.headers["content-type"] == "application/octet-stream"
+        assert response.headers["content-security-policy"] == "sandbox"
+        assert "name='model.pt'" in get(c, "/api/studies/1/trials/1/artifacts/model.pt", 404)["error"]
+        assert c.get("/api/studies/1/trials/1/artifacts/..%2F..%2Fart.db").status_code == 404
+    with TestClient(create_app(storage)) as c:
+        assert "not given the artifact store" in get(c, "/api/studies/1/trials/1/artifacts/report.html", 404)["error"]
+    storage.close()

@@ -65,6 +65,9 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     study = tf.Study.create("steer", space=SPACE, storage=str(path), algo="tpe", seed=0)
     study.optimize(lambda p: (p["x"] - 0.9) ** 2 + (p["y"] - 0.9) ** 2, 2)
     study.storage.close()
+    two = tf.Study.create("two", space=SPACE, storage=str(path), directions=["minimize", "minimize"], algo="random", seed=0)
+    two.optimize(lambda p: {"loss": [p["x"], 1 - p["x"] * p["y"]], "constraints": [p["y"] - 0.9]}, 40)
+    two.storage.close()
     return path
 
 
@@ -208,3 +211,25 @@ def test_a_note_shows_in_a_second_open_page_within_two_seconds_as_text(
     assert len(trials(db)) >= 2  # the quotes were data, not SQL
     writer_page.context.close()
     reader.context.close()
+
+
+def test_a_point_of_the_pareto_front_opens_its_trial(browser: Any, server: tuple[str, str], db: Path) -> None:
+    import json
+    import urllib.request
+
+    url, _ = server
+    page = open_page(browser, url)
+    page.click("#studies li:has-text('two')")
+    page.wait_for_selector("#pareto-option:not([hidden])", state="attached")
+    page.select_option("#plot-kind", "pareto")
+    page.wait_for_selector("#pareto")
+    assert "trials on the feasible front" in page.text_content("#plot-note")
+    with urllib.request.urlopen(f"{url}/api/studies/2/plots/pareto") as response:
+        d = json.loads(response.read())
+    k = d["on_front"].index(True)
+    w, h, pad = page.eval_on_selector("#pareto", "c => c.width"), 440, 60
+    x = pad + (d["x"][k] - min(d["x"])) / (max(d["x"]) - min(d["x"])) * (w - 2 * pad)
+    y = h - pad - (d["y"][k] - min(d["y"])) / (max(d["y"]) - min(d["y"])) * (h - 2 * pad)
+    page.click("#pareto", position={"x": x, "y": y})
+    page.wait_for_selector(f"#detail h3:has-text('trial {d['numbers'][k]} ')")
+    page.context.close()

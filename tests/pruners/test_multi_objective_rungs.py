@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from treefarm import SuccessiveHalvingPruner
+from treefarm.pareto import dominates, pareto_order
 from treefarm.pruners import Curves
 from treefarm.pruners.halving import promotable_vector
 
@@ -27,11 +28,15 @@ def test_a_front_member_goes_on_and_a_dominated_trial_stops() -> None:
     assert pruner.prune(curves((0.95, 0.99), rivals))
 
 
-def test_rungs_keep_a_third_in_pareto_order() -> None:
+def test_rungs_keep_the_best_third_and_what_it_does_not_dominate() -> None:
     rng = np.random.default_rng(0)
     points = rng.random((30, 2))
-    kept = sum(promotable_vector(np.vstack([np.delete(points, i, axis=0), points[i]]), 3) for i in range(30))
-    assert kept == 10
+    kept = [promotable_vector(np.vstack([np.delete(points, i, axis=0), points[i]]), 3) for i in range(30)]
+    order = pareto_order(points)
+    best = order[:10]
+    expected = [i in best or not any(dominates(points[j], points[i]) for j in best) for i in range(30)]
+    assert kept == expected
+    assert 10 <= sum(kept) < 30
 
 
 def test_a_nan_vector_stops_and_a_maximized_objective_is_negated() -> None:

@@ -38,3 +38,17 @@ def test_options_building_other_values_are_unchanged() -> None:
         value = tf.build(join, tf.sample(join, rng))
         assert type(value) in (float, tuple, str), value
     assert tf.build(tf.Join(a=(), b=(1,)), {"_": "a"}) == ()  # an empty tuple option stays a tuple
+
+
+def test_a_join_option_building_an_array_builds_the_array() -> None:
+    """Only an empty tuple is taken for an empty keyword family: comparing a built value with
+    ``()`` broadcast a NumPy array and failed every grammar over arrays."""
+    x = np.arange(4.0)
+    column = tf.op(lambda name: x * (1 if name == "x" else 2), name="col")
+    add = tf.op(lambda a, b: a + b, name="add")
+    E = tf.Var("E", max_depth=3)
+    E.define(add(E, E) | column(tf.Choice("x", "y")))
+    value = tf.build(E, {"E": "add", "E.add.0": "col", "E.add.0.col.0": "x", "E.add.1": "col", "E.add.1.col.0": "y"})
+    assert isinstance(value, np.ndarray) and value.tolist() == [0.0, 3.0, 6.0, 9.0], (
+        f"a grammar over arrays should build an array, but got {value!r}"
+    )

@@ -30,6 +30,18 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield request.getfixturevalue("postgres_url")
 
 
+def _n_claimed(url: str, name: str) -> int:
+    """The study row's claimed-trials counter, as stored (kept by every claim and creation)."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.connect() as connection:
+        query = sa.text("SELECT n_claimed FROM treefarm_studies WHERE name = :name")
+        found = int(connection.execute(query, {"name": name}).scalar_one())
+    engine.dispose()
+    return found
+
+
 def _in_processes(task: Callable[..., Any], *args: Any, folder: Path) -> list[Any]:
     """Run ``task(*args, folder, me, PROCESSES)`` in PROCESSES spawned processes at once."""
     context = multiprocessing.get_context("spawn")
@@ -49,6 +61,7 @@ def test_processes_creating_trials_get_dense_distinct_numbers(url: str, tmp_path
     assert all(t.state is TrialState.COMPLETE for t in trials)
     assert all(t.value == t.params["i"] and t.intermediate == {0: t.value} for t in trials)
     assert all(numbers == sorted(numbers) for numbers in results)
+    assert _n_claimed(url, "shared") == 100 * PROCESSES
     storage.close()
 
 
@@ -63,6 +76,7 @@ def test_processes_never_claim_one_waiting_trial_twice(url: str, tmp_path: Path)
     trials = storage.get_trials(study.study_id)
     assert all(t.state is TrialState.COMPLETE for t in trials)
     assert all(t.value == t.system_attrs["worker"] and t.number in results[int(t.value or 0)] for t in trials)
+    assert _n_claimed(url, "queue") == 150
     storage.close()
 
 
@@ -82,6 +96,7 @@ def test_processes_opening_a_new_database_at_once_share_one_schema_and_study(
     results = _in_processes(workers.open_fresh, url, 20, folder=tmp_path)
     assert len({result[0] for result in results}) == 1
     assert sorted(n for result in results for n in result[1:]) == list(range(20 * PROCESSES))
+    assert _n_claimed(url, "fresh") == 20 * PROCESSES
 
 
 def test_a_held_write_lock_is_waited_for_not_reported(sqlite_path: Path) -> None:
@@ -111,4 +126,20 @@ def test_processes_sharing_a_budget_make_exactly_that_many_trials(url: str, tmp_
     assert ran == list(range(budget))
     trials = study.trials
     assert len(trials) == budget and all(t.state is TrialState.COMPLETE for t in trials)
+    assert _n_claimed(url, "budget") == budget
     study.storage.close()
+
+
+def test_processes_claiming_past_a_queue_stop_at_the_budget_and_keep_the_count(url: str, tmp_path: Path) -> None:
+    """Queued trials are claimed first, then new ones, and the counter the budget check
+    reads stays the number of claimed trials however the claims interleave."""
+    storage = SQLStorage(url)
+    study = storage.create_study("counted", direction="minimize", seed=0, attrs={})
+    for i in range(20):
+        storage.create_trial(study.study_id, params={"i": i}, state=TrialState.WAITING)
+    budget = 60
+    results = _in_processes(workers.claim_with_budget, url, "counted", budget, folder=tmp_path)
+    assert sorted(n for result in results for n in result) == list(range(budget))
+    assert storage.count_trials(study.study_id, states=[TrialState.COMPLETE]) == budget
+    assert _n_claimed(url, "counted") == budget
+    storage.close()

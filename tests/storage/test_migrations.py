@@ -325,6 +325,19 @@ def test_the_history_is_linear_and_ends_at_this_treefarms_head() -> None:
     assert all(Path(s.path).name.startswith(f"{s.revision}_") for s in chain)
 
 
+def test_the_migrations_are_shipped_as_package_data() -> None:
+    """A wheel must carry every migration: Alembic reads them as files, not as modules."""
+    import fnmatch
+
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from Python 3.11")
+    root = Path(__file__).parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["treefarm"]
+    package = root / "src" / "treefarm"
+    files = [p.relative_to(package).as_posix() for p in migrate.MIGRATIONS.rglob("*.py")]
+    assert len(files) == len(REVISIONS) + 1
+    assert all(any(fnmatch.fnmatch(f, pattern) for pattern in patterns) for f in files), (files, patterns)
+
+
 @pytest.mark.postgres
 def test_postgres_upgrades_a_database_of_the_first_step_holding_data(
     postgres_factory: object, postgres_url: str

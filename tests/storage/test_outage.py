@@ -146,6 +146,32 @@ def test_a_finish_past_the_deadline_goes_to_the_journal_and_is_replayed_once(
     assert storage.count_trials(study_id) == 1
 
 
+def test_a_journaled_finish_keeps_every_value_and_the_constraints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    storage = _storage(tmp_path)
+    study_id = storage.create_study("mo", directions=["minimize", "maximize"], seed=0, attrs={}).study_id
+    number = storage.claim_trial(study_id, system_attrs={"worker": {"token": "w"}}).number  # type: ignore[union-attr]
+
+    def unreachable(*args: Any, **kwargs: Any) -> None:
+        raise StorageUnavailableError("the storage must answer within its retry deadline, but got (test)")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(storage, "_finish", unreachable)
+        with pytest.raises(StorageUnavailableError, match="journal"):
+            storage.finish_trial(study_id, number, state=COMPLETE, values=[1.5, 2.5], constraints=[-1.0], owner="w")
+    [line] = (tmp_path / "journal.jsonl").read_text().splitlines()
+    assert {k: json.loads(line)[k] for k in ("value", "values", "constraints")} == {
+        "value": 1.5,
+        "values": [1.5, 2.5],
+        "constraints": [-1.0],
+    }
+    storage.count_trials(study_id)  # the storage answers: the journal is replayed after this call
+    record = storage.get_trial(study_id, number)
+    assert (record.state, record.values, record.constraints, record.feasible) == (COMPLETE, (1.5, 2.5), (-1.0,), True)
+    capsys.readouterr()
+
+
 def test_recover_writes_a_journal_and_moves_refused_entries_aside(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,7 +24,8 @@ def fill(storage: Storage) -> int:
         if i < 6 and i % 3 == 2:
             storage.report_intermediate(study.study_id, i, 0, float(i))
         state = TrialState.FAILED if value is None else TrialState.COMPLETE
-        storage.finish_trial(study.study_id, i, state=state, value=value)
+        constraints = {0: [0.5, -1.0], 2: [-1.0, 0.0], 6: [2.0]}.get(i)
+        storage.finish_trial(study.study_id, i, state=state, value=value, constraints=constraints)
     return study.study_id
 
 
@@ -41,6 +42,8 @@ QUERIES = [
     {"order_by": "value", "value_min": 1.0, "value_max": 3.0, "descending": True},
     {"states": ["failed", "running"]},
     {"value_max": 0.0},
+    {"feasible": True, "order_by": "value"},
+    {"feasible": False, "states": ["complete"]},
 ]
 
 
@@ -65,6 +68,14 @@ def test_value_order_puts_trials_without_a_value_last(storage: Storage) -> None:
     assert [t.value for t in page][:2] == [5.0, 3.0] and page[-1].value is None
 
 
+def test_feasible_pages_count_trials_without_constraints_as_feasible(storage: Storage) -> None:
+    study_id = fill(storage)
+    total, page = storage.trial_page(study_id, feasible=False)
+    assert (total, [t.number for t in page]) == (2, [0, 6])
+    total, page = storage.trial_page(study_id, feasible=True, states=["complete"])
+    assert (total, [t.number for t in page]) == (4, [2, 3, 4, 7])
+
+
 def test_the_summary_counts_states_and_ranges_values(storage: Storage) -> None:
     study_id = fill(storage)
     summary = storage.trial_summary(study_id)
@@ -80,6 +91,7 @@ def test_the_summary_counts_states_and_ranges_values(storage: Storage) -> None:
         ({"limit": 0}, "limit must lie in [1, 1000], but got limit=0"),
         ({"offset": -1}, "offset must lie in [0, 4611686018427387904], but got offset=-1"),
         ({"value_min": float("nan")}, "value_min must be a number"),
+        ({"feasible": "yes"}, "feasible must be True, False or None, but got feasible='yes'"),
     ],
 )
 def test_a_bad_page_argument_is_named(storage: Storage, kwargs: dict, message: str) -> None:

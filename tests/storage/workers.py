@@ -81,3 +81,17 @@ def optimize_with_budget(url: str, name: str, budget: int, folder: str, me: int,
     _barrier(folder, me, parties)
     study.optimize(lambda p: (p["x"] - 1.0) ** 2, budget, callbacks=[lambda s, r: ran.append(r.number)])
     return ran
+
+
+def claim_with_budget(url: str, name: str, budget: int, folder: str, me: int, parties: int) -> list[int]:
+    """Claim (queued trials first, then new ones) until the study-wide budget refuses,
+    finishing each; the numbers this worker claimed."""
+    storage = SQLStorage(url)
+    study_id = storage.get_study(name).study_id
+    _barrier(folder, me, parties)
+    claimed = []
+    while (record := storage.claim_trial(study_id, system_attrs={"worker": me}, budget=budget)) is not None:
+        storage.finish_trial(study_id, record.number, state=TrialState.COMPLETE, value=float(me))
+        claimed.append(record.number)
+    storage.close()
+    return claimed

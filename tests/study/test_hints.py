@@ -13,7 +13,7 @@ import treefarm as tf
 from treefarm.cli.main import main
 from treefarm.exceptions import ConfigError, StorageError
 from treefarm.optimizers.hints import Hint, hint_draw, hint_kernel, hint_log_prior
-from treefarm.study import history
+from treefarm.study import cache
 from treefarm.study.warm import GATE_TRIALS, warm_author, warm_source
 
 SPACE = {
@@ -341,7 +341,7 @@ def test_hints_are_read_once_per_period_and_at_once_after_this_process_changes_t
     study.optimize(loss, n_new_trials=1)
     assert len(reads) == 2  # this process's own hint counts from the next suggestion
     tf.Study.load("h", space=SPACE, storage=path).hint({"x": -3.0}, credibility=1.0)  # another worker's
-    monkeypatch.setattr(history, "HINTS_PERIOD", 0.0)  # as if the period had passed
+    monkeypatch.setattr(cache, "HINTS_PERIOD", 0.0)  # as if the period had passed
     study.optimize(loss, n_new_trials=1)
     assert len(reads) == 3 and [h.config["x"] for h in study._cache.hints()] == [3.0, -3.0]
 

@@ -192,17 +192,18 @@ def test_a_rerun_of_a_lost_evaluation_is_asked_alone() -> None:
     from treefarm.storage import REQUEUED
     from treefarm.study.loop import _ask_batch
     from treefarm.study.stopping import Stopper
+    from treefarm.study.study import asking_of
 
     study = tf.Study.create(space=objectives.SPACE, algo="random", seed=2)
     for x in (3.5, 0.5):
         study.storage.create_trial(
             study.study_id, params={"x": x, "k": "a"}, state=TrialState.WAITING, system_attrs={REQUEUED: 0}
         )
-    first, _ = _ask_batch(study, 2, None, (Exception,), Stopper())
-    second, _ = _ask_batch(study, 2, None, (Exception,), Stopper())
+    first, _ = _ask_batch(asking_of(study), 2, None, (Exception,), Stopper())
+    second, _ = _ask_batch(asking_of(study), 2, None, (Exception,), Stopper())
     assert [[t.config["x"] for t in batch] for batch in (first, second)] == [[3.5], [0.5]]
     study.enqueue({"x": 1.0, "k": "a"})  # not a re-run: a batch fills as before
-    assert len(_ask_batch(study, 2, None, (Exception,), Stopper())[0]) == 2
+    assert len(_ask_batch(asking_of(study), 2, None, (Exception,), Stopper())[0]) == 2
 
 
 def test_a_trial_submitted_after_its_batch_broke_the_pool_runs_in_a_fresh_one() -> None:

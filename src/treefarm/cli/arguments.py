@@ -7,7 +7,15 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["PRUNER_HELP", "RETRY_DEADLINE_HELP", "deadline_option", "directions_list", "positive_float", "positive_int", "unit"]
+__all__ = [
+    "PRUNER_HELP",
+    "RETRY_DEADLINE_HELP",
+    "deadline_option",
+    "directions_list",
+    "positive_float",
+    "positive_int",
+    "unit",
+]
 
 _N = TypeVar("_N", int, float)
 

@@ -5,6 +5,7 @@
     treefarm ask runs.db --study sim --json     # {"trial": 3, "config": {...}, "params": {...}}
     treefarm tell runs.db --study sim --trial 3 --value 0.25
     treefarm tell runs.db --study sim --trial 4 --failed "solver diverged"
+    treefarm tell runs.db --study two --trial 5 --value 0.25,31.0 --constraints -0.5
 
 ``create`` reads a space file (JSON, or YAML with PyYAML; see
 :mod:`treefarm.space.files`) and keeps its contents in the study, so ``ask``
@@ -31,7 +32,7 @@ from ..space.files import read_space_data, space_from_data
 from ..storage import Storage, open_storage
 from ..study import Study
 from ..study.outcome import failure
-from .arguments import positive_int
+from .arguments import directions_list, positive_int
 from .command import Command
 
 __all__ = ["ASK", "BUDGET_SPENT", "CREATE", "TELL"]
@@ -54,6 +55,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             storage=storage,
             algo=args.algo,
             direction=args.direction,
+            directions=args.directions,
             seed=args.seed,
             load_if_exists=args.skip_if_exists,
         )
@@ -98,16 +100,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def _value(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, but got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(
-            f"expected a finite number (tell --failed REASON otherwise), but got {text!r}"
-        )
-    return value
+def _numbers(text: str) -> list[float]:
+    """Comma-separated finite numbers (one per objective, or per constraint)."""
+    values = []
+    for part in text.split(","):
+        try:
+            value = float(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected comma-separated numbers, but got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(
+                f"expected finite numbers (tell --failed REASON otherwise), but got {text!r}"
+            )
+        values.append(value)
+    return values
 
 
 def cmd_tell(args: argparse.Namespace) -> int:
@@ -116,8 +122,12 @@ def cmd_tell(args: argparse.Namespace) -> int:
         if args.failed is not None:
             record = study.finish(args.trial, failure(args.failed))
         else:
-            record = study.tell(args.trial, args.value)
-        shown = f"value {record.value!r}" if args.failed is None else f"failed: {args.failed}"
+            loss: float | list[float] = args.value[0] if len(args.value) == 1 else args.value
+            told = loss if args.constraints is None else {"loss": loss, "constraints": args.constraints}
+            record = study.tell(args.trial, told)
+        shown = (
+            f"value {', '.join(map(repr, args.value))}" if args.failed is None else f"failed: {args.failed}"
+        )
         print(f"trial {record.number} {shown}")
     return 0
 
@@ -129,6 +139,13 @@ def _create_arguments(create: argparse.ArgumentParser) -> None:
     create.add_argument("--algo", default=None, help="optimizer (default: auto)")
     create.add_argument(
         "--direction", default=None, choices=["minimize", "maximize"], help="(default: minimize)"
+    )
+    create.add_argument(
+        "--directions",
+        type=directions_list,
+        default=None,
+        metavar="D1,D2",
+        help="several objectives: minimize or maximize for each (tell --value V1,V2)",
     )
     create.add_argument("--seed", type=int, default=None)
     create.add_argument(
@@ -159,8 +176,17 @@ def _tell_arguments(tell: argparse.ArgumentParser) -> None:
     tell.add_argument("--study", required=True)
     tell.add_argument("--trial", type=int, required=True, metavar="N")
     outcome = tell.add_mutually_exclusive_group(required=True)
-    outcome.add_argument("--value", type=_value, help="the objective's value")
+    outcome.add_argument(
+        "--value", type=_numbers, help="the objective's value (several objectives: one per objective, V1,V2)"
+    )
     outcome.add_argument("--failed", metavar="REASON", help="the trial failed, and why")
+    tell.add_argument(
+        "--constraints",
+        type=_numbers,
+        default=None,
+        metavar="C1,C2",
+        help="constraint values, feasible where each is <= 0 (with --value; write --constraints=-1,2 when the first is negative)",
+    )
 
 
 CREATE = Command(

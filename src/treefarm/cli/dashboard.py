@@ -37,7 +37,14 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     if args.space and not args.allow_writes:
         raise UsageError("--space is used by writes only: give --allow-writes too")
     spaces = [space_from(target) for target in args.space]
-    serve(args.storage, host=args.host, port=args.port, allow_writes=args.allow_writes, spaces=spaces)
+    serve(
+        args.storage,
+        host=args.host,
+        port=args.port,
+        allow_writes=args.allow_writes,
+        spaces=spaces,
+        artifacts=args.artifacts,
+    )
     return 0
 
 
@@ -59,6 +66,12 @@ def _arguments(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="FILE.py[:NAME]",
         help="a space to check writes against (repeatable; each study uses the one of its fingerprint)",
+    )
+    p.add_argument(
+        "--artifacts",
+        default=None,
+        metavar="DIR_OR_URL",
+        help="the artifact store the trials saved to (default: <file>.artifacts beside a SQLite file)",
     )
 
 

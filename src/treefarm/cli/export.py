@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..exceptions import TreefarmError, format_values
 from ..storage import open_storage
-from ..study.export import ROW_COLUMNS, trial_rows
+from ..study.rows import ROW_COLUMNS, trial_rows
 from .command import Command
 from .tidy import as_found
 

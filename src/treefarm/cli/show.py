@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..storage import Storage, open_storage
-from ..study.export import trial_rows
 from ..study.objectives import feasible_front
+from ..study.rows import trial_rows
 from ..study.warm import GATE_TRIALS, gate_open, warm_source
 from .arguments import RETRY_DEADLINE_HELP, deadline_option, positive_float, positive_int
 from .command import Command

@@ -10,7 +10,8 @@ Reads (GET, always served):
     /api/studies/{id}/trials            one page: offset, limit, order_by, descending, state, value_min, value_max
     /api/studies/{id}/trials/{number}   one trial in full (its notes too)
     /api/studies/{id}/trials/{number}/posterior   the GP's posterior along each parameter at that trial
-    /api/studies/{id}/plots/{kind}      the data of a plot (param: its parameter, axis or "x,y")
+    /api/studies/{id}/trials/{number}/artifacts/{name}   a file the trial saved, as a download
+    /api/studies/{id}/plots/{kind}      the data of a plot (param: its parameter, axis, "x,y", or two objectives "i,j")
     /api/studies/{id}/hints             the study's hints
     /api/studies/{id}/notes             the study's notes (a note on a trial too), oldest first
     /api/studies/{id}/asked             the trials asked from the page and not told yet
@@ -45,8 +46,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..exceptions import TreefarmError
+from ..exceptions import TreefarmError, format_values
 from ..storage import Storage, StudyRecord
+from ..study import artifacts as stored_artifacts
 from . import payloads, views
 from .cache import StudyCache, marker
 from .security import WriteAccess
@@ -113,10 +115,17 @@ def _ids(text: str) -> list[int]:
         ) from None
 
 
-def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteAccess | None = None) -> Any:
+def create_app(
+    storage: Storage,
+    *,
+    writer: Writer | None = None,
+    access: WriteAccess | None = None,
+    artifacts: str | None = None,
+) -> Any:
     """The Starlette application serving ``storage``: read-only (open it with
     :func:`~.readonly.open_read_only`) unless given a ``writer`` and the ``access``
-    every write must show."""
+    every write must show; a trial's artifacts are served from the store at
+    ``artifacts`` (listed only, without it)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.middleware import Middleware
@@ -152,6 +161,7 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
                     "id": r.study_id,
                     "name": r.name,
                     "direction": r.direction,
+                    "directions": list(r.directions),
                     "counts": s.counts,
                     "total": s.total,
                     "best": best,
@@ -196,18 +206,35 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
 
     def plot(request: Request) -> Response:
         study_id, kind = int(request.path_params["study_id"]), request.path_params["kind"]
+        param = request.query_params.get("param", "")
+        if kind == "pareto":
+            cache = studies.cache(study_id)
+            directions = cache.record.directions
+            body = cache.computed(kind, param, lambda ts: JSONResponse(views.pareto(ts, directions, param)).body)
+            return Response(body, media_type="application/json")
         compute = {**payloads.PLOTS, "relationship": views.relationship}.get(kind)
         if compute is None:
-            kinds = [*payloads.PLOTS, "relationship"]
+            kinds = [*payloads.PLOTS, "relationship", "pareto"]
             return JSONResponse({"error": f"kind must be one of {kinds}, but got kind={kind[:100]!r}"}, 404)
         cache = studies.cache(study_id)
-        param = request.query_params.get("param", "")
         direction = cache.record.direction
         if kind == "slices":
             data = cache.computed(kind, param, lambda ts: compute(ts, direction, param))
             return JSONResponse(views.hints_on_slices(data, storage.get_hints(study_id)))
         body = cache.computed(kind, param, lambda ts: JSONResponse(compute(ts, direction, param)).body)
         return Response(body, media_type="application/json")
+
+    def artifact(request: Request) -> Response:
+        study_id, number = int(request.path_params["study_id"]), int(request.path_params["number"])
+        name = request.path_params["name"]
+        entry = next((e for e in stored_artifacts.records(storage.get_trial(study_id, number).user_attrs) if e.get("name") == name), None)
+        if entry is None or artifacts is None:
+            why = "the dashboard was not given the artifact store" if entry is not None else "the trial lists no artifact of that name"
+            return JSONResponse({"error": f"{why}, but got {format_values(number=number, name=name[:200])}"}, 404)
+        content = stored_artifacts.load(artifacts, studies.record(study_id).name, number, entry)
+        # an attachment, never shown in the dashboard's origin: an HTML artifact cannot run there
+        headers = {"Content-Disposition": f'attachment; filename="{entry["name"]}"', "Content-Security-Policy": "sandbox"}
+        return Response(content, media_type="application/octet-stream", headers=headers)
 
     def hints(request: Request) -> JSONResponse:
         study_id = int(request.path_params["study_id"])
@@ -255,7 +282,7 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
         if access is not None and request.headers.get("host") not in access.hosts:  # DNS rebinding
             return JSONResponse({"error": access.refusal(request.headers)}, 403, headers={"Content-Security-Policy": POLICY})
         response: Response = await call_next(request)
-        response.headers["Content-Security-Policy"] = POLICY
+        response.headers.setdefault("Content-Security-Policy", POLICY)
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
         return response
@@ -271,6 +298,7 @@ def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteA
         Route(f"{base}/trials", trials),
         Route(f"{base}/trials/{{number:int}}", trial),
         Route(f"{base}/trials/{{number:int}}/posterior", posterior),
+        Route(f"{base}/trials/{{number:int}}/artifacts/{{name}}", artifact),
         Route(f"{base}/plots/{{kind}}", plot),
         Route(f"{base}/hints", hints),
         Route(f"{base}/notes", notes),

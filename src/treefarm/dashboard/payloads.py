@@ -41,7 +41,8 @@ def trial_row(t: TrialRecord) -> dict[str, Any]:
 
 
 def trial_detail(t: TrialRecord) -> dict[str, Any]:
-    """Everything about one trial: configuration, expression, failure, attributes, curve."""
+    """Everything about one trial: configuration, expression, failure, attributes, curve,
+    and with several objectives its values, constraints and whether it is feasible."""
     expression, depth = trial_expression(t)
     steps = sorted(t.intermediate)
     return {
@@ -53,6 +54,9 @@ def trial_detail(t: TrialRecord) -> dict[str, Any]:
         "user_attrs": dict(t.user_attrs),
         "system_attrs": dict(t.system_attrs),
         "started": t.started,
+        "values": None if t.values is None else json_floats(list(t.values)),
+        "constraints": None if t.constraints is None else json_floats(list(t.constraints)),
+        "feasible": t.feasible,
         "intermediate": {"steps": steps, "values": json_floats([t.intermediate[s] for s in steps])},
     }
 

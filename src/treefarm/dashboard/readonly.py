@@ -16,7 +16,7 @@ from urllib.parse import quote
 from ..exceptions import StorageError, format_values
 from ..storage import Storage, open_storage
 
-__all__ = ["open_for_writes", "open_read_only"]
+__all__ = ["artifact_root", "open_for_writes", "open_read_only"]
 
 
 def _sqlite_path(spec: str) -> Path | None:
@@ -56,3 +56,11 @@ def open_for_writes(spec: str | os.PathLike[str]) -> Storage:
     if text == ":memory:" or (path is not None and not path.is_file()):
         open_read_only(text).close()  # raises the same StorageError naming it
     return open_storage(text)
+
+
+def artifact_root(spec: str | os.PathLike[str]) -> str:
+    """Where the studies of ``spec`` keep their artifacts by default, as a study finds it
+    (:func:`treefarm.study.artifacts.default_root`): ``<file>.artifacts`` beside a SQLite
+    file, else ``treefarm.artifacts`` in the working directory."""
+    path = _sqlite_path(os.fspath(spec))
+    return f"{path.resolve()}.artifacts" if path is not None else str(Path("treefarm.artifacts").resolve())

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from .readonly import open_for_writes, open_read_only
+from .readonly import artifact_root, open_for_writes, open_read_only
 
 __all__ = ["is_loopback", "serve"]
 
@@ -55,12 +55,14 @@ def serve(
     port: int = 8080,
     allow_writes: bool = False,
     spaces: Sequence[Any] = (),
+    artifacts: str | None = None,
     stream: TextIO | None = None,
 ) -> None:
     """Serve the studies of ``storage`` at http://host:port until interrupted: read-only,
     or with ``allow_writes`` acting through the studies opened on ``spaces`` (matched by
     fingerprint) for whoever holds the printed token. Binding to another host than the
-    loopback prints a warning: the pages can be read by anyone who reaches it."""
+    loopback prints a warning: the pages can be read by anyone who reaches it. Trials'
+    artifacts are served from ``artifacts`` (default: where the studies keep them)."""
     import uvicorn
 
     from .app import create_app
@@ -89,9 +91,9 @@ def serve(
     else:
         print(f"treefarm dashboard: {url} (read-only; Ctrl-C stops)", file=stream)
     try:
-        uvicorn.run(
-            create_app(store, writer=writer, access=access), host=host, port=port, log_level="warning"
-        )
+        root = artifact_root(storage) if artifacts is None else artifacts
+        app = create_app(store, writer=writer, access=access, artifacts=root)
+        uvicorn.run(app, host=host, port=port, log_level="warning")
     finally:
         if writer is not None:
             writer.close()

@@ -14,13 +14,19 @@ from .. import viz
 from ..exceptions import ConfigError, format_values
 from ..storage import HintRecord, TrialRecord
 from ..storage.checks import json_floats
+from ..viz.front import front
+from ..viz.history import _even
 from ..viz.params import columns
 from ..viz.posterior import gp_posteriors
 from ..viz.relationship import relationship as relationship_data
 from ..viz.source import complete_trials
 from .payloads import estimated_on
 
-__all__ = ["comparison", "hint_row", "hints_on_slices", "relationship", "trial_posterior"]
+__all__ = ["MAX_FRONT_POINTS", "comparison", "hint_row", "hints_on_slices", "pareto", "relationship", "trial_posterior"]
+
+MAX_FRONT_POINTS = 5_000
+"""Past this many completed trials the Pareto view draws every trial on the front and
+every infeasible one up to the budget, and evenly spaced others."""
 
 
 def relationship(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
@@ -134,3 +140,35 @@ def comparison(studies: Sequence[tuple[str, str, Sequence[TrialRecord]]]) -> dic
         best = np.append(c.best, c.best[-1] if len(c.best) else [])
         out.append({"name": name, "direction": direction, "x": json_floats(steps), "best": json_floats(best)})
     return {"studies": out}
+
+
+def pareto(trials: Sequence[TrialRecord], directions: Sequence[str], param: str) -> dict[str, Any]:
+    """Two objectives of a study with several (``param`` is ``"i,j"``, default ``"0,1"``):
+    every completed trial's values, which are feasible and which on the feasible front."""
+    m = len(directions)
+    if m < 2:
+        return {"objectives": None, "count": m}
+    try:
+        i, j = (int(part) for part in (param or "0,1").split(","))
+    except ValueError:
+        raise ConfigError(f"param must be two objective indices as 'i,j', but got {format_values(param=param[:100])}") from None
+    if not (0 <= i < m and 0 <= j < m and i != j):
+        raise ConfigError(f"param must name two different objectives below {m}, but got {format_values(param=param)}")
+    f = front(trials, directions)
+    keep = np.flatnonzero(f.on_front | ~f.feasible)[:MAX_FRONT_POINTS]
+    rest = np.flatnonzero(~f.on_front & f.feasible)
+    rest = rest[_even(len(rest), max(0, MAX_FRONT_POINTS - len(keep)))] if len(rest) else rest
+    shown = np.sort(np.concatenate([keep, rest])).astype(int)
+    return {
+        "objectives": [i, j],
+        "count": m,
+        "directions": [directions[i], directions[j]],
+        "numbers": f.numbers[shown].tolist(),
+        "x": json_floats(f.values[shown, i]),
+        "y": json_floats(f.values[shown, j]),
+        "feasible": f.feasible[shown].tolist(),
+        "on_front": f.on_front[shown].tolist(),
+        "front_size": int(f.on_front.sum()),
+        "shown": len(shown),
+        "total": len(f.numbers),
+    }

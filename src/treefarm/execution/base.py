@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["Executor", "Pending", "is_dask"]
+__all__ = ["Executor", "ExecutorLike", "Pending", "Submitter", "is_dask"]
 
 
 class Pending(Protocol):
@@ -49,6 +49,17 @@ class Executor(Protocol):
     def first_completed(self, pending: Collection[Pending]) -> set[Pending]:
         """The evaluations of ``pending`` that are done, waiting until at least one is."""
         ...
+
+
+class Submitter(Protocol):
+    """What a caller may pass instead: anything with a ``concurrent.futures``-like
+    ``submit`` (a ``concurrent.futures`` executor, a ``distributed.Client``)."""
+
+    def submit(self, function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any: ...
+
+
+ExecutorLike = Executor | Submitter
+"""An executor as a caller may pass one: see :func:`~treefarm.execution.executors.as_executor`."""
 
 
 def is_dask(executor: object) -> bool:

@@ -1,4 +1,4 @@
-"""Bridges to other ecosystems: a scikit-learn ``SearchCV``, an Optuna sampler, pruning callbacks.
+"""Bridges to other ecosystems: a scikit-learn ``SearchCV``, an Optuna sampler, pruning callbacks, trackers.
 
 Each bridge lives in its own module and imports its library when that module
 is imported, never at ``import treefarm``:
@@ -10,5 +10,11 @@ is imported, never at ``import treefarm``:
 - :mod:`treefarm.integration.lightgbm` (``pip install 'treefarm[lightgbm]'``):
   :class:`~treefarm.integration.lightgbm.LightGBMPruningCallback`;
 - :mod:`treefarm.integration.xgboost` (``pip install 'treefarm[xgboost]'``):
-  :class:`~treefarm.integration.xgboost.XGBoostPruningCallback`.
+  :class:`~treefarm.integration.xgboost.XGBoostPruningCallback`;
+- :mod:`treefarm.integration.lightning` (``pip install 'treefarm[lightning]'``):
+  :class:`~treefarm.integration.lightning.LightningPruningCallback`;
+- :mod:`treefarm.integration.mlflow` (``pip install 'treefarm[mlflow]'``):
+  :class:`~treefarm.integration.mlflow.MLflowCallback`, one MLflow run per trial;
+- :mod:`treefarm.integration.wandb` (``pip install 'treefarm[wandb]'``):
+  :class:`~treefarm.integration.wandb.WandbCallback`, one W&B run per trial.
 """

@@ -16,7 +16,8 @@ reported past rung ``k`` earlier is never judged at ``k`` again.
 With several objectives (MO-ASHA, Schmucker, Donini, Zafar, Salinas &
 Archambeau 2021) a rung ranks the competitors' loss vectors by
 :func:`treefarm.pareto.pareto_order` (non-domination rank, then hypervolume
-contribution) and the first ``max(1, n // eta)`` go on.
+contribution): the first ``max(1, n // eta)`` go on, and so does any trial
+none of them dominates.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from ..exceptions import StudyError
-from ..pareto import pareto_order
+from ..pareto import dominates, pareto_order
 from .base import Curve, Curves, Pruner, check_int
 
 __all__ = ["SuccessiveHalvingPruner", "promotable", "promotable_vector", "rung_value", "rungs_reached"]
@@ -119,14 +120,18 @@ class SuccessiveHalvingPruner(Pruner):
 
 
 def promotable_vector(competitors: np.ndarray, eta: int) -> bool:
-    """Whether the last row of loss vectors ``competitors`` (the judged trial's) is among the first
-    ``max(1, n // eta)`` of the competitors in Pareto order (MO-ASHA's rung); a
-    vector equal to the last one kept goes on too (ties go on)."""
+    """Whether the last row of loss vectors ``competitors`` (the judged trial's) goes on:
+    when it is among the first ``max(1, n // eta)`` of the competitors in Pareto order,
+    or when none of those dominates it (MO-ASHA's rung: a trial stops only when the
+    best ``1/eta`` hold one better in every objective)."""
     keep = max(1, len(competitors) // eta)
     finite = np.where(np.isfinite(competitors), competitors, np.finfo(float).max)
     order = pareto_order(finite)
-    position = int(np.flatnonzero(order == len(competitors) - 1)[0])
-    return position < keep or bool(np.array_equal(finite[-1], finite[order[keep - 1]]))
+    own = len(competitors) - 1
+    best = [i for i in order[:keep] if i != own]
+    if len(best) < keep:
+        return True
+    return not any(dominates(finite[i], finite[own]) for i in best)
 
 
 def _judge_vectors(curves: Curves, rivals: Mapping[int, Curve], resources: Iterator[int], eta: int) -> bool:

@@ -134,7 +134,7 @@ class _Walk:
                     f"recursion bound max_depth={limit}, but got {address or ROOT_ADDRESS}={label!r}"
                 )
         built = self.visit(node.options[index], child_address(address, node.labels[index]), depth)
-        if type(built) is dict or (built == () and _joins_dicts(node)):
+        if type(built) is dict or (type(built) is tuple and not built and _joins_dicts(node)):
             return Chosen(node.labels[index], built)
         return built
 

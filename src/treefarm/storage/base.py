@@ -347,9 +347,11 @@ class Storage(abc.ABC):
         states: Collection[TrialState | str] | None = None,
         value_min: float | None = None,
         value_max: float | None = None,
+        feasible: bool | None = None,
     ) -> tuple[int, list[TrialRecord]]:
         """How many trials match the filter, and ``limit`` of them from ``offset`` in the
-        order asked (see :mod:`treefarm.storage.pages`). This default reads every trial;
+        order asked (see :mod:`treefarm.storage.pages`; ``feasible`` keeps the trials
+        whose constraints all hold, or, False, those with one that does not). This default reads every trial;
         a backend that can sort and count where the data is overrides it."""
         query = PageQuery.checked(
             offset=offset,
@@ -359,6 +361,7 @@ class Storage(abc.ABC):
             states=states,
             value_min=value_min,
             value_max=value_max,
+            feasible=feasible,
         )
         return page_of(self.get_trials(study_id), query)
 

@@ -8,7 +8,9 @@ for memory); the SQL storage answers with ``ORDER BY ... LIMIT ... OFFSET``
 and one ``GROUP BY``, reading only the page's rows.
 
 Sorting by ``value`` puts trials without a value (failed, running) last in
-either direction; ties are broken by the trial number.
+either direction; ties are broken by the trial number. ``feasible`` keeps the
+trials whose constraints all hold (True: a trial without constraints counts as
+feasible) or those with one that does not (False).
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ class TrialSummary:
 class PageQuery:
     """One page of trials: ``limit`` rows from ``offset`` in the order asked, of the
     trials in ``states`` (all if None) whose value lies in ``[value_min, value_max]``
-    (a bound given excludes trials without a value)."""
+    (a bound given excludes trials without a value) and, when ``feasible`` is given,
+    whose :attr:`~.records.TrialRecord.feasible` is that."""
 
     offset: int = 0
     limit: int = 50
@@ -58,6 +61,7 @@ class PageQuery:
     states: tuple[TrialState, ...] | None = None
     value_min: float | None = None
     value_max: float | None = None
+    feasible: bool | None = None
 
     @classmethod
     def checked(
@@ -70,6 +74,7 @@ class PageQuery:
         states: Collection[TrialState | str] | None,
         value_min: float | None,
         value_max: float | None,
+        feasible: bool | None = None,
     ) -> PageQuery:
         """The query, or StorageError naming the argument that is out of range."""
         if order_by not in ORDER_COLUMNS:
@@ -87,12 +92,16 @@ class PageQuery:
         bad = [s for s in states or () if s not in names]
         if bad:
             raise StorageError(f"state must be among {names}, but got {format_values(state=bad[0])}")
+        if feasible is not None and not isinstance(feasible, bool):
+            raise StorageError(f"feasible must be True, False or None, but got {format_values(feasible=feasible)}")
         wanted = None if states is None else tuple(TrialState(s) for s in states)
-        return cls(offset, limit, order_by, bool(descending), wanted, value_min, value_max)
+        return cls(offset, limit, order_by, bool(descending), wanted, value_min, value_max, feasible)
 
     def keeps(self, t: TrialRecord) -> bool:
         """Whether the filter keeps ``t``."""
         if self.states is not None and t.state not in self.states:
+            return False
+        if self.feasible is not None and t.feasible is not self.feasible:
             return False
         if self.value_min is None and self.value_max is None:
             return True

@@ -243,6 +243,10 @@ def page_filter(study_id: int, query: PageQuery) -> list[sa.ColumnElement[bool]]
         where.append(trials.c.value >= query.value_min)
     if query.value_max is not None:
         where.append(trials.c.value <= query.value_max)
+    if query.feasible is True:  # a trial without constraints (NULL) is feasible
+        where.append(sa.or_(trials.c.feasible.is_(None), trials.c.feasible == sa.true()))
+    elif query.feasible is False:
+        where.append(trials.c.feasible == sa.false())
     return where
 
 
@@ -364,6 +368,12 @@ def remove_hint(connection: sa.Connection, study_id: int, hint_id: int) -> None:
         raise checks.NotFoundError(
             f"the hint must exist in the study, but got {format_values(study_id=study_id, hint_id=hint_id)}"
         )
+
+
+def study_directions(connection: sa.Connection, study_id: int) -> tuple[str, ...]:
+    """The study's directions, one per objective (one primary-key lookup)."""
+    query = sa.select(studies.c.direction, studies.c.directions).where(studies.c.study_id == study_id)
+    return directions_of(*connection.execute(query).one())
 
 
 def directions_of(direction: str, directions: str | None) -> tuple[str, ...]:

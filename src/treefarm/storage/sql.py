@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import math
 import os
 import time
 import weakref
@@ -407,10 +408,7 @@ class SQLStorage(SQLConnection, Storage):
                     raise checks.state_error(number, stored, action="finishing a trial", allowed="running")
                 return q.record(row, steps)
             if outcome.values is not None:
-                directions = connection.execute(
-                    sa.select(studies.c.direction, studies.c.directions).where(studies.c.study_id == study_id)
-                ).one()
-                checks.check_lengths(number, outcome.values, q.directions_of(*directions))
+                checks.check_lengths(number, outcome.values, q.study_directions(connection, study_id))
             changes = {
                 "state": outcome.state.value,
                 "value": outcome.value,
@@ -428,15 +426,12 @@ class SQLStorage(SQLConnection, Storage):
 
     def report_intermediate(self, study_id: int, number: int, step: int, value: float | Sequence[float]) -> None:
         first, every = checks.intermediate_value(step, value)
-        stored = None if first != first else first  # NaN is stored as NULL
+        stored = None if math.isnan(first) else first  # NaN is stored as NULL
 
         def body(connection: sa.Connection) -> None:
             q.running_trial(connection, study_id, number, action="reporting an intermediate value")
             if every is not None:
-                directions = connection.execute(
-                    sa.select(studies.c.direction, studies.c.directions).where(studies.c.study_id == study_id)
-                ).one()
-                checks.check_intermediate_length(number, step, every, q.directions_of(*directions))
+                checks.check_intermediate_length(number, step, every, q.study_directions(connection, study_id))
             c = intermediate.c
             connection.execute(
                 sa.delete(intermediate).where(c.study_id == study_id, c.number == number, c.step == step)
@@ -553,6 +548,7 @@ class SQLStorage(SQLConnection, Storage):
         states: Collection[TrialState | str] | None = None,
         value_min: float | None = None,
         value_max: float | None = None,
+        feasible: bool | None = None,
     ) -> tuple[int, list[TrialRecord]]:
         """See :meth:`Storage.trial_page`: one ``COUNT`` and one ``ORDER BY ... LIMIT
         ... OFFSET`` reading only the page's rows and their intermediate values."""
@@ -564,6 +560,7 @@ class SQLStorage(SQLConnection, Storage):
             states=states,
             value_min=value_min,
             value_max=value_max,
+            feasible=feasible,
         )
         return self._read(lambda connection: q.trial_page(connection, study_id, query))
 

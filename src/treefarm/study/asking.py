@@ -27,8 +27,8 @@ from ..optimizers import History, Optimizer
 from ..optimizers.hints import apply_hints
 from ..space import Config, validate, within_support
 from ..storage import JSON, REQUEUED, NotFoundError, Storage
+from .cache import TrialCache
 from .dedupe import Deduplicator
-from .history import TrialCache
 
 __all__ = ["RECHECKS", "Asker"]
 

@@ -50,6 +50,7 @@ import numpy as np
 
 from ..exceptions import StudyError, TrialPruned
 from ..storage.checks import json_floats
+from ..validation import check_int
 
 if TYPE_CHECKING:
     from .trial import Trial
@@ -162,8 +163,7 @@ def evaluate_folds(
     all stored with the trial.
     """
     for name, value in (("n_folds", n_folds), ("n_replicas", n_replicas)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise StudyError(f"{name} must be an integer >= 1, but got {name}={value!r}")
+        check_int(name, value, error=StudyError)
     aggregate(np.zeros((1, 1)), how)
     losses = np.empty((n_replicas, 0))
     for fold in range(n_folds):

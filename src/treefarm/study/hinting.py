@@ -1,21 +1,20 @@
 """A study's search hints: given, listed and withdrawn (see :mod:`treefarm.optimizers.hints`
-for how suggestions honour them). A part of :class:`~treefarm.Study`."""
+for how suggestions honour them). A part of :class:`~treefarm.Study` (the fields it
+reads are its base class's, :class:`~treefarm.study.core.StudyBase`)."""
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..exceptions import ConfigError, StudyError, format_values
 from ..space import Space
 from ..space.config import Scalar
 from ..space.partial import check_partial, zero_weight
-from ..storage import HintRecord, Storage, StudyRecord
-from ..validation import check_bool
-
-if TYPE_CHECKING:
-    from .history import TrialCache
+from ..storage import HintRecord
+from ..validation import check_bool, is_integer
+from .core import StudyBase
 
 __all__ = ["Hinting"]
 
@@ -36,13 +35,8 @@ def checked_hint(space: Space, config: Mapping[str, Any], *, bad: bool) -> dict[
     return checked
 
 
-class Hinting:
-    """The hints side of a study (mixed into :class:`~treefarm.Study`)."""
-
-    space: Space
-    _storage: Storage
-    _record: StudyRecord
-    _cache: TrialCache
+class Hinting(StudyBase):
+    """The hints side of a study (a base of :class:`~treefarm.Study`)."""
 
     def hint(
         self,
@@ -63,7 +57,7 @@ class Hinting:
         credibility, spread = _number(credibility), _number(spread)  # NumPy scalars too; the storage checks ranges
         checked = checked_hint(self.space, config, bad=bad)
         record = self._storage.add_hint(
-            self._record.study_id, config=checked, credibility=credibility, weight=-1 if bad else 1, spread=spread, author=author
+            self.study_id, config=checked, credibility=credibility, weight=-1 if bad else 1, spread=spread, author=author
         )
         self._cache.forget_hints()
         return record.hint_id
@@ -71,13 +65,13 @@ class Hinting:
     @property
     def hints(self) -> list[HintRecord]:
         """The study's hints, oldest first."""
-        return self._storage.get_hints(self._record.study_id)
+        return self._storage.get_hints(self.study_id)
 
     def remove_hint(self, hint_id: int) -> None:
         """Withdraw a hint: suggestions from now on ignore it."""
-        if isinstance(hint_id, bool) or not isinstance(hint_id, int):
+        if not is_integer(hint_id):
             raise StudyError(f"remove_hint needs a hint's id (an int), but got {format_values(hint_id=hint_id)}")
-        self._storage.remove_hint(self._record.study_id, hint_id)
+        self._storage.remove_hint(self.study_id, hint_id)
         self._cache.forget_hints()
 
 

@@ -20,7 +20,7 @@ A study stores, beside its direction and seed, its optimizer's settings
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from ..exceptions import StudyError
 from ..optimizers import Optimizer, make_optimizer
@@ -29,7 +29,7 @@ from ..space import Space, addresses, analyze
 from ..space.fingerprint import fingerprint
 from ..storage import JSON, Storage, StudyRecord
 
-__all__ = ["DEFAULT_ALGO", "creation_attrs", "reconcile"]
+__all__ = ["DEFAULT_ALGO", "Named", "creation_attrs", "reconcile", "same_study"]
 
 DEFAULT_ALGO = "auto"
 """The optimizer of a new study whose caller names none."""
@@ -105,7 +105,14 @@ def reconcile(
             raise _refuse("direction", record.name, record.direction, directions[0])
         raise _refuse("directions", record.name, list(record.directions), list(directions))
     if seed is not None and seed != record.seed:
-        raise _refuse("seed", record.name, record.seed, seed)
+        raise _refuse(
+            "seed",
+            record.name,
+            record.seed,
+            seed,
+            " (every worker of a study shares the study's seed: give it to the first one, or give none and "
+            "each worker reads it from the storage; see 'Seeding several workers' in the parallel runs guide)",
+        )
     stored_print = record.attrs.get("space_fingerprint")
     given_print = fingerprint(space)
     if stored_print is not None and stored_print != given_print and stored_print == fingerprint(space, legacy=True):
@@ -135,3 +142,23 @@ def reconcile(
         _record_change(storage, record, {"optimizer": spec})
         storage.set_study_attr(record.study_id, "optimizer", spec)
     return optimizer
+
+
+class Named(Protocol):
+    """A study as told apart from another: its name and its storage."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def storage(self) -> Storage: ...
+
+
+def same_study(one: Named, other: Named) -> bool:
+    """Whether two study objects are one study: the same name in the same storage
+    (one object, or two storages of one URL)."""
+    if other is one:
+        return True
+    url = getattr(other.storage, "url", None)
+    same_storage = other.storage is one.storage or (url is not None and url == getattr(one.storage, "url", None))
+    return same_storage and other.name == one.name

@@ -28,74 +28,78 @@ on: the journal writes it when the storage answers again.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from ..exceptions import StorageUnavailableError, StudyError, TrialStateError, format_values
-from ..storage import TrialRecord, TrialState
+from ..execution.base import ExecutorLike
+from ..space import Config
+from ..storage import Storage, TrialRecord, TrialState
+from .loop_arguments import check_arguments, check_total, checked_catch
+from .outcome import Outcome
 from .parallel import Evaluator
 from .recovery import REQUEUE_LOST
 from .recovery import requeue_lost as requeue_lost_trial
 from .stopping import Stopper
-from .talk import Reporter, show_progress
+from .talk import Reporter, bar_total, show_progress
 from .trial import Trial
 
-if TYPE_CHECKING:
-    from .outcome import Outcome
-    from .study import Callback, Study
+__all__ = ["Asking", "Host", "optimize"]
 
-__all__ = ["optimize"]
+
+class Host(Protocol):
+    """What the loop needs of its study (a :class:`~treefarm.Study`) besides asking:
+    where trials are stored, how many objectives, recovery, recording and stopping,
+    and what its announcements read (:class:`.talk.Reported`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def best_trial(self) -> TrialRecord: ...
+
+    @property
+    def best_trials(self) -> list[TrialRecord]: ...
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def study_id(self) -> int: ...
+
+    @property
+    def directions(self) -> tuple[str, ...]: ...
+
+    @property
+    def stop_requested(self) -> bool: ...
+
+    def recover(self, *, limit: int = ...) -> list[int]: ...
+
+    def recover_due(self, *, limit: int = ...) -> list[int]: ...
+
+    def fail_running(self, reason: str) -> None: ...
+
+    def finish(self, number: int, outcome: Outcome) -> TrialRecord: ...
+
+
+@dataclass(frozen=True)
+class Asking:
+    """A study's ask in the two parts the loop runs apart: ``claim(budget)`` (the
+    storage's and the optimizer's part: a RUNNING trial's number, configuration and
+    whether it re-runs a lost evaluation, or None when the budget is spent; its errors
+    are never the objective's), then ``start(number, config)`` (building the value)."""
+
+    claim: Callable[[int | None], tuple[int, Config, bool] | None]
+    start: Callable[[int, Config], Trial]
+
+
+Study = TypeVar("Study", bound=Host)
+"""The study the loop runs, as its callbacks receive it."""
+Callback = Callable[[Study, TrialRecord], None]
 
 log = logging.getLogger("treefarm")
-
-
-def _check(objective: Callable[..., Any], n_jobs: int, backend: str, executor: Any, requeue_lost: int) -> bool:
-    """The arguments checked; whether the objective takes the trial."""
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise StudyError(f"n_jobs must be an integer >= 1, but got n_jobs={n_jobs!r}")
-    if backend not in ("process", "thread"):
-        raise StudyError(f"backend must be 'process' or 'thread', but got backend={backend!r}")
-    if not callable(objective):
-        raise StudyError(f"objective must be callable, but got objective={objective!r}")
-    if isinstance(executor, str):
-        raise StudyError(
-            "executor must be an object with submit; turn an address into a Dask client with "
-            f"treefarm.execution.dask.connect({executor!r}), but got executor={executor!r}"
-        )
-    if isinstance(requeue_lost, bool) or not isinstance(requeue_lost, int) or requeue_lost < 0:
-        raise StudyError(f"requeue_lost must be an integer >= 0, but got requeue_lost={requeue_lost!r}")
-    parameters = inspect.signature(objective).parameters
-    wants_trial = "trial" in parameters
-    if wants_trial and len(parameters) == 1:
-        raise StudyError(
-            "an objective gets the configuration's value first (def objective(params, trial) to get "
-            f"the trial too; Optuna's objective(trial) is one argument short), but got objective{inspect.signature(objective)}"
-        )
-    if wants_trial and executor is not None:
-        raise StudyError(f"an objective taking `trial` cannot run on an executor, but got executor={executor!r}")
-    if wants_trial and n_jobs > 1 and backend == "process":
-        raise StudyError(
-            "an objective taking `trial` needs n_jobs=1 or backend='thread', but got backend='process'"
-        )
-    return wants_trial
-
-
-def _checked_catch(catch: object) -> tuple[type[BaseException], ...]:
-    """``catch`` as a tuple of exception classes (one class alone is taken as one),
-    or a StudyError naming it, before any trial runs."""
-    classes = (catch,) if isinstance(catch, type) else catch
-    if not isinstance(classes, (tuple, list)) or not all(
-        isinstance(c, type) and issubclass(c, BaseException) for c in classes
-    ):
-        raise StudyError(f"catch must be exception classes, e.g. (ValueError,), but got catch={catch!r}")
-    return tuple(classes)
-
-
-def _check_total(n_trials: int | None) -> None:
-    if n_trials is not None and (isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1):
-        raise StudyError(f"n_trials must be an integer >= 1 or None, but got n_trials={n_trials!r}")
 
 
 def _finish(study: Study, number: int, outcome: Outcome) -> TrialRecord | None:
@@ -113,6 +117,7 @@ def _finish(study: Study, number: int, outcome: Outcome) -> TrialRecord | None:
 
 def optimize(
     study: Study,
+    asking: Asking,
     objective: Callable[..., Any],
     *,
     n_trials: int | None,
@@ -121,18 +126,18 @@ def optimize(
     n_jobs: int,
     backend: str,
     catch: Sequence[type[BaseException]],
-    callbacks: Iterable[Callback],
+    callbacks: Iterable[Callback[Study]],
     target: float | None,
     patience: int | None,
-    executor: Any = None,
+    executor: ExecutorLike | None = None,
     requeue_lost: int = REQUEUE_LOST,
     progress: bool | None = None,
 ) -> None:
     """Run ``objective`` on ``study``'s suggestions (see the module docstring); each
     finished trial is logged and counted on a progress bar (see :mod:`.talk`)."""
-    wants_trial = _check(objective, n_jobs, backend, executor, requeue_lost)
-    _check_total(n_trials)
-    caught = _checked_catch(catch)
+    wants_trial = check_arguments(objective, n_jobs, backend, executor, requeue_lost)
+    check_total(n_trials)
+    caught = checked_catch(catch)
     several = len(study.directions) > 1
     if several and (target is not None or patience is not None):
         raise StudyError(
@@ -142,15 +147,15 @@ def optimize(
     stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.directions[0] == "maximize")
     shown = show_progress(progress)
     study.recover(limit=requeue_lost)
-    reporter = Reporter(study, total=_bar_total(study, n_trials, n_new_trials) if shown else None, progress=shown)
+    reporter = Reporter(study, total=bar_total(study.storage, study.study_id, n_trials, n_new_trials) if shown else None, progress=shown)
     callbacks = [lambda _, record: reporter(record), *callbacks]
     try:
         evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
         with evaluator as ev:
             if executor is not None:
-                _run_as_completed(study, ev, n_trials, caught, stopper, callbacks, requeue_lost)
+                _run_as_completed(study, asking, ev, n_trials, caught, stopper, callbacks, requeue_lost)
             else:
-                _run_batches(study, ev, n_trials, caught, stopper, callbacks, requeue_lost)
+                _run_batches(study, asking, ev, n_trials, caught, stopper, callbacks, requeue_lost)
     except BaseException as exc:
         reporter.close(None)
         study.fail_running(
@@ -160,24 +165,14 @@ def optimize(
     reporter.close(stopper)
 
 
-def _bar_total(study: Study, n_trials: int | None, n_new_trials: int | None) -> int | None:
-    """How many trials this call may add: what the study's total leaves, at most ``n_new_trials``."""
-    left = None
-    if n_trials is not None:
-        claimed = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
-        left = max(n_trials - study.storage.count_trials(study.study_id, states=claimed), 0)
-    if n_new_trials is None:
-        return left
-    return n_new_trials if left is None else min(left, n_new_trials)
-
-
 def _run_batches(
     study: Study,
+    asking: Asking,
     ev: Evaluator,
     budget: int | None,
     catch: tuple[type[BaseException], ...],
     stopper: Stopper,
-    callbacks: list[Callback],
+    callbacks: list[Callback[Study]],
     requeue_lost: int,
 ) -> None:
     """Ask a batch, evaluate it, record it, until a rule stops or the budget is spent."""
@@ -185,14 +180,14 @@ def _run_batches(
         study.recover_due(limit=requeue_lost)
         remaining = stopper.remaining()
         size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
-        trials, exhausted = _ask_batch(study, size, budget, catch, stopper)
+        trials, exhausted = _ask_batch(asking, size, budget, catch, stopper)
         _run_batch(study, ev, trials, catch, stopper, callbacks, requeue_lost)
         if exhausted:
             return
 
 
 def _ask_batch(
-    study: Study, size: int, budget: int | None, catch: tuple[type[BaseException], ...], stopper: Stopper
+    asking: Asking, size: int, budget: int | None, catch: tuple[type[BaseException], ...], stopper: Stopper
 ) -> tuple[list[Trial], bool]:
     """Up to ``size`` trials, and whether the study's budget is spent. A trial whose
     value fails to build (a caught error) is recorded failed and counts against the
@@ -201,12 +196,12 @@ def _ask_batch(
     configuration that kills its worker again would take its batch with it."""
     trials: list[Trial] = []
     while len(trials) < size and not stopper.done():
-        claimed = study._claim_within(budget)
+        claimed = asking.claim(budget)
         if claimed is None:
             return trials, True
         number, config, rerun = claimed
         try:
-            trials.append(study._start_claimed(number, config))
+            trials.append(asking.start(number, config))
         except catch:
             stopper.record(None)
         if rerun:
@@ -220,7 +215,7 @@ def _run_batch(
     trials: list[Trial],
     catch: tuple[type[BaseException], ...],
     stopper: Stopper,
-    callbacks: list[Callback],
+    callbacks: list[Callback[Study]],
     requeue_lost: int,
 ) -> None:
     """Evaluate ``trials`` and record each outcome; re-raise an uncaught error after recording."""
@@ -229,11 +224,12 @@ def _run_batch(
 
 def _run_as_completed(
     study: Study,
+    asking: Asking,
     ev: Evaluator,
     budget: int | None,
     catch: tuple[type[BaseException], ...],
     stopper: Stopper,
-    callbacks: list[Callback],
+    callbacks: list[Callback[Study]],
     requeue_lost: int,
 ) -> None:
     """Keep the executor's capacity busy: a new trial is asked as soon as one finishes,
@@ -251,7 +247,7 @@ def _run_as_completed(
                 room = min(room, remaining - len(running))
             if room > 0 and not (exhausted or study.stop_requested or stopper.done()):
                 study.recover_due(limit=requeue_lost)
-                trials, exhausted = _ask_batch(study, room, budget, catch, stopper)
+                trials, exhausted = _ask_batch(asking, room, budget, catch, stopper)
                 for trial in trials:
                     sent = ev.send(trial)
                     if isinstance(sent, tuple):
@@ -275,7 +271,7 @@ def _record(
     results: list[tuple[Trial, tuple[Outcome, BaseException | None]]],
     catch: tuple[type[BaseException], ...],
     stopper: Stopper,
-    callbacks: list[Callback],
+    callbacks: list[Callback[Study]],
     requeue_lost: int,
 ) -> None:
     """Record the outcomes of evaluations that finished together (queueing a

@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import StorageError, StudyError
+from ..execution.base import ExecutorLike
 from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Apply, Config, Op, convert
 from ..storage import NotFoundError, Storage, TrialRecord, open_storage
 from ..storage.url import sqlite_file
+from ..validation import check_int
 from .study import Study
 
 __all__ = ["DEFAULT_STORAGE", "Result", "minimize"]
@@ -162,7 +164,7 @@ def minimize(
     n_jobs: int = 1,
     timeout: float | None = None,
     pruner: Pruner | None = None,
-    executor: Any = None,
+    executor: ExecutorLike | None = None,
     progress: bool | None = None,
 ) -> Result:
     """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
@@ -184,8 +186,7 @@ def minimize(
     :meth:`Study.optimize`. ``progress`` shows a bar (None: on a terminal or in a
     notebook) and each trial is logged, as in :meth:`Study.optimize`.
     """
-    if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
-        raise StudyError(f"max_evals must be an integer >= 1, but got max_evals={max_evals!r}")
+    check_int("max_evals", max_evals, error=StudyError)
     store = open_storage(storage)
     options: dict[str, Any] = {
         "space": space,

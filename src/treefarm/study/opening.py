@@ -15,6 +15,7 @@ from ..optimizers import Optimizer, make_optimizer
 from ..space import Space, convert, sample
 from ..storage import NotFoundError, Storage, StudyRecord, open_storage
 from ..storage.url import sqlite_file
+from ..validation import check_int
 from .identity import DEFAULT_ALGO, creation_attrs, reconcile
 from .objectives import DIRECTIONS, check_directions
 
@@ -50,8 +51,7 @@ def check_space(space: Any) -> Space:
 
 
 def _check_seed(seed: int | None) -> None:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise StudyError(f"seed must be an integer >= 0 or None, but got seed={seed!r}")
+    check_int("seed", seed, 0, error=StudyError, or_none=True)
 
 
 def create(

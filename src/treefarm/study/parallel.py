@@ -29,7 +29,7 @@ from typing import Any
 
 from ..exceptions import StudyError, TrialPruned
 from ..execution.base import Executor as RemoteExecutor
-from ..execution.base import Pending
+from ..execution.base import ExecutorLike, Pending
 from ..execution.executors import as_executor
 from ..execution.processes import call_in_worker, process_pool, terminate
 from ..storage import TrialState
@@ -74,7 +74,7 @@ class Evaluator:
         n_jobs: int,
         backend: str,
         wants_trial: bool,
-        executor: object = None,
+        executor: ExecutorLike | None = None,
     ) -> None:
         self.objective = objective
         self.n_jobs = n_jobs

@@ -13,8 +13,8 @@ from ..exceptions import StudyError
 from ..execution.liveness import identity
 from ..storage import Storage, TrialRecord, TrialState
 from ..storage.checks import owner_of
+from .cache import TrialCache
 from .dedupe import Deduplicator
-from .history import TrialCache
 from .outcome import Outcome, failure
 from .pruning import with_last_report
 

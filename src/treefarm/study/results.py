@@ -1,5 +1,6 @@
 """What a study found: its best trial, value, configuration and parameters, and its
-trials as a table. A part of :class:`~treefarm.Study`, kept apart because it only reads."""
+trials as a table. A part of :class:`~treefarm.Study`, kept apart because it only reads
+(the fields it reads are its base class's, :class:`~treefarm.study.core.StudyBase`)."""
 
 from __future__ import annotations
 
@@ -7,21 +8,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..exceptions import StudyError
-from ..optimizers import Optimizer
-from ..space import Config, Space, params
+from ..space import Config, params
 from ..storage import TrialRecord
-from .history import TrialCache
+from .core import StudyBase
 from .objectives import feasible_front, study_hypervolume
 
 __all__ = ["Results"]
 
 
-class Results:
-    """The reading side of a study (mixed into :class:`~treefarm.Study`)."""
-
-    space: Space
-    optimizer: Optimizer
-    _cache: TrialCache
+class Results(StudyBase):
+    """The reading side of a study (a base of :class:`~treefarm.Study`)."""
 
     @property
     def best_trial(self) -> TrialRecord:
@@ -89,7 +85,7 @@ class Results:
             import pandas as pd
         except ImportError as exc:
             raise StudyError("to_dataframe needs pandas: pip install 'treefarm[pandas]'") from exc
-        from .export import trial_rows
+        from .rows import trial_rows
 
         return pd.DataFrame(trial_rows(sorted(self._cache.finished_and_unfinished(), key=lambda t: t.number)))
 

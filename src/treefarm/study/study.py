@@ -8,51 +8,42 @@ number, hands the history to the optimizer, and records the suggestion;
 of the stored history and the generator is a function of (seed, number), a
 resumed study or a second process suggests exactly what the first would have.
 
-The jobs behind this facade live in modules named for them: what a study is
-and how a reopening is checked (:mod:`.identity`), the incremental view of
-the trials (:mod:`.history`), never evaluating a point twice
-(:mod:`.dedupe`), who runs a trial and the heartbeat (:mod:`.worker`),
-failing dead workers' trials (:mod:`.recovery`) and the optimize loop
+The jobs behind this facade live in modules named for them: the study's
+state and life cycle (:mod:`.core`), what it found (:mod:`.results`), its
+hints (:mod:`.hinting`), what a study is and how a reopening is checked
+(:mod:`.identity`), the incremental view of the trials (:mod:`.cache`),
+never evaluating a point twice (:mod:`.dedupe`), who runs a trial and the
+heartbeat (:mod:`treefarm.execution.liveness`), failing dead workers' trials
+(:mod:`.recovery`), warm starts (:mod:`.warm`) and the optimize loop
 (:mod:`.loop`). Opening or reading a study never changes it.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from ..exceptions import StudyError, format_values
-from ..execution.liveness import KeepAlive
-from ..optimizers import History, Optimizer
+from ..execution.base import ExecutorLike
+from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
-from ..validation import check_range
-from . import artifacts, opening
-from .asking import Asker
-from .dedupe import Deduplicator
+from ..validation import check_range, is_integer
+from . import opening
 from .hinting import Hinting
-from .history import TrialCache
-from .loop import optimize
-from .objectives import count_failure
-from .outcome import Outcome, failure, from_exception, told, with_constraints
-from .pruning import curves_for
-from .recording import Recorder
-from .recovery import REQUEUE_LOST, recover
+from .identity import same_study
+from .loop import Asking, optimize
+from .outcome import failure, from_exception, told, with_constraints
+from .recovery import REQUEUE_LOST
 from .results import Results
 from .trial import Trial
-from .warm import warm_author, warm_start_hints, warm_start_points
+from .warm import give_warm_start
 
-__all__ = ["Callback", "Study"]
+__all__ = ["Callback", "Study", "asking_of"]
 
 Callback = Callable[["Study", TrialRecord], None]
-STALE_FACTOR = 6
-"""A trial is presumed dead after this many of its worker's heartbeat intervals without one."""
 
 
 class Study(Results, Hinting):
@@ -60,44 +51,6 @@ class Study(Results, Hinting):
 
     Make one with :meth:`create` or :meth:`load`, never the constructor.
     """
-
-    def __init__(
-        self,
-        opened: opening.Opened,
-        *,
-        heartbeat_interval: float,
-        requeue_interrupted: bool,
-        pruner: Pruner | None = None,
-    ) -> None:
-        record, storage, space, optimizer = opened.record, opened.storage, opened.space, opened.optimizer
-        if isinstance(heartbeat_interval, bool) or not (
-            isinstance(heartbeat_interval, (int, float)) and heartbeat_interval > 0
-        ):
-            raise StudyError(
-                f"heartbeat_interval must be a number > 0, but got heartbeat_interval={heartbeat_interval!r}"
-            )
-        self._record = record
-        self._storage = storage
-        self.space = space
-        self.optimizer = optimizer
-        self.heartbeat_interval = float(heartbeat_interval)
-        self.stale_after = STALE_FACTOR * self.heartbeat_interval
-        self._recovered = -math.inf  # when recover() last ran (recover_due)
-        self.requeue_interrupted = requeue_interrupted
-        if pruner is not None and not isinstance(pruner, Pruner):
-            raise StudyError(f"pruner must be a Pruner or None, but got pruner={pruner!r}")
-        self.pruner = pruner
-        self._cache = TrialCache(
-            storage, record.study_id, space, sign=self._sign(1.0), name=record.name, directions=self.directions
-        )
-        dedupe = Deduplicator(space)
-        self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
-        self._keep_alive = KeepAlive(storage, record.study_id, lambda: self.running, self.heartbeat_interval)
-        self._asker = Asker(
-            storage, record.study_id, optimizer, self._cache, dedupe, seed=self.seed, stale_after=self.stale_after
-        )
-        self._stop_requested = False
-        self._artifact_store: str | None = None
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -156,13 +109,9 @@ class Study(Results, Hinting):
         study = cls(
             opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted, pruner=pruner
         )
-        sources = [s for i, s in enumerate(warm_start) if not any(s._same_study(t) for t in warm_start[:i])]
+        sources = [s for i, s in enumerate(warm_start) if not any(same_study(s, t) for t in warm_start[:i])]
         if sources and opened.created:  # once, by the worker that made the study
-            for point, source in warm_start_points(study.space, sources):
-                study.enqueue(point, user_attrs={"warm_start": source})
-            if warm_start_credibility > 0:
-                for config, source in warm_start_hints(study.space, sources):
-                    study.hint(config, credibility=warm_start_credibility, author=warm_author(source))
+            give_warm_start(study, sources, warm_start_credibility)
         return study
 
     @classmethod
@@ -187,88 +136,7 @@ class Study(Results, Hinting):
             opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted, pruner=pruner
         )
 
-    # --------------------------------------------------------------- properties
-    @property
-    def name(self) -> str:
-        return self._record.name
-
-    @property
-    def study_id(self) -> int:
-        return self._record.study_id
-
-    @property
-    def direction(self) -> str:
-        """The direction of a single-objective study; a study with several
-        objectives raises an error that points to :attr:`directions`."""
-        if len(self.directions) > 1:
-            raise StudyError(
-                f"the study has {len(self.directions)} objectives: read study.directions, "
-                f"not study.direction, but got name={self.name!r}"
-            )
-        return self._record.direction
-
-    @property
-    def directions(self) -> tuple[str, ...]:
-        """One ``"minimize"``/``"maximize"`` per objective."""
-        return tuple(self._record.directions)
-
-    @property
-    def seed(self) -> int:
-        return int(self._record.seed or 0)
-
-    @property
-    def storage(self) -> Storage:
-        return self._storage
-
-    @property
-    def running(self) -> frozenset[int]:
-        """The numbers of the trials this object has started and not finished."""
-        return frozenset(self._recorder.running)
-
-    @property
-    def trials(self) -> list[TrialRecord]:
-        """Every trial of the study, ordered by number."""
-        return self._storage.get_trials(self.study_id)
-
-    def _sign(self, value: float) -> float:
-        return value if self._record.direction == "minimize" else -value
-
-    def history(self, *, exclude: int | None = None) -> History:
-        """What the optimizer sees: completed, failed and pending configurations."""
-        return self._cache.history(exclude=exclude)
-
-    # ---------------------------------------------------------------- artifacts
-    @property
-    def artifact_store(self) -> str:
-        """Where trials' artifacts go: a directory or an fsspec URL (see
-        :mod:`treefarm.study.artifacts`); ``<file>.artifacts`` beside a SQLite file by default."""
-        return self._artifact_store if self._artifact_store is not None else artifacts.default_root(self._storage)
-
-    @artifact_store.setter
-    def artifact_store(self, root: str | os.PathLike[str]) -> None:
-        if not isinstance(root, (str, os.PathLike)) or not str(root).strip():
-            raise StudyError(f"artifact_store must be a directory or an fsspec URL, but got {format_values(root=root)}")
-        self._artifact_store = str(root)
-
-    def artifacts(self, number: int) -> list[dict[str, Any]]:
-        """The artifacts trial ``number`` saved: ``{"name", "size", "sha256"}`` each."""
-        return artifacts.records(self._storage.get_trial(self.study_id, number).user_attrs)
-
-    def load_artifact(self, number: int, name: str) -> bytes:
-        """The content of trial ``number``'s artifact ``name`` (checked against its SHA-256)."""
-        entry = next((a for a in self.artifacts(number) if a.get("name") == name), None)
-        if entry is None:
-            raise StudyError(
-                f"the artifact must be one the trial saved, but got {format_values(trial=number, name=name)}; "
-                f"it saved {[a.get('name') for a in self.artifacts(number)]}"
-            )
-        return artifacts.load(self.artifact_store, self.name, number, entry)
-
     # ------------------------------------------------------------------ ask/tell
-    def rng_for(self, number: int) -> np.random.Generator:
-        """The generator of trial ``number``: a function of the study seed and the number only."""
-        return self._asker.rng_for(number)
-
     def ask(self) -> Trial:
         """Start a trial: an enqueued configuration if any, else the optimizer's suggestion.
 
@@ -326,15 +194,6 @@ class Study(Results, Hinting):
         )
         return record.number
 
-    def _same_study(self, other: Study) -> bool:
-        if other is self:
-            return True
-        same_storage = other.storage is self.storage or (
-            getattr(other.storage, "url", None) is not None
-            and getattr(other.storage, "url", None) == getattr(self.storage, "url", None)
-        )
-        return same_storage and other.name == self.name
-
     def tell(
         self,
         trial: Trial | int,
@@ -354,59 +213,17 @@ class Study(Results, Hinting):
         :class:`~treefarm.TrialStateError` and leaves storage unchanged. A
         trial handle of another study is refused, naming both studies.
         """
-        if isinstance(trial, Trial) and not self._same_study(trial.study):
+        if isinstance(trial, Trial) and not same_study(self, trial.study):
             raise StudyError(
                 "tell needs a trial of this study, but got "
                 f"study={self.name!r}, trial_study={trial.study.name!r}, number={trial.number}"
             )
-        if not isinstance(trial, Trial) and (isinstance(trial, bool) or not isinstance(trial, int)):
+        if not isinstance(trial, Trial) and not is_integer(trial):
             raise StudyError(f"tell needs a Trial or a trial number, but got {format_values(trial=trial)}")
         number = trial.number if isinstance(trial, Trial) else trial
         return self.finish(number, with_constraints(told(value, state=state, exception=exception), constraints))
 
-    def should_prune(self, number: int) -> bool:
-        """The pruner's decision for trial ``number`` at its last reported step (False
-        without a pruner), from stored values only: finished trials from the cache (they
-        never change), the unfinished ones read afresh."""
-        if self.pruner is None:
-            return False
-        records = self._cache.finished_and_unfinished()
-        return self.pruner.prune(curves_for(records, number, directions=self.directions))
-
-    def finish(self, number: int, outcome: Outcome) -> TrialRecord:
-        """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`);
-        values that do not match the study's objectives in count fail the trial, saying so."""
-        return self._recorder.finish(number, count_failure(outcome, self.directions) or outcome)
-
-    # ----------------------------------------------------------------- recovery
-    def recover(self, *, limit: int = REQUEUE_LOST) -> list[int]:
-        """Fail RUNNING trials whose worker is gone (see :mod:`treefarm.study.recovery`),
-        re-queueing them if the study was opened with ``requeue_interrupted``, each
-        configuration at most ``limit`` times (``optimize``'s ``requeue_lost``)."""
-        self._recovered = time.monotonic()
-        return recover(
-            self._storage, self.study_id, grace=self.stale_after, requeue=self.requeue_interrupted, limit=limit
-        )
-
-    def recover_due(self, *, limit: int = REQUEUE_LOST) -> list[int]:
-        """:meth:`recover` if it has not run for ``stale_after`` seconds, else nothing: the
-        optimize loop calls it before each claim, so a worker that outlives a dead one
-        fails (and re-runs) the dead one's trial instead of only at its own start."""
-        return self.recover(limit=limit) if time.monotonic() - self._recovered >= self.stale_after else []
-
-    def fail_running(self, reason: str) -> None:
-        """Fail every trial this process still runs in this study (an interruption)."""
-        self._recorder.fail_running(reason)
-
     # ----------------------------------------------------------------- optimize
-    def stop(self) -> None:
-        """Ask a running ``optimize`` to stop after the trials in flight (from a callback)."""
-        self._stop_requested = True
-
-    @property
-    def stop_requested(self) -> bool:
-        return self._stop_requested
-
     def optimize(
         self,
         objective: Callable[..., Any],
@@ -420,7 +237,7 @@ class Study(Results, Hinting):
         callbacks: Iterable[Callback] = (),
         target: float | None = None,
         patience: int | None = None,
-        executor: Any = None,
+        executor: ExecutorLike | None = None,
         requeue_lost: int = REQUEUE_LOST,
         progress: bool | None = None,
     ) -> None:
@@ -443,6 +260,7 @@ class Study(Results, Hinting):
         self._stop_requested = False
         optimize(
             self,
+            asking_of(self),
             objective,
             n_trials=n_trials,
             n_new_trials=n_new_trials,
@@ -461,3 +279,9 @@ class Study(Results, Hinting):
     def __repr__(self) -> str:
         directions = f"direction={self.directions[0]!r}" if len(self.directions) == 1 else f"directions={list(self.directions)!r}"
         return f"Study(name={self.name!r}, {directions}, optimizer={self.optimizer!r})"
+
+
+def asking_of(study: Study) -> Asking:
+    """The two parts of ``study.ask_within`` that the optimize loop runs apart (see
+    :class:`.loop.Asking`)."""
+    return Asking(study._claim_within, study._start_claimed)

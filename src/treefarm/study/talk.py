@@ -18,15 +18,14 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..storage import TrialRecord, TrialState
+from ..storage import Storage, TrialRecord, TrialState
 
 if TYPE_CHECKING:
     from .stopping import Stopper
-    from .study import Study
 
-__all__ = ["ALL_FAILED_AFTER", "Reporter", "bar_class", "in_notebook", "show_progress"]
+__all__ = ["ALL_FAILED_AFTER", "Reported", "Reporter", "bar_class", "bar_total", "in_notebook", "show_progress"]
 
 log = logging.getLogger("treefarm")
 trial_log = logging.getLogger("treefarm.trials")
@@ -35,6 +34,22 @@ ALL_FAILED_AFTER = 5
 """Finished trials after which a run in which every one failed is announced (and again at its end)."""
 REASON_WIDTH = 120
 """Characters of a failure's first line quoted in a log line."""
+
+
+class Reported(Protocol):
+    """What the announcements read of a study (a :class:`~treefarm.Study`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def directions(self) -> tuple[str, ...]: ...
+
+    @property
+    def best_trial(self) -> TrialRecord: ...
+
+    @property
+    def best_trials(self) -> list[TrialRecord]: ...
 
 
 def in_notebook() -> bool:
@@ -98,10 +113,22 @@ def describe(record: TrialRecord) -> str:
     return f"{record.state.value}{at}{why}"
 
 
+def bar_total(storage: Storage, study_id: int, n_trials: int | None, n_new_trials: int | None) -> int | None:
+    """How many trials an ``optimize`` call may add, the bar's length: what the study's
+    total ``n_trials`` leaves, at most ``n_new_trials``."""
+    left = None
+    if n_trials is not None:
+        claimed = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
+        left = max(n_trials - storage.count_trials(study_id, states=claimed), 0)
+    if n_new_trials is None:
+        return left
+    return n_new_trials if left is None else min(left, n_new_trials)
+
+
 class Reporter:
     """Announces one ``optimize`` call's trials (see the module docstring)."""
 
-    def __init__(self, study: Study, *, total: int | None, progress: bool) -> None:
+    def __init__(self, study: Reported, *, total: int | None, progress: bool) -> None:
         self.study = study
         self.finished = 0
         self.failed = 0

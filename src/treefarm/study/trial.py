@@ -6,16 +6,43 @@ import math
 import numbers
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, cast
 
 from ..exceptions import StudyError
+from ..pruners import Pruner
 from ..space import Config
+from ..storage import Storage
+from ..validation import is_integral
 from . import artifacts
 
-if TYPE_CHECKING:
-    from .study import Study
+__all__ = ["Trial", "TrialHost"]
 
-__all__ = ["Trial"]
+
+class TrialHost(Protocol):
+    """What a trial needs of its study (a :class:`~treefarm.Study`): where to write its
+    reports, attributes and artifacts, how many objectives it has, and its pruner's say."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def study_id(self) -> int: ...
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def direction(self) -> str: ...
+
+    @property
+    def directions(self) -> tuple[str, ...]: ...
+
+    @property
+    def artifact_store(self) -> str: ...
+
+    pruner: Pruner | None
+
+    def should_prune(self, number: int) -> bool: ...
 
 
 class Trial:
@@ -32,7 +59,7 @@ class Trial:
 
     __slots__ = ("_study", "config", "number", "value")
 
-    def __init__(self, study: Study, number: int, config: Config, value: Any) -> None:
+    def __init__(self, study: TrialHost, number: int, config: Config, value: Any) -> None:
         self._study = study
         self.number = number
         self.config = config
@@ -42,12 +69,12 @@ class Trial:
         """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch): a
         number, or in a study with several objectives one number per objective (which
         the successive-halving pruners compare as vectors)."""
-        if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step < 0:
+        if not is_integral(step) or step < 0:
             raise StudyError(f"step must be an integer >= 0, but got step={step!r}")
         step = int(step)  # NumPy integers too
         directions = self._study.directions
         if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:
-            vector = list(value)
+            vector = list(cast("Sequence[float]", value))
             if len(vector) != len(directions) or not all(_number(v) for v in vector):
                 raise StudyError(
                     f"an intermediate vector must hold {len(directions)} finite numbers or NaN (one per objective), "
@@ -60,7 +87,7 @@ class Trial:
                 "an intermediate value must be a finite number or NaN (a diverging run), "
                 f"but got value={value!r} at step={step}"
             )
-        self._study.storage.report_intermediate(self._study.study_id, self.number, step, float(value))
+        self._study.storage.report_intermediate(self._study.study_id, self.number, step, float(cast(float, value)))
 
     def should_prune(self) -> bool:
         """Whether the study's pruner stops this trial at its last reported step
@@ -87,7 +114,7 @@ class Trial:
         self._study.storage.set_trial_user_attr(self._study.study_id, self.number, key, value)
 
     @property
-    def study(self) -> Study:
+    def study(self) -> TrialHost:
         """The study this trial belongs to."""
         return self._study
 

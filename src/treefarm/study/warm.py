@@ -20,8 +20,8 @@ space (decisions whose address this space does not have are dropped):
   evaluated here, is among the better half of them, so a source whose best
   is mediocre here steers nothing.
 
-Why regions are off by default (bench/RESULTS.md, "Warm starts: the
-source's best evaluated first, region hints opt-in"): ungated, a source's
+Why regions are off by default (design notes, ``docs/design/hints.md``,
+"Warm starts: the source's best evaluated first"): ungated, a source's
 best region steers the first suggestions before this study can judge it,
 and where it lies beside a local minimum of this study the search settles
 there.
@@ -40,8 +40,8 @@ refinement from a mirrored source whose best is good here (2.9e-6 against
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
-from typing import Protocol
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -55,6 +55,7 @@ __all__ = [
     "TOP_FRACTION",
     "Source",
     "gate_open",
+    "give_warm_start",
     "warm_author",
     "warm_source",
     "warm_start_hints",
@@ -158,3 +159,23 @@ def warm_start_points(space: Space, sources: Sequence[Source]) -> list[tuple[Con
                     out.append((point, source.name))
                 break
     return out
+
+
+class Receiver(Protocol):
+    """What a warm start gives to: a new study's space, queue and hints."""
+
+    space: Space
+
+    def enqueue(self, config: Mapping[str, Any], *, user_attrs: Mapping[str, Any] | None = None) -> int: ...
+
+    def hint(self, config: Mapping[str, Any], *, credibility: float = 1.0, author: str | None = None) -> int: ...
+
+
+def give_warm_start(study: Receiver, sources: Sequence[Source], credibility: float) -> None:
+    """Enqueue each source's best configuration in ``study`` and, with ``credibility`` > 0,
+    add its best tenth as hints of that credibility (see the module docstring)."""
+    for point, source in warm_start_points(study.space, sources):
+        study.enqueue(point, user_attrs={"warm_start": source})
+    if credibility > 0:
+        for config, source in warm_start_hints(study.space, sources):
+            study.hint(config, credibility=credibility, author=warm_author(source))

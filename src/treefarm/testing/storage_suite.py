@@ -10,7 +10,8 @@ callable giving a fresh, empty storage::
 
 Every test asserts behaviour the study layer relies on: dense numbering,
 single finishing and claiming (also under threads), copies in and out, JSON
-only, errors that name what was wrong and leave the storage unchanged.
+only, errors that name what was wrong and leave the storage unchanged, and
+several objectives and constraints (:mod:`.storage_objectives`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import pytest
 from ..exceptions import ConfigError, DuplicateParamsError, StorageError, TrialStateError
 from ..storage import REQUEUED, Storage, StudyRecord, TrialRecord, TrialState
 from ..storage.checks import STALE_REASON, NotFoundError
+from .storage_objectives import ObjectivesSuite
 
 __all__ = ["StorageSuite"]
 
@@ -42,8 +44,9 @@ def _complete(storage: Storage, study_id: int, value: float = 1.0) -> TrialRecor
     return storage.finish_trial(study_id, number, state=COMPLETE, value=value)
 
 
-class StorageSuite:
-    """Tests every Storage must pass; subclasses provide the ``storage_factory`` fixture."""
+class StorageSuite(ObjectivesSuite):
+    """Tests every Storage must pass; subclasses provide the ``storage_factory`` fixture
+    (several objectives and constraints: :class:`.storage_objectives.ObjectivesSuite`)."""
 
     @pytest.fixture
     def storage(self, storage_factory: Callable[[], Storage]) -> Iterator[Storage]:

@@ -86,8 +86,11 @@ async function loadStudies() {
 
 function showSummary() {
   const s = state.study;
+  const several = (s.directions || []).length > 1;
+  $("#pareto-option").hidden = !several;
+  if (!several && $("#plot-kind").value === "pareto") $("#plot-kind").value = "convergence";
   const counts = Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(", ");
-  $("#summary").innerHTML = `<h2>${escape(s.name)}</h2><p>${s.direction} · ${s.total} trials (${escape(counts)}) · best value <b id="best">${fmt(s.best)}</b></p>`;
+  $("#summary").innerHTML = `<h2>${escape(s.name)}</h2><p>${escape((s.directions || [s.direction]).join(", "))} · ${s.total} trials (${escape(counts)}) · best value <b id="best">${fmt(s.best)}</b></p>`;
 }
 
 async function selectStudy(id) {
@@ -137,9 +140,15 @@ async function showTrial(number, withPosterior = true) {
   const d = $("#detail");
   d.hidden = false;
   const steps = t.intermediate.steps.map((s, i) => `${s}: ${fmt(t.intermediate.values[i])}`).join("\n");
-  const { notes, ...attrs } = t.user_attrs;
+  const { notes, artifacts, ...attrs } = t.user_attrs;
   const noteList = Array.isArray(notes) ? notes : [];
-  d.innerHTML = `<h3>trial ${t.number} · ${escape(t.state)} · value ${fmt(t.value)}
+  const files = (Array.isArray(artifacts) ? artifacts : []).filter((a) => a && typeof a.name === "string");
+  const fileRows = files.map((a) => `<li><a href="/api/studies/${state.study.id}/trials/${t.number}/artifacts/${encodeURIComponent(a.name)}" download>${escape(a.name)}</a>
+    <small>${escape(fmt(a.size))} bytes · sha256 ${escape(String(a.sha256 || "").slice(0, 12))}…</small></li>`).join("");
+  const several = Array.isArray(t.values) && t.values.length > 1;
+  const shown = several ? `values ${escape(t.values.map(fmt).join(", "))}` : `value ${fmt(t.value)}`;
+  const limits = Array.isArray(t.constraints) ? ` · constraints ${escape(t.constraints.map(fmt).join(", "))} (${t.feasible ? "feasible" : "infeasible"})` : "";
+  d.innerHTML = `<h3>trial ${t.number} · ${escape(t.state)} · ${shown}${limits}
       <button id="close-trial" type="button">close</button> <button id="use-config" type="button">use in the act form</button></h3>
     <div class="columns"><div>
     <h4>configuration</h4><table id="detail-params">${Object.entries(t.config).map(([k, v]) => `<tr><td>${escape(k)}</td><td>${escape(fmt(v))}</td></tr>`).join("")}</table>
@@ -149,6 +158,7 @@ async function showTrial(number, withPosterior = true) {
     <h4>user attributes</h4><pre id="detail-user">${escape(JSON.stringify(attrs, null, 1))}</pre>
     <h4>system attributes</h4><pre>${escape(JSON.stringify(t.system_attrs, null, 1))}</pre>
     </div><div>
+    ${files.length ? `<h4>artifacts</h4><ul id="trial-artifacts">${fileRows}</ul>` : ""}
     <h4>notes</h4><ul id="trial-notes">${noteList.map(noteItem).join("") || "<li class='none'>none</li>"}</ul>
     ${state.writes ? `<form id="trial-note-form"><input id="trial-note-text" maxlength="10000" placeholder="a note on this trial"> <button type="submit">add note</button></form>` : ""}
     <h4>the GP's posterior along each parameter at this trial</h4><div id="detail-posterior" data-number="${t.number}"></div>
@@ -238,7 +248,9 @@ function fillConfig(config) {
 }
 
 function parseValue(text) {
-  // a number or true/false as JSON, anything else as the text it is (the server checks it against the space)
+  // a number, true/false or a list ([1.5, 2] for several objectives) as JSON, anything else as the text it is
+  // (the server checks it as the API does)
+  if (/^\s*\[.*\]\s*$/.test(text)) { try { return JSON.parse(text); } catch (e) { return text; } }
   if (/^\s*(true|false|-?\d+(\.\d*)?([eE][-+]?\d+)?|-?\.\d+([eE][-+]?\d+)?)\s*$/.test(text)) return JSON.parse(text.trim());
   return text;
 }
@@ -414,6 +426,54 @@ draw.relationship = function (d) {
   return `colour: mean loss rank of the trials in each cell (dark is better); orange dots: the best fifth (${d.shown} shown of the ${d.total} trials where both are active)${sampled}`;
 };
 
+function ticks(lo, hi, n = 5) {
+  return Array.from({ length: n }, (_, k) => lo + ((hi - lo) * k) / (n - 1));
+}
+
+draw.pareto = function (d) {
+  if (!d.objectives) return "the Pareto front needs a study with several objectives";
+  const canvas = document.createElement("canvas");
+  const w = Math.min(width(), 640), h = 440, pad = 60;
+  canvas.width = w; canvas.height = h;
+  canvas.id = "pareto";
+  $("#plot").appendChild(canvas);
+  const g = canvas.getContext("2d");
+  const finite = (v) => v.filter((x) => x !== null);
+  const [x0, x1] = [Math.min(...finite(d.x)), Math.max(...finite(d.x))], [y0, y1] = [Math.min(...finite(d.y)), Math.max(...finite(d.y))];
+  const px = (x) => pad + ((x - x0) / (x1 - x0 || 1)) * (w - 2 * pad), py = (y) => h - pad - ((y - y0) / (y1 - y0 || 1)) * (h - 2 * pad);
+  g.strokeStyle = "#222"; g.strokeRect(pad, pad, w - 2 * pad, h - 2 * pad);
+  g.fillStyle = "#222"; g.font = "12px sans-serif";
+  ticks(x0, x1).forEach((t) => g.fillText(fmt(Number(t.toPrecision(3))), px(t) - 12, h - pad + 16));
+  g.textAlign = "right";
+  ticks(y0, y1).forEach((t) => g.fillText(fmt(Number(t.toPrecision(3))), pad - 6, py(t) + 4));
+  g.textAlign = "left";
+  g.fillText(`objective ${d.objectives[0]} (${d.directions[0]})`, w / 2 - 50, h - 14);
+  g.save(); g.translate(12, h / 2 + 50); g.rotate(-Math.PI / 2); g.fillText(`objective ${d.objectives[1]} (${d.directions[1]})`, 0, 0); g.restore();
+  const front = d.numbers.map((n, k) => k).filter((k) => d.on_front[k]).sort((a, b) => d.x[a] - d.x[b]);
+  d.numbers.forEach((n, k) => {
+    const x = px(d.x[k]), y = py(d.y[k]);
+    if (!d.feasible[k]) {
+      g.strokeStyle = "#999"; g.lineWidth = 1;
+      g.beginPath(); g.moveTo(x - 3, y - 3); g.lineTo(x + 3, y + 3); g.moveTo(x - 3, y + 3); g.lineTo(x + 3, y - 3); g.stroke();
+    } else if (!d.on_front[k]) {
+      g.fillStyle = "rgba(31,95,160,0.55)"; g.beginPath(); g.arc(x, y, 2.5, 0, 7); g.fill();
+    }
+  });
+  g.strokeStyle = "#c0392b"; g.lineWidth = 1.5;
+  g.beginPath();
+  front.forEach((k, i) => (i ? g.lineTo(px(d.x[k]), py(d.y[k])) : g.moveTo(px(d.x[k]), py(d.y[k]))));
+  g.stroke();
+  front.forEach((k) => { g.beginPath(); g.arc(px(d.x[k]), py(d.y[k]), 5, 0, 7); g.stroke(); });
+  canvas.onclick = (e) => {
+    const r = canvas.getBoundingClientRect(), cx = e.clientX - r.left, cy = e.clientY - r.top;
+    let best = null, dist = 100;
+    d.numbers.forEach((n, k) => { const dd = (px(d.x[k]) - cx) ** 2 + (py(d.y[k]) - cy) ** 2; if (dd < dist) { dist = dd; best = n; } });
+    if (best !== null) showTrial(best);
+  };
+  canvas.title = "click a point to open its trial";
+  return `${d.front_size} trials on the feasible front (red) of ${d.total}; crosses are infeasible; click a point to open its trial` + (d.shown < d.total ? ` (showing ${d.shown})` : "");
+};
+
 draw.compare = function (d) {
   const tables = d.studies.map((s) => [s.x, s.best]);
   const joined = uPlot.join(tables);
@@ -439,7 +499,7 @@ async function loadPlot() {
   if (!state.study) return;
   const kind = $("#plot-kind").value;
   const select = $("#plot-param"), second = $("#plot-param2");
-  const param = kind === "relationship" ? [select.value, second.value].filter(Boolean).join(",") : select.value || "";
+  const param = kind === "relationship" || kind === "pareto" ? [select.value, second.value].filter(Boolean).join(",") : select.value || "";
   $("#plot-note").textContent = "computing…";
   try {
     let d;
@@ -455,10 +515,12 @@ async function loadPlot() {
     }
     d = await api(`/api/studies/${state.study.id}/plots/${kind}?param=${encodeURIComponent(param)}`);
     if (kind === "slices") showParameters(d.slices.map((s) => s.address), Object.fromEntries(d.slices.map((s) => [s.address, s.categories])));
-    const options = kind === "slices" ? d.slices.map((s) => s.address) : kind === "gp" || kind === "relationship" ? d.options : kind === "convergence" ? ["number", "time"] : [];
+    const pair = kind === "relationship" ? d.addresses || [] : kind === "pareto" ? (d.objectives || []).map(String) : null;
+    const options = kind === "slices" ? d.slices.map((s) => s.address) : kind === "gp" || kind === "relationship" ? d.options
+      : kind === "pareto" ? Array.from({ length: d.count }, (_, i) => String(i)) : kind === "convergence" ? ["number", "time"] : [];
     $("#param-label").hidden = options.length === 0;
-    $("#param2-label").hidden = kind !== "relationship";
-    for (const [el, chosen] of kind === "relationship" ? [[select, (d.addresses || [])[0]], [second, (d.addresses || [])[1]]] : [[select, param]]) {
+    $("#param2-label").hidden = pair === null;
+    for (const [el, chosen] of pair !== null ? [[select, pair[0]], [second, pair[1]]] : [[select, param]]) {
       if (options.join() !== [...el.options].map((o) => o.value).join()) el.innerHTML = options.map((o) => `<option>${escape(o)}</option>`).join("");
       if (options.includes(chosen)) el.value = chosen;
     }

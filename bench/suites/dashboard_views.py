@@ -19,7 +19,7 @@ it), so nothing is cached from the previous repeat, and measures in this order:
 Each measure is appended as one JSON line to ``--out`` with the commit, date, repeat and
 the machine's 1-minute load average; the medians are printed.
 
-    OMP_NUM_THREADS=1 python -m bench.dashboard_views --out bench/results/dashboard_views.jsonl
+    OMP_NUM_THREADS=1 python -m bench.suites.dashboard_views --out bench/results/dashboard_views.jsonl
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ log10 of its node count (accuracy against model size). Each run records the hype
 feasible front after 50, 100 and 200 evaluations, and whether its best
 trials are feasible.
 
-    python -m bench.multi_objective run --seeds 10 --budget 200     # resumable, appends rows
-    python -m bench.multi_objective report                          # the tables, from the rows
+    python -m bench.suites.multi_objective run --seeds 10 --budget 200     # resumable, appends rows
+    python -m bench.suites.multi_objective report                          # the tables, from the rows
 
 Rows: ``bench/results/multi_objective.jsonl`` (one per problem, method, seed).
 """
@@ -23,13 +23,16 @@ import math
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROWS = Path(__file__).parent / "results" / "multi_objective.jsonl"
+from ..harness.paths import RESULTS
+
+ROWS = RESULTS / "multi_objective.jsonl"
 CHECKPOINTS = (50, 100, 200)
+#: A peer is the comparison's "best Optuna sampler" only with at least this many seeds.
+MIN_SEEDS = 5
 
 
 # ------------------------------------------------------------------ problems
@@ -276,7 +279,8 @@ def report(at: int = 100, ours: str = "treefarm-auto") -> str:
     rng = np.random.default_rng(0)
     lines = [
         f"Median hypervolume at {at} evaluations (higher is better; seeds in brackets); "
-        f"verdict of {ours} against the best Optuna sampler (95% bootstrap interval of the difference of medians).",
+        f"verdict of {ours} against the best Optuna sampler with at least {MIN_SEEDS} seeds "
+        "(95% bootstrap interval of the difference of medians).",
         "",
         "| problem | " + " | ".join(methods) + " | best Optuna | verdict |",
         "|---|" + "---|" * (len(methods) + 2),
@@ -287,7 +291,11 @@ def report(at: int = 100, ours: str = "treefarm-auto") -> str:
         for m in methods:
             v = table.get((p, m))
             cells.append(f"{np.median(v):.4g} ({len(v)})" if v else "")
-        optuna = [m for m in methods if m.startswith("optuna-") and m != "optuna-random" and (p, m) in table]
+        optuna = [
+            m
+            for m in methods
+            if m.startswith("optuna-") and m != "optuna-random" and len(table.get((p, m), ())) >= MIN_SEEDS
+        ]
         verdict = ""
         if optuna and (p, ours) in table:
             best = max(optuna, key=lambda m: np.median(table[(p, m)]))
@@ -305,7 +313,7 @@ def report(at: int = 100, ours: str = "treefarm-auto") -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.multi_objective")
+    parser = argparse.ArgumentParser(prog="python -m bench.suites.multi_objective")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run")
     run.add_argument("--problems", default=",".join(PROBLEMS))

@@ -1,0 +1,127 @@
+"""MO-ASHA: the steps a study with two objectives saves under successive halving,
+and the hypervolume it keeps.
+
+Objective: a training run whose error curve falls with the epochs towards a floor
+set by the model's width (a wider model reaches a lower floor: error
+``0.3 / sqrt(width) + 0.5 exp(-lr * epoch) + noise``), reported as
+``[error, log10(width)]`` at each of 27 epochs: accuracy against size, a front.
+The same seeds run with ``SuccessiveHalvingPruner(min_resource=1,
+reduction_factor=3, max_resource=27)`` and without a pruner; each row holds the
+epochs trained and the final front's hypervolume (reference ``[1.0, 3.0]``).
+
+    python -m bench.suites.mo_pruning run --seeds 10 --trials 60
+    python -m bench.suites.mo_pruning run --seeds 10 --trials 60 --min-resource 3
+    python -m bench.suites.mo_pruning report
+
+Rows: ``bench/results/mo_pruning.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..harness.paths import RESULTS
+
+ROWS = RESULTS / "mo_pruning.jsonl"
+REFERENCE = [1.0, 3.0]
+EPOCHS = 27
+
+
+def _objective(params: dict[str, Any], trial: Any) -> list[float]:
+    rng = np.random.default_rng(trial.number)
+    floor = 0.3 / math.sqrt(params["width"])
+    values = [1.0, 0.0]
+    for epoch in range(1, (trial.budget or EPOCHS) + 1):
+        error = floor + 0.5 * math.exp(-params["lr"] * epoch) + 0.01 * float(rng.standard_normal())
+        values = [error, math.log10(params["width"])]
+        trial.report(epoch, values)
+        if trial.should_prune():
+            import treefarm as tf
+
+            raise tf.TrialPruned()
+    return values
+
+
+def run_one(seed: int, trials: int, pruned: bool, algo: str, min_resource: int = 1) -> dict[str, Any]:
+    import treefarm as tf
+
+    pruner = (
+        tf.SuccessiveHalvingPruner(min_resource=min_resource, reduction_factor=3, max_resource=EPOCHS) if pruned else None
+    )
+    space = {"width": tf.Int(1, 1024, log=True), "lr": tf.Real(0.01, 1.0, log=True)}
+    study = tf.Study.create(space=space, directions=["minimize", "minimize"], pruner=pruner, algo=algo, seed=seed)
+    study.optimize(_objective, n_trials=trials, progress=False)
+    epochs = sum(max(t.intermediate) for t in study.trials if t.intermediate)
+    return {
+        "seed": seed,
+        "algo": algo,
+        "pruned": pruned,
+        "min_resource": min_resource if pruned else None,
+        "trials": trials,
+        "epochs": int(epochs),
+        "hypervolume": study.hypervolume(REFERENCE),
+    }
+
+
+def report() -> str:
+    rows = [json.loads(line) for line in ROWS.read_text().splitlines() if line.strip()]
+    out = []
+    settings = sorted({(r["algo"], r.get("min_resource", 1)) for r in rows if r["pruned"]})
+    for algo, minimum in settings:
+        on = [r for r in rows if r["algo"] == algo and r["pruned"] and r.get("min_resource", 1) == minimum]
+        off = [r for r in rows if r["algo"] == algo and not r["pruned"]]
+        if not on or not off:
+            continue
+        steps = np.median([r["epochs"] for r in on]) / np.median([r["epochs"] for r in off])
+        a = np.array([r["hypervolume"] for r in on])
+        b = np.array([r["hypervolume"] for r in off])
+        rng = np.random.default_rng(0)
+        boot = np.median(rng.choice(a, (2000, len(a))), axis=1) - np.median(rng.choice(b, (2000, len(b))), axis=1)
+        lo, hi = np.percentile(boot, [2.5, 97.5])
+        verdict = "lower beyond noise" if hi < 0 else "higher beyond noise" if lo > 0 else "no difference beyond noise"
+        out.append(
+            f"{algo}, first rung at {minimum} epochs: MO-ASHA trains {steps:.0%} of the epochs of no pruning (medians over {len(on)} and {len(off)} seeds); "
+            f"median hypervolume {np.median(a):.4f} against {np.median(b):.4f}, difference [{lo:.4f}, {hi:.4f}]: {verdict}"
+        )
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.suites.mo_pruning")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run")
+    run.add_argument("--seeds", type=int, default=10)
+    run.add_argument("--trials", type=int, default=60)
+    run.add_argument("--algos", default="tpe,random")
+    run.add_argument("--min-resource", type=int, default=1, help="the first rung's epochs")
+    sub.add_parser("report")
+    args = parser.parse_args(argv)
+    if args.command == "report":
+        print(report())
+        return
+    done = set()
+    if ROWS.exists():
+        done = {
+            (r["seed"], r["algo"], r["pruned"], r["trials"], r.get("min_resource", 1 if r["pruned"] else None))
+            for r in map(json.loads, ROWS.read_text().splitlines())
+        }
+    ROWS.parent.mkdir(parents=True, exist_ok=True)
+    for seed in range(args.seeds):
+        for algo in args.algos.split(","):
+            for pruned in (True, False):
+                if (seed, algo, pruned, args.trials, args.min_resource if pruned else None) in done:
+                    continue
+                row = run_one(seed, args.trials, pruned, algo, args.min_resource)
+                with ROWS.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
+                print(json.dumps(row), file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main()
