@@ -71,8 +71,6 @@ html_title = f"treefarm {release}"
 html_static_path: list[str] = []
 html_show_sourcelink = False
 
-# The gallery's studies run inside the build: their line per trial would bury its output.
-logging.getLogger("treefarm").setLevel(logging.WARNING)
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -87,3 +85,5 @@ class _EmptyGlobs(logging.Filter):
 
 def setup(app: object) -> None:
     logging.getLogger("sphinx.sphinx.directives.other").addFilter(_EmptyGlobs())
+    # The gallery's studies run inside the build: their line per trial would bury its output.
+    logging.getLogger("treefarm").setLevel(logging.WARNING)

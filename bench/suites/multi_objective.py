@@ -33,6 +33,8 @@ from ..harness.paths import RESULTS
 
 ROWS = RESULTS / "multi_objective.jsonl"
 CHECKPOINTS = (50, 100, 200)
+#: A peer is the comparison's "best Optuna sampler" only with at least this many seeds.
+MIN_SEEDS = 5
 
 
 # ------------------------------------------------------------------ problems
@@ -290,7 +292,8 @@ def report(at: int = 100, ours: str = "treefarm-auto") -> str:
     rng = np.random.default_rng(0)
     lines = [
         f"Median hypervolume at {at} evaluations (higher is better; seeds in brackets); "
-        f"verdict of {ours} against the best Optuna sampler (95% bootstrap interval of the difference of medians).",
+        f"verdict of {ours} against the best Optuna sampler with at least {MIN_SEEDS} seeds "
+        "(95% bootstrap interval of the difference of medians).",
         "",
         "| problem | " + " | ".join(methods) + " | best Optuna | verdict |",
         "|---|" + "---|" * (len(methods) + 2),
@@ -301,7 +304,11 @@ def report(at: int = 100, ours: str = "treefarm-auto") -> str:
         for m in methods:
             v = table.get((p, m))
             cells.append(f"{np.median(v):.4g} ({len(v)})" if v else "")
-        optuna = [m for m in methods if m.startswith("optuna-") and m != "optuna-random" and (p, m) in table]
+        optuna = [
+            m
+            for m in methods
+            if m.startswith("optuna-") and m != "optuna-random" and len(table.get((p, m), ())) >= MIN_SEEDS
+        ]
         verdict = ""
         if optuna and (p, ours) in table:
             best = max(optuna, key=lambda m: np.median(table[(p, m)]))

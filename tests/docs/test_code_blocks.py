@@ -9,6 +9,8 @@ reader pasting a page into one session); a block that raises or takes longer tha
 from __future__ import annotations
 
 import gc
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,19 @@ BLOCK_SECONDS = 30.0
 def pages() -> list[Path]:
     found = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
     return [p for p in found if BUILD not in p.parents and python_blocks(p)]
+
+
+@pytest.fixture(autouse=True)
+def _logging_restored() -> Iterator[None]:
+    """A page may change the library's logging (how to silence it): put it back after the page,
+    so the tests that run later see the library's own defaults."""
+    loggers = [logging.getLogger(name) for name in ("treefarm", "treefarm.trials")]
+    saved = [(lg, lg.level, list(lg.handlers), lg.propagate) for lg in loggers]
+    yield
+    for lg, level, handlers, propagate in saved:
+        lg.setLevel(level)
+        lg.handlers[:] = handlers
+        lg.propagate = propagate
 
 
 @pytest.fixture(autouse=True)

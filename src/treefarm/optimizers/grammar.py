@@ -99,7 +99,7 @@ class GrammarSearch(Optimizer):
     that each other decision of a mutated child moves too; ``digits`` how many
     significant digits two losses share to be one level.
 
-    The defaults were chosen on the 15 targets of ``bench/symbolic.py``'s
+    The defaults were chosen on the 15 targets of ``bench/harness/symbolic.py``'s
     suite with ``kernel_search`` and ``symbolic_regression`` (30 seeds) and
     checked on its two held-out sets (``docs/design/grammar.md``): ``gamma`` 0.1,
     4 candidates and 6 digits (0.25, 8 and 12 before) had a lower median on

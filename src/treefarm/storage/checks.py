@@ -310,8 +310,14 @@ def vector_text(values: Sequence[float] | None) -> str | None:
 
 
 def vector(text: str | None) -> tuple[float, ...] | None:
-    """The floats of a stored vector (see :func:`vector_text`); None for NULL."""
-    return None if text is None else tuple(float(v) for v in json.loads(text))
+    """The floats of a stored vector (see :func:`vector_text`); None for NULL. A vector of
+    one (every single-objective trial) is parsed without the JSON decoder: history reads
+    decode one per trial."""
+    if text is None:
+        return None
+    if "," not in text:
+        return (float(text[1:-1]),)
+    return tuple(float(v) for v in json.loads(text))
 
 
 def intermediate_value(step: int, value: float | Sequence[float]) -> tuple[float, tuple[float, ...] | None]:

@@ -105,7 +105,14 @@ def reconcile(
             raise _refuse("direction", record.name, record.direction, directions[0])
         raise _refuse("directions", record.name, list(record.directions), list(directions))
     if seed is not None and seed != record.seed:
-        raise _refuse("seed", record.name, record.seed, seed)
+        raise _refuse(
+            "seed",
+            record.name,
+            record.seed,
+            seed,
+            " (every worker of a study shares the study's seed: give it to the first one, or give none and "
+            "each worker reads it from the storage; see 'Seeding several workers' in the parallel runs guide)",
+        )
     stored_print = record.attrs.get("space_fingerprint")
     given_print = fingerprint(space)
     if stored_print is not None and stored_print != given_print and stored_print == fingerprint(space, legacy=True):

@@ -20,8 +20,8 @@ space (decisions whose address this space does not have are dropped):
   evaluated here, is among the better half of them, so a source whose best
   is mediocre here steers nothing.
 
-Why regions are off by default (bench/RESULTS.md, "Warm starts: the
-source's best evaluated first, region hints opt-in"): ungated, a source's
+Why regions are off by default (design notes, ``docs/design/hints.md``,
+"Warm starts: the source's best evaluated first"): ungated, a source's
 best region steers the first suggestions before this study can judge it,
 and where it lies beside a local minimum of this study the search settles
 there.

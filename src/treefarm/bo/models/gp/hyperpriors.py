@@ -11,7 +11,7 @@ interpolate noise, or that are so long the model is flat. The priors
   ``log l ~ N(sqrt2 + log(d)/2, 3)``: with the tens of evaluations our
   users run, its long length scales made the model flat in most
   directions and log-EI spent the budget on the corners of the cube.
-  Median regret over 3 seeds at 30 evaluations (``bench/problems.py``):
+  Median regret over 3 seeds at 30 evaluations (``bench/harness/problems.py``):
   Hartmann-6 1.23 -> 0.15, Styblinski-Tang-8 174 -> 101, Branin 0.001 either
   way; a milder ``N(log(d)/2, 1)`` was no better than the Hvarfner prior;
 - signal variance: ``log s2 ~ N(0, 1)`` (the outputs are standardized);
