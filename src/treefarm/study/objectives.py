@@ -118,7 +118,7 @@ def study_hypervolume(
     if ref.shape != (len(directions),) or not np.all(np.isfinite(ref)):
         raise StudyError(
             f"reference must hold {len(directions)} finite numbers (one per objective), "
-            f"but got reference={list(np.atleast_1d(ref))!r}"
+            f"but got reference={[float(r) for r in np.atleast_1d(ref)]!r}"
         )
     front = [r for r in feasible_front(records, directions) if r.feasible]
     if not front:
