@@ -227,9 +227,10 @@ def test_a_point_of_the_pareto_front_opens_its_trial(browser: Any, server: tuple
     with urllib.request.urlopen(f"{url}/api/studies/2/plots/pareto") as response:
         d = json.loads(response.read())
     k = d["on_front"].index(True)
-    w, h, pad = page.eval_on_selector("#pareto", "c => c.width"), 440, 60
+    pareto = page.locator("#pareto")  # a locator waits for the canvas again if a live update redraws it
+    w, h, pad = pareto.evaluate("c => c.width"), 440, 60
     x = pad + (d["x"][k] - min(d["x"])) / (max(d["x"]) - min(d["x"])) * (w - 2 * pad)
     y = h - pad - (d["y"][k] - min(d["y"])) / (max(d["y"]) - min(d["y"])) * (h - 2 * pad)
-    page.click("#pareto", position={"x": x, "y": y})
+    pareto.click(position={"x": x, "y": y})
     page.wait_for_selector(f"#detail h3:has-text('trial {d['numbers'][k]} ')")
     page.context.close()
