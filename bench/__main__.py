@@ -1,4 +1,12 @@
-"""``python -m bench run|report|scaling|sampling|one`` — see bench/RESULTS.md for the commands used."""
+"""``python -m bench list|run|report|manifest|scaling|sampling|one``.
+
+- ``list``: the suites of the report (:mod:`bench.suites`);
+- ``run SUITE``: the commands that make a suite's rows, each resumable (only what
+  the rows lack runs); ``run --problems ... --methods ...``: runner keys directly;
+- ``report``: ``bench/RESULTS.md`` and ``bench/plots/profile_*.png`` from the
+  committed rows; ``report FILE...``: the runner's detailed tables of those files;
+- ``manifest``: record, once, the commit that committed each suite's rows file.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +15,9 @@ import json
 import sys
 from pathlib import Path
 
-from .methods import METHODS
-from .problems import FRESH, GRAMMAR, HELD_OUT, SYMBOLIC, SYNTHETIC, TUNING, all_problems
+from .harness.methods import METHODS
+from .harness.paths import BENCH, PLOTS, ROOT
+from .harness.problems import FRESH, GRAMMAR, HELD_OUT, SYMBOLIC, SYNTHETIC, TUNING, all_problems
 
 QUICK_PROBLEMS = ["branin", "hartmann6", "styblinski8", "svc_digits"]
 
@@ -25,10 +34,36 @@ def _csv(text: str) -> list[str]:
     return [t for t in text.split(",") if t]
 
 
+def _run_suite(name: str, dry_run: bool, parser: argparse.ArgumentParser) -> int:
+    """Each of the suite's commands in turn, from the repository's root, with this interpreter."""
+    import shlex
+    import subprocess
+
+    from .suites import by_name
+
+    suites = by_name()
+    if name not in suites:
+        parser.error(f"unknown suite {name!r}; suites: {sorted(suites)}")
+    for command in suites[name].commands:
+        argv = shlex.split(command)
+        if argv[0] == "python":
+            argv[0] = sys.executable
+        print(command, file=sys.stderr, flush=True)
+        if not dry_run:
+            done = subprocess.run(argv, cwd=ROOT, check=False)
+            if done.returncode:
+                return done.returncode
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run (problem, method, seed) combinations not yet in --out")
+    sub.add_parser("list", help="the suites of the report")
+    sub.add_parser("manifest", help="record the commit that committed each suite's rows file (once per file)")
+    run = sub.add_parser("run", help="a suite's commands, or (problem, method, seed) combinations not yet in --out")
+    run.add_argument("suite", nargs="?", default=None, help="a suite of `python -m bench list`")
+    run.add_argument("--dry-run", action="store_true", help="with SUITE: print its commands, run nothing")
     run.add_argument(
         "--problems", default="synthetic", help="names, or synthetic/tuning/grammar/symbolic/all"
     )
@@ -40,9 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
     run.add_argument("--out", type=Path, default=Path("bench/results/main.jsonl"))
     run.add_argument("--quick", action="store_true", help="4 problems, 3 seeds, budget 25: under 10 minutes")
-    report = sub.add_parser("report", help="markdown tables (and --plots) from results files")
-    report.add_argument("results", type=Path, nargs="+")
-    report.add_argument("--plots", type=Path, default=None, help="directory for convergence PNGs")
+    report = sub.add_parser("report", help="RESULTS.md from the suites' rows, or the tables of results files")
+    report.add_argument("results", type=Path, nargs="*", help="results files (without: RESULTS.md)")
+    report.add_argument("--out", type=Path, default=BENCH / "RESULTS.md", help="without files: where RESULTS.md goes")
+    report.add_argument("--plots", type=Path, default=None,
+                        help="directory for the PNGs (without files: default bench/plots)")
+    report.add_argument("--no-plots", action="store_true", help="without files: write RESULTS.md only")
     report.add_argument(
         "--commit",
         action="append",
@@ -70,13 +108,34 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("budget", type=int)
     args = parser.parse_args(argv)
 
+    if args.command == "list":
+        from .suites import all_suites
+
+        for s in all_suites():
+            print(f"{s.name:18s} {s.title}{' (held out)' if s.held_out else ''}")
+        return 0
+    if args.command == "manifest":
+        from .harness.summary import record_manifest
+        from .suites import all_suites
+
+        record_manifest(sorted({f for s in all_suites() for f in s.files}))
+        return 0
+    if args.command == "run" and args.suite is not None:
+        return _run_suite(args.suite, args.dry_run, parser)
+    if args.command == "report" and not args.results:
+        from .harness.summary import render
+        from .suites import all_suites
+
+        args.out.write_text(render(all_suites(), plots=None if args.no_plots else args.plots or PLOTS))
+        print(f"wrote {args.out}", file=sys.stderr)
+        return 0
     if args.command == "one":
-        from .runner import run_one
+        from .harness.runner import run_one
 
         print(json.dumps(run_one(args.problem, args.method, args.seed, args.budget)))
         return 0
     if args.command == "run":
-        from .runner import run_all
+        from .harness.runner import run_all
 
         groups = {
             "synthetic": list(SYNTHETIC),
@@ -109,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
         return 0
     if args.command == "report":
-        from .report import (
+        from .harness.report import (
             coverage_table,
             gap_table,
             parse_commits,
@@ -119,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             summary_table,
             versus_table,
         )
-        from .runner import read_rows
+        from .harness.runner import read_rows
 
         gaps = [tuple(pair.split(":")) for pair in args.gap]
         bad_gaps = [pair for pair, gap in zip(args.gap, gaps) if len(gap) != 2 or not all(gap)]
@@ -150,13 +209,13 @@ def main(argv: list[str] | None = None) -> int:
             plot(rows, problems, args.plots)
         return 0
     if args.command == "scaling":
-        from .scaling import table
+        from .suites.scaling import table
 
         print(
             table(_csv(args.methods), [int(d) for d in _csv(args.dims)], [int(n) for n in _csv(args.sizes)])
         )
         return 0
-    from .sampling import hyperopt_sampling, treefarm_sampling
+    from .suites.sampling import hyperopt_sampling, treefarm_sampling
 
     wall, cpu = treefarm_sampling()
     print(f"treefarm sample(space, rng, n=10_000): {wall:.3f} s wall, {cpu:.3f} s CPU")

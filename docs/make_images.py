@@ -5,9 +5,10 @@
 Runs small real studies (a conditional network-tuning space with learning
 curves, five seeds of it for the median band, and the grammar of examples/symbolic_regression.py)
 into a temporary SQLite file, draws every plot kind with ``treefarm.viz``,
-then serves the file with the dashboard and photographs it in Debian's
-headless Chromium (skipped, with a message, where chromium or playwright is
-absent). Deterministic: fixed seeds.
+then serves the file with the dashboard (writes on) and photographs it in
+Debian's headless Chromium, acting from the page as a person would (a hint,
+a note), skipped with a message where chromium or playwright is absent.
+Deterministic: fixed seeds.
 """
 
 from __future__ import annotations
@@ -88,10 +89,80 @@ def draw_plots(db: str) -> None:
     storage.close()
 
 
+def _serve(db: str) -> tuple[Any, Any, Any, str]:
+    """The dashboard on ``db`` with writes on (token ``images``), in a thread: (server, thread, storage, url)."""
+    import uvicorn
+
+    from treefarm.dashboard import create_app
+    from treefarm.dashboard.readonly import open_for_writes
+    from treefarm.dashboard.security import WriteAccess, allowed_hosts
+    from treefarm.dashboard.writes import Writer
+
+    storage = open_for_writes(db)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    access = WriteAccess("images", allowed_hosts("127.0.0.1", port))
+    app = create_app(storage, writer=Writer(storage, [NETWORK]), access=access)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    return server, thread, storage, f"http://127.0.0.1:{port}/"
+
+
+def _note_is(page: Any, text: str) -> None:
+    page.wait_for_function(f"document.querySelector('#plot-note').textContent.includes({text!r})", timeout=120_000)
+
+
+def _plot_panel(page: Any, name: str) -> None:
+    """The plot's controls, note and drawing (the panel itself is as tall as the table beside it)."""
+    top, bottom = page.locator("#plot-controls").bounding_box(), page.locator("#plot").bounding_box()
+    height = bottom["y"] + bottom["height"] - top["y"] + 8
+    clip = {"x": top["x"], "y": top["y"], "width": top["width"], "height": height}
+    page.screenshot(path=str(OUT / name), clip=clip, full_page=True)
+
+
+def photograph(page: Any) -> None:
+    """The study page, a trial page, acting (a hint drawn on its slice, a note), two
+    parameters, and studies compared."""
+    page.wait_for_selector("#plot canvas")
+    page.click("th[data-sort=value]")
+    page.wait_for_selector("th.sorted[data-sort=value]")
+    page.screenshot(path=str(OUT / "dashboard.png"))
+    page.select_option("#plot-kind", "gp")
+    _note_is(page, "others at")
+    page.click("#trials tbody tr")
+    page.wait_for_selector("#detail-posterior .uplot", timeout=120_000)
+    page.locator("#detail").screenshot(path=str(OUT / "dashboard_gp_trial.png"))
+    page.click("#close-trial")
+    page.select_option("#plot-kind", "slices")
+    _note_is(page, "active")
+    page.click("#act summary")
+    page.fill("#config-inputs [data-address=lr]", "0.001")
+    page.fill("#hint-credibility", "0.9")
+    page.click("#add-hint")
+    page.wait_for_selector("#hints tbody tr")
+    _note_is(page, "1 hint drawn")
+    page.fill("#note-text", "lr near 1e-3 looks best; hinted there")
+    page.click("#note-form button")
+    page.wait_for_selector("#notes .note-text")
+    _note_is(page, "1 hint drawn")
+    page.screenshot(path=str(OUT / "dashboard_act.png"))
+    page.select_option("#plot-kind", "relationship")
+    _note_is(page, "colour")
+    _plot_panel(page, "dashboard_relationship.png")
+    page.click("#studies li:has-text('network-seed0')")
+    page.select_option("#plot-kind", "compare")
+    _note_is(page, "best value so far")
+    _plot_panel(page, "dashboard_compare.png")
+
+
 def screenshots(db: str) -> None:
     chromium = shutil.which("chromium")
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401
         from playwright.sync_api import sync_playwright
     except ImportError as error:
         print(f"no dashboard screenshots: {error}", file=sys.stderr)
@@ -99,37 +170,18 @@ def screenshots(db: str) -> None:
     if chromium is None:
         print("no dashboard screenshots: Debian's chromium is not installed", file=sys.stderr)
         return
-    from treefarm.dashboard import create_app, open_read_only
-
-    storage = open_read_only(db)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(storage), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
+    server, thread, storage, url = _serve(db)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": 1400, "height": 860})
-        page.goto(f"http://127.0.0.1:{port}/")
-        page.wait_for_selector("#plot canvas")
-        page.click("th[data-sort=value]")
-        page.wait_for_selector("th.sorted[data-sort=value]")
-        page.screenshot(path=str(OUT / "dashboard.png"))
-        page.select_option("#plot-kind", "gp")
-        page.wait_for_function("document.querySelector('#plot-note').textContent.startsWith('others at')")
-        page.click("#trials tbody tr")
-        page.wait_for_selector("#detail-config")
-        page.screenshot(path=str(OUT / "dashboard_gp_trial.png"), full_page=True)
+        # bypass_csp: the waits below evaluate their own predicates in the page
+        page = browser.new_page(viewport={"width": 1400, "height": 860}, bypass_csp=True)
+        page.goto(f"{url}?token=images")
+        photograph(page)
         browser.close()
     server.should_exit = True
     thread.join(10)
     storage.close()
-    print(f"wrote {OUT / 'dashboard.png'} and {OUT / 'dashboard_gp_trial.png'}")
+    print(f"wrote the dashboard screenshots in {OUT}")
 
 
 def main() -> None:

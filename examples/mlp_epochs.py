@@ -7,7 +7,7 @@ validation error after each epoch and asks the study whether to go on: ASHA
 3) keeps the best third of the trials at each rung. The pruner also sets the
 fidelity: ``trial.budget`` is the most epochs a trial may train (27).
 
-Measured (seed 0, 40 trials, TPE): see the printout; bench/RESULTS.md has
+Measured (seed 0, 40 trials, TPE): see the printout; the benchmark's `pruning` suite has
 the 10-seed comparison with no pruning and with Optuna's pruners.
 
     pip install -e ".[examples]"

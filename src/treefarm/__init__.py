@@ -15,7 +15,18 @@ from .exceptions import (
     TrialPruned,
     TrialStateError,
 )
-from .optimizers import GP, TPE, Anneal, Auto, GrammarSearch, History, Observation, Optimizer, RandomSearch
+from .optimizers import (
+    GP,
+    NSGA2,
+    TPE,
+    Anneal,
+    Auto,
+    GrammarSearch,
+    History,
+    Observation,
+    Optimizer,
+    RandomSearch,
+)
 from .pruners import (
     HyperbandPruner,
     MedianPruner,
@@ -58,6 +69,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "GP",
+    "NSGA2",
     "TPE",
     "Anneal",
     "Args",

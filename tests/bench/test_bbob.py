@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from bench.bbob import (
+from bench.harness.bbob import (
     FUNCTIONS,
     bbob_problems,
     best_of_table,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from bench.fold_noise import FOLD, N_FOLDS, N_POINTS, NOISE, X, law, smoother, true_loss
+from bench.screens.fold_noise import FOLD, N_FOLDS, N_POINTS, NOISE, X, law, smoother, true_loss
 
 
 def test_the_closed_form_true_loss_matches_monte_carlo() -> None:

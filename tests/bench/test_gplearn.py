@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("gplearn")
 
-from bench.methods import _gplearn
-from bench.problems import FRESH, SYMBOLIC
+from bench.harness.methods import _gplearn
+from bench.harness.problems import FRESH, SYMBOLIC
 
 
 def test_gplearn_losses_are_its_programs_in_the_order_evaluated() -> None:

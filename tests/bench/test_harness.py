@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from bench.problems import SYNTHETIC, hartmann6, levy, params_to_space
-from bench.report import (
+from bench.harness import runner
+from bench.harness.problems import SYNTHETIC, hartmann6, levy, params_to_space
+from bench.harness.report import (
     coverage_table,
     gap_table,
     parse_commits,
@@ -17,7 +18,6 @@ from bench.report import (
     versus_table,
 )
 
-from bench import runner
 from treefarm import sample
 
 
@@ -33,7 +33,7 @@ def test_synthetic_optima_are_attained_at_their_known_minimizers() -> None:
 
 
 def test_conditional_params_become_join_options() -> None:
-    from bench.problems import TUNING
+    from bench.harness.problems import TUNING
 
     from treefarm import build
 
@@ -172,8 +172,8 @@ def test_report_rejects_a_malformed_gap_pair(capsys: pytest.CaptureFixture[str])
 
 
 def test_tpe_ablation_table_counts_the_problems_no_worse_than_optuna_and_beyond_noise() -> None:
-    from bench.problems import SYNTHETIC
-    from bench.tpe_ablation import table, variants
+    from bench.harness.problems import SYNTHETIC
+    from bench.screens.tpe_ablation import table, variants
 
     seeds = range(10)
     peers = [
@@ -211,7 +211,7 @@ def test_the_ablations_per_address_tpe_keeps_each_addresss_own_best_draw() -> No
     "b" whenever one of the 24 draws is (all but (2/3)^24 of the time); treefarm's
     whole-configuration choice trades k's ratio against x's and also takes "a"."""
     import numpy as np
-    from bench.tpe_ablation import per_address_tpe
+    from bench.screens.tpe_ablation import per_address_tpe
 
     from treefarm import Choice, Config, History, Observation, Real
     from treefarm.optimizers.tpe import TPE
@@ -235,8 +235,8 @@ def test_the_ablations_per_address_tpe_keeps_each_addresss_own_best_draw() -> No
 def test_smacs_space_keeps_bounds_log_scales_and_a_conditional_parameter() -> None:
     """SMAC3 sees the problem's parameters as ConfigSpace does: the SVC's degree only with the poly kernel."""
     pytest.importorskip("ConfigSpace")
-    from bench.methods import _smac_space
-    from bench.problems import all_problems
+    from bench.harness.methods import _smac_space
+    from bench.harness.problems import all_problems
 
     cs = _smac_space(all_problems()["svc_digits"], seed=0)
     assert cs["C"].log and (cs["C"].lower, cs["C"].upper) == (0.001, 1000.0)
@@ -249,9 +249,9 @@ def test_smacs_space_keeps_bounds_log_scales_and_a_conditional_parameter() -> No
 def test_hebos_design_space_and_what_it_cannot_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Log-scaled numbers become HEBO's power types; conditional spaces are a cannot row; a missing
     interpreter is a not-available row naming the variable that sets it."""
-    from bench.hebo_worker import design
-    from bench.methods import NotAvailableError, _hebo
-    from bench.problems import all_problems
+    from bench.harness.hebo_worker import design
+    from bench.harness.methods import NotAvailableError, _hebo
+    from bench.harness.problems import all_problems
 
     params = [{"name": "C", "kind": "real", "low": 1e-3, "high": 1e3, "log": True, "choices": []},
               {"name": "k", "kind": "int", "low": 1, "high": 9, "log": False, "choices": []},

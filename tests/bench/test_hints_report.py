@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.hints import report
+from bench.suites.hints import report
 
 
 def _write(path: Path, rows: list[dict[str, object]]) -> Path:

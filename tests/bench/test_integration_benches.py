@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from bench.problems import SYNTHETIC
-
-from bench import optuna_sampler, sklearn_search
+from bench.harness.problems import SYNTHETIC
+from bench.suites import optuna_sampler, sklearn_search
 
 pytest.importorskip("optuna")
 pytest.importorskip("sklearn")

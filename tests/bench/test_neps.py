@@ -6,8 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bench.methods import CannotExpressError, NotAvailableError, run
-from bench.neps_worker import (
+from bench.harness import runner
+from bench.harness.methods import CannotExpressError, NotAvailableError, run
+from bench.harness.neps_worker import (
     Tree,
     expr_of,
     grammar_levels,
@@ -15,10 +16,9 @@ from bench.neps_worker import (
     height,
     treefarm_config,
 )
-from bench.problems import all_problems
-from bench.symbolic import TARGETS, Expr, grammar, objective_for
+from bench.harness.problems import all_problems
+from bench.harness.symbolic import TARGETS, Expr, grammar, objective_for
 
-from bench import runner
 from treefarm import ConfigError, build, sample
 
 KEIJZER = next(t for t in TARGETS if t.name == "keijzer1")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from bench.pruning_report import best_within, steps_to_reach, table
+from bench.suites.pruning_report import best_within, steps_to_reach, table
 
 TRIALS = [
     {"state": "complete", "value": 0.30, "steps": 27},

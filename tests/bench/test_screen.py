@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bench.bbob import stalled_for
-from bench.screen import _parametrized, _tree_cycle, imported, main, mean_ranks, report
+from bench.harness.bbob import stalled_for
+from bench.harness.screen import _parametrized, _tree_cycle, imported, main, mean_ranks, report
 
 import treefarm as tf
 

@@ -1,9 +1,9 @@
-"""bench.stall_spread: a stall's proposals counted near or away from the incumbent."""
+"""bench.screens.stall_spread: a stall's proposals counted near or away from the incumbent."""
 
 from __future__ import annotations
 
 import numpy as np
-from bench.stall_spread import away_during_stall
+from bench.screens.stall_spread import away_during_stall
 
 
 def test_proposals_of_the_final_stall_are_counted_by_their_distance_to_the_incumbent() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bench.hints import OPTIMA
-from bench.warm import PROBLEMS, SHIFT, report, source_objective
+from bench.suites.hints import OPTIMA
+from bench.suites.warm import PROBLEMS, SHIFT, report, source_objective
 
 import treefarm as tf
 

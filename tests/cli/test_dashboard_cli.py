@@ -59,3 +59,20 @@ def test_a_bad_port_or_missing_file_is_named(
     assert main(["dashboard", str(tmp_path / "none.db")]) == 1
     assert "the SQLite file must exist" in capsys.readouterr().err
     assert not served
+
+
+def test_writes_print_a_token_url_on_the_loopback_and_need_the_flag_for_a_space(
+    db: str, served: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    space_file = tmp_path / "space.py"
+    space_file.write_text("import treefarm as tf\nspace = {'x': tf.Real(0, 1)}\n")
+    assert main(["dashboard", db, "--allow-writes", "--space", str(space_file)]) == 0
+    err = capsys.readouterr().err
+    assert served["host"] == "127.0.0.1" and "http://127.0.0.1:8080/?token=" in err
+    token = err.split("?token=")[1].split()[0]
+    assert len(token) >= 40
+    with pytest.raises(SystemExit) as info:
+        main(["dashboard", db, "--space", str(space_file)])
+    assert info.value.code == 2 and "give --allow-writes too" in capsys.readouterr().err
+    assert main(["dashboard", str(tmp_path / "typo.db"), "--allow-writes"]) == 1
+    assert "the SQLite file must exist" in capsys.readouterr().err and not (tmp_path / "typo.db").exists()

@@ -149,3 +149,67 @@ def test_a_missing_file_or_memory_is_refused_by_name(tmp_path: Path) -> None:
 def test_only_loopback_hosts_count_as_private() -> None:
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4") and not is_loopback("example.org")
+
+
+def test_the_relationship_of_two_parameters_and_the_posterior_at_a_trial(client: TestClient) -> None:
+    r = get(client, "/api/studies/1/plots/relationship?param=x,n")
+    assert r["addresses"] == ["x", "n"] and r["options"] == ["x", "n", "kind"]
+    assert len(r["mean_rank"]) == len(r["good"]) and len(r["x"]) == r["shown"] > 0
+    assert get(client, "/api/studies/1/plots/relationship")["addresses"] == ["x", "n"]
+    assert "x='bogus'" in get(client, "/api/studies/1/plots/relationship?param=bogus,n", 400)["error"]
+    number = get(client, "/api/studies/1/trials?state=complete&limit=1")["rows"][0]["number"]
+    p = get(client, f"/api/studies/1/trials/{number}/posterior")
+    assert [s["address"] for s in p["slices"]] == ["x", "n"] and f"held at trial {number}" in p["note"]
+    x = p["slices"][0]
+    assert len(x["grid"]) == len(x["mean"]) == 100 and x["here"] == get(client, f"/api/studies/1/trials/{number}")["config"]["x"]
+    failed = get(client, "/api/studies/1/trials?state=failed&limit=1")["rows"][0]["number"]
+    assert get(client, f"/api/studies/1/trials/{failed}/posterior")["slices"] == []
+
+
+def test_a_read_only_dashboard_says_so_and_lists_no_hints_or_notes(client: TestClient) -> None:
+    assert get(client, "/api/config")["writes"] is False
+    assert get(client, "/api/studies/1/hints") == {"hints": []}
+    assert get(client, "/api/studies/1/notes") == {"notes": []}
+    assert get(client, "/api/studies/1/version")["version"][:3] == [40, 0, 0]
+
+
+def test_studies_are_compared_on_one_chart(tmp_path: Path) -> None:
+    path = tmp_path / "two.db"
+    for name, algo in (("a", "random"), ("b", "anneal")):
+        tf.Study.create(name, space={"x": tf.Real(0, 1)}, storage=str(path), algo=algo, seed=1).optimize(
+            lambda p: p["x"], 10
+        )
+    storage = open_read_only(path)
+    with TestClient(create_app(storage)) as c:
+        data = get(c, "/api/compare?studies=1,2")["studies"]
+        assert [s["name"] for s in data] == ["a", "b"]
+        assert all(s["best"] == sorted(s["best"], reverse=True) and s["x"][-1] == 9 for s in data)
+        assert "two studies or more" in get(c, "/api/compare?studies=1", 400)["error"]
+        assert "studies='1,x'" in get(c, "/api/compare?studies=1,x", 400)["error"]
+    storage.close()
+
+
+def test_the_computed_views_a_study_keeps_are_bounded(db: Path) -> None:
+    from treefarm.dashboard.cache import MAX_COMPUTED, StudyCache
+
+    storage = open_read_only(db)
+    cache = StudyCache(storage, storage.list_studies()[0])
+    for i in range(3 * MAX_COMPUTED):
+        assert cache.computed("importance", f"key{i}", lambda ts, i=i: i) == i
+    assert len(cache._computed) == MAX_COMPUTED, "a request per key must not grow memory without bound"
+    assert cache.computed("importance", f"key{3 * MAX_COMPUTED - 1}", lambda ts: "recomputed") == 3 * MAX_COMPUTED - 1
+    storage.close()
+
+
+def test_importance_and_two_parameters_are_estimated_on_evenly_spaced_trials(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from treefarm.dashboard import payloads
+
+    full = get(client, "/api/studies/1/plots/importance")
+    assert full["shown"] == full["total"] == 40 - failed_count(client)
+    monkeypatch.setattr(payloads, "MAX_ESTIMATED", 10)
+    sampled = get(client, "/api/studies/1/plots/importance?param=sampled")
+    assert sampled["shown"] == 10 and sampled["total"] == full["total"]
+    r = get(client, "/api/studies/1/plots/relationship?param=n,x")
+    assert r["estimated_on"] == 10 and r["complete"] == full["total"] and r["total"] == 10

@@ -79,7 +79,7 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, server: str) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=True)
     pg = context.new_page()
     pg.set_default_timeout(30_000)
     start = time.monotonic()
@@ -107,7 +107,7 @@ def test_the_first_page_of_100000_trials_renders(page: Any) -> None:
     assert numbers(page) == list(range(50))
     assert page.text_content("#page-info") == f"page 1 of {N // 50} · {N} trials"
     assert "100000 trials" in page.text_content("#summary")
-    assert page.first_page_seconds < 10  # the benchmark records the real figure (bench/RESULTS.md)
+    assert page.first_page_seconds < 10  # the benchmark records the real figure (bench/notes/DASHBOARD.md)
 
 
 def test_the_table_pages_and_sorts_on_the_server(page: Any, db: Path) -> None:

@@ -17,8 +17,8 @@ optuna = pytest.importorskip("optuna")
 from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution  # noqa: E402
 from optuna.testing.pytest_samplers import (  # noqa: E402
     BasicSamplerTestCase,
+    MultiObjectiveSamplerTestCase,
     RelativeSamplerTestCase,
-    SingleOnlySamplerTestCase,
     _create_new_trial,
 )
 
@@ -36,12 +36,16 @@ class _Sampler:
         return lambda: TreefarmSampler(self.algo, seed=0)
 
 
-class TestGPSampler(_Sampler, BasicSamplerTestCase, RelativeSamplerTestCase, SingleOnlySamplerTestCase):
+class TestGPSampler(_Sampler, BasicSamplerTestCase, RelativeSamplerTestCase, MultiObjectiveSamplerTestCase):
     algo = "gp"
 
 
-class TestTPESampler(_Sampler, BasicSamplerTestCase, RelativeSamplerTestCase):
+class TestTPESampler(_Sampler, BasicSamplerTestCase, RelativeSamplerTestCase, MultiObjectiveSamplerTestCase):
     algo = "tpe"
+
+
+class TestNSGA2Sampler(_Sampler, BasicSamplerTestCase, RelativeSamplerTestCase, MultiObjectiveSamplerTestCase):
+    algo = "nsga2"
 
 
 class TestAnnealSampler(_Sampler, BasicSamplerTestCase):
@@ -160,3 +164,22 @@ def test_a_parameter_present_under_two_values_is_left_to_independent_sampling() 
         )
     space = study.sampler.infer_relative_search_space(study, _create_new_trial(study))
     assert space == kinds
+
+
+def test_a_multi_objective_study_with_constraints_ranks_feasible_trials_first() -> None:
+    sampler = TreefarmSampler("tpe", seed=0, constraints_func=lambda t: [t.params["x"] - 0.5])
+    study = optuna.create_study(directions=["minimize", "maximize"], sampler=sampler)
+    study.optimize(lambda t: (t.suggest_float("x", 0, 1), t.suggest_float("y", 0, 1)), n_trials=25)
+    assert all(list(t.system_attrs["constraints"]) == [t.params["x"] - 0.5] for t in study.trials)
+    history = trials_to_history(
+        study.trials, study.trials[0].distributions, directions=study.directions
+    )
+    assert all(len(o.losses) == 2 and len(o.constraints) == 1 for o in history.complete)
+    ranked = sorted(history.complete, key=lambda o: o.loss)
+    feasible = [o.constraints[0] <= 0 for o in ranked]
+    assert feasible == sorted(feasible, reverse=True), "an infeasible trial ranked before a feasible one"
+
+
+def test_a_bad_constraints_func_is_named() -> None:
+    with pytest.raises(tf.StudyError, match="constraints_func"):
+        TreefarmSampler("tpe", constraints_func=3)  # type: ignore[arg-type]

@@ -87,7 +87,7 @@ def test_a_batch_takes_its_joint_turn_at_its_place_reproducibly() -> None:
 def test_joint_turns_need_three_to_ten_always_active_numbers(dims: int, joint: bool) -> None:
     """With one number the joint view would be the product with a smaller good set;
     with two and with more than ten the joint turns measured worse than the product
-    (BBOB in 2-d and 20-d, bench/RESULTS.md)."""
+    (BBOB in 2-d and 20-d, bench/notes/tpe.md)."""
     space, history = _sphere_history(31, dims)
     got = TPE().suggest(space, history, 1, np.random.default_rng(1))
     product = TPE(joint_every=None).suggest(space, history, 1, np.random.default_rng(1))

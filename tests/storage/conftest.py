@@ -10,7 +10,14 @@ import pytest
 
 from treefarm.storage import SQLStorage, Storage
 
-TABLES = ("treefarm_intermediate", "treefarm_trials", "treefarm_studies", "treefarm_meta")
+TABLES = (
+    "treefarm_hints",
+    "treefarm_intermediate",
+    "treefarm_trials",
+    "treefarm_studies",
+    "treefarm_meta",
+    "treefarm_alembic_version",
+)
 
 
 def _drop_tables(url: str) -> None:

@@ -58,9 +58,11 @@ def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(sqlite_path: Path) -> None:
 
 
 @pytest.mark.parametrize("found", [str(SCHEMA_VERSION + 1), "banana"])
-def test_other_schema_versions_are_refused(sqlite_path: Path, found: str) -> None:
+def test_a_database_without_a_revision_must_be_schema_version_1(sqlite_path: Path, found: str) -> None:
+    # without Alembic's version table, only a 0.1.0 database (schema_version 1) is upgraded
     SQLStorage(_url(sqlite_path)).close()
     with sqlite3.connect(sqlite_path) as connection:
+        connection.execute("DROP TABLE treefarm_alembic_version")
         connection.execute("UPDATE treefarm_meta SET value = ? WHERE key = 'schema_version'", (found,))
     with pytest.raises(StorageError, match=f"schema_version='{found}'"):
         SQLStorage(_url(sqlite_path))

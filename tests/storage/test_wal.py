@@ -18,9 +18,9 @@ import pytest
 
 import treefarm as tf
 from treefarm.exceptions import StorageError
-from treefarm.storage import SQLStorage, TrialState
+from treefarm.storage import SQLStorage, TrialState, sqlite_file
 from treefarm.storage import sql as sql_module
-from treefarm.storage.sql import read_only_flags
+from treefarm.storage.sqlite_file import read_only_flags
 
 
 def _url(path: Path) -> str:
@@ -138,7 +138,7 @@ def test_read_only_flags_use_immutable_only_when_no_wal_holds_data(
     db = tmp_path / "s.db"
     db.write_bytes(b"")
     assert read_only_flags(db) == "mode=ro"  # a file we may write: someone else may write it too
-    monkeypatch.setattr(sql_module, "_writable", lambda path: False)  # as in a read-only folder
+    monkeypatch.setattr(sqlite_file, "_writable", lambda path: False)  # as in a read-only folder
     assert read_only_flags(db) == "mode=ro&immutable=1"
     _wal(db).write_bytes(b"")  # emptied by a TRUNCATE checkpoint: the file holds everything
     assert read_only_flags(db) == "mode=ro&immutable=1"
@@ -166,7 +166,7 @@ def test_a_read_only_opening_reads_a_wal_that_holds_data(
     from treefarm.cli.main import main
 
     frozen = _frozen(tmp_path, "-shm")
-    monkeypatch.setattr(sql_module, "_writable", lambda path: False)  # as in a read-only folder
+    monkeypatch.setattr(sqlite_file, "_writable", lambda path: False)  # as in a read-only folder
     reader = SQLStorage(_url(frozen), read_only=True)
     assert str(reader._engine.url.database).endswith("?mode=ro")  # not immutable: the -wal is read
     assert [t.number for t in reader.get_trials(reader.get_study("s").study_id)] == [0, 1, 2, 3, 4]
@@ -181,7 +181,7 @@ def test_a_wal_that_cannot_be_read_in_a_read_only_folder_is_refused_naming_the_s
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     frozen = _frozen(tmp_path)
-    monkeypatch.setattr(sql_module, "_writable", lambda path: False)
+    monkeypatch.setattr(sqlite_file, "_writable", lambda path: False)
 
     def cannot_open() -> sqlite3.Connection:  # what SQLite says when it cannot create the -shm
         raise sqlite3.OperationalError("unable to open database file")

@@ -14,9 +14,9 @@ import pytest
 
 import treefarm as tf
 from treefarm.exceptions import StorageError, StudyError, TrialStateError
+from treefarm.execution.liveness import identity
 from treefarm.storage import TrialState, open_storage
 from treefarm.study.asking import Asker
-from treefarm.study.worker import identity
 
 SPACE = {"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b")}
 

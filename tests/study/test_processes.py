@@ -16,8 +16,8 @@ import pytest
 
 import treefarm as tf
 from treefarm.exceptions import StudyError
+from treefarm.execution.liveness import identity
 from treefarm.storage import TrialState, open_storage
-from treefarm.study.worker import identity
 
 from . import objectives
 

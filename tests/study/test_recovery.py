@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 import treefarm as tf
+from treefarm.execution.liveness import _start_time, identity, worker_alive, worker_gone
 from treefarm.storage import JSON, REQUEUED, TrialRecord, TrialState, memory
 from treefarm.study.recovery import REQUEUE_LOST
-from treefarm.study.worker import _start_time, identity, worker_alive, worker_gone
 
 from .objectives import SPACE
 

@@ -56,3 +56,20 @@ def test_the_figure_draws_mean_band_and_acquisition() -> None:
     assert np.allclose(top.lines[0].get_ydata(), p.mean)
     assert np.allclose(bottom.lines[0].get_ydata(), p.acquisition)
     assert bottom.get_xlabel() == "x" and "GP along x" in top.get_title()
+
+
+def test_one_fit_gives_every_parameter_and_agrees_with_the_single_posterior() -> None:
+    from treefarm.viz.posterior import gp_posteriors
+
+    trials = bowl().trials
+    both = gp_posteriors(trials, direction="minimize", n_grid=81)
+    assert [p.address for p in both] == ["x", "y"]
+    single = gp_posterior(trials, "y", direction="minimize", n_grid=81)
+    np.testing.assert_allclose(both[1].mean, single.mean, err_msg="the same fit read along y must agree")
+    at = gp_posteriors(trials, direction="minimize", at=7, n_grid=81)
+    assert all(p.at == 7 for p in at) and at[0].at != both[0].at
+    here = trials[7].params["y"]
+    assert not np.allclose(at[0].mean, both[0].mean), "holding y at another trial must move the x slice"
+    assert at[1].grid.min() <= here <= at[1].grid.max()
+    with pytest.raises(Exception, match="at must name a complete trial"):
+        gp_posteriors(trials, direction="minimize", at=999)

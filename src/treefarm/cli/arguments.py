@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["PRUNER_HELP", "positive_float", "positive_int", "unit"]
+__all__ = ["PRUNER_HELP", "directions_list", "positive_float", "positive_int", "unit"]
 
 _N = TypeVar("_N", int, float)
 
@@ -30,6 +30,17 @@ def _checked(parse: Callable[[str], _N], ok: Callable[[_N], bool], expected: str
 positive_int = _checked(int, lambda v: v >= 1, "an integer >= 1")
 positive_float = _checked(float, lambda v: v > 0, "a number > 0")
 unit = _checked(float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+
+
+def directions_list(text: str) -> list[str]:
+    """``--directions``: comma-separated ``minimize``/``maximize``, one per objective."""
+    parts = [p.strip() for p in text.split(",")]
+    bad = [p for p in parts if p not in ("minimize", "maximize")]
+    if bad or not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated minimize or maximize (e.g. minimize,maximize), but got {text!r}"
+        )
+    return parts
 
 
 #: The ``--allow-space-change`` option of ``run`` and ``worker``.

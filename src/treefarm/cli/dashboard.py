@@ -1,7 +1,13 @@
-"""``treefarm dashboard``: serve the studies of a storage in the browser, read-only.
+"""``treefarm dashboard``: serve the studies of a storage in the browser.
 
-    treefarm dashboard treefarm.db            # http://127.0.0.1:8080/
+    treefarm dashboard treefarm.db            # http://127.0.0.1:8080/, read-only
     treefarm dashboard runs.db --port 9000
+    treefarm dashboard runs.db --allow-writes --space svm.py   # hints, notes, ask/tell from the page
+
+With ``--allow-writes`` it prints a URL with a token; only a page opened
+with it can write. ``--space FILE.py[:NAME]`` (repeatable) gives the spaces
+that hints, enqueued configurations and told results are checked against:
+each study uses the one of its stored fingerprint.
 
 Needs ``pip install treefarm[dashboard]`` (Starlette and uvicorn).
 """
@@ -12,6 +18,7 @@ import argparse
 import importlib.util
 
 from .command import Command, UsageError
+from .loading import space_from
 
 __all__ = ["COMMAND", "cmd_dashboard"]
 
@@ -27,7 +34,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         raise UsageError(f"--port must lie in [1, 65535], but got --port={args.port}")
     from ..dashboard import serve
 
-    serve(args.storage, host=args.host, port=args.port)
+    if args.space and not args.allow_writes:
+        raise UsageError("--space is used by writes only: give --allow-writes too")
+    spaces = [space_from(target) for target in args.space]
+    serve(args.storage, host=args.host, port=args.port, allow_writes=args.allow_writes, spaces=spaces)
     return 0
 
 
@@ -37,6 +47,19 @@ def _arguments(p: argparse.ArgumentParser) -> None:
         "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)"
     )
     p.add_argument("--port", type=int, default=8080)
+    p.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="let a person add hints, notes, enqueued configurations and told results from the page "
+        "(needs the token printed at start-up)",
+    )
+    p.add_argument(
+        "--space",
+        action="append",
+        default=[],
+        metavar="FILE.py[:NAME]",
+        help="a space to check writes against (repeatable; each study uses the one of its fingerprint)",
+    )
 
 
-COMMAND = Command("dashboard", "serve the studies of a storage in the browser (read-only)", _arguments, cmd_dashboard)
+COMMAND = Command("dashboard", "serve the studies of a storage in the browser", _arguments, cmd_dashboard)

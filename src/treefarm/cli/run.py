@@ -13,7 +13,7 @@ from typing import Any
 from ..exceptions import TreefarmError
 from ..optimizers import available
 from ..study import DEFAULT_STORAGE, Study
-from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
+from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, directions_list, positive_float, positive_int
 from .command import Command
 from .loading import attribute, load_file, pruner_from
 from .progress import CLAIMED, Progress
@@ -28,6 +28,12 @@ def _summary(study: Study, storage: str) -> None:
         counts[t.state.value] = counts.get(t.state.value, 0) + 1
     states = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     print(f"study {study.name!r} in {storage}: {sum(counts.values())} trials ({states})")
+    if len(study.directions) > 1:
+        front = study.best_trials
+        print(f"Pareto front ({', '.join(study.directions)}): {len(front)} trials")
+        for trial in front:
+            print(f"  trial {trial.number}: values {list(trial.values or ())!r} config {json.dumps(dict(trial.params))}")
+        return
     best = study.best_trial
     print(f"best value: {best.value!r} (trial {best.number})")
     print(f"best config: {json.dumps(dict(best.params))}")
@@ -44,6 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         storage=args.storage,
         algo=args.algo,
         direction=args.direction,
+        directions=args.directions,
         seed=args.seed,
         load_if_exists=True,
         allow_space_change=args.allow_space_change,
@@ -104,6 +111,13 @@ def _arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--study", default=None, help="study name (default: the file's stem)")
     run.add_argument(
         "--direction", default=None, choices=["minimize", "maximize"], help="(default: stored, else minimize)"
+    )
+    run.add_argument(
+        "--directions",
+        type=directions_list,
+        default=None,
+        metavar="D1,D2,...",
+        help="several objectives, one direction each (e.g. minimize,maximize); the objective returns one value each",
     )
     run.add_argument("--jobs", type=positive_int, default=1, help="parallel worker processes")
     run.add_argument("--seed", type=int, default=None)

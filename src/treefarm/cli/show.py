@@ -9,6 +9,7 @@ from typing import Any
 
 from ..storage import Storage, open_storage
 from ..study.export import trial_rows
+from ..study.objectives import feasible_front
 from ..study.warm import GATE_TRIALS, gate_open, warm_source
 from .arguments import positive_int
 from .command import Command
@@ -55,7 +56,10 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
     rows = trial_rows(trials)
     for row in rows:
         row["reason"] = _one_line(row.get("fail_reason"))
-    columns = ["number", "state", "value", "duration"]
+    several = len(record.directions) > 1
+    columns = ["number", "state", *(f"values.{i}" for i in range(len(record.directions)))] if several else ["number", "state", "value"]
+    columns += ["duration"]
+    columns += [c for c in ("feasible",) if any(r.get(c) is not None for r in rows)]
     columns += [c for c in ("last_step", *FOLD_COLUMNS) if any(r.get(c) is not None for r in rows)]
     columns += sorted({k for r in rows for k in r if k.startswith("params.")})
     columns += ["reason"] if any(r["reason"] for r in rows) else []
@@ -75,8 +79,11 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
             f"{json.dumps(dict(h.config))}"
         )
     complete = [t for t in trials if t.value is not None and t.state.value == "complete"]
-    if complete:
-        best = min(complete, key=lambda t: (sign * (t.value or 0.0), t.number))
+    if several:
+        front = feasible_front(trials, record.directions)
+        print(f"Pareto front ({', '.join(record.directions)}): trials {[t.number for t in front]}")
+    elif complete:
+        best = feasible_front(complete, record.directions)[0]
         print(f"best: trial {best.number} value {best.value!r} config {json.dumps(dict(best.params))}")
     return 0
 

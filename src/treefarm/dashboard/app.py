@@ -1,37 +1,68 @@
-"""The dashboard's web application: a Starlette app over a read-only storage.
+"""The dashboard's web application: a Starlette app over a storage.
 
-Routes (all GET; the app has no route that writes):
+Reads (GET, always served):
 
     /                                   the page (static/index.html)
     /static/...                         its script, styles and the vendored uPlot
+    /api/config                         whether writes are on, and the default author
     /api/studies                        every study with its summary
     /api/studies/{id}/version           a cheap change marker, polled by the page each second
     /api/studies/{id}/trials            one page: offset, limit, order_by, descending, state, value_min, value_max
-    /api/studies/{id}/trials/{number}   one trial in full
-    /api/studies/{id}/plots/{kind}      the data of a plot (param: its parameter or axis)
+    /api/studies/{id}/trials/{number}   one trial in full (its notes too)
+    /api/studies/{id}/trials/{number}/posterior   the GP's posterior along each parameter at that trial
+    /api/studies/{id}/plots/{kind}      the data of a plot (param: its parameter, axis or "x,y")
+    /api/studies/{id}/hints             the study's hints
+    /api/studies/{id}/notes             the study's notes (a note on a trial too), oldest first
+    /api/studies/{id}/asked             the trials asked from the page and not told yet
+    /api/compare?studies=1,2            the best value so far of several studies
+
+Writes (POST, JSON body; refused with 403 unless the app was given a
+:class:`~.writes.Writer`, and then unless :class:`~.security.WriteAccess` lets
+the request through: token, Origin, Host):
+
+    /api/studies/{id}/hints                     config, credibility, spread, bad, author
+    /api/studies/{id}/hints/{hint_id}/remove    author
+    /api/studies/{id}/enqueue                   config, author
+    /api/studies/{id}/notes                     text, author
+    /api/studies/{id}/trials/{number}/notes     text, author
+    /api/studies/{id}/ask                       author -> the trial's number and configuration
+    /api/studies/{id}/trials/{number}/tell      value (or state "failed"), author
 
 The table is paged, sorted and filtered by the storage (:meth:`Storage.trial_page`);
 plots are computed from :class:`~treefarm.dashboard.cache.StudyCache` by the
-same functions as the static figures (:mod:`treefarm.viz`). Endpoints are
-plain functions, run by Starlette in its thread pool.
+same functions as the static figures (:mod:`treefarm.viz`). Read endpoints are
+plain functions, run by Starlette in its thread pool. Every response carries a
+Content-Security-Policy that allows the page's own scripts only and no framing.
+With writes on, a request whose ``Host`` is not the bound address is refused,
+reads too (a rebound DNS name cannot read the studies through a person's browser).
 """
 
 from __future__ import annotations
 
+import getpass
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..exceptions import TreefarmError
 from ..storage import Storage, StudyRecord
-from . import payloads
-from .cache import StudyCache, version_of
+from . import payloads, views
+from .cache import StudyCache, marker
+from .security import WriteAccess
+from .writes import MAX_BODY, WriteError, Writer, parse_body
 
 __all__ = ["STATIC", "create_app"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 POLL_SECONDS = 1.0
 """How often the page asks whether a study changed (updates appear within about twice that)."""
+POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+"""The page runs its own scripts only (no inline script, so injected markup cannot run) and is never framed."""
+READ_ONLY = "the dashboard was started read-only: start it with --allow-writes to act from the page"
 
 
 class _Studies:
@@ -73,18 +104,43 @@ def _float(params: Any, name: str) -> float | None:
         raise TreefarmError(f"{name} must be a number, but got {name}={text!r}") from None
 
 
-def create_app(storage: Storage) -> Any:
-    """The Starlette application serving ``storage`` (open it read-only: :func:`open_read_only`)."""
+def _ids(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part]
+    except ValueError:
+        raise TreefarmError(
+            f"studies must be study ids separated by commas, but got studies={text[:100]!r}"
+        ) from None
+
+
+def create_app(storage: Storage, *, writer: Writer | None = None, access: WriteAccess | None = None) -> Any:
+    """The Starlette application serving ``storage``: read-only (open it with
+    :func:`~.readonly.open_read_only`) unless given a ``writer`` and the ``access``
+    every write must show."""
     from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
+    if (writer is None) != (access is None):
+        raise TreefarmError("writes need both a writer and the access rule, or neither")
     studies = _Studies(storage)
+    one_write = threading.Lock()  # writes run one at a time: a Study object is not shared across threads
+
+    def locked(action: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+        with one_write:
+            return action(*args)
 
     def index(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    def config(request: Request) -> JSONResponse:
+        return JSONResponse(
+            {"writes": writer is not None, "author": getpass.getuser(), "poll_seconds": POLL_SECONDS}
+        )
 
     def list_studies(request: Request) -> JSONResponse:
         out = []
@@ -104,8 +160,8 @@ def create_app(storage: Storage) -> Any:
         return JSONResponse({"studies": out, "poll_seconds": POLL_SECONDS})
 
     def version(request: Request) -> JSONResponse:
-        study_id = int(request.path_params["study_id"])
-        return JSONResponse({"version": list(version_of(storage, study_id))})
+        record = studies.record(int(request.path_params["study_id"]))
+        return JSONResponse({"version": marker(storage, record)})
 
     def trials(request: Request) -> JSONResponse:
         study_id = int(request.path_params["study_id"])
@@ -127,31 +183,123 @@ def create_app(storage: Storage) -> Any:
         study_id, number = int(request.path_params["study_id"]), int(request.path_params["number"])
         return JSONResponse(payloads.trial_detail(storage.get_trial(study_id, number)))
 
+    def posterior(request: Request) -> Response:
+        study_id, number = int(request.path_params["study_id"]), int(request.path_params["number"])
+        cache = studies.cache(study_id)
+        direction = cache.record.direction
+        body = cache.computed(
+            "posterior",
+            str(number),
+            lambda ts: JSONResponse(views.trial_posterior(ts, direction, number)).body,
+        )
+        return Response(body, media_type="application/json")
+
     def plot(request: Request) -> Response:
         study_id, kind = int(request.path_params["study_id"]), request.path_params["kind"]
-        if kind not in payloads.PLOTS:
-            return JSONResponse(
-                {"error": f"kind must be one of {list(payloads.PLOTS)}, but got kind={kind!r}"}, 404
-            )
+        compute = {**payloads.PLOTS, "relationship": views.relationship}.get(kind)
+        if compute is None:
+            kinds = [*payloads.PLOTS, "relationship"]
+            return JSONResponse({"error": f"kind must be one of {kinds}, but got kind={kind[:100]!r}"}, 404)
         cache = studies.cache(study_id)
         param = request.query_params.get("param", "")
         direction = cache.record.direction
-        body = cache.computed(
-            kind, param, lambda ts: JSONResponse(payloads.PLOTS[kind](ts, direction, param)).body
-        )
+        if kind == "slices":
+            data = cache.computed(kind, param, lambda ts: compute(ts, direction, param))
+            return JSONResponse(views.hints_on_slices(data, storage.get_hints(study_id)))
+        body = cache.computed(kind, param, lambda ts: JSONResponse(compute(ts, direction, param)).body)
         return Response(body, media_type="application/json")
+
+    def hints(request: Request) -> JSONResponse:
+        study_id = int(request.path_params["study_id"])
+        return JSONResponse({"hints": [views.hint_row(h) for h in storage.get_hints(study_id)]})
+
+    def notes(request: Request) -> JSONResponse:
+        found = studies.record(int(request.path_params["study_id"])).attrs.get("notes")
+        return JSONResponse({"notes": found if isinstance(found, list) else []})
+
+    def asked(request: Request) -> JSONResponse:
+        record = studies.record(int(request.path_params["study_id"]))
+        return JSONResponse({"asked": [] if writer is None else writer.asked(record)})
+
+    def compare(request: Request) -> JSONResponse:
+        chosen = []
+        for study_id in _ids(request.query_params.get("studies", "")):
+            cache = studies.cache(study_id)
+            chosen.append((cache.record.name, cache.record.direction, cache.trials()[1]))
+        return JSONResponse(views.comparison(chosen))
+
+    def write(action: Callable[[Writer, StudyRecord, dict[str, Any], dict[str, int]], dict[str, Any]]) -> Any:
+        async def endpoint(request: Request) -> JSONResponse:
+            if writer is None or access is None:
+                return JSONResponse({"error": READ_ONLY}, 403)
+            refusal = access.refusal(request.headers)
+            if refusal is not None:
+                return JSONResponse({"error": refusal}, 403)
+            raw = bytearray()
+            async for chunk in request.stream():
+                raw += chunk
+                if len(raw) > MAX_BODY:
+                    return JSONResponse({"error": f"a request body must be at most {MAX_BODY} bytes"}, 413)
+            body = parse_body(bytes(raw))
+            ids = {k: int(v) for k, v in request.path_params.items()}
+            record = await run_in_threadpool(studies.record, ids["study_id"])
+            return JSONResponse(await run_in_threadpool(locked, action, writer, record, body, ids))
+
+        return endpoint
 
     async def error(request: Request, exc: Exception) -> JSONResponse:
         status = 404 if isinstance(exc, KeyError) else 400
         return JSONResponse({"error": str(exc)}, status)
 
+    async def secure(request: Request, call_next: Any) -> Response:
+        if access is not None and request.headers.get("host") not in access.hosts:  # DNS rebinding
+            return JSONResponse({"error": access.refusal(request.headers)}, 403, headers={"Content-Security-Policy": POLICY})
+        response: Response = await call_next(request)
+        response.headers["Content-Security-Policy"] = POLICY
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
+
+    base = "/api/studies/{study_id:int}"
+    post = ["POST"]
     routes = [
         Route("/", index),
+        Route("/api/config", config),
         Route("/api/studies", list_studies),
-        Route("/api/studies/{study_id:int}/version", version),
-        Route("/api/studies/{study_id:int}/trials", trials),
-        Route("/api/studies/{study_id:int}/trials/{number:int}", trial),
-        Route("/api/studies/{study_id:int}/plots/{kind}", plot),
+        Route("/api/compare", compare),
+        Route(f"{base}/version", version),
+        Route(f"{base}/trials", trials),
+        Route(f"{base}/trials/{{number:int}}", trial),
+        Route(f"{base}/trials/{{number:int}}/posterior", posterior),
+        Route(f"{base}/plots/{{kind}}", plot),
+        Route(f"{base}/hints", hints),
+        Route(f"{base}/notes", notes),
+        Route(f"{base}/asked", asked),
+        Route(f"{base}/hints", write(lambda w, r, b, i: w.hint(r, b)), methods=post),
+        Route(
+            f"{base}/hints/{{hint_id:int}}/remove",
+            write(lambda w, r, b, i: w.remove_hint(r, i["hint_id"])),
+            methods=post,
+        ),
+        Route(f"{base}/enqueue", write(lambda w, r, b, i: w.enqueue(r, b)), methods=post),
+        Route(f"{base}/notes", write(lambda w, r, b, i: w.note(r, b)), methods=post),
+        Route(
+            f"{base}/trials/{{number:int}}/notes",
+            write(lambda w, r, b, i: w.note(r, b, i["number"])),
+            methods=post,
+        ),
+        Route(f"{base}/ask", write(lambda w, r, b, i: w.ask(r, b)), methods=post),
+        Route(
+            f"{base}/trials/{{number:int}}/tell",
+            write(lambda w, r, b, i: w.tell(r, i["number"], b)),
+            methods=post,
+        ),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={TreefarmError: error})
+    from starlette.middleware.base import BaseHTTPMiddleware
+
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(BaseHTTPMiddleware, dispatch=secure)],
+        exception_handlers={TreefarmError: error, WriteError: error},
+    )

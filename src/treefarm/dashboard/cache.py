@@ -14,14 +14,18 @@ computed once per version and kind.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from ..storage import Storage, StudyRecord, TrialRecord, TrialState
 
-__all__ = ["StudyCache", "version_of"]
+__all__ = ["StudyCache", "marker", "version_of"]
 
 Version = tuple[int, int, int]
+MAX_COMPUTED = 64
+"""How many computed views a study keeps (the least recently used go first): a bound on
+memory that no sequence of requests (a posterior at every trial, say) can raise."""
 
 
 def version_of(storage: Storage, study_id: int) -> Version:
@@ -31,6 +35,19 @@ def version_of(storage: Storage, study_id: int) -> Version:
         storage.count_trials(study_id, states=[TrialState.RUNNING]),
         storage.count_trials(study_id, states=[TrialState.WAITING]),
     )
+
+
+def marker(storage: Storage, record: StudyRecord) -> list[int]:
+    """What the page polls: :func:`version_of` and the study's notes and hints (their
+    count and newest id), so a note or hint added anywhere shows in every open page."""
+    notes = record.attrs.get("notes")
+    hints = [h.hint_id for h in storage.get_hints(record.study_id)]
+    return [
+        *version_of(storage, record.study_id),
+        len(notes) if isinstance(notes, list) else 0,
+        len(hints),
+        max(hints, default=0),
+    ]
 
 
 class StudyCache:
@@ -45,7 +62,7 @@ class StudyCache:
         self._scan_from = 0
         self._version: Version | None = None
         self._every: list[TrialRecord] = []
-        self._computed: dict[tuple[str, str], tuple[Version, Any]] = {}
+        self._computed: OrderedDict[tuple[str, str], tuple[Version, Any]] = OrderedDict()
 
     def _sync(self, version: Version) -> None:
         records = self.storage.get_trials(self.record.study_id, min_number=self._scan_from)
@@ -66,11 +83,15 @@ class StudyCache:
 
     def computed(self, kind: str, key: str, compute: Callable[[list[TrialRecord]], Any]) -> Any:
         """``compute(trials)`` for the current version, computed once per version and (kind, key):
-        a repeated request costs the three counts of the version, nothing more."""
+        a repeated request costs the three counts of the version, nothing more (for the
+        :data:`MAX_COMPUTED` most recently used keys)."""
         found = self._computed.get((kind, key))
         if found is not None and found[0] == version_of(self.storage, self.record.study_id):
+            self._computed.move_to_end((kind, key))
             return found[1]
         version, trials = self.trials()
         value = compute(trials)
         self._computed[(kind, key)] = (version, value)
+        while len(self._computed) > MAX_COMPUTED:
+            self._computed.popitem(last=False)
         return value

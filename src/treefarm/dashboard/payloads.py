@@ -14,11 +14,12 @@ import numpy as np
 from .. import viz
 from ..storage import TrialRecord
 from ..storage.checks import json_floats
+from ..viz.history import _even
 from ..viz.posterior import numeric_addresses
 from ..viz.source import complete_trials
 from ..viz.structures import trial_expression
 
-__all__ = ["PLOTS", "trial_detail", "trial_row"]
+__all__ = ["MAX_ESTIMATED", "PLOTS", "estimated_on", "trial_detail", "trial_row"]
 
 
 def _number(value: float | None) -> float | None:
@@ -87,8 +88,22 @@ def slices(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[st
     return {"slices": out}
 
 
+MAX_ESTIMATED = 20_000
+"""Above this many complete trials, importance and the two-parameter view are estimated
+on that many evenly spaced ones: the estimates barely move (a share of variance from
+20,000 trials has a standard error near 0.01) and the view stays within a second."""
+
+
+def estimated_on(trials: Sequence[TrialRecord]) -> list[TrialRecord]:
+    """At most :data:`MAX_ESTIMATED` complete trials of ``trials``, evenly spaced by number."""
+    done = complete_trials(trials)
+    return [done[i] for i in _even(len(done), MAX_ESTIMATED)]
+
+
 def importance(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
-    return {"scores": [[a, v] for a, v in viz.importance(trials, direction=direction)]}
+    sample = estimated_on(trials)
+    scores = viz.importance(sample, direction=direction)
+    return {"scores": [[a, v] for a, v in scores], "shown": len(sample), "total": len(complete_trials(trials))}
 
 
 def parallel(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from urllib.parse import quote
 from ..exceptions import StorageError, format_values
 from ..storage import Storage, open_storage
 
-__all__ = ["open_read_only"]
+__all__ = ["open_for_writes", "open_read_only"]
 
 
 def _sqlite_path(spec: str) -> Path | None:
@@ -45,4 +45,14 @@ def open_read_only(spec: str | os.PathLike[str]) -> Storage:
     if text.split(":", 1)[0].split("+", 1)[0] == "postgresql":
         options = {"connect_args": {"options": "-c default_transaction_read_only=on"}}
         return SQLStorage(text, engine_kwargs=options)
+    return open_storage(text)
+
+
+def open_for_writes(spec: str | os.PathLike[str]) -> Storage:
+    """The storage ``spec`` names, opened for writing (``--allow-writes``): a SQLite file
+    must exist, as for reading, so a mistyped path is refused rather than created."""
+    text = os.fspath(spec)
+    path = _sqlite_path(text)
+    if text == ":memory:" or (path is not None and not path.is_file()):
+        open_read_only(text).close()  # raises the same StorageError naming it
     return open_storage(text)

@@ -1,13 +1,19 @@
-"""Serving the dashboard: ``treefarm dashboard STORAGE`` runs this with uvicorn."""
+"""Serving the dashboard: ``treefarm dashboard STORAGE`` runs this with uvicorn.
+
+Read-only by default (the storage is opened read-only). With ``allow_writes``
+the storage is opened for writing and a fresh token is printed in the URL to
+open (``http://127.0.0.1:8080/?token=...``, as Jupyter prints its own); the
+page keeps it for its writes (see :mod:`.security`)."""
 
 from __future__ import annotations
 
 import ipaddress
 import os
 import sys
-from typing import TextIO
+from collections.abc import Sequence
+from typing import Any, TextIO
 
-from .readonly import open_read_only
+from .readonly import open_for_writes, open_read_only
 
 __all__ = ["is_loopback", "serve"]
 
@@ -33,30 +39,60 @@ def _one_blas_thread() -> None:
     threadpool_limits(1, user_api="blas")
 
 
+def _preload() -> None:
+    """Import what the views compute with (SciPy's ranks, the GP) before serving: the first
+    request of a view then costs its computation only (importing scipy.stats alone took
+    1.5 s on a loaded 2-core machine)."""
+    import scipy.stats  # noqa: F401
+
+    from ..bo.models import gp  # noqa: F401
+
+
 def serve(
     storage: str | os.PathLike[str],
     *,
     host: str = "127.0.0.1",
     port: int = 8080,
+    allow_writes: bool = False,
+    spaces: Sequence[Any] = (),
     stream: TextIO | None = None,
 ) -> None:
-    """Serve the studies of ``storage`` (opened read-only) at http://host:port until interrupted.
-    Binding to another host than the loopback prints a warning: the dashboard has no login."""
+    """Serve the studies of ``storage`` at http://host:port until interrupted: read-only,
+    or with ``allow_writes`` acting through the studies opened on ``spaces`` (matched by
+    fingerprint) for whoever holds the printed token. Binding to another host than the
+    loopback prints a warning: the pages can be read by anyone who reaches it."""
     import uvicorn
 
     from .app import create_app
+    from .security import WriteAccess, allowed_hosts, new_token
+    from .writes import Writer
 
     stream = sys.stderr if stream is None else stream
     _one_blas_thread()
-    store = open_read_only(storage)
+    _preload()
+    store = open_for_writes(storage) if allow_writes else open_read_only(storage)
     if not is_loopback(host):
         print(
             f"warning: serving on host={host!r} shows every study in {os.fspath(storage)} to anyone who can "
-            "reach this machine; the dashboard has no authentication (read-only)",
+            "reach this machine; reading needs no login"
+            + (" (writing needs the token below)" if allow_writes else " (read-only)"),
             file=stream,
         )
-    print(f"treefarm dashboard: http://{host}:{port}/ (read-only; Ctrl-C stops)", file=stream)
+    writer, access, url = None, None, f"http://{host}:{port}/"
+    if allow_writes:
+        token = new_token()
+        writer, access = Writer(store, spaces), WriteAccess(token, allowed_hosts(host, port))
+        print(
+            f"treefarm dashboard: writes allowed to holders of the token; open\n    {url}?token={token}",
+            file=stream,
+        )
+    else:
+        print(f"treefarm dashboard: {url} (read-only; Ctrl-C stops)", file=stream)
     try:
-        uvicorn.run(create_app(store), host=host, port=port, log_level="warning")
+        uvicorn.run(
+            create_app(store, writer=writer, access=access), host=host, port=port, log_level="warning"
+        )
     finally:
+        if writer is not None:
+            writer.close()
         store.close()

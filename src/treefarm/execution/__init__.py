@@ -1,5 +1,13 @@
-"""Running evaluations elsewhere: Dask clusters (:mod:`treefarm.execution.dask`).
+"""Where a study's evaluations run, and the workers that share a storage.
 
-Nothing here is imported by ``import treefarm``; Dask itself is imported only
-when a cluster is used (``pip install 'treefarm[dask]'``).
+- :mod:`~treefarm.execution.base`: the one :class:`~treefarm.execution.base.Executor`
+  interface evaluations run behind elsewhere; :mod:`~treefarm.execution.executors` puts what
+  a caller passes behind it (:func:`~treefarm.execution.executors.as_executor`);
+- :mod:`~treefarm.execution.futures`: a ``concurrent.futures`` pool behind it;
+- :mod:`~treefarm.execution.dask`: a Dask cluster behind it (``connect``, ``ByValue``);
+- :mod:`~treefarm.execution.processes`: worker processes that die with the study;
+- :mod:`~treefarm.execution.liveness`: who runs a trial, whether it is alive, its heartbeat.
+
+What ``import treefarm`` loads from here needs only the standard library; Dask itself is
+imported only when a cluster is used (``pip install 'treefarm[dask]'``).
 """

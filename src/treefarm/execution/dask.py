@@ -1,4 +1,4 @@
-"""Dask clusters as executors of a study's evaluations.
+"""Dask clusters as executors of a study's evaluations (:class:`DaskExecutor`).
 
     from treefarm.execution.dask import connect
 
@@ -24,13 +24,15 @@ the task on another worker instead: the trial then completes once, later.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from types import ModuleType
 from typing import Any
 
 from ..exceptions import StudyError
+from ..validation import check_int
+from .base import Pending
 
-__all__ = ["LOCAL", "ByValue", "connect"]
+__all__ = ["LOCAL", "ByValue", "DaskExecutor", "connect"]
 
 LOCAL = "local"
 """The address that starts a ``LocalCluster`` of worker processes on this machine."""
@@ -60,10 +62,7 @@ def connect(
         raise StudyError(
             f"a Dask address must be 'local', a scheduler address or a Client, but got address={address!r}"
         )
-    if n_workers is not None and (
-        isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1
-    ):
-        raise StudyError(f"n_workers must be an integer >= 1 or None, but got n_workers={n_workers!r}")
+    check_int("n_workers", n_workers, error=StudyError, or_none=True)
     if address != LOCAL:
         with distributed.Client(address) as client:
             yield client
@@ -114,3 +113,24 @@ class ByValue:
 
             self._function = cloudpickle.loads(self._payload)
         return self._function(*args, **kwargs)
+
+
+class DaskExecutor:
+    """A ``distributed.Client`` as an :class:`~treefarm.execution.base.Executor`. Each
+    evaluation is submitted impure (two equal values are two tasks) and without Dask's
+    own retries (see the module docstring); the client is the caller's and stays open."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def capacity(self) -> int:
+        """The worker threads of the cluster now (at least 1)."""
+        return max(1, sum(self.client.nthreads().values()))
+
+    def submit(self, function: Callable[..., Any], /, *args: Any) -> Pending:
+        future: Pending = self.client.submit(function, *args, pure=False, retries=0)
+        return future
+
+    def first_completed(self, pending: Collection[Pending]) -> set[Pending]:
+        wait = _distributed().wait
+        return set(wait(list(pending), return_when="FIRST_COMPLETED").done)

@@ -34,19 +34,23 @@ from __future__ import annotations
 import math
 import secrets
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import optuna
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler
+from optuna.samplers._base import _CONSTRAINTS_KEY, _process_constraints_after_trial
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from ..exceptions import StudyError
 from ..optimizers import History, Observation, Optimizer, make_optimizer
+from ..pareto import ranking_losses
 from ..space import Config
+from ..validation import check_int
 from .optuna_space import single_value
 from .optuna_tree import Tree, consistent_union, infer_tree
 
@@ -60,29 +64,48 @@ def trials_to_history(
     tree: Tree | Mapping[str, BaseDistribution],
     *,
     direction: StudyDirection = StudyDirection.MINIMIZE,
+    directions: Sequence[StudyDirection] | None = None,
     exclude: int | None = None,
 ) -> History:
     """Optuna trials as the treefarm history of ``tree`` (a search space is a flat tree).
 
     Trials without a parameter the tree asks of them (with the same
     distribution) are left out, as is trial number ``exclude`` (the one being
-    sampled); see the module docstring for the states.
+    sampled); see the module docstring for the states. With several
+    ``directions``, or constraint values stored by a ``constraints_func``
+    (Optuna's ``system_attrs["constraints"]``), each observation carries every
+    objective's loss and the constraints, and its ``loss`` is its place in the
+    Pareto order (:class:`~treefarm.optimizers.Observation`).
     """
     tree = tree if isinstance(tree, Tree) else Tree.flat(tree)
-    sign = -1.0 if direction == StudyDirection.MAXIMIZE else 1.0
+    signs = np.array([-1.0 if d == StudyDirection.MAXIMIZE else 1.0 for d in (directions or [direction])])
     complete: list[Observation] = []
+    rows: list[tuple[float, ...]] = []
+    constraints: list[tuple[float, ...]] = []
     failed: list[Config] = []
     pending: list[Config] = []
     for trial in trials:
         config = None if trial.number == exclude else tree.config(trial)
         if config is None:
             continue
-        if trial.state == TrialState.COMPLETE and trial.value is not None and math.isfinite(trial.value):
-            complete.append(Observation(config, sign * trial.value))
+        values = trial.values if trial.state == TrialState.COMPLETE else None
+        if values is not None and len(values) == len(signs) and all(map(math.isfinite, values)):
+            losses = tuple(float(v) for v in np.asarray(values) * signs)
+            complete.append(Observation(config, losses[0]))
+            rows.append(losses)
+            constraints.append(tuple(float(c) for c in trial.system_attrs.get(_CONSTRAINTS_KEY, ())))
         elif trial.state in _PENDING:
             pending.append(config)
         else:
             failed.append(config)
+    if complete and (len(signs) > 1 or any(constraints)):
+        k = max(map(len, constraints))
+        C = np.array([c + (0.0,) * (k - len(c)) for c in constraints]) if k else None
+        keys = ranking_losses(np.array(rows), C)
+        complete = [
+            replace(o, loss=float(key), losses=row, constraints=c)
+            for o, key, row, c in zip(complete, keys, rows, constraints)
+        ]
     return History(tuple(complete), tuple(failed), tuple(pending))
 
 
@@ -91,15 +114,26 @@ class TreefarmSampler(BaseSampler):
 
     ``algo`` is an optimizer name (``"tpe"``, ``"gp"``, ``"anneal"``,
     ``"random"``) or an :class:`~treefarm.optimizers.Optimizer` such as
-    ``treefarm.GP(acquisition="ucb")``; ``seed`` None draws one. Single
-    objective only: a multi-objective study raises ``ValueError``.
+    ``treefarm.GP(acquisition="ucb")``; ``seed`` None draws one. A study with
+    several objectives is searched on its Pareto order (``"nsga2"`` reads the
+    vectors themselves); ``constraints_func(trial) -> [c1, ...]`` (feasible when
+    each is <= 0) makes infeasible trials rank after feasible ones, as Optuna's
+    own samplers take it.
     """
 
-    def __init__(self, algo: str | Optimizer = "tpe", *, seed: int | None = None) -> None:
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise StudyError(f"seed must be an integer >= 0 or None, but got seed={seed!r}")
+    def __init__(
+        self,
+        algo: str | Optimizer = "tpe",
+        *,
+        seed: int | None = None,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
+    ) -> None:
+        check_int("seed", seed, 0, error=StudyError, or_none=True)
+        if constraints_func is not None and not callable(constraints_func):
+            raise StudyError(f"constraints_func must be callable or None, but got constraints_func={constraints_func!r}")
         self.algo = algo
         self.seed = seed
+        self.constraints_func = constraints_func
         self._optimizer = make_optimizer(algo)
         self._seed = seed if seed is not None else secrets.randbits(63)
 
@@ -111,11 +145,10 @@ class TreefarmSampler(BaseSampler):
 
     def _suggest(self, study: optuna.Study, trial: FrozenTrial, tree: Tree, salt: int) -> dict[str, Any]:
         """One configuration of ``tree`` from the optimizer, as Optuna parameter values."""
-        self._raise_error_if_multi_objective(study)
         history = History()
         if self._optimizer.needs_history:
             trials = study.get_trials(deepcopy=False)
-            history = trials_to_history(trials, tree, direction=study.direction, exclude=trial.number)
+            history = trials_to_history(trials, tree, directions=study.directions, exclude=trial.number)
         config = self._optimizer.suggest(tree.space(), history, 1, self._rng(trial, salt))[0]
         return tree.params(config)
 
@@ -138,7 +171,6 @@ class TreefarmSampler(BaseSampler):
     ) -> dict[str, Any]:
         """The parameters of ``search_space`` suggested jointly by the optimizer
         (of a conditional parameter, only those of the chosen branch)."""
-        self._raise_error_if_multi_objective(study)
         tree = infer_tree(search_space, self._completed(study))
         if not tree.top:
             return {}
@@ -156,3 +188,15 @@ class TreefarmSampler(BaseSampler):
             return single_value(param_distribution)
         salt = zlib.crc32(param_name.encode()) + 1
         return self._suggest(study, trial, Tree.flat({param_name: param_distribution}), salt)[param_name]
+
+    def after_trial(
+        self,
+        study: optuna.Study,
+        trial: FrozenTrial,
+        state: TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        """Store the trial's constraint values (``constraints_func``) where Optuna's
+        samplers keep them, so every process reads them from the storage."""
+        if self.constraints_func is not None:
+            _process_constraints_after_trial(self.constraints_func, study, trial, state)

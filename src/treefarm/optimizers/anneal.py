@@ -53,9 +53,9 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from ..space import Config, Space, analyze, convert, sample
+from ..validation import check_int, check_positive, check_range
 from .anneal_moves import neighbour
 from .base import History, Observation, Optimizer
-from .options import check_int, check_positive, check_range
 from .unseen import unseen
 
 __all__ = ["Anneal", "accept", "spread"]

@@ -38,10 +38,10 @@ import numpy as np
 
 from ..exceptions import ConfigError
 from ..space import Config, Space, analyze, convert
+from ..validation import check_int
 from .base import History, Optimizer
 from .gp import GP, STALL_PATIENCE, evaluations_since_improvement, incumbent_swaps
 from .grammar import GrammarSearch
-from .options import check_int
 from .tpe import TPE
 
 __all__ = ["Auto"]

@@ -36,11 +36,20 @@ class Observation:
     configuration's loss, when the objective knows it (a mean over k folds
     with sample variance s^2: s^2 / k); 0 means exact or unknown. A model
     that can (the GP) weighs each observation by it.
+
+    With several objectives or constraints, ``losses`` holds every objective's
+    loss (each minimized) and ``constraints`` the constraint values (feasible
+    when every one is <= 0); ``loss`` is then the trial's place in the Pareto
+    order (:func:`treefarm.pareto.ranking_losses`), so that an optimizer made
+    for one loss still prefers the front and feasible trials, while one made for
+    several (NSGA-II) reads the vectors.
     """
 
     config: Config
     loss: float
     loss_variance: float = 0.0
+    losses: tuple[float, ...] = ()
+    constraints: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,23 @@ class History:
     def loss_variances(self) -> np.ndarray:
         """The ``loss_variance`` of ``complete``, shape (n_complete,)."""
         return np.fromiter((o.loss_variance for o in self.complete), dtype=float, count=len(self.complete))
+
+    def loss_matrix(self) -> np.ndarray:
+        """The objectives' losses of ``complete``, shape (n_complete, m): the
+        ``losses`` of each observation, or its single ``loss``."""
+        rows = [o.losses or (o.loss,) for o in self.complete]
+        m = max((len(r) for r in rows), default=1)
+        if any(len(r) != m for r in rows):
+            raise ValueError(f"every observation must have {m} losses, but got lengths {sorted({len(r) for r in rows})}")
+        return np.array(rows, dtype=float).reshape(len(rows), m)
+
+    def constraint_matrix(self) -> np.ndarray | None:
+        """The constraint values of ``complete``, shape (n_complete, k), or None
+        when no observation has any (a missing row counts as feasible)."""
+        k = max((len(o.constraints) for o in self.complete), default=0)
+        if k == 0:
+            return None
+        return np.array([o.constraints if len(o.constraints) == k else (0.0,) * k for o in self.complete], dtype=float)
 
     def seen(self) -> set[Config]:
         """Every configuration evaluated, failed or pending (to avoid duplicates)."""

@@ -45,9 +45,9 @@ from ..bo.views import EncodedView, TreeView, encoded_domain, is_noisy
 from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
 from ..space import Config, Space, addresses, analyze, convert, sample
+from ..validation import check_bool, check_int
 from .base import History, Observation, Optimizer
 from .hints import BETA, Hint, hint_log_density, hint_windows, window_draws
-from .options import check_bool, check_int
 from .variation import neighbours, option_swaps
 
 if TYPE_CHECKING:

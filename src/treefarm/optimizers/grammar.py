@@ -69,9 +69,9 @@ from ..bo.models.bernoulli import log_ratio, log_ratio_weights
 from ..encoding.productions import feature_matrix, productions
 from ..space import Config, Space, analyze, canonical, convert, has_rules, sample
 from ..space.config import Scalar
+from ..validation import check_int, check_positive, check_range
 from .anneal_moves import neighbour
 from .base import History, Observation, Optimizer
-from .options import check_int, check_positive, check_range
 from .structure_constants import has_numbers, numbers, step_numbers, step_size, structure
 from .variation import crossover
 

@@ -20,6 +20,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "auto": ("treefarm.optimizers.auto", "Auto"),
     "gp": ("treefarm.optimizers.gp", "GP"),
     "grammar": ("treefarm.optimizers.grammar", "GrammarSearch"),
+    "nsga2": ("treefarm.optimizers.nsga2", "NSGA2"),
     "random": ("treefarm.optimizers.random", "RandomSearch"),
     "tpe": ("treefarm.optimizers.tpe", "TPE"),
 }

@@ -66,8 +66,8 @@ from ..space import (
     walk,
 )
 from ..space.config import Decision, Scalar
+from ..validation import check_bool, check_int, check_positive
 from .base import History, Optimizer
-from .options import check_bool, check_int, check_positive
 from .unseen import unseen
 
 __all__ = ["TPE"]

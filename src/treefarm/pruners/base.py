@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import abc
 import math
-import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..exceptions import StudyError
+from ..validation import is_integral
 
 __all__ = ["Curves", "Pruner", "check_int", "loss_curve"]
 
@@ -41,11 +41,29 @@ class Curves:
     curve: Curve
     earlier: Mapping[int, Curve]
     maximize: bool = False
+    vectors: Mapping[int, Mapping[int, tuple[float, ...]]] = field(default_factory=dict)
+    directions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         later = [n for n in self.earlier if n >= self.number]
         if later:
             object.__setattr__(self, "earlier", {n: c for n, c in self.earlier.items() if n < self.number})
+            object.__setattr__(self, "vectors", {n: v for n, v in self.vectors.items() if n <= self.number})
+
+    @property
+    def several(self) -> bool:
+        """Whether the study has several objectives, so rungs compare vectors."""
+        return len(self.directions) > 1
+
+    def loss_vector(self, number: int, step: int) -> np.ndarray | None:
+        """Trial ``number``'s losses at ``step`` (maximized objectives negated, NaN
+        as the worst), or None if it reported no vector there."""
+        vector = self.vectors.get(number, {}).get(step)
+        if vector is None or len(vector) != len(self.directions):
+            return None
+        signs = np.array([1.0 if d == "minimize" else -1.0 for d in self.directions])
+        losses = np.asarray(vector, dtype=float) * signs
+        return np.where(np.isnan(losses), np.inf, losses)
 
     @property
     def step(self) -> int | None:
@@ -71,7 +89,7 @@ def loss_curve(curves: Curves) -> tuple[np.ndarray, np.ndarray]:
 
 def check_int(name: str, value: object, minimum: int) -> int:
     """``value`` (a NumPy integer too) as an int >= ``minimum``, else a StudyError naming it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+    if not is_integral(value) or value < minimum:
         raise StudyError(f"{name} must be an integer >= {minimum}, but got {name}={value!r}")
     return int(value)
 

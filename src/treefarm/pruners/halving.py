@@ -12,6 +12,11 @@ first trial always goes on and, while fewer than ``2 * eta`` have reached a
 rung (``n // eta`` is then at most 1), only a new best does (as Optuna's
 ``SuccessiveHalvingPruner``). A trial that
 reported past rung ``k`` earlier is never judged at ``k`` again.
+
+With several objectives (MO-ASHA, Schmucker, Donini, Zafar, Salinas &
+Archambeau 2021) a rung ranks the competitors' loss vectors by
+:func:`treefarm.pareto.pareto_order` (non-domination rank, then hypervolume
+contribution) and the first ``max(1, n // eta)`` go on.
 """
 
 from __future__ import annotations
@@ -22,9 +27,10 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from ..exceptions import StudyError
+from ..pareto import pareto_order
 from .base import Curve, Curves, Pruner, check_int
 
-__all__ = ["SuccessiveHalvingPruner", "promotable", "rung_value", "rungs_reached"]
+__all__ = ["SuccessiveHalvingPruner", "promotable", "promotable_vector", "rung_value", "rungs_reached"]
 
 
 def rung_resources(min_resource: int, eta: int, rate: int, max_resource: int | None) -> Iterator[int]:
@@ -112,8 +118,40 @@ class SuccessiveHalvingPruner(Pruner):
         )
 
 
+def promotable_vector(competitors: np.ndarray, eta: int) -> bool:
+    """Whether the last row of loss vectors ``competitors`` (the judged trial's) is among the first
+    ``max(1, n // eta)`` of the competitors in Pareto order (MO-ASHA's rung); a
+    vector equal to the last one kept goes on too (ties go on)."""
+    keep = max(1, len(competitors) // eta)
+    finite = np.where(np.isfinite(competitors), competitors, np.finfo(float).max)
+    order = pareto_order(finite)
+    position = int(np.flatnonzero(order == len(competitors) - 1)[0])
+    return position < keep or bool(np.array_equal(finite[-1], finite[order[keep - 1]]))
+
+
+def _judge_vectors(curves: Curves, rivals: Mapping[int, Curve], resources: Iterator[int], eta: int) -> bool:
+    step = curves.step
+    own = curves.loss_vector(curves.number, step) if step is not None else None
+    if own is None:
+        return False
+    if not np.all(np.isfinite(own)):
+        return True
+    for resource in rungs_reached(curves.curve, resources):
+        others = []
+        for n, curve in rivals.items():
+            steps = [s for s in curve if s >= resource]
+            vector = curves.loss_vector(n, min(steps)) if steps else None
+            if vector is not None:
+                others.append(vector)
+        if not promotable_vector(np.array([*others, own]), eta):
+            return True
+    return False
+
+
 def judge(curves: Curves, rivals: Mapping[int, Curve], resources: Iterator[int], eta: int) -> bool:
     """Whether the trial stops at a rung its last report reached, against ``rivals``' values there."""
+    if curves.several:
+        return _judge_vectors(curves, rivals, resources, eta)
     step = curves.step
     if step is None:
         return False

@@ -7,9 +7,9 @@ reported NaN.
 from __future__ import annotations
 
 import math
-import numbers
 
 from ..exceptions import StudyError
+from ..validation import check_nonnegative, is_number
 from .base import Curves, Pruner, check_int, loss_curve
 
 __all__ = ["PatiencePruner", "ThresholdPruner"]
@@ -20,7 +20,7 @@ def _optional_float(name: str, value: float | None, *, stops_all: float) -> floa
     NaN, or ``stops_all``, the bound that every value leaves (every trial stopped)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_number(value):
         raise StudyError(f"{name} must be a number or None, but got {name}={value!r}")
     try:
         number = float(value)
@@ -79,8 +79,7 @@ class PatiencePruner(Pruner):
 
     def __init__(self, patience: int, *, min_delta: float = 0.0) -> None:
         self.patience = check_int("patience", patience, 1)
-        if isinstance(min_delta, bool) or not isinstance(min_delta, (int, float)) or not min_delta >= 0:
-            raise StudyError(f"min_delta must be a number >= 0, but got min_delta={min_delta!r}")
+        check_nonnegative("min_delta", min_delta, error=StudyError)
         self.min_delta = float(min_delta)
 
     def prune(self, curves: Curves) -> bool:

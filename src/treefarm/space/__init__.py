@@ -7,8 +7,10 @@ from .canonical import canonical, has_rules
 from .config import Config
 from .convert import I, R, convert
 from .extension import addresses, enumerate_configs, size
-from .nodes import Apply, Choice, Const, Family, Int, Join, Op, Real, Shared, Space, Var, op
+from .nodes import Apply, Const, Family, Join, Op, Shared, Space, op
+from .primitives import Choice, Int, Real
 from .priors import Normal, Uniform
+from .recursion import Var
 from .sample import as_generator, draw_decision, sample, unsupported, within_support
 from .variables import Loop, cell
 from .walk import Args, Decide, walk

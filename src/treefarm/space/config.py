@@ -23,7 +23,8 @@ from collections.abc import Iterator, KeysView, Mapping
 from typing import Any
 
 from ..exceptions import ConfigError, format_values
-from .nodes import Choice, Int, Join, Real
+from .nodes import Join
+from .primitives import Choice, Int, Real
 
 __all__ = ["ROOT_ADDRESS", "Config", "Decision", "check_decision", "child_address"]
 

@@ -12,25 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..exceptions import SpaceError
-from .nodes import Const, Family, Int, Real, Space
+from .nodes import Space, as_space
+from .primitives import Int, Real
 
 __all__ = ["I", "R", "convert"]
 
 
 def convert(value: Any) -> Space:
     """The space a Python structure describes (see the module docstring)."""
-    if isinstance(value, Space):
-        return value
-    if isinstance(value, dict):
-        for key in value:
-            if not isinstance(key, str):
-                raise SpaceError(f"a dict space needs string keys, but got key={key!r}")
-        return Family((), {k: convert(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return Family([convert(v) for v in value], kind="list")
-    if isinstance(value, tuple):
-        return Family([convert(v) for v in value], kind="tuple")
-    return Const(value)
+    return as_space(value)
 
 
 def _interval(cls: type[Real] | type[Int], item: object) -> Real | Int:

@@ -18,7 +18,9 @@ from ..exceptions import SpaceError
 from .analysis import analyze, reachable
 from .config import ROOT_ADDRESS, Config, Decision, Scalar, child_address
 from .convert import convert
-from .nodes import Apply, Choice, Family, Int, Join, Real, Shared, Space, Var
+from .nodes import Apply, Family, Join, Shared, Space
+from .primitives import Choice, Int, Real
+from .recursion import Var
 from .variables import Loop
 from .walk import walk
 

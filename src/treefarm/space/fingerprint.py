@@ -15,7 +15,8 @@ import hashlib
 import json
 from typing import Any
 
-from .nodes import Const, Op, Space, Var
+from .nodes import Const, Op, Space
+from .recursion import Var
 
 __all__ = ["describe", "fingerprint"]
 

@@ -26,40 +26,22 @@ and :class:`Const` makes none. Combinators, following the thesis
 
 Join and product form an idempotent semiring on extensions: ``Join()`` is the
 zero (it annihilates a product), ``Family()`` the one.
+
+The primitives live in :mod:`treefarm.space.primitives` and variables in
+:mod:`treefarm.space.recursion`; this module holds the base class and the
+combinators every other node is built from.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from ..exceptions import SpaceError, format_values
-from .priors import Normal, Prior, Uniform
+from ..validation import is_integer
 
-__all__ = [
-    "Apply",
-    "Choice",
-    "Const",
-    "Family",
-    "Int",
-    "Join",
-    "Op",
-    "Real",
-    "Shared",
-    "Space",
-    "Var",
-    "op",
-]
-
-Scalar = None | bool | int | float | str
-_JSON_SCALARS = (type(None), bool, int, float, str)
-_FLOAT_MAX = 1.7976931348623157e308
-
-_epoch = itertools.count()
-#: Incremented whenever a variable is defined, so cached analyses of a graph know to refresh.
-definition_epoch = [next(_epoch)]
+__all__ = ["Apply", "Const", "Family", "Join", "Op", "Shared", "Space", "as_space", "check_key", "check_weights", "op", "product"]
 
 
 class Space:
@@ -102,134 +84,26 @@ class Space:
         """The spaces directly below this node (a variable's child is its definition)."""
         return ()
 
-
 def as_space(value: object) -> Space:
-    """Convert a Python structure to a space: see :func:`treefarm.space.convert`."""
-    from .convert import convert
-
-    return convert(value)
-
-
-def _plain(value: Any) -> Any:
-    """A NumPy scalar (``np.float64(0.1)``, ``np.str_("relu")``) as the Python value
-    it holds, so that it survives a JSON round trip as itself; other values as given."""
-    item = getattr(value, "item", None)
-    if callable(item) and type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
-        return item()
-    return value
-
-
-def _check_bounds(cls: str, low: float, high: float, log: bool) -> None:
-    if not (math.isfinite(low) and math.isfinite(high)):
-        raise SpaceError(f"{cls} bounds must be finite, but got " + format_values(low=low, high=high))
-    if not math.isfinite(high - low):
-        raise SpaceError(f"{cls}: high - low must be a finite number, but got " + format_values(low=low, high=high))
-    if not low < high:
-        raise SpaceError(f"{cls}: low < high must hold, but got " + format_values(low=low, high=high))
-    if log and low <= 0:
-        raise SpaceError(f"{cls} with log=True needs low > 0, but got " + format_values(low=low, log=log))
+    """The space a Python structure describes (see :func:`treefarm.space.convert`): a list or a
+    tuple as a positional family built as one, a dict (string keys) as a keyword family built as
+    a dict, nested to any depth; a space as it is, any other value as a :class:`Const`."""
+    if isinstance(value, Space):
+        return value
+    if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):
+                raise SpaceError(f"a dict space needs string keys, but got key={key!r}")
+        return Family((), {k: as_space(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return Family([as_space(v) for v in value], kind="list")
+    if isinstance(value, tuple):
+        return Family([as_space(v) for v in value], kind="tuple")
+    return Const(value)
 
 
-def _check_number(cls: str, name: str, value: object, kind: type) -> None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if ok and isinstance(value, int) and abs(value) > _FLOAT_MAX:
-        raise SpaceError(f"{cls}: {name} must fit in a float, but got {name}={value!r:.80}")
-    if kind is int:
-        ok = ok and float(value).is_integer()  # type: ignore[arg-type]
-    if not ok:
-        expected = "an integer" if kind is int else "a number"
-        raise SpaceError(f"{cls}: {name} must be {expected}, but got {name}={value!r}")
-
-
-class _Numeric(Space):
-    """Shared behaviour of :class:`Real` and :class:`Int`."""
-
-    __slots__ = ("high", "log", "low", "prior")
-    low: float
-    high: float
-    log: bool
-    prior: Prior
-
-    def _init(self, low: Any, high: Any, log: bool, prior: Prior | None, cast: type) -> None:
-        """Validate and set the bounds, scale and prior (errors name the class)."""
-        kind = type(self).__name__
-        low, high = _plain(low), _plain(high)
-        _check_number(kind, "low", low, cast)
-        _check_number(kind, "high", high, cast)
-        _check_bounds(kind, float(low), float(high), log)
-        object.__setattr__(self, "low", cast(low))
-        object.__setattr__(self, "high", cast(high))
-        object.__setattr__(self, "log", bool(log))
-        if prior is not None and not isinstance(prior, (Uniform, Normal)):
-            raise SpaceError(
-                f"{type(self).__name__}: prior must be Uniform() or Normal(mu, sigma), "
-                f"but got prior={prior!r}"
-            )
-        object.__setattr__(self, "prior", prior if prior is not None else Uniform())
-
-    def scale_bounds(self) -> tuple[float, float]:
-        """Bounds on the sampling scale (the logarithm for log primitives)."""
-        if self.log:
-            return math.log(self.low), math.log(self.high)
-        return float(self.low), float(self.high)
-
-    def _suffix(self) -> str:
-        prior = "" if isinstance(self.prior, Uniform) else f", prior={self.prior!r}"
-        return (":log" if self.log else "") + prior
-
-
-class Real(_Numeric):
-    """The reals in ``[low, high]``; ``log=True`` searches the logarithm uniformly.
-
-    Thesis sugar: ``R[-10:10]``, ``R[1e-5:1e-1:"log"]``.
-    """
-
-    __slots__ = ()
-
-    def __init__(self, low: float, high: float, *, log: bool = False, prior: Prior | None = None) -> None:
-        self._init(low, high, log, prior, float)
-
-    def __repr__(self) -> str:
-        suffix = self._suffix()
-        if suffix.startswith(":log") or not suffix:
-            return f"R[{self.low:g}:{self.high:g}{suffix}]"
-        return f"Real({self.low:g}, {self.high:g}{suffix})"
-
-
-class Int(_Numeric):
-    """The integers ``low, low + 1, ..., high`` (both included); ``log=True`` for
-    ranges spanning orders of magnitude (sampled log-uniformly, then rounded).
-
-    Thesis-style sugar: ``I[1:10]``, ``I[16:1024:"log"]``.
-    """
-
-    __slots__ = ()
-    low: int
-    high: int
-
-    def __init__(self, low: int, high: int, *, log: bool = False, prior: Prior | None = None) -> None:
-        self._init(low, high, log, prior, int)
-
-    def scale_bounds(self) -> tuple[float, float]:
-        """Bounds on the sampling scale, widened by half a step so that rounding a
-        uniform draw gives every integer its fair share."""
-        if self.log:
-            return math.log(self.low - 0.5), math.log(self.high + 0.5)
-        return self.low - 0.5, self.high + 0.5
-
-    @property
-    def size(self) -> int:
-        """Number of integers in the range."""
-        return self.high - self.low + 1
-
-    def __repr__(self) -> str:
-        suffix = self._suffix()
-        if suffix.startswith(":log") or not suffix:
-            return f"I[{self.low}:{self.high}{suffix}]"
-        return f"Int({self.low}, {self.high}{suffix})"
-
-
-def _check_weights(owner: str, weights: Sequence[float] | None, n: int) -> tuple[float, ...] | None:
+def check_weights(owner: str, weights: Sequence[float] | None, n: int) -> tuple[float, ...] | None:
+    """``weights`` as floats, one per option of ``owner``, finite, >= 0 and not all 0."""
     if weights is None:
         return None
     w = tuple(float(x) for x in weights)
@@ -241,51 +115,6 @@ def _check_weights(owner: str, weights: Sequence[float] | None, n: int) -> tuple
     if any(not math.isfinite(x) or x < 0 for x in w) or sum(w) <= 0:
         raise SpaceError(f"{owner}: weights must be finite, >= 0 and not all 0, but got weights={list(w)!r}")
     return w
-
-
-class Choice(Space):
-    """A categorical over plain values: ``Choice("relu", "tanh", weights=[3, 1])``.
-
-    The decision recorded in a configuration is the value itself when every
-    value is a JSON scalar (str, int, float, bool, None), else the value's
-    index; ``build`` always returns the value, never the index.
-    """
-
-    __slots__ = ("by_index", "values", "weights")
-    values: tuple[Any, ...]
-    weights: tuple[float, ...] | None
-    by_index: bool
-
-    def __init__(self, *values: Any, weights: Sequence[float] | None = None) -> None:
-        if not values:
-            raise SpaceError("Choice needs at least one value, but got values=()")
-        values = tuple(_plain(v) for v in values)
-        if any(isinstance(v, float) and math.isnan(v) for v in values):
-            raise SpaceError(f"Choice values must equal themselves (NaN does not), but got values={values!r}")
-        keys = [(type(v), v) if isinstance(v, _JSON_SCALARS) else ("id", id(v)) for v in values]
-        if len(set(keys)) != len(keys):
-            dup = next(v for i, v in enumerate(values) if keys[i] in keys[:i])
-            raise SpaceError(f"Choice values must be distinct, but got a repeated value={dup!r}")
-        object.__setattr__(self, "values", tuple(values))
-        object.__setattr__(self, "weights", _check_weights("Choice", weights, len(values)))
-        object.__setattr__(self, "by_index", not all(isinstance(v, _JSON_SCALARS) for v in values))
-
-    def decisions(self) -> tuple[Scalar, ...]:
-        """What a configuration may record for this choice, in option order."""
-        if self.by_index:
-            return tuple(range(len(self.values)))
-        return self.values
-
-    def index_of(self, decision: object) -> int | None:
-        """Index of a recorded decision, or None if it is not one (type-exact: ``True != 1``)."""
-        for i, d in enumerate(self.decisions()):
-            if type(d) is type(decision) and d == decision:
-                return i
-        return None
-
-    def __repr__(self) -> str:
-        w = "" if self.weights is None else f", weights={list(self.weights)!r}"
-        return f"Choice({', '.join(map(repr, self.values))}{w})"
 
 
 class Const(Space):
@@ -325,7 +154,7 @@ class Family(Space):
             _require_space(a, f"Family member {i}")
         for k, v in kwargs.items():
             _require_space(v, f"Family member {k!r}")
-            _check_key(k)
+            check_key(k)
         if kind not in ("tuple", "list"):
             raise SpaceError(f"Family kind must be 'tuple' or 'list', but got kind={kind!r}")
         object.__setattr__(self, "args", tuple(args))
@@ -357,7 +186,7 @@ class Family(Space):
         return Family(pos, kw, kind=self.kind)
 
     def _member(self, index: int | str) -> Space:
-        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(self.args):
+        if is_integer(index) and 0 <= index < len(self.args):
             return self.args[index]
         if isinstance(index, str) and index in self.kwargs:
             return self.kwargs[index]
@@ -396,7 +225,7 @@ def _require_space(value: object, where: str) -> None:
         raise SpaceError(f"{where} must be a space, but got {where}={value!r}")
 
 
-def _check_key(key: object) -> None:
+def check_key(key: object) -> None:
     if not isinstance(key, str) or not key or "." in key or key.startswith("@"):
         raise SpaceError(
             f"a keyword must be a non-empty string without '.' and not starting with '@', but got key={key!r}"
@@ -404,7 +233,7 @@ def _check_key(key: object) -> None:
 
 
 def _merge_key(kw: dict[str, Space], key: str, value: Space) -> None:
-    _check_key(key)
+    check_key(key)
     if key in kw:
         raise SpaceError(f"keyword {key!r} is present on both sides of a product, but got key={key!r}")
     kw[key] = value
@@ -452,12 +281,12 @@ class Join(Space):
 
     def __init__(self, *options: object, weights: Sequence[float] | None = None, **named: object) -> None:
         items: list[tuple[str | None, Space, float]] = []
-        w = _check_weights("Join", weights, len(options) + len(named))
+        w = check_weights("Join", weights, len(options) + len(named))
         w_iter = iter(w if w is not None else [1.0] * (len(options) + len(named)))
         for label, raw in [*((None, o) for o in options), *named.items()]:
             space, weight = as_space(raw), next(w_iter)
             if label is not None:
-                _check_key(label)
+                check_key(label)
             if isinstance(space, Join) and not space.options:
                 continue
             if isinstance(space, Join) and label is None:
@@ -652,74 +481,6 @@ class Apply(Space):
         parts = [*map(repr, self.args.args), *(f"{k}={v!r}" for k, v in self.args.kwargs.items())]
         return f"{self.op.name}({', '.join(parts)})"
 
-
-class Var(Space):
-    """A forward-declared space, for recursion: ``G = Var("G")`` then
-    ``G.define(f(G, G) | A)`` (or the thesis's ``G << (f(G, G) | A)``).
-
-    ``max_depth`` bounds how many times a variable may be expanded along one
-    path of an instance; at the bound sampling takes only options that can
-    finish in time. A definition with no non-recursive way out is an error.
-    The bound is one for the whole space: every variable's expansions count
-    against the smallest ``max_depth`` of the variables it reaches (a grammar
-    ``E -> T -> F`` with ``max_depth=3`` on each expands three times in all
-    along a path, not three times each; :mod:`treefarm.space.analysis`).
-    """
-
-    __slots__ = ("_body", "max_depth", "name")
-    name: str
-    max_depth: int
-    _body: Space | None
-
-    DEFAULT_MAX_DEPTH: ClassVar[int] = 8
-
-    def __init__(self, name: str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
-        _check_key(name)
-        if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
-            raise SpaceError(f"Var max_depth must be an integer >= 1, but got max_depth={max_depth!r}")
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "max_depth", max_depth)
-        object.__setattr__(self, "_body", None)
-
-    @property
-    def body(self) -> Space:
-        """The definition; an error naming the variable if it was never defined."""
-        if self._body is None:
-            raise SpaceError(
-                f"variable {self.name!r} is used but was never defined: call {self.name}.define(...)"
-            )
-        return self._body
-
-    @property
-    def defined(self) -> bool:
-        return self._body is not None
-
-    def define(self, body: object) -> Var:
-        """Give the variable its definition (once). Checks that the recursion has
-        a way out and that ``max_depth`` allows it, as far as defined variables tell."""
-        if self._body is not None:
-            raise SpaceError(f"variable {self.name!r} is already defined as {self._body!r}")
-        object.__setattr__(self, "_body", as_space(body))
-        definition_epoch[0] = next(_epoch)
-        from .analysis import check_definition
-
-        try:
-            check_definition(self)
-        except SpaceError:
-            object.__setattr__(self, "_body", None)
-            raise
-        return self
-
-    def __lshift__(self, body: object) -> Var:
-        return self.define(body)
-
-    def children(self) -> tuple[Space, ...]:
-        return (self.body,) if self._body is not None else ()
-
-    def __repr__(self) -> str:
-        return self.name
-
-
 class Shared(Space):
     """A sub-space drawn once per instance and reused wherever it appears (the
     thesis's constants): every occurrence of ``Shared(space, key="w")`` in one
@@ -730,7 +491,7 @@ class Shared(Space):
     key: str
 
     def __init__(self, space: object, *, key: str) -> None:
-        _check_key(key)
+        check_key(key)
         object.__setattr__(self, "space", as_space(space))
         object.__setattr__(self, "key", key)
 
@@ -739,3 +500,4 @@ class Shared(Space):
 
     def __repr__(self) -> str:
         return f"Shared({self.space!r}, key={self.key!r})"
+

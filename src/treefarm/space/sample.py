@@ -16,7 +16,8 @@ from typing import overload
 import numpy as np
 
 from .config import Config, Decision, Scalar
-from .nodes import Choice, Int, Join, Real, Space
+from .nodes import Join, Space
+from .primitives import Choice, Int, Real
 from .walk import walk
 
 __all__ = ["as_generator", "decision_at", "draw_decision", "draw_numeric", "sample", "unsupported", "within_support"]

@@ -29,7 +29,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..exceptions import SpaceError
-from .nodes import Const, Int, Join, Op, Shared, Space, as_space
+from ..validation import is_integer
+from .nodes import Const, Join, Op, Shared, Space, as_space
+from .primitives import Int
 
 __all__ = ["Loop", "cell"]
 
@@ -59,7 +61,7 @@ class Loop(Space):
             if times.low < 0:
                 raise SpaceError(f"a Loop's times must be >= 0, but got times.low={times.low}")
             object.__setattr__(self, "times", times)
-        elif isinstance(times, int) and not isinstance(times, bool) and times >= 0:
+        elif is_integer(times) and times >= 0:
             object.__setattr__(self, "times", Const(times))
         else:
             raise SpaceError(f"a Loop's times must be an integer >= 0 or an Int, but got times={times!r}")
@@ -87,9 +89,9 @@ def cell(
     ``shared=False`` makes the same search written as a tree: each use of an
     earlier node draws and builds its own copy of that node's sub-space, so
     two later nodes can never read one intermediate result."""
-    if isinstance(n_nodes, bool) or not isinstance(n_nodes, int) or n_nodes < 1:
+    if not is_integer(n_nodes) or n_nodes < 1:
         raise SpaceError(f"a cell needs n_nodes >= 1, but got n_nodes={n_nodes!r}")
-    if isinstance(arity, bool) or not isinstance(arity, int) or arity < 1:
+    if not is_integer(arity) or arity < 1:
         raise SpaceError(f"a cell needs arity >= 1, but got arity={arity!r}")
     if not inputs or not ops:
         raise SpaceError(

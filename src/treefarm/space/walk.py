@@ -20,7 +20,9 @@ from typing import Any, Protocol
 from ..exceptions import ConfigError, SpaceError
 from .analysis import Analysis, analyze
 from .config import ROOT_ADDRESS, Config, Decision, Scalar, check_decision, child_address
-from .nodes import Apply, Choice, Const, Family, Int, Join, Op, Real, Shared, Space, Var
+from .nodes import Apply, Const, Family, Join, Op, Shared, Space
+from .primitives import Choice, Int, Real
+from .recursion import Var
 from .variables import Loop
 
 __all__ = ["Args", "Decide", "walk"]

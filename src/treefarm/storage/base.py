@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from types import TracebackType
 
 from .pages import PageQuery, TrialSummary, page_of, summary_of
@@ -53,7 +53,9 @@ class Storage(abc.ABC):
     **Budgets.** :meth:`claim_trial` counts the study's *claimed* trials
     (every state but WAITING: RUNNING, COMPLETE, FAILED, PRUNED) inside the
     same transaction that adds one, so N workers sharing a budget B make
-    exactly B trials between them, however they interleave.
+    exactly B trials between them, however they interleave. The count costs
+    the same whatever the length of the history (the SQL storage keeps it in
+    the study row).
 
     **Ownership.** A worker marks the trials it claims with its identity
     (``system_attrs["worker"]``, a mapping whose ``"token"`` is random per
@@ -118,7 +120,8 @@ class Storage(abc.ABC):
     JSON-serializable (else :class:`~treefarm.ConfigError` for params,
     :class:`~treefarm.StorageError` for attributes, naming the key); nothing
     is ever pickled. Tuples come back as lists. A COMPLETE trial's value is a
-    finite float. Unknown studies and trials raise
+    finite float; a study with several objectives keeps one per objective
+    (``values``), and any trial may carry constraint values (``constraints``). Unknown studies and trials raise
     :class:`~treefarm.storage.NotFoundError` (a ``StorageError`` and a
     ``KeyError``) naming them.
     """
@@ -129,13 +132,18 @@ class Storage(abc.ABC):
         self,
         name: str,
         *,
-        direction: str,
+        direction: str | None = None,
         seed: int | None,
         attrs: Mapping[str, JSON],
         load_if_exists: bool = False,
+        directions: Sequence[str] | None = None,
     ) -> StudyRecord:
         """Create the study ``name``; if it exists, return it when ``load_if_exists``
-        (its stored direction, seed and attrs win), else raise StorageError naming it."""
+        (its stored directions, seed and attrs win), else raise StorageError naming it.
+
+        ``directions`` holds one ``"minimize"``/``"maximize"`` per objective; without it
+        the study has the one ``direction``. Given both, ``direction`` must be the first
+        of ``directions``; the record's ``direction`` is always that first."""
 
     @abc.abstractmethod
     def get_study(self, name: str) -> StudyRecord:
@@ -225,21 +233,33 @@ class Storage(abc.ABC):
         user_attrs: Mapping[str, JSON] = _NO_ATTRS,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
         owner: str | None = None,
+        values: Sequence[float] | None = None,
+        constraints: Sequence[float] | None = None,
     ) -> TrialRecord:
         """Finish a RUNNING trial as ``state`` (COMPLETE needs a finite ``value``),
         merging the attributes into the stored ones; returns the finished record.
 
+        ``values`` gives one finite float per objective of the study (``value``, if
+        given too, must be its first; the record's ``value`` is always that first);
+        ``value`` alone means ``values=(value,)``. Values of another length than the
+        study's directions are refused with StorageError naming them and the length
+        expected. ``constraints`` are finite floats (the trial is feasible when every
+        one is ``<= 0``), kept with any state.
+
         Raises TrialStateError naming the number and current state if the trial
         is not RUNNING, or (with ``owner``) not the trial of the worker whose
         token that is; the storage is then unchanged. With ``owner``, a finish
-        repeating one already recorded for that owner (same state and value)
-        returns the stored record instead (see "Ownership").
+        repeating one already recorded for that owner (same state, values and
+        constraints) returns the stored record instead (see "Ownership").
         """
 
     @abc.abstractmethod
-    def report_intermediate(self, study_id: int, number: int, step: int, value: float) -> None:
+    def report_intermediate(self, study_id: int, number: int, step: int, value: float | Sequence[float]) -> None:
         """Record ``value`` at ``step`` of a RUNNING trial (a repeated step replaces
-        the earlier value); TrialStateError if the trial is not RUNNING."""
+        the earlier value); TrialStateError if the trial is not RUNNING. ``value`` may
+        be a vector, one float per objective of the study (else StorageError naming
+        the length expected): the record's ``intermediate`` then holds its first and
+        ``intermediate_vectors`` all of it. NaN and infinities are kept."""
 
     @abc.abstractmethod
     def set_trial_user_attr(self, study_id: int, number: int, key: str, value: JSON) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,9 +22,13 @@ from .records import JSON, TrialState
 __all__ = [
     "STALE_REASON",
     "NotFoundError",
+    "Outcome",
     "check_direction",
+    "check_directions",
     "check_finish",
     "check_hint",
+    "check_intermediate_length",
+    "check_lengths",
     "check_owner",
     "check_params_owner",
     "check_seed",
@@ -41,6 +46,8 @@ __all__ = [
     "state_error",
     "study_not_found",
     "trial_not_found",
+    "vector",
+    "vector_text",
 ]
 
 
@@ -152,11 +159,40 @@ def check_seed(seed: int | None) -> None:
         raise StorageError(f"seed must be None or an int with |seed| < 2**63, but got {got}")
 
 
-def check_study(direction: str, seed: int | None, attrs: Mapping[str, JSON]) -> str:
-    """A new study's arguments checked (errors name the bad one); its attrs as stored text."""
-    check_direction(direction)
+def check_directions(direction: str | None, directions: Sequence[str] | None) -> tuple[str, ...]:
+    """A new study's directions, one per objective: ``directions`` if given (``direction``,
+    if given too, must be its first), else ``(direction,)``; errors name the bad one."""
+    if directions is None:
+        if direction is None:
+            raise StorageError("a study needs a direction or directions, but got neither")
+        check_direction(direction)
+        return (direction,)
+    if isinstance(directions, str) or not isinstance(directions, Sequence) or not directions:
+        raise StorageError(
+            f"directions must be a non-empty list of {DIRECTIONS}, but got {format_values(directions=directions)}"
+        )
+    for each in directions:
+        if each not in DIRECTIONS:
+            raise StorageError(
+                f"each of directions must be one of {DIRECTIONS}, but got "
+                f"{format_values(direction=each, directions=list(directions))}"
+            )
+    if direction is not None and direction != directions[0]:
+        raise StorageError(
+            "direction must be the first of directions, but got "
+            f"{format_values(direction=direction, directions=list(directions))}"
+        )
+    return tuple(directions)
+
+
+def check_study(
+    direction: str | None, seed: int | None, attrs: Mapping[str, JSON], directions: Sequence[str] | None = None
+) -> tuple[tuple[str, ...], str]:
+    """A new study's arguments checked (errors name the bad one): its directions, and
+    its attrs as stored text."""
+    checked = check_directions(direction, directions)
     check_seed(seed)
-    return encode_attrs(attrs, what="attrs")
+    return checked, encode_attrs(attrs, what="attrs")
 
 
 def check_state(state: TrialState | str, *, allowed: tuple[TrialState, ...], action: str) -> TrialState:
@@ -172,38 +208,129 @@ def check_state(state: TrialState | str, *, allowed: tuple[TrialState, ...], act
     return checked
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """A finish as stored: state, first value, every value, constraints and feasibility."""
+
+    state: TrialState
+    value: float | None
+    values: tuple[float, ...] | None
+    constraints: tuple[float, ...] | None
+
+    @property
+    def feasible(self) -> bool | None:
+        """Whether every constraint is ``<= 0``; None without constraints (the stored column)."""
+        return None if self.constraints is None else all(c <= 0 for c in self.constraints)
+
+
+def _real(value: object) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _floats(values: object, *, what: str, expected: str) -> tuple[float, ...]:
+    """``values`` as a non-empty tuple of finite floats; StorageError naming ``what`` otherwise."""
+    if (
+        isinstance(values, (str, bytes, Mapping))
+        or not isinstance(values, (Sequence, np.ndarray))
+        or len(values) == 0
+        or not all(_real(v) and math.isfinite(v) for v in values)
+    ):
+        shown = list(values) if isinstance(values, (Sequence, np.ndarray)) and not isinstance(values, str) else values
+        raise StorageError(f"{what} must be {expected}, but got {format_values(**{what: shown})}")
+    return tuple(float(v) for v in values)
+
+
 def check_finish(
     state: TrialState | str,
     value: float | None,
     user_attrs: Mapping[str, JSON],
     system_attrs: Mapping[str, JSON],
-) -> tuple[TrialState, float | None]:
-    """The state and value to store for a finished trial; an error naming them if not allowed.
+    *,
+    values: Sequence[float] | None = None,
+    constraints: Sequence[float] | None = None,
+) -> Outcome:
+    """What to store for a finished trial; an error naming the value if not allowed.
 
-    COMPLETE needs a finite float; FAILED and PRUNED take None or a finite float;
-    both attribute mappings must be JSON. Every backend calls this before it
-    touches anything, so a refused finish leaves the storage unchanged.
+    COMPLETE needs finite floats; FAILED and PRUNED take None or finite floats.
+    ``values`` (one per objective) stands for ``value`` (its first, which must
+    agree when both are given); ``value`` alone means ``values=(value,)``.
+    ``constraints`` are finite floats (a trial is feasible when every one is
+    ``<= 0``); both attribute mappings must be JSON. Every backend calls this
+    before it touches anything, so a refused finish leaves the storage
+    unchanged; the length of ``values`` is checked against the study's
+    directions by :func:`check_lengths`.
     """
     encode_attrs(user_attrs, what="user_attrs")
     encode_attrs(system_attrs, what="system_attrs")
     finished = (TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
     state = check_state(state, allowed=finished, action="finishing a trial")
+    limits = None if constraints is None else _floats(
+        constraints, what="constraints", expected="a non-empty list of finite floats (feasible when every one is <= 0)"
+    )
+    if values is not None:
+        vector = _floats(values, what="values", expected=f"a non-empty list of finite floats for a {state.value} trial")
+        if value is not None and value != vector[0]:
+            raise StorageError(
+                f"value must be the first of values, but got {format_values(value=value, values=list(vector))}"
+            )
+        return Outcome(state, vector[0], vector, limits)
     if value is None and state is not TrialState.COMPLETE:
-        return state, None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return Outcome(state, None, None, limits)
+    if not _real(value) or not math.isfinite(value):  # type: ignore[arg-type]
         raise StorageError(
             f"the value of a {state.value} trial must be a finite float, but got {format_values(value=value)}"
         )
-    return state, float(value)
+    first = float(value)  # type: ignore[arg-type]
+    return Outcome(state, first, (first,), limits)
 
 
-def intermediate_value(step: int, value: float) -> float:
-    """The float to store for an intermediate report (NaN allowed: a diverging run is news)."""
+def check_lengths(number: int, values: Sequence[float] | None, directions: Sequence[str]) -> None:
+    """Refuse (StorageError) ``values`` that do not hold one entry per objective of the study."""
+    if values is not None and len(values) != len(directions):
+        raise StorageError(
+            f"the values of trial {number} must hold one float per objective ({len(directions)}: "
+            f"{list(directions)}), but got {format_values(values=list(values))} of length {len(values)}"
+        )
+
+
+def check_intermediate_length(number: int, step: int, values: Sequence[float], directions: Sequence[str]) -> None:
+    """Refuse (StorageError) an intermediate vector without one entry per objective."""
+    if len(values) != len(directions):
+        raise StorageError(
+            f"the intermediate vector of trial {number} at step {step} must hold one float per objective "
+            f"({len(directions)}: {list(directions)}), but got {format_values(value=list(values))} "
+            f"of length {len(values)}"
+        )
+
+
+def vector_text(values: Sequence[float] | None) -> str | None:
+    """The JSON text of a vector of floats (NaN and infinities kept, as Python's JSON
+    writes them: intermediate vectors may hold them); None for None."""
+    return None if values is None else json.dumps([float(v) for v in values], separators=(",", ":"))
+
+
+def vector(text: str | None) -> tuple[float, ...] | None:
+    """The floats of a stored vector (see :func:`vector_text`); None for NULL."""
+    return None if text is None else tuple(float(v) for v in json.loads(text))
+
+
+def intermediate_value(step: int, value: float | Sequence[float]) -> tuple[float, tuple[float, ...] | None]:
+    """What to store for an intermediate report: its first float, and every float when a
+    vector (one per objective) was reported (NaN and infinities allowed: a diverging run
+    is news)."""
     if isinstance(step, bool) or not isinstance(step, int):
         raise StorageError(f"step must be an int, but got {format_values(step=step)}")
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes)):
+        if len(value) == 0 or not all(_real(v) for v in value):
+            raise StorageError(
+                "an intermediate vector must be a non-empty list of floats, but got "
+                f"{format_values(value=list(value))}"
+            )
+        floats = tuple(float(v) for v in value)
+        return floats[0], floats
+    if not _real(value):
         raise StorageError(f"an intermediate value must be a float, but got {format_values(value=value)}")
-    return float(value)
+    return float(value), None
 
 
 def check_hint(config: Mapping[str, JSON], credibility: float, weight: int, spread: float) -> str:

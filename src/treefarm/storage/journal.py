@@ -1,8 +1,8 @@
 """A local file of finished results the storage could not take, replayed later.
 
 When a SQL storage stays unreachable past its retry deadline while a worker
-finishes a trial, the finish (study id, trial number, state, value,
-attributes and the worker's ownership token) is appended to this journal as
+finishes a trial, the finish (study id, trial number, state, value or values,
+constraints, attributes and the worker's ownership token) is appended to this journal as
 one JSON line, flushed and ``fsync``ed before the error reaches the caller.
 It is written to the storage again by the next operation that succeeds in
 any process using the same journal file, or by ``treefarm recover JOURNAL
@@ -29,7 +29,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -79,9 +79,13 @@ def entry(
     user_attrs: Mapping[str, JSON],
     system_attrs: Mapping[str, JSON],
     owner: str | None,
+    values: Sequence[float] | None = None,
+    constraints: Sequence[float] | None = None,
 ) -> dict[str, Any]:
-    """One journal line: a finish, and where it was meant to go."""
-    return {
+    """One journal line: a finish, and where it was meant to go (``values`` and
+    ``constraints`` only when there is more than one value, or constraints: a line
+    of a single-objective finish reads as before)."""
+    item: dict[str, Any] = {
         "url": url,
         "study_id": study_id,
         "number": number,
@@ -92,6 +96,11 @@ def entry(
         "owner": owner,
         "journaled": time.time(),
     }
+    if values is not None and len(values) > 1:
+        item["values"] = list(values)
+    if constraints is not None:
+        item["constraints"] = list(constraints)
+    return item
 
 
 def finish_entry(finish: Callable[..., _R], item: Mapping[str, Any]) -> _R:
@@ -101,6 +110,8 @@ def finish_entry(finish: Callable[..., _R], item: Mapping[str, Any]) -> _R:
         int(item["number"]),
         state=TrialState(item["state"]),
         value=item["value"],
+        values=item.get("values"),
+        constraints=item.get("constraints"),
         user_attrs=item["user_attrs"],
         system_attrs=item["system_attrs"],
         owner=item["owner"],

@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import threading
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..exceptions import StorageError, format_values
@@ -38,7 +38,11 @@ class _Trial:
     system_attrs: str
     user_attrs: str = "{}"
     value: float | None = None
+    values: tuple[float, ...] | None = None
+    constraints: tuple[float, ...] | None = None
     intermediate: dict[int, float] = field(default_factory=dict)
+    vectors: dict[int, tuple[float, ...]] = field(default_factory=dict)
+    requeued: bool = False
     started: float | None = None
     finished: float | None = None
     heartbeat: float | None = None
@@ -66,19 +70,20 @@ class InMemoryStorage(Storage):
         self,
         name: str,
         *,
-        direction: str,
+        direction: str | None = None,
         seed: int | None,
         attrs: Mapping[str, JSON],
         load_if_exists: bool = False,
+        directions: Sequence[str] | None = None,
     ) -> StudyRecord:
-        text = checks.check_study(direction, seed, attrs)
+        checked, text = checks.check_study(direction, seed, attrs, directions)
         with self._lock:
             if name in self._names:
                 if load_if_exists:
                     return self.get_study(name)
                 raise StorageError(f"the study name must be new, but got {format_values(name=name)}")
             study_id, self._next_id = self._next_id, self._next_id + 1
-            record = StudyRecord(study_id, name, direction, seed, {}, time.time())
+            record = StudyRecord(study_id, name, checked[0], seed, {}, time.time(), checked)
             self._studies[study_id] = _Study(record, text)
             self._names[name] = study_id
             return self._study_record(study_id)
@@ -123,6 +128,7 @@ class InMemoryStorage(Storage):
         with self._lock:
             study = self._study(study_id)
             trial = _Trial(len(study.trials), state, params_text, attrs_text, user_text)
+            trial.requeued = REQUEUED in system_attrs
             if state is TrialState.RUNNING:
                 trial.started = trial.heartbeat = time.time()
             else:
@@ -141,7 +147,7 @@ class InMemoryStorage(Storage):
         with self._lock:
             study = self._study(study_id)
             if budget is not None and len(study.trials) - len(study.waiting) >= budget:
-                requeued = sorted(n for n in study.waiting if f'"{REQUEUED}"' in study.trials[n].system_attrs)
+                requeued = sorted(n for n in study.waiting if study.trials[n].requeued)
                 if not requeued:
                     return None
                 study.waiting.remove(requeued[0])
@@ -169,6 +175,7 @@ class InMemoryStorage(Storage):
         trial.state = TrialState.RUNNING
         trial.started = trial.heartbeat = time.time()
         trial.system_attrs = _merge(trial.system_attrs, system_attrs, what="system_attrs")
+        trial.requeued = trial.requeued or REQUEUED in system_attrs
         return self._trial_record(study_id, trial)
 
     def set_trial_params(
@@ -199,26 +206,36 @@ class InMemoryStorage(Storage):
         user_attrs: Mapping[str, JSON] = _NO_ATTRS,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
         owner: str | None = None,
+        values: Sequence[float] | None = None,
+        constraints: Sequence[float] | None = None,
     ) -> TrialRecord:
-        state, value = checks.check_finish(state, value, user_attrs, system_attrs)
+        out = checks.check_finish(state, value, user_attrs, system_attrs, values=values, constraints=constraints)
         with self._lock:
             trial = self._trial(study_id, number)
             if not checks.check_owner(number, trial.state, checks.decode(trial.system_attrs), owner):
-                if (trial.state, trial.value) != (state, value):
+                if (trial.state, trial.values, trial.constraints) != (out.state, out.values, out.constraints):
                     raise checks.state_error(
                         number, trial.state, action="finishing a trial", allowed="running"
                     )
                 return self._trial_record(study_id, trial)
+            checks.check_lengths(number, out.values, self._studies[study_id].record.directions)
             trial.user_attrs = _merge(trial.user_attrs, user_attrs, what="user_attrs")
             trial.system_attrs = _merge(trial.system_attrs, system_attrs, what="system_attrs")
-            trial.state, trial.value, trial.finished = state, value, time.time()
+            trial.state, trial.value, trial.finished = out.state, out.value, time.time()
+            trial.values, trial.constraints = out.values, out.constraints
             return self._trial_record(study_id, trial)
 
-    def report_intermediate(self, study_id: int, number: int, step: int, value: float) -> None:
-        value = checks.intermediate_value(step, value)
+    def report_intermediate(self, study_id: int, number: int, step: int, value: float | Sequence[float]) -> None:
+        first, every = checks.intermediate_value(step, value)
         with self._lock:
             trial = self._running(study_id, number, action="reporting an intermediate value")
-            trial.intermediate[step] = value
+            if every is not None:
+                directions = self._studies[study_id].record.directions
+                checks.check_intermediate_length(number, step, every, directions)
+                trial.vectors[step] = every
+            else:
+                trial.vectors.pop(step, None)
+            trial.intermediate[step] = first
 
     def set_trial_user_attr(self, study_id: int, number: int, key: str, value: JSON) -> None:
         with self._lock:
@@ -329,7 +346,9 @@ class InMemoryStorage(Storage):
     def _study_record(self, study_id: int) -> StudyRecord:
         study = self._studies[study_id]
         r = study.record
-        return StudyRecord(r.study_id, r.name, r.direction, r.seed, checks.decode(study.attrs), r.created)
+        return StudyRecord(
+            r.study_id, r.name, r.direction, r.seed, checks.decode(study.attrs), r.created, r.directions
+        )
 
     def _trial_record(self, study_id: int, t: _Trial) -> TrialRecord:
         return TrialRecord(
@@ -344,4 +363,7 @@ class InMemoryStorage(Storage):
             started=t.started,
             finished=t.finished,
             heartbeat=t.heartbeat,
+            values=t.values,
+            constraints=t.constraints,
+            intermediate_vectors=dict(t.vectors),
         )

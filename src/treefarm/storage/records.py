@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 __all__ = ["JSON", "REQUEUED", "HintRecord", "StudyRecord", "TrialRecord", "TrialState"]
@@ -42,7 +42,12 @@ class TrialState(str, enum.Enum):
 
 @dataclass(frozen=True)
 class StudyRecord:
-    """A study as stored: its id, unique name, direction, seed and JSON attributes."""
+    """A study as stored: its id, unique name, direction, seed and JSON attributes.
+
+    ``directions`` holds one ``"minimize"``/``"maximize"`` per objective;
+    ``direction`` is its first (the one direction of a single-objective study).
+    Left out, ``directions`` is ``(direction,)``.
+    """
 
     study_id: int
     name: str
@@ -50,6 +55,11 @@ class StudyRecord:
     seed: int | None
     attrs: Mapping[str, JSON]
     created: float
+    directions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.directions:
+            object.__setattr__(self, "directions", (self.direction,))
 
 
 @dataclass(frozen=True)
@@ -61,6 +71,15 @@ class TrialRecord:
     step to the value reported at it (NaN if NaN was reported); times are
     unix seconds (``started``/``heartbeat`` are set when the trial starts
     RUNNING, ``finished`` when it reaches a finished state).
+
+    Several objectives: ``values`` holds one float per objective (None when the
+    trial has no value), and ``value`` is always its first, so single-objective
+    code reads ``value`` as before; left out, ``values`` is ``(value,)``.
+    ``constraints`` holds the trial's constraint values (None when it has none);
+    the trial is :attr:`feasible` when every one is ``<= 0`` (Optuna's
+    convention). ``intermediate_vectors`` holds the steps reported as a vector
+    (step -> one value per objective), beside their first entry in
+    ``intermediate``.
     """
 
     study_id: int
@@ -74,6 +93,18 @@ class TrialRecord:
     started: float | None
     finished: float | None
     heartbeat: float | None
+    values: tuple[float, ...] | None = None
+    constraints: tuple[float, ...] | None = None
+    intermediate_vectors: Mapping[int, tuple[float, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.values is None and self.value is not None:
+            object.__setattr__(self, "values", (self.value,))
+
+    @property
+    def feasible(self) -> bool:
+        """Whether every constraint value is ``<= 0`` (True for a trial without constraints)."""
+        return self.constraints is None or all(c <= 0 for c in self.constraints)
 
 
 @dataclass(frozen=True)

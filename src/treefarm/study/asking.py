@@ -22,13 +22,13 @@ from collections.abc import Callable
 import numpy as np
 
 from ..exceptions import ConfigError, DuplicateParamsError, StorageError, SuggestionError, TrialStateError
+from ..execution.liveness import identity
 from ..optimizers import History, Optimizer
 from ..optimizers.hints import apply_hints
 from ..space import Config, validate, within_support
 from ..storage import JSON, REQUEUED, NotFoundError, Storage
 from .dedupe import Deduplicator
 from .history import TrialCache
-from .worker import identity
 
 __all__ = ["RECHECKS", "Asker"]
 

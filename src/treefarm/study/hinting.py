@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import ConfigError, StudyError, format_values
-from ..optimizers.options import check_bool
 from ..space import Space
 from ..space.config import Scalar
 from ..space.partial import check_partial, zero_weight
 from ..storage import HintRecord, Storage, StudyRecord
+from ..validation import check_bool
 
 if TYPE_CHECKING:
     from .history import TrialCache

@@ -15,12 +15,16 @@ import logging
 import time
 from dataclasses import replace
 
+import numpy as np
+
 from ..exceptions import ConfigError, StudyError
 from ..optimizers import History, Observation
 from ..optimizers.hints import Hint
+from ..pareto import ranking_losses
 from ..space import Config, Space, validate
 from ..space.partial import check_partial
 from ..storage import HintRecord, Storage, TrialRecord, TrialState
+from .objectives import constraint_matrix, feasible_front, loss_matrix
 from .outcome import loss_variance
 from .warm import gate_open, warm_source
 
@@ -36,18 +40,33 @@ class TrialCache:
     """Finished trials of one study (see the module docstring); ``sign`` is +1 to
     minimize and -1 to maximize, so losses handed to optimizers are always minimized."""
 
-    def __init__(self, storage: Storage, study_id: int, space: Space, *, sign: float, name: str) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        study_id: int,
+        space: Space,
+        *,
+        sign: float,
+        name: str,
+        directions: tuple[str, ...] = ("minimize",),
+    ) -> None:
         self._storage = storage
         self._study_id = study_id
         self._space = space
         self._sign = sign
         self._name = name
+        self._directions = directions
         self._finished: dict[int, TrialRecord] = {}
         self._configs: dict[int, Config | None] = {}
         self._scan_from = 0
         self._checked_hints: dict[tuple[int, float], Hint | None] = {}
         self._hint_source: dict[int | None, str | None] = {}
         self._hints: tuple[float, tuple[Hint, ...]] | None = None
+
+    @property
+    def directions(self) -> tuple[str, ...]:
+        """The study's directions, one per objective."""
+        return self._directions
 
     def remember(self, number: int, config: Config) -> None:
         """Record the configuration of a trial this process started (already valid)."""
@@ -113,7 +132,7 @@ class TrialCache:
 
     def _observed(self, exclude: int | None) -> History:
         unfinished = self.sync()
-        complete, failed = [], []
+        complete, failed, scored = [], [], []
         for number in sorted(self._finished):
             r = self._finished[number]
             config = self.config_of(r)
@@ -121,14 +140,37 @@ class TrialCache:
                 continue
             if r.state in (TrialState.COMPLETE, TrialState.PRUNED) and r.value is not None:
                 complete.append(Observation(config, self._sign * r.value, loss_variance(r.user_attrs) or 0.0))
+                scored.append(r)
             elif r.state is not TrialState.COMPLETE:
                 failed.append(config)
+        if len(self._directions) > 1 or any(r.constraints for r in scored):
+            complete, more_failed = self._ranked(complete, scored)
+            failed.extend(more_failed)
         pending = []
         for r in unfinished:
             config = self.config_of(r) if r.params and r.number != exclude else None
             if config is not None:
                 pending.append(config)
         return History(tuple(complete), tuple(failed), tuple(pending))
+
+    def _ranked(
+        self, complete: list[Observation], scored: list[TrialRecord]
+    ) -> tuple[list[Observation], list[Config]]:
+        """Observations of a study with several objectives or constraints: every
+        objective's loss and the constraint values, and as the single ``loss`` the
+        trial's place in the Pareto order (see :class:`~treefarm.optimizers.Observation`).
+        A trial without a value for every objective (a pruned one that reported one
+        number) counts as failed."""
+        Y = loss_matrix(scored, self._directions)
+        whole = np.all(np.isfinite(Y), axis=1)
+        kept = [o for o, ok in zip(complete, whole) if ok]
+        C = constraint_matrix([r for r, ok in zip(scored, whole) if ok])
+        keys = ranking_losses(Y[whole], C)
+        ranked = [
+            replace(o, loss=float(key), losses=tuple(map(float, row)), constraints=() if C is None else tuple(map(float, c)))
+            for o, key, row, c in zip(kept, keys, Y[whole], C if C is not None else [None] * len(kept))
+        ]
+        return ranked, [o.config for o, ok in zip(complete, whole) if not ok]
 
     def hints(self) -> tuple[Hint, ...]:
         """The study's hints that fit the space. The list is read again when it is
@@ -191,6 +233,8 @@ class TrialCache:
         and the most recent failure reasons."""
         done = self.completed()
         if done:
+            if any(t.constraints for t in done):
+                return feasible_front(done, self._directions[:1])[0]
             return min(done, key=lambda t: (self._sign * (t.value or 0.0), t.number))
         failed = [
             self._finished[n] for n in sorted(self._finished) if self._finished[n].state is TrialState.FAILED

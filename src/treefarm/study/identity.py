@@ -94,14 +94,16 @@ def reconcile(
     space: Space,
     *,
     algo: str | Optimizer | None,
-    direction: str | None,
+    directions: tuple[str, ...] | None,
     seed: int | None,
     allow_space_change: bool,
 ) -> Optimizer:
     """The optimizer of a reopened study, after checking the caller's arguments
     against what is stored (see the module docstring)."""
-    if direction is not None and direction != record.direction:
-        raise _refuse("direction", record.name, record.direction, direction)
+    if directions is not None and directions != tuple(record.directions):
+        if len(directions) == 1 and len(record.directions) == 1:
+            raise _refuse("direction", record.name, record.direction, directions[0])
+        raise _refuse("directions", record.name, list(record.directions), list(directions))
     if seed is not None and seed != record.seed:
         raise _refuse("seed", record.name, record.seed, seed)
     stored_print = record.attrs.get("space_fingerprint")

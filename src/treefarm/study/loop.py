@@ -33,7 +33,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..exceptions import StorageUnavailableError, StudyError, TrialStateError
+from ..exceptions import StorageUnavailableError, StudyError, TrialStateError, format_values
 from ..storage import TrialRecord, TrialState
 from .parallel import Evaluator
 from .recovery import REQUEUE_LOST
@@ -130,7 +130,13 @@ def optimize(
     wants_trial = _check(objective, n_jobs, backend, executor, requeue_lost)
     _check_total(n_trials)
     caught = _checked_catch(catch)
-    stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.direction == "maximize")
+    several = len(study.directions) > 1
+    if several and (target is not None or patience is not None):
+        raise StudyError(
+            "target and patience take a study with one objective, but got "
+            f"{format_values(target=target, patience=patience, directions=list(study.directions))}"
+        )
+    stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.directions[0] == "maximize")
     callbacks = list(callbacks)
     study.recover(limit=requeue_lost)
     try:
@@ -252,7 +258,7 @@ def _record(
         if record is not None and outcome.system_attrs.get("worker_lost"):
             requeue_lost_trial(study.storage, study.study_id, record, requeue_lost)
         if record is not None:
-            stopper.record(record.value if record.state is TrialState.COMPLETE else None)
+            stopper.record(record.value if record.state is TrialState.COMPLETE and record.feasible else None)
             records.append(record)
         if exc is not None and (not isinstance(exc, catch) or isinstance(exc, KeyboardInterrupt)):
             uncaught = uncaught or exc

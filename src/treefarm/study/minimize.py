@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import StudyError
@@ -33,14 +33,39 @@ DEFAULT_STORAGE = "treefarm.db"
 
 @dataclass(frozen=True)
 class Result:
-    """What ``minimize`` found: the best value, its configuration, its parameters
-    (the decisions' values, no op called: see :func:`treefarm.space.params`) and every trial."""
+    """What ``minimize`` found: every trial, the best ones, and for one objective
+    the best value, its configuration and its parameters (the decisions' values,
+    no op called: see :func:`treefarm.space.params`).
 
-    best_value: float
-    best_config: Config
-    best_params: Any
+    ``best_trials`` is the feasible Pareto front with several objectives (see
+    :attr:`Study.best_trials`); there ``best_value``, ``best_config`` and
+    ``best_params`` raise an error that points to it.
+    """
+
     trials: Sequence[TrialRecord]
     study: Study
+    best_trials: Sequence[TrialRecord]
+    best: tuple[float, Config, Any] | None = field(default=None, repr=False)
+
+    def _single(self) -> tuple[float, Config, Any]:
+        if self.best is None:
+            raise StudyError(
+                f"the study has {len(self.study.directions)} objectives, so no single best value: "
+                "read result.best_trials (the Pareto front)"
+            )
+        return self.best
+
+    @property
+    def best_value(self) -> float:
+        return self._single()[0]
+
+    @property
+    def best_config(self) -> Config:
+        return self._single()[1]
+
+    @property
+    def best_params(self) -> Any:
+        return self._single()[2]
 
     @property
     def n_trials(self) -> int:
@@ -48,6 +73,12 @@ class Result:
         return len(self.trials)
 
     def __repr__(self) -> str:
+        if self.best is None:
+            front = [list(t.values or ()) for t in self.best_trials][:5]
+            return (
+                f"Result(best_trials={len(self.best_trials)} trials, front={front!r}"
+                f"{'...' if len(self.best_trials) > 5 else ''}, n_trials={len(self.trials)}, study={self.study.name!r})"
+            )
         return (
             f"Result(best_value={self.best_value!r}, best_config={dict(self.best_config)!r}, "
             f"n_trials={len(self.trials)}, study={self.study.name!r})"
@@ -77,6 +108,7 @@ def minimize(
     study_name: str | None = None,
     seed: int | None = None,
     direction: str | None = None,
+    directions: Sequence[str] | None = None,
     n_jobs: int = 1,
     timeout: float | None = None,
     pruner: Pruner | None = None,
@@ -89,7 +121,9 @@ def minimize(
     existing ``study_name`` resumes that study, and trials already made there,
     by this process or any other sharing the storage, count towards it.
     ``algo`` and ``direction`` default to ``"auto"`` and ``"minimize"`` for a
-    new study and to the stored ones for a resumed one.
+    new study and to the stored ones for a resumed one; ``directions`` (one per
+    objective) makes a study of several objectives, whose front is
+    ``result.best_trials``.
     A storage given as a path or URL is closed on return (a SQLite file then holds
     every trial by itself, without its ``-wal``; ``result.study`` reconnects if used).
     An objective that takes ``trial`` can report and be stopped early by ``pruner``.
@@ -104,6 +138,7 @@ def minimize(
         storage=storage,
         algo=algo,
         direction=direction,
+        directions=directions,
         seed=seed,
         load_if_exists=study_name is not None,
         pruner=pruner,
@@ -112,14 +147,12 @@ def minimize(
     assert evaluate is not None
     try:
         study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor)
-        best = study.best_trial
-        return Result(
-            best_value=study.best_value,
-            best_config=Config(best.params),
-            best_params=study.best_params,
-            trials=study.trials,
-            study=study,
-        )
+        front = study.best_trials
+        best = None
+        if len(study.directions) == 1:
+            trial = study.best_trial
+            best = (study.best_value, Config(trial.params), study.best_params)
+        return Result(trials=study.trials, study=study, best_trials=front, best=best)
     finally:
         if not isinstance(storage, Storage):  # opened here: closing a SQLite file copies its -wal into it
             study.storage.close()

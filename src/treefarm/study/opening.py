@@ -16,10 +16,9 @@ from ..space import Space, convert, sample
 from ..storage import NotFoundError, Storage, StudyRecord, open_storage
 from ..storage.url import sqlite_file
 from .identity import DEFAULT_ALGO, creation_attrs, reconcile
+from .objectives import DIRECTIONS, check_directions
 
 __all__ = ["DIRECTIONS", "Opened", "check_space", "create", "load"]
-
-DIRECTIONS = ("minimize", "maximize")
 
 
 #: The study attribute holding a token of the call that created the study (an existing
@@ -50,9 +49,7 @@ def check_space(space: Any) -> Space:
     return root
 
 
-def _check_arguments(direction: str | None, seed: int | None) -> None:
-    if direction is not None and direction not in DIRECTIONS:
-        raise StudyError(f"direction must be one of {list(DIRECTIONS)}, but got direction={direction!r}")
+def _check_seed(seed: int | None) -> None:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise StudyError(f"seed must be an integer >= 0 or None, but got seed={seed!r}")
 
@@ -67,22 +64,25 @@ def create(
     seed: int | None,
     load_if_exists: bool,
     allow_space_change: bool,
+    directions: Any = None,
 ) -> Opened:
     """A new study's parts, or (``load_if_exists``) an existing one's, reconciled."""
-    _check_arguments(direction, seed)
+    given = check_directions(direction, directions)
+    _check_seed(seed)
     root = check_space(space)
     optimizer = make_optimizer(algo if algo is not None else DEFAULT_ALGO)
     store = open_storage(storage)
     token = secrets.token_hex(8)
     record = store.create_study(
         name if name is not None else f"study-{secrets.token_hex(4)}",
-        direction=direction or "minimize",
+        direction=(given or ("minimize",))[0],
+        directions=given or ("minimize",),
         seed=seed if seed is not None else secrets.randbits(63),
         attrs={**creation_attrs(root, optimizer), CREATION: token},
         load_if_exists=load_if_exists,
     )
     kept = reconcile(
-        store, record, root, algo=algo, direction=direction, seed=seed, allow_space_change=allow_space_change
+        store, record, root, algo=algo, directions=given, seed=seed, allow_space_change=allow_space_change
     )
     return Opened(record, store, root, kept, created=record.attrs.get(CREATION) == token)
 
@@ -104,6 +104,6 @@ def load(
     record = store.get_study(name)
     root = check_space(space)
     optimizer = reconcile(
-        store, record, root, algo=algo, direction=None, seed=None, allow_space_change=allow_space_change
+        store, record, root, algo=algo, directions=None, seed=None, allow_space_change=allow_space_change
     )
     return Opened(record, store, root, optimizer)

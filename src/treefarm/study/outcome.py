@@ -1,13 +1,17 @@
 """Turning what an objective returned (or raised) into a trial outcome.
 
-An objective returns a number (the loss, or the score of a maximization), or
-a mapping with that number under ``"loss"`` and extra JSON fields recorded as
-user attributes. One extra field has a meaning: ``"loss_variance"``, the
-variance of the loss as an estimate (a finite number >= 0; see
-:class:`treefarm.optimizers.Observation`), which the GP takes as that
-trial's own noise. Anything else (NaN, infinity, a string, a mapping without
-``"loss"``) fails the trial with a reason that says what came back; the study
-goes on.
+An objective returns a number (the loss, or the score of a maximization), a
+sequence of numbers (one per objective, for a study with several
+``directions``), or a mapping with either under ``"loss"`` and extra JSON
+fields recorded as user attributes. Two extra fields have a meaning:
+``"loss_variance"``, the variance of the loss as an estimate (a finite number
+>= 0; see :class:`treefarm.optimizers.Observation`), which the GP takes as
+that trial's own noise, and ``"constraints"``, a number or a sequence of
+numbers the trial satisfies when each is <= 0. Anything else (NaN, infinity,
+a string, a mapping without ``"loss"``, a constraint that is not a finite
+number) fails the trial with a reason that says what came back; the study
+goes on. Whether the count of values fits the study's directions is the
+study's check (:meth:`treefarm.Study.finish`).
 """
 
 from __future__ import annotations
@@ -31,10 +35,12 @@ __all__ = [
     "from_result",
     "loss_variance",
     "told",
+    "with_constraints",
 ]
 
 LOSS_KEY = "loss"
 LOSS_VARIANCE_KEY = "loss_variance"
+CONSTRAINTS_KEY = "constraints"
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,8 @@ class Outcome:
     value: float | None = None
     user_attrs: Mapping[str, Any] = field(default_factory=dict)
     system_attrs: Mapping[str, Any] = field(default_factory=dict)
+    values: tuple[float, ...] | None = None
+    constraints: tuple[float, ...] | None = None
 
 
 def failure(reason: str, *, state: TrialState = TrialState.FAILED) -> Outcome:
@@ -86,14 +94,49 @@ def loss_variance(attrs: Mapping[str, Any]) -> float | None:
     return value if value is not None and math.isfinite(value) and value >= 0.0 else None
 
 
+def _is_sequence(result: object) -> bool:
+    """A list, tuple or one-dimensional array (not a string or a mapping)."""
+    if isinstance(result, (list, tuple)):
+        return True
+    ndim = getattr(result, "ndim", None)
+    return ndim == 1 and hasattr(result, "__len__")
+
+
+def _numbers(result: object) -> tuple[float, ...] | None:
+    """``result`` as a tuple of floats (a number is a tuple of one), or None."""
+    if _is_sequence(result):
+        items = [_as_float(x) for x in result]  # type: ignore[attr-defined]
+        if not items or any(x is None for x in items):
+            return None
+        return tuple(x for x in items if x is not None)
+    value = _as_float(result)
+    return None if value is None else (value,)
+
+
+def _constraints(given: object) -> tuple[float, ...] | str:
+    """The constraint values of a result, or the reason they are refused."""
+    values = _numbers(given)
+    if values is None:
+        return f"{CONSTRAINTS_KEY} must be a number or a sequence of numbers, but got {CONSTRAINTS_KEY}={given!r:.80}"
+    if not all(math.isfinite(c) for c in values):
+        return f"{CONSTRAINTS_KEY} must be finite numbers, but got {CONSTRAINTS_KEY}={list(values)!r:.80}"
+    return values
+
+
 def from_result(result: object) -> Outcome:
     """The outcome of an objective that returned ``result``."""
     attrs: dict[str, Any] = {}
+    constraints: tuple[float, ...] | None = None
     if isinstance(result, Mapping):
         if LOSS_KEY not in result:
             keys = sorted(map(repr, result))[:20]
             return _failed(f"the objective returned a mapping without {LOSS_KEY!r}: keys=[{', '.join(keys)}]")
-        extra = _json_attrs({k: v for k, v in result.items() if k != LOSS_KEY})
+        if CONSTRAINTS_KEY in result:
+            checked = _constraints(result[CONSTRAINTS_KEY])
+            if isinstance(checked, str):
+                return _failed(checked)
+            constraints = checked
+        extra = _json_attrs({k: v for k, v in result.items() if k not in (LOSS_KEY, CONSTRAINTS_KEY)})
         if isinstance(extra, str):
             return _failed(extra)
         if loss_variance(extra) is None:
@@ -102,15 +145,28 @@ def from_result(result: object) -> Outcome:
                 f"{LOSS_VARIANCE_KEY} must be a finite number >= 0, but got {LOSS_VARIANCE_KEY}={given!r:.80}"
             )
         attrs, result = extra, result[LOSS_KEY]
-    value = _as_float(result)
-    if value is None:
+    values = _numbers(result)
+    if values is None:
         return _failed(
-            f"the objective must return a number or a mapping with {LOSS_KEY!r}, "
+            f"the objective must return a number, a sequence of numbers or a mapping with {LOSS_KEY!r}, "
             f"but returned a {type(result).__name__}: {result!r:.80}"
         )
-    if not math.isfinite(value):
-        return _failed(f"the objective returned a non-finite value: {value!r}")
-    return Outcome(TrialState.COMPLETE, value, user_attrs=attrs)
+    for i, value in enumerate(values):
+        if not math.isfinite(value):
+            where = "" if len(values) == 1 else f" for objective {i} of {list(values)!r:.80}"
+            return _failed(f"the objective returned a non-finite value{where}: {value!r}")
+    return Outcome(TrialState.COMPLETE, values[0], user_attrs=attrs, values=values, constraints=constraints)
+
+
+def with_constraints(outcome: Outcome, constraints: object) -> Outcome:
+    """``outcome`` with the constraint values a user gave to ``tell`` (None: as it
+    is); values that are not finite numbers fail the trial, saying so."""
+    if constraints is None or outcome.state is not TrialState.COMPLETE:
+        return outcome
+    checked = _constraints(constraints)
+    if isinstance(checked, str):
+        return _failed(checked)
+    return replace(outcome, constraints=checked)
 
 
 def from_exception(exc: BaseException) -> Outcome:

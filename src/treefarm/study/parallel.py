@@ -7,14 +7,10 @@ storage stay in the study's process, so a worker that dies loses nothing
 recorded. Each result comes back as an :class:`Outcome` plus the exception
 the objective raised (if any), and the study decides whether to go on.
 
-Worker processes die with their parent: on Linux the kernel sends them
-SIGKILL when it dies (``PR_SET_PDEATHSIG``), and everywhere a watchdog
-thread ends a worker whose parent is gone, so a ``kill -9`` of the study's
-process leaves no orphan evaluating a trial nobody will record (the trial
-itself is failed by the next recovery).
-
-An executor given by the caller (see :class:`Evaluator`) is used as it is
-and never shut down here. A trial whose future raises instead of returning
+Worker processes die with their parent (:mod:`treefarm.execution.processes`).
+An executor given by the caller is used through the one
+:class:`~treefarm.execution.base.Executor` interface, as it is, and never
+shut down here. A trial whose future raises instead of returning
 (the worker died: Dask's ``KilledWorker``, a cancelled task, a lost
 connection), and every trial a broken process pool held (one dead process
 ends the others' evaluations too), is FAILED with the reason and
@@ -24,111 +20,29 @@ configuration again.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import multiprocessing
-import os
 import pickle
-import signal
-import sys
-import threading
 import time
-import traceback
 from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures import wait as futures_wait
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ..exceptions import StudyError, TrialPruned
+from ..execution.base import Executor as RemoteExecutor
+from ..execution.base import Pending
+from ..execution.executors import as_executor
+from ..execution.processes import call_in_worker, process_pool, terminate
 from ..storage import TrialState
 from .outcome import Outcome, from_exception, from_result
 from .trial import Trial
 
-__all__ = ["Evaluator", "capacity"]
+__all__ = ["Evaluator"]
 
 Result = tuple[Outcome, BaseException | None]
 
 
-PR_SET_PDEATHSIG = 1
-"""prctl(2) option: the signal this process receives when its parent dies."""
-WATCHDOG_PERIOD = 0.5
-"""Seconds between a worker's checks that its parent is alive."""
 CAPACITY_PERIOD = 5.0
 """Seconds an executor's capacity (its workers' threads) is taken as known."""
-
-
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(WATCHDOG_PERIOD)
-    os._exit(1)
-
-
-def die_with_parent(parent: int) -> None:
-    """Run in each worker process at start: end it when ``parent`` dies (see the module docstring)."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it fails the trials
-    if os.getppid() != parent:
-        os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent,), name="treefarm-parent-watch", daemon=True).start()
-
-
-def _terminate(pool: Executor) -> None:
-    """Kill a process pool's workers at once (an interrupted run must not wait for its
-    objectives): ``terminate_workers`` where Python has it (3.14), else each worker process."""
-    if hasattr(pool, "terminate_workers"):
-        pool.terminate_workers()
-        return
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        process.terminate()
-
-
-def call_in_worker(objective: Callable[[Any], Any], value: Any) -> tuple[str, Any]:
-    """Run in a worker process: the result, or the exception. One that cannot make
-    the trip back (it does not pickle, or its class cannot be rebuilt from its
-    pickle: an ``__init__`` with other arguments) travels as the nearest class of
-    its own hierarchy that can, with its text and traceback as the message, so
-    ``catch`` still matches it as far as its classes allow and a bad pickle never
-    breaks the pool."""
-    try:
-        return "ok", objective(value)
-    except Exception as exc:
-        if _travels(exc):
-            return "error", exc
-        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        message = f"{type(exc).__name__}: {exc}\n{text}"
-        for cls in type(exc).__mro__:
-            if issubclass(cls, BaseException):
-                with contextlib.suppress(Exception):
-                    stand_in = cls(message)
-                    if _travels(stand_in):
-                        return "error", stand_in
-        return "error", Exception(message)
-
-
-def _travels(exc: BaseException) -> bool:
-    """Whether ``exc`` survives a pickle round trip (what a process pool gives it)."""
-    try:
-        pickle.loads(pickle.dumps(exc))
-    except Exception:
-        return False
-    return True
-
-
-def _is_dask(executor: Any) -> bool:
-    """Whether ``executor`` is a ``distributed.Client`` (told apart without importing Dask)."""
-    return type(executor).__module__.split(".")[0] == "distributed"
-
-
-def capacity(executor: Any) -> int:
-    """How many trials ``executor`` runs at once: a Dask client's worker threads,
-    a ``concurrent.futures`` pool's workers, else 1."""
-    if _is_dask(executor):
-        return max(1, sum(executor.nthreads().values()))
-    workers = getattr(executor, "_max_workers", 1)
-    return workers if isinstance(workers, int) and workers >= 1 else 1
 
 
 def _lost(exc: BaseException) -> Result:
@@ -159,21 +73,15 @@ class Evaluator:
         n_jobs: int,
         backend: str,
         wants_trial: bool,
-        executor: Any = None,
+        executor: object = None,
     ) -> None:
         self.objective = objective
         self.n_jobs = n_jobs
         self.backend = backend
         self.wants_trial = wants_trial
-        self.executor = executor
+        self.executor: RemoteExecutor | None = None if executor is None else as_executor(executor)
         self._capacity: tuple[int, float] | None = None
         self._pool: Executor | None = None
-        if executor is not None and not callable(getattr(executor, "submit", None)):
-            raise StudyError(
-                "executor must have a concurrent.futures-like submit (a distributed.Client, a "
-                "concurrent.futures executor; treefarm.execution.dask.connect turns an address into a "
-                f"Client), but got executor={executor!r}"
-            )
         if (n_jobs > 1 and backend == "process") or executor is not None:
             try:
                 pickle.dumps(objective)
@@ -190,7 +98,7 @@ class Evaluator:
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         if self._pool is not None:
             if exc_type is not None:
-                _terminate(self._pool)
+                terminate(self._pool)
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
@@ -199,13 +107,7 @@ class Evaluator:
             if self.backend == "thread":
                 self._pool = ThreadPoolExecutor(max_workers=self.n_jobs)
             else:
-                ctx = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(
-                    max_workers=self.n_jobs,
-                    mp_context=ctx,
-                    initializer=die_with_parent,
-                    initargs=(os.getpid(),),
-                )
+                self._pool = process_pool(self.n_jobs)
         return self._pool
 
     def batch_size(self) -> int:
@@ -215,7 +117,7 @@ class Evaluator:
             return self.n_jobs
         now = time.monotonic()
         if self._capacity is None or now - self._capacity[1] > CAPACITY_PERIOD:
-            self._capacity = (capacity(self.executor), now)
+            self._capacity = (self.executor.capacity(), now)
         return self._capacity[0]
 
     def run(self, trials: Sequence[Trial]) -> list[Result]:
@@ -234,26 +136,22 @@ class Evaluator:
                 submitted.append(((from_exception(exc), None), None))
         return [self._collect(item, pool) for item, pool in submitted]
 
-    def send(self, trial: Trial) -> Any:
-        """Send ``trial`` to the caller's executor: its future, or at once the Result of a
-        trial that cannot be sent. A Dask task is submitted impure (two equal values are
-        two tasks) and without Dask's own retries (see the module docstring)."""
-        options = {"pure": False, "retries": 0} if _is_dask(self.executor) else {}
+    def send(self, trial: Trial) -> Pending | Result:
+        """Send ``trial`` to the caller's executor: its pending evaluation, or at once the
+        Result of a trial that cannot be sent."""
+        assert self.executor is not None, "send needs the caller's executor"
         try:
-            return self.executor.submit(call_in_worker, self.objective, trial.value, **options)
+            return self.executor.submit(call_in_worker, self.objective, trial.value)
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             return from_exception(exc), None
 
-    def finished(self, futures: Collection[Any]) -> set[Any]:
-        """The futures of :meth:`send` that are done, waiting until at least one is."""
-        if _is_dask(self.executor):
-            from distributed import wait
-
-            return set(wait(list(futures), return_when="FIRST_COMPLETED").done)
-        return set(futures_wait(list(futures), return_when=FIRST_COMPLETED).done)
+    def finished(self, pending: Collection[Pending]) -> set[Pending]:
+        """The evaluations of :meth:`send` that are done, waiting until at least one is."""
+        assert self.executor is not None, "finished needs the caller's executor"
+        return self.executor.first_completed(pending)
 
     @staticmethod
-    def outcome(future: Any) -> Result:
+    def outcome(future: Pending) -> Result:
         """The Result of a finished future of :meth:`send`; a future that raised is a lost worker."""
         try:
             kind, payload = future.result()
@@ -287,7 +185,7 @@ class Evaluator:
         process table is complete here."""
         if self._pool is pool:
             self._pool = None
-        _terminate(pool)
+        terminate(pool)
         pool.shutdown(wait=True)
 
     def _collect(self, item: Future[tuple[str, Any]] | Result, pool: Executor | None) -> Result:

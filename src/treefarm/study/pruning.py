@@ -20,28 +20,39 @@ from .outcome import Outcome
 __all__ = ["curves_for", "with_last_report"]
 
 
-def curves_for(records: Sequence[TrialRecord], number: int, *, maximize: bool) -> Curves:
-    """The curves trial ``number`` is judged by: its own and those of the trials numbered below it."""
+def curves_for(records: Sequence[TrialRecord], number: int, *, directions: tuple[str, ...]) -> Curves:
+    """The curves trial ``number`` is judged by: its own and those of the trials numbered
+    below it (with several objectives, their vectors too)."""
     own: Mapping[int, float] = {}
     earlier = {}
+    vectors = {}
+    several = len(directions) > 1
     for r in records:  # records are snapshots with their own dicts: no copy needed
         if r.number == number:
             own = r.intermediate
         elif r.number < number and r.intermediate:
             earlier[r.number] = r.intermediate
-    return Curves(number, own, earlier, maximize)
+        if several and r.number <= number and r.intermediate_vectors:
+            vectors[r.number] = r.intermediate_vectors
+    return Curves(number, own, earlier, directions[0] == "maximize", vectors, directions if several else ())
 
 
-def with_last_report(outcome: Outcome, record: TrialRecord) -> Outcome:
-    """A PRUNED outcome completed with the trial's last reported (finite) value and its step."""
+def with_last_report(outcome: Outcome, record: TrialRecord, *, several: bool = False) -> Outcome:
+    """A PRUNED outcome completed with the trial's last reported (finite) value and its step;
+    with ``several`` objectives, only a vector report gives it values."""
     if outcome.state is not TrialState.PRUNED or outcome.value is not None or not record.intermediate:
         return outcome
     step = max(record.intermediate)
     value = record.intermediate[step]
     attrs: dict[str, Any] = {**outcome.system_attrs, "pruned_step": step}
+    vector = record.intermediate_vectors.get(step)
+    finite_vector = vector is not None and all(math.isfinite(v) for v in vector)
+    if several and not finite_vector:
+        return Outcome(TrialState.PRUNED, None, user_attrs=outcome.user_attrs, system_attrs=attrs)
     return Outcome(
         TrialState.PRUNED,
-        value if math.isfinite(value) else None,
+        value if math.isfinite(value) and (vector is None or finite_vector) else None,
         user_attrs=outcome.user_attrs,
         system_attrs=attrs,
+        values=tuple(vector) if vector is not None and finite_vector else None,
     )

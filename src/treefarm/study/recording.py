@@ -10,13 +10,13 @@ their canonical form, so equal expressions are recognised across processes.
 from __future__ import annotations
 
 from ..exceptions import StudyError
+from ..execution.liveness import identity
 from ..storage import Storage, TrialRecord, TrialState
 from ..storage.checks import owner_of
 from .dedupe import Deduplicator
 from .history import TrialCache
 from .outcome import Outcome, failure
 from .pruning import with_last_report
-from .worker import identity
 
 __all__ = ["Recorder"]
 
@@ -35,13 +35,18 @@ class Recorder:
         """Record ``outcome`` for trial ``number`` (see the module docstring); a pruned
         trial keeps the value and step it last reported."""
         if outcome.state is TrialState.PRUNED:
-            outcome = with_last_report(outcome, self._storage.get_trial(self._study_id, number))
+            record = self._storage.get_trial(self._study_id, number)
+            outcome = with_last_report(outcome, record, several=len(self._cache.directions) > 1)
         system_attrs = dict(outcome.system_attrs)
         config = self._cache.known_config(number) if self._dedupe.rules else None
         if config is not None:
             system_attrs["canonical"] = self._dedupe.key(config)
         token = identity()["token"]
         owner = token if number in self.running and isinstance(token, str) else None
+        several = outcome.values is not None and len(outcome.values) > 1
+        vectors = {"values": outcome.values} if several else {}
+        if outcome.constraints is not None:
+            vectors["constraints"] = outcome.constraints
         try:
             return self._storage.finish_trial(
                 self._study_id,
@@ -51,6 +56,7 @@ class Recorder:
                 user_attrs=outcome.user_attrs,
                 system_attrs=system_attrs,
                 owner=owner,
+                **vectors,
             )
         finally:
             self.running.discard(number)

@@ -9,7 +9,7 @@ heartbeat interval is judged by its own setting) and its worker cannot be
 seen alive from here: a worker this process sees running (same namespace,
 same PID and start time) keeps its trial, however late its heartbeat (an
 objective that holds the GIL stops the heartbeat thread), and recovery beats
-that trial for it (see :mod:`treefarm.study.worker`).
+that trial for it (see :mod:`treefarm.execution.liveness`).
 
 With ``requeue`` the configuration of a failed trial is queued again, as the
 optimize loop does for a lost evaluation, at most ``REQUEUE_LOST`` times
@@ -23,8 +23,8 @@ import logging
 from collections.abc import Mapping, Sequence
 
 from ..exceptions import TrialStateError
+from ..execution.liveness import worker_alive, worker_gone
 from ..storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
-from .worker import worker_alive, worker_gone
 
 __all__ = ["REQUEUE_LOST", "recover", "requeue_lost"]
 

@@ -3,6 +3,7 @@ trials as a table. A part of :class:`~treefarm.Study`, kept apart because it onl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..exceptions import StudyError
@@ -10,6 +11,7 @@ from ..optimizers import Optimizer
 from ..space import Config, Space, params
 from ..storage import TrialRecord
 from .history import TrialCache
+from .objectives import feasible_front, study_hypervolume
 
 __all__ = ["Results"]
 
@@ -23,9 +25,30 @@ class Results:
 
     @property
     def best_trial(self) -> TrialRecord:
-        """The completed trial with the best value (the lowest number among ties);
-        with none, the error quotes why the trials failed."""
+        """The completed trial with the best value (the lowest number among ties),
+        a feasible one first when trials have constraints; with none, the error
+        quotes why the trials failed. A study with several objectives has no one
+        best trial: the error points to :attr:`best_trials`."""
+        if len(self._cache.directions) > 1:
+            raise StudyError(
+                f"the study has {len(self._cache.directions)} objectives (directions={list(self._cache.directions)!r}), "
+                "so no single best trial: read study.best_trials (the Pareto front)"
+            )
         return self._cache.best()
+
+    @property
+    def best_trials(self) -> list[TrialRecord]:
+        """The feasible Pareto front: the completed, feasible trials no other
+        feasible trial dominates (no worse in every objective, better in one), by
+        number. With no feasible trial, the trials of least total constraint
+        violation. With one objective, the trials tied at the best value."""
+        return feasible_front(self._cache.completed(), self._cache.directions)
+
+    def hypervolume(self, reference: Sequence[float]) -> float:
+        """The hypervolume the feasible front dominates up to ``reference``, one
+        value per objective in the objectives' own units (below every score that
+        should count for a maximized one, above every loss for a minimized one)."""
+        return study_hypervolume(self._cache.completed(), self._cache.directions, reference)
 
     @property
     def recommended_trial(self) -> TrialRecord:

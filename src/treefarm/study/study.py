@@ -27,25 +27,26 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import StudyError, format_values
+from ..execution.liveness import KeepAlive
 from ..optimizers import History, Optimizer
-from ..optimizers.options import check_range
 from ..pruners import Pruner
 from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
+from ..validation import check_range
 from . import opening
 from .asking import Asker
 from .dedupe import Deduplicator
 from .hinting import Hinting
 from .history import TrialCache
 from .loop import optimize
-from .outcome import Outcome, failure, from_exception, told
+from .objectives import count_failure
+from .outcome import Outcome, failure, from_exception, told, with_constraints
 from .pruning import curves_for
 from .recording import Recorder
 from .recovery import REQUEUE_LOST, recover
 from .results import Results
 from .trial import Trial
 from .warm import warm_author, warm_start_hints, warm_start_points
-from .worker import KeepAlive
 
 __all__ = ["Callback", "Study"]
 
@@ -86,7 +87,9 @@ class Study(Results, Hinting):
         if pruner is not None and not isinstance(pruner, Pruner):
             raise StudyError(f"pruner must be a Pruner or None, but got pruner={pruner!r}")
         self.pruner = pruner
-        self._cache = TrialCache(storage, record.study_id, space, sign=self._sign(1.0), name=record.name)
+        self._cache = TrialCache(
+            storage, record.study_id, space, sign=self._sign(1.0), name=record.name, directions=self.directions
+        )
         dedupe = Deduplicator(space)
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
         self._keep_alive = KeepAlive(storage, record.study_id, lambda: self.running, self.heartbeat_interval)
@@ -105,6 +108,7 @@ class Study(Results, Hinting):
         storage: str | os.PathLike[str] | Storage | None = None,
         algo: str | Optimizer | None = None,
         direction: str | None = None,
+        directions: Sequence[str] | None = None,
         seed: int | None = None,
         load_if_exists: bool = False,
         allow_space_change: bool = False,
@@ -119,7 +123,8 @@ class Study(Results, Hinting):
         ``storage`` is a path or URL (``"runs.db"``, ``"sqlite:///runs.db"``,
         ``"postgresql://..."``), a :class:`Storage`, or None for memory.
         A new study takes ``algo`` (default ``"auto"``), ``direction`` (default
-        ``"minimize"``) and ``seed`` (None draws one and stores it, so the study
+        ``"minimize"``) or ``directions`` (one per objective, for several:
+        ``["minimize", "maximize"]``; see :attr:`best_trials`) and ``seed`` (None draws one and stores it, so the study
         stays reproducible when resumed). A reopened one keeps what it stored:
         see :mod:`treefarm.study.identity` for what is checked and recorded.
         Trials not finished after ``STALE_FACTOR`` heartbeat intervals are
@@ -142,6 +147,7 @@ class Study(Results, Hinting):
             storage=storage,
             algo=algo,
             direction=direction,
+            directions=directions,
             seed=seed,
             load_if_exists=load_if_exists,
             allow_space_change=allow_space_change,
@@ -191,7 +197,19 @@ class Study(Results, Hinting):
 
     @property
     def direction(self) -> str:
+        """The direction of a single-objective study; a study with several
+        objectives raises an error that points to :attr:`directions`."""
+        if len(self.directions) > 1:
+            raise StudyError(
+                f"the study has {len(self.directions)} objectives: read study.directions, "
+                f"not study.direction, but got name={self.name!r}"
+            )
         return self._record.direction
+
+    @property
+    def directions(self) -> tuple[str, ...]:
+        """One ``"minimize"``/``"maximize"`` per objective."""
+        return tuple(self._record.directions)
 
     @property
     def seed(self) -> int:
@@ -212,7 +230,7 @@ class Study(Results, Hinting):
         return self._storage.get_trials(self.study_id)
 
     def _sign(self, value: float) -> float:
-        return value if self.direction == "minimize" else -value
+        return value if self._record.direction == "minimize" else -value
 
     def history(self, *, exclude: int | None = None) -> History:
         """What the optimizer sees: completed, failed and pending configurations."""
@@ -296,9 +314,13 @@ class Study(Results, Hinting):
         *,
         state: TrialState | str | None = None,
         exception: BaseException | None = None,
+        constraints: Sequence[float] | float | None = None,
     ) -> TrialRecord:
-        """Record the outcome of a trial: a value (or mapping with ``"loss"``),
-        an exception, or an explicit state (``"failed"``, ``"pruned"``).
+        """Record the outcome of a trial: a value (a sequence of one per objective
+        in a study with several, or a mapping with it under ``"loss"``), an
+        exception, or an explicit state (``"failed"``, ``"pruned"``).
+        ``constraints`` (or the mapping's ``"constraints"``) are the trial's
+        constraint values, satisfied when each is <= 0.
 
         A trial can be told once: telling it again raises
         :class:`~treefarm.TrialStateError` and leaves storage unchanged. A
@@ -312,7 +334,7 @@ class Study(Results, Hinting):
         if not isinstance(trial, Trial) and (isinstance(trial, bool) or not isinstance(trial, int)):
             raise StudyError(f"tell needs a Trial or a trial number, but got {format_values(trial=trial)}")
         number = trial.number if isinstance(trial, Trial) else trial
-        return self.finish(number, told(value, state=state, exception=exception))
+        return self.finish(number, with_constraints(told(value, state=state, exception=exception), constraints))
 
     def should_prune(self, number: int) -> bool:
         """The pruner's decision for trial ``number`` at its last reported step (False
@@ -321,11 +343,12 @@ class Study(Results, Hinting):
         if self.pruner is None:
             return False
         records = self._cache.finished_and_unfinished()
-        return self.pruner.prune(curves_for(records, number, maximize=self.direction == "maximize"))
+        return self.pruner.prune(curves_for(records, number, directions=self.directions))
 
     def finish(self, number: int, outcome: Outcome) -> TrialRecord:
-        """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`)."""
-        return self._recorder.finish(number, outcome)
+        """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`);
+        values that do not match the study's objectives in count fail the trial, saying so."""
+        return self._recorder.finish(number, count_failure(outcome, self.directions) or outcome)
 
     # ----------------------------------------------------------------- recovery
     def recover(self, *, limit: int = REQUEUE_LOST) -> list[int]:
@@ -402,4 +425,5 @@ class Study(Results, Hinting):
         )
 
     def __repr__(self) -> str:
-        return f"Study(name={self.name!r}, direction={self.direction!r}, optimizer={self.optimizer!r})"
+        directions = f"direction={self.directions[0]!r}" if len(self.directions) == 1 else f"directions={list(self.directions)!r}"
+        return f"Study(name={self.name!r}, {directions}, optimizer={self.optimizer!r})"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import StudyError
@@ -35,12 +36,24 @@ class Trial:
         self.config = config
         self.value = value
 
-    def report(self, step: int, value: float) -> None:
-        """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch)."""
+    def report(self, step: int, value: float | Sequence[float]) -> None:
+        """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch): a
+        number, or in a study with several objectives one number per objective (which
+        the successive-halving pruners compare as vectors)."""
         if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step < 0:
             raise StudyError(f"step must be an integer >= 0, but got step={step!r}")
         step = int(step)  # NumPy integers too
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not _finite_or_nan(value):
+        directions = self._study.directions
+        if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:
+            vector = list(value)
+            if len(vector) != len(directions) or not all(_number(v) for v in vector):
+                raise StudyError(
+                    f"an intermediate vector must hold {len(directions)} finite numbers or NaN (one per objective), "
+                    f"but got value={vector!r:.120} at step={step}"
+                )
+            self._study.storage.report_intermediate(self._study.study_id, self.number, step, [float(v) for v in vector])
+            return
+        if not _number(value):
             raise StudyError(
                 "an intermediate value must be a finite number or NaN (a diverging run), "
                 f"but got value={value!r} at step={step}"
@@ -71,8 +84,10 @@ class Trial:
         return f"Trial(number={self.number}, config={dict(self.config)!r})"
 
 
-def _finite_or_nan(value: numbers.Real) -> bool:
-    """Whether a reported value is a finite float or NaN (``10**400`` is neither)."""
+def _number(value: object) -> bool:
+    """Whether a reported value is a real number, finite or NaN (``10**400`` is neither)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
     try:
         return not math.isinf(float(value))
     except OverflowError:

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -50,12 +50,10 @@ from ..space import Config, Space
 from ..space.partial import check_partial, complete_partial, zero_weight
 from ..storage import TrialRecord, TrialState
 
-if TYPE_CHECKING:
-    from .study import Study
-
 __all__ = [
     "GATE_TRIALS",
     "TOP_FRACTION",
+    "Source",
     "gate_open",
     "warm_author",
     "warm_source",
@@ -68,6 +66,19 @@ TOP_FRACTION = 0.1
 GATE_TRIALS = 5
 """Completed trials before a warm start's region hints may count (:func:`gate_open`)."""
 _PREFIX = "warm start from "
+
+
+class Source(Protocol):
+    """What a warm start reads of a related study (a :class:`~treefarm.Study`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def direction(self) -> str: ...
+
+    @property
+    def trials(self) -> list[TrialRecord]: ...
 
 
 def warm_author(source: str) -> str:
@@ -112,14 +123,14 @@ def _projected(space: Space, record: TrialRecord) -> dict[str, object] | None:
     return None
 
 
-def _ranked(source: Study) -> list[TrialRecord]:
+def _ranked(source: Source) -> list[TrialRecord]:
     """The source's completed trials, best first (ties by trial number)."""
     sign = 1.0 if source.direction == "minimize" else -1.0
     done = [t for t in source.trials if t.state is TrialState.COMPLETE and t.value is not None]
     return sorted(done, key=lambda t: (sign * (t.value or 0.0), t.number))
 
 
-def warm_start_hints(space: Space, sources: Sequence[Study]) -> list[tuple[dict[str, object], str]]:
+def warm_start_hints(space: Space, sources: Sequence[Source]) -> list[tuple[dict[str, object], str]]:
     """The configurations a warm start gives as region hints, each with its source's
     name (none holding an option of prior weight 0 here)."""
     out: list[tuple[dict[str, object], str]] = []
@@ -133,7 +144,7 @@ def warm_start_hints(space: Space, sources: Sequence[Study]) -> list[tuple[dict[
     return out
 
 
-def warm_start_points(space: Space, sources: Sequence[Study]) -> list[tuple[Config, str]]:
+def warm_start_points(space: Space, sources: Sequence[Source]) -> list[tuple[Config, str]]:
     """The configurations a warm start enqueues, each with its source's name: per
     source its best trial that fits this space (projected, then completed; an
     option of prior weight 0 here does not fit), the same configuration once."""

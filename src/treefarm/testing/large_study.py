@@ -46,6 +46,7 @@ def _rows(study_id: int, n: int, rng: np.random.Generator, t0: float) -> tuple[l
                 "state": "failed" if failed[i] else "complete",
                 "params": json.dumps(params),
                 "value": None if failed[i] else float(loss[i]),
+                "values": None if failed[i] else json.dumps([float(loss[i])]),
                 "user_attrs": json.dumps({"seed": i}),
                 "system_attrs": json.dumps(system),
                 "started": t0 + i,
@@ -68,7 +69,7 @@ def write_large_study(
     (created if absent); returns its study id. Seconds for 100,000 trials, not minutes."""
     import sqlalchemy as sa
 
-    from ..storage.sql import SQLStorage, intermediate, trials
+    from ..storage.sql import SQLStorage, intermediate, studies, trials
 
     storage = SQLStorage(f"sqlite:///{os.fspath(path)}")
     try:
@@ -76,6 +77,8 @@ def write_large_study(
         rows, steps = _rows(record.study_id, n_trials, np.random.default_rng(seed), t0=1.7e9)
         with storage._engine.connect() as connection, connection.begin():
             connection.execute(sa.insert(trials), rows)
+            claimed = sa.update(studies).where(studies.c.study_id == record.study_id)
+            connection.execute(claimed.values(n_claimed=studies.c.n_claimed + n_trials))
             if steps:
                 connection.execute(sa.insert(intermediate), steps)
     finally:

@@ -6,8 +6,8 @@ figures and the dashboard; the figures (:mod:`.figures`) import matplotlib
 only when called (``pip install treefarm[plot]``).
 """
 
+from .figures import KINDS as _SINGLE_KINDS
 from .figures import (
-    KINDS,
     plot_convergence,
     plot_gp_posterior,
     plot_importance,
@@ -16,11 +16,16 @@ from .figures import (
     plot_slices,
     plot_structures,
 )
+from .front import front, hypervolume_history
+from .front_figures import plot_hypervolume, plot_pareto_front
 from .history import best_so_far, convergence, convergence_band, intermediate_curves
 from .params import importance, parallel_coordinates, slices
 from .posterior import gp_posterior
 from .source import StudyData, as_study_data
 from .structures import best_structures, config_expression, trial_expression
+
+KINDS = {**_SINGLE_KINDS, "front": plot_pareto_front, "hypervolume": plot_hypervolume}
+"""The plot kinds of ``treefarm plot --kind``."""
 
 __all__ = [
     "KINDS",
@@ -31,15 +36,19 @@ __all__ = [
     "config_expression",
     "convergence",
     "convergence_band",
+    "front",
     "gp_posterior",
+    "hypervolume_history",
     "importance",
     "intermediate_curves",
     "parallel_coordinates",
     "plot_convergence",
     "plot_gp_posterior",
+    "plot_hypervolume",
     "plot_importance",
     "plot_intermediate",
     "plot_parallel_coordinates",
+    "plot_pareto_front",
     "plot_slices",
     "plot_structures",
     "slices",

@@ -31,7 +31,7 @@ from .history import _even
 from .params import Column, _all_numbers, _column, importance
 from .source import complete_trials, losses
 
-__all__ = ["Posterior", "gp_posterior", "numeric_addresses"]
+__all__ = ["Posterior", "gp_posterior", "gp_posteriors", "numeric_addresses"]
 
 
 @dataclass(frozen=True)
@@ -93,13 +93,8 @@ def gp_posterior(
     """The 1-D posterior and acquisition along ``address`` (see the module docstring);
     ``None`` picks the numeric parameter that matters most (:func:`.params.importance`,
     ranked on at most 20,000 evenly spaced trials)."""
-    from ..bo.acquisition import log_ei
-    from ..bo.models.domain import Domain
-    from ..bo.models.gp import fit_gp
-
     done = complete_trials(trials)
-    cols = _numeric(done)
-    names = [c.address for c in cols]
+    names = [c.address for c in _numeric(done)]
     if address is None and names:
         sample = [done[i] for i in _even(len(done), 20_000)]
         address = next(a for a, _ in importance(sample, direction=direction) if a in names)
@@ -108,13 +103,38 @@ def gp_posterior(
             f"address must name a numeric parameter active in every complete trial ({names}), "
             f"but got {format_values(address=address)}"
         )
-    loss = np.array(losses(done, direction))
-    if len(done) < 3:
+    found = gp_posteriors(trials, direction=direction, max_points=max_points, n_grid=n_grid, seed=seed)
+    return next(p for p in found if p.address == address)
+
+
+def gp_posteriors(
+    trials: Sequence[TrialRecord],
+    *,
+    direction: str,
+    at: int | None = None,
+    max_points: int = 200,
+    n_grid: int = 200,
+    seed: int = 0,
+) -> list[Posterior]:
+    """The posterior along every numeric parameter from one GP fit, the others held at
+    complete trial number ``at`` (None: the best trial), which is always among the fitted."""
+    from ..bo.acquisition import log_ei
+    from ..bo.models.domain import Domain
+    from ..bo.models.gp import fit_gp
+
+    done = complete_trials(trials)
+    cols = _numeric(done)
+    if len(done) < 3 or not cols:
         raise StudyError(
-            f"a GP posterior needs at least 3 complete trials, but got {format_values(n=len(done))}"
+            "a GP posterior needs at least 3 complete trials with a numeric parameter, "
+            f"but got {format_values(n=len(done), numeric=len(cols))}"
         )
-    best = int(np.argmin(loss))
-    keep = np.union1d(_even(len(done), max_points - 1), [best])
+    loss = np.array(losses(done, direction))
+    numbers = [t.number for t in done]
+    if at is not None and at not in numbers:
+        raise StudyError(f"at must name a complete trial of the study, but got {format_values(at=at)}")
+    held = int(np.argmin(loss)) if at is None else numbers.index(at)
+    keep = np.union1d(_even(len(done), max_points - 1), [held])
     X = np.column_stack([_to_unit(c, c.numbers[keep]) for c in cols])
     y_var = np.array([loss_variance(t.user_attrs) or 0.0 for t in done])[keep]
     model = fit_gp(
@@ -124,22 +144,25 @@ def gp_posterior(
         y_var=y_var if np.any(y_var > 0.0) else None,
         rng=np.random.default_rng(seed),
     )
-    j = names.index(address)
     grid = np.linspace(0.0, 1.0, n_grid)
-    at = np.array([_to_unit(c, c.numbers[best : best + 1])[0] for c in cols])
-    mean, std = model.slice_1d(at, j, grid)
-    acquisition = log_ei(mean, std, float(model.y.min()))[0]
-    c = cols[j]
-    return Posterior(
-        address,
-        _from_unit(c, grid),
-        mean,
-        std,
-        acquisition,
-        c.numbers[keep],
-        model.y,
-        c.log,
-        done[best].number,
-        len(keep),
-        len(done),
-    )
+    point = np.array([_to_unit(c, c.numbers[held : held + 1])[0] for c in cols])
+    out = []
+    for j, c in enumerate(cols):
+        mean, std = model.slice_1d(point, j, grid)
+        acquisition = log_ei(mean, std, float(model.y.min()))[0]
+        out.append(
+            Posterior(
+                c.address,
+                _from_unit(c, grid),
+                mean,
+                std,
+                acquisition,
+                c.numbers[keep],
+                model.y,
+                c.log,
+                done[held].number,
+                len(keep),
+                len(done),
+            )
+        )
+    return out

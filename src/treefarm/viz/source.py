@@ -21,17 +21,23 @@ __all__ = ["StudyData", "StudyLike", "as_study_data", "complete_trials", "losses
 
 @dataclass(frozen=True)
 class StudyData:
-    """A study as the plots see it: ``trials`` ordered by number."""
+    """A study as the plots see it: ``trials`` ordered by number; ``direction`` is
+    the first of ``directions`` (one per objective)."""
 
     name: str
     direction: str
     trials: Sequence[TrialRecord]
+    directions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.directions:
+            object.__setattr__(self, "directions", (self.direction,))
 
     @classmethod
     def load(cls, storage: Storage, name: str) -> StudyData:
         """Read the study ``name`` from ``storage`` (every trial, one query)."""
         record = storage.get_study(name)
-        return cls(record.name, record.direction, storage.get_trials(record.study_id))
+        return cls(record.name, record.direction, storage.get_trials(record.study_id), tuple(record.directions))
 
 
 StudyLike = Study | StudyData
@@ -42,7 +48,7 @@ def as_study_data(study: StudyLike) -> StudyData:
     if isinstance(study, StudyData):
         return study
     if isinstance(study, Study):
-        return StudyData(study.name, study.direction, study.trials)
+        return StudyData(study.name, study.directions[0], study.trials, study.directions)
     raise StudyError(
         f"a plot needs a Study or a StudyData, but got {format_values(study=type(study).__name__)}"
     )

@@ -6,7 +6,21 @@
 const state = {
   study: null, studies: [], offset: 0, limit: 50, orderBy: "number", descending: false,
   filter: {}, total: 0, version: null, poll: 1000, charts: [], selected: null,
+  writes: false, token: null, parameters: [], hints: [], asked: [],
 };
+
+// The write token arrives once in the URL (?token=..., printed at start-up); it is kept in this tab's
+// sessionStorage and removed from the address bar, so it stays out of the history and of any Referer.
+(function takeToken() {
+  const url = new URL(window.location.href);
+  const given = url.searchParams.get("token");
+  if (given) {
+    sessionStorage.setItem("treefarm-token", given);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search + url.hash);
+  }
+  state.token = sessionStorage.getItem("treefarm-token");
+})();
 
 const $ = (sel) => document.querySelector(sel);
 const fmt = (v) => (v === null || v === undefined ? "" : typeof v === "number" ? String(Number(v.toPrecision(6))) : String(v));
@@ -17,6 +31,36 @@ async function api(path) {
   const body = await response.json();
   if (!response.ok) throw new Error(body.error || response.statusText);
   return body;
+}
+
+// A write: a POST with a JSON body and the token in a header (never a cookie); the server's message on refusal.
+async function write(path, body) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...(state.token ? { "X-Treefarm-Token": state.token } : {}) },
+    body: JSON.stringify({ author: $("#author").value, ...body }),
+  });
+  const data = await response.json().catch(() => ({ error: response.statusText }));
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+function say(text, error = false) {
+  const m = $("#message");
+  m.hidden = !text;
+  m.textContent = text;
+  m.className = error ? "error" : "ok";
+}
+
+async function act(what, path, body, done) {
+  try {
+    const result = await write(path, body);
+    say(`${what}: done`);
+    if (done) await done(result);
+    await refresh();
+  } catch (e) {
+    say(`${what} refused: ${e.message}`, true);
+  }
 }
 
 // ------------------------------------------------------------------ studies
@@ -48,11 +92,14 @@ function showSummary() {
 
 async function selectStudy(id) {
   state.study = state.studies.find((s) => s.id === id);
+  history.replaceState(null, "", `#study=${id}`);
   state.offset = 0;
   state.version = null;
   document.querySelectorAll("#studies li").forEach((li) => li.classList.toggle("active", Number(li.dataset.id) === id));
   showSummary();
-  await loadTrials(); // the table first: the first plot of a large study reads all of it
+  $("#detail").hidden = true;
+  state.selected = null;
+  await Promise.all([loadTrials(), loadNotes(), loadHints(), loadAsked()]); // the table first: the first plot of a large study reads all of it
   await loadPlot();
   state.version = (await api(`/api/studies/${id}/version`)).version.join(",");
 }
@@ -83,19 +130,146 @@ async function loadTrials() {
   });
 }
 
-async function showTrial(number) {
+async function showTrial(number, withPosterior = true) {
   state.selected = number;
+  history.replaceState(null, "", `#study=${state.study.id}&trial=${number}`); // a link to this trial page
   const t = await api(`/api/studies/${state.study.id}/trials/${number}`);
   const d = $("#detail");
   d.hidden = false;
   const steps = t.intermediate.steps.map((s, i) => `${s}: ${fmt(t.intermediate.values[i])}`).join("\n");
-  d.innerHTML = `<h3>trial ${t.number} · ${t.state} · value ${fmt(t.value)}</h3>
+  const { notes, ...attrs } = t.user_attrs;
+  const noteList = Array.isArray(notes) ? notes : [];
+  d.innerHTML = `<h3>trial ${t.number} · ${escape(t.state)} · value ${fmt(t.value)}
+      <button id="close-trial" type="button">close</button> <button id="use-config" type="button">use in the act form</button></h3>
+    <div class="columns"><div>
+    <h4>configuration</h4><table id="detail-params">${Object.entries(t.config).map(([k, v]) => `<tr><td>${escape(k)}</td><td>${escape(fmt(v))}</td></tr>`).join("")}</table>
     <h4>built value (expression, depth ${t.depth})</h4><pre id="detail-expression">${escape(t.expression)}</pre>
     ${t.fail_reason ? `<h4>reason for failure</h4><pre class="error" id="detail-fail">${escape(t.fail_reason)}</pre>` : ""}
-    <h4>configuration</h4><pre id="detail-config">${escape(JSON.stringify(t.config, null, 1))}</pre>
-    <h4>user attributes</h4><pre id="detail-user">${escape(JSON.stringify(t.user_attrs, null, 1))}</pre>
-    <h4>intermediate values</h4><pre id="detail-intermediate">${escape(steps || "none")}</pre>
-    <h4>system attributes</h4><pre>${escape(JSON.stringify(t.system_attrs, null, 1))}</pre>`;
+    <h4>intermediate values</h4><div id="detail-curve"></div><pre id="detail-intermediate">${escape(steps || "none")}</pre>
+    <h4>user attributes</h4><pre id="detail-user">${escape(JSON.stringify(attrs, null, 1))}</pre>
+    <h4>system attributes</h4><pre>${escape(JSON.stringify(t.system_attrs, null, 1))}</pre>
+    </div><div>
+    <h4>notes</h4><ul id="trial-notes">${noteList.map(noteItem).join("") || "<li class='none'>none</li>"}</ul>
+    ${state.writes ? `<form id="trial-note-form"><input id="trial-note-text" maxlength="10000" placeholder="a note on this trial"> <button type="submit">add note</button></form>` : ""}
+    <h4>the GP's posterior along each parameter at this trial</h4><div id="detail-posterior" data-number="${t.number}"></div>
+    </div></div>
+    <pre id="detail-config" hidden>${escape(JSON.stringify(t.config))}</pre>`;
+  $("#close-trial").onclick = () => { d.hidden = true; state.selected = null; history.replaceState(null, "", `#study=${state.study.id}`); };
+  $("#use-config").onclick = () => fillConfig(t.config);
+  const form = $("#trial-note-form");
+  if (form) form.onsubmit = (e) => {
+    e.preventDefault();
+    act("note", `/api/studies/${state.study.id}/trials/${t.number}/notes`, { text: $("#trial-note-text").value });
+  };
+  if (t.intermediate.steps.length > 1) {
+    chart({ height: 160, scales: { x: { time: false } }, legend: { show: false }, axes: [{ label: "step" }, {}], series: [{}, { stroke: "#1f5fa0" }] },
+      [t.intermediate.steps, t.intermediate.values], $("#detail-curve"), 460, false);
+  }
+  if (withPosterior) {
+    d.scrollIntoView({ block: "start" });
+    loadPosterior(t.number);
+  }
+}
+
+async function loadPosterior(number) {
+  const into = $("#detail-posterior");
+  into.textContent = "fitting…";
+  try {
+    const p = await api(`/api/studies/${state.study.id}/trials/${number}/posterior`);
+    if (!into.isConnected || into.dataset.number !== String(number)) return;
+    into.textContent = "";
+    const note = document.createElement("p");
+    note.className = "note";
+    note.textContent = p.note;
+    into.appendChild(note);
+    for (const s of p.slices) {
+      const here = s.here;
+      chart({ height: 140, scales: { x: { time: false, distr: s.log ? 3 : 1 } }, legend: { show: false },
+        axes: [{ label: s.address, values: s.log ? logTicks : undefined }, {}], bands: [{ series: [3, 2], fill: "rgba(31,95,160,0.15)" }],
+        hooks: { draw: [(u) => vline(u, here, "#b03020")] },
+        series: [{}, { stroke: "#1f5fa0", width: 2 }, { stroke: "rgba(31,95,160,0.3)" }, { stroke: "rgba(31,95,160,0.3)" }] },
+      [s.grid, s.mean, s.low, s.high], into, 460, false);
+    }
+  } catch (e) {
+    into.innerHTML = `<span class="error">${escape(e.message)}</span>`;
+  }
+}
+
+// ------------------------------------------------------------ notes, hints
+const when = (t) => new Date(t * 1000).toLocaleString();
+const noteItem = (n) => `<li><b>${escape(n.author || "")}</b> <small>${escape(when(n.time))}${n.trial === null || n.trial === undefined ? "" : ` · trial ${Number(n.trial)}`}</small><br><span class="note-text">${escape(n.text)}</span></li>`;
+
+async function loadNotes() {
+  const data = await api(`/api/studies/${state.study.id}/notes`);
+  $("#notes").innerHTML = data.notes.map(noteItem).join("") || "<li class='none'>none</li>";
+}
+
+async function loadHints() {
+  const data = await api(`/api/studies/${state.study.id}/hints`);
+  state.hints = data.hints;
+  $("#hints-panel").hidden = data.hints.length === 0;
+  $("#hints tbody").innerHTML = data.hints.map((h) => `<tr data-id="${Number(h.id)}"><td>${Number(h.id)}</td><td class="${h.bad ? "bad" : "good"}">${h.bad ? "bad" : "good"}</td>
+    <td>credibility ${fmt(h.credibility)} · spread ${fmt(h.spread)}</td><td>${escape(JSON.stringify(h.config))}</td><td>${escape(h.author || "")}</td><td>${escape(when(h.created))}</td>
+    <td>${state.writes ? `<button type="button" class="remove-hint" data-id="${Number(h.id)}">remove</button>` : ""}</td></tr>`).join("");
+  document.querySelectorAll(".remove-hint").forEach((b) => {
+    b.onclick = () => act(`removing hint ${b.dataset.id}`, `/api/studies/${state.study.id}/hints/${b.dataset.id}/remove`, {});
+  });
+}
+
+// ------------------------------------------------------------------- act
+function showParameters(addresses, categories) {
+  if (addresses.join() === state.parameters.join()) return;
+  state.parameters = addresses;
+  $("#config-inputs tbody").innerHTML = addresses.map((a, i) => {
+    const cats = categories[a] || [];
+    const input = cats.length
+      ? `<select data-address="${escape(a)}"><option value=""></option>${cats.map((c) => `<option>${escape(c)}</option>`).join("")}</select>`
+      : `<input data-address="${escape(a)}" size="12">`;
+    return `<tr><td>${escape(a)}</td><td>${input}</td></tr>`;
+  }).join("");
+}
+
+function fillConfig(config) {
+  $("#act").open = true;
+  document.querySelectorAll("#config-inputs [data-address]").forEach((el) => {
+    const v = config[el.dataset.address];
+    el.value = v === undefined ? "" : String(v);
+  });
+}
+
+function parseValue(text) {
+  // a number or true/false as JSON, anything else as the text it is (the server checks it against the space)
+  if (/^\s*(true|false|-?\d+(\.\d*)?([eE][-+]?\d+)?|-?\.\d+([eE][-+]?\d+)?)\s*$/.test(text)) return JSON.parse(text.trim());
+  return text;
+}
+
+function statedConfig() {
+  const config = {};
+  document.querySelectorAll("#config-inputs [data-address]").forEach((el) => {
+    if (el.value !== "") config[el.dataset.address] = parseValue(el.value);
+  });
+  return config;
+}
+
+async function loadAsked() {
+  if (!state.writes) return;
+  state.asked = (await api(`/api/studies/${state.study.id}/asked`)).asked;
+  const typed = new Map([...document.querySelectorAll("#asked .asked")].map((d) => [d.dataset.number, d.querySelector(".told-value").value]));
+  showAsked(typed);
+}
+
+function showAsked(typed = new Map()) {
+  $("#asked").innerHTML = state.asked.map((a) => `<div class="asked" data-number="${Number(a.number)}">
+    trial <b>${Number(a.number)}</b>: <code>${escape(JSON.stringify(a.config))}</code>
+    <input class="told-value" size="8" placeholder="measured value" value="${escape(typed.get(String(a.number)) || "")}"> <button type="button" class="tell">tell</button>
+    <button type="button" class="tell-failed">failed</button></div>`).join("");
+  document.querySelectorAll("#asked .asked").forEach((div) => {
+    const number = Number(div.dataset.number);
+    const done = () => loadAsked();
+    div.querySelector(".tell").onclick = () => act(`telling trial ${number}`, `/api/studies/${state.study.id}/trials/${number}/tell`,
+      { value: parseValue(div.querySelector(".told-value").value) }, done);
+    div.querySelector(".tell-failed").onclick = () => act(`telling trial ${number} failed`, `/api/studies/${state.study.id}/trials/${number}/tell`, { state: "failed" }, done);
+  });
 }
 
 // ------------------------------------------------------------------- plots
@@ -109,12 +283,28 @@ const width = () => Math.max(320, $("#plot-panel").clientWidth - 10);
 const logTicks = (u, ticks) => ticks.map((t) => fmt(t));
 const pointsOnly = (label, stroke) => ({ label, stroke, paths: () => null, points: { show: true, size: 4, fill: stroke } });
 
-function chart(opts, data, into = $("#plot")) {
+function chart(opts, data, into = $("#plot"), w = null, plot = true) {
   const div = document.createElement("div");
   into.appendChild(div);
-  const c = new uPlot({ width: width(), height: 300, ...opts }, data, div);
-  state.charts.push(c);
+  const c = new uPlot({ width: w || width(), height: 300, ...opts }, data, div);
+  if (plot) state.charts.push(c);
   return c;
+}
+
+function vline(u, x, color, window = null, alpha = 0.12) {
+  if (x === null || x === undefined || typeof x !== "number") return;
+  const g = u.ctx, top = u.bbox.top, h = u.bbox.height;
+  g.save();
+  if (window) {
+    const a = u.valToPos(window[0], "x", true), b = u.valToPos(window[1], "x", true);
+    g.fillStyle = color; g.globalAlpha = alpha;
+    g.fillRect(Math.min(a, b), top, Math.abs(b - a), h);
+    g.globalAlpha = 1;
+  }
+  g.strokeStyle = color; g.lineWidth = 2; g.setLineDash([6, 4]);
+  const px = u.valToPos(x, "x", true);
+  g.beginPath(); g.moveTo(px, top); g.lineTo(px, top + h); g.stroke();
+  g.restore();
 }
 
 function stepAt(xs, bestX, best) {
@@ -136,15 +326,18 @@ const draw = {
     const s = d.slices.find((x) => x.address === param) || d.slices[0];
     if (!s) return "no complete trial";
     const cat = s.categories.length > 0;
+    const marks = s.hints || [];
     chart({ scales: { x: { time: false, distr: s.log ? 3 : 1 } },
       axes: [{ label: s.address, values: cat ? (u, ticks) => ticks.map((t) => (Number.isInteger(t) ? s.categories[t] || "" : "")) : s.log ? logTicks : undefined }, { label: "value" }],
+      hooks: { draw: [(u) => marks.forEach((m) => vline(u, m.x, m.bad ? "#c0392b" : "#27ae60", m.window || null, 0.05 + 0.15 * m.credibility))] },
       series: [{}, pointsOnly("value", "#1f5fa0")] }, [s.x, s.y]);
-    return (s.shown < s.total ? `showing ${s.shown} of ${s.total} trials (sampled); ` : "") + `trials where ${s.address} is active`;
+    const told = marks.length ? `; ${marks.length} hint${marks.length > 1 ? "s" : ""} drawn (green good, red bad; the band is the hint's spread)` : "";
+    return (s.shown < s.total ? `showing ${s.shown} of ${s.total} trials (sampled); ` : "") + `trials where ${s.address} is active` + told;
   },
   importance(d) {
     const rows = d.scores.map(([a, v]) => `<tr><td>${escape(a)}</td><td style="width:60%"><div class="bar" style="width:${Math.max(0, v) * 100}%"></div></td><td>${v.toFixed(3)}</td></tr>`);
     $("#plot").innerHTML = `<table class="bars">${rows.join("")}</table>`;
-    return "main-effect share of the loss-rank variance (first-order Sobol index by the correlation ratio)";
+    return "main-effect share of the loss-rank variance (first-order Sobol index by the correlation ratio)" + (d.shown < d.total ? `; estimated on ${d.shown} of ${d.total} trials, evenly spaced` : "");
   },
   parallel(d) {
     const canvas = document.createElement("canvas");
@@ -195,19 +388,79 @@ const draw = {
   },
 };
 
+draw.relationship = function (d) {
+  if (!d.addresses) return "two parameters are needed";
+  const canvas = document.createElement("canvas");
+  const w = Math.min(width(), 620), h = 420, pad = 56, b = d.mean_rank.length;
+  canvas.width = w; canvas.height = h;
+  $("#plot").appendChild(canvas);
+  const g = canvas.getContext("2d");
+  const cw = (w - 2 * pad) / b, ch = (h - 2 * pad) / b;
+  d.mean_rank.forEach((row, i) => row.forEach((r, j) => {
+    if (r === null) return;
+    g.fillStyle = `hsl(215, 60%, ${25 + 68 * r}%)`; // mean loss rank 0 (best) dark, 1 (worst) near white
+    g.fillRect(pad + j * cw, h - pad - (i + 1) * ch, cw + 0.5, ch + 0.5);
+  }));
+  g.fillStyle = "rgba(230,120,20,0.8)";
+  d.x.forEach((x, k) => { g.beginPath(); g.arc(pad + x * (w - 2 * pad), h - pad - d.y[k] * (h - 2 * pad), 2, 0, 7); g.fill(); });
+  g.fillStyle = "#222"; g.font = "12px sans-serif"; g.strokeStyle = "#222";
+  g.strokeRect(pad, pad, w - 2 * pad, h - 2 * pad);
+  const [tx, ty] = d.ticks;
+  tx[0].forEach((p, k) => g.fillText(tx[1][k], pad + p * (w - 2 * pad) - 10, h - pad + 14));
+  ty[0].forEach((p, k) => g.fillText(ty[1][k], 4, h - pad - p * (h - 2 * pad) + 4));
+  g.fillText(d.addresses[0], w / 2 - 20, h - 12);
+  g.save(); g.translate(14, h / 2 + 20); g.rotate(-Math.PI / 2); g.fillText(d.addresses[1], 0, 0); g.restore();
+  const sampled = d.estimated_on < d.complete ? `; estimated on ${d.estimated_on} of ${d.complete} trials, evenly spaced` : "";
+  return `colour: mean loss rank of the trials in each cell (dark is better); orange dots: the best fifth (${d.shown} shown of the ${d.total} trials where both are active)${sampled}`;
+};
+
+draw.compare = function (d) {
+  const tables = d.studies.map((s) => [s.x, s.best]);
+  const joined = uPlot.join(tables);
+  const all = d.studies.flatMap((s) => s.best).filter((v) => v !== null);
+  const log = all.length > 0 && Math.min(...all) > 0 && Math.max(...all) > 10 * Math.min(...all);
+  chart({ scales: { x: { time: false }, y: { distr: log ? 3 : 1 } }, axes: [{ label: "trial number" }, { label: "best value so far", values: log ? logTicks : undefined }],
+    series: [{}, ...d.studies.map((s, i) => ({ label: s.name, stroke: `hsl(${(i * 67) % 360}, 60%, 42%)`, width: 2, spanGaps: true, paths: uPlot.paths.stepped({ align: 1 }) }))] }, joined);
+  return "each study's best value so far; tick the studies to compare";
+};
+
+function studyChooser(ids) {
+  const box = document.createElement("div");
+  box.id = "compare-studies";
+  box.innerHTML = state.studies.map((s) => `<label><input type="checkbox" value="${Number(s.id)}" ${ids.includes(s.id) ? "checked" : ""}> ${escape(s.name)}</label>`).join(" ");
+  box.onchange = () => {
+    state.compare = [...box.querySelectorAll("input:checked")].map((i) => Number(i.value));
+    loadPlot();
+  };
+  return box;
+}
+
 async function loadPlot() {
   if (!state.study) return;
   const kind = $("#plot-kind").value;
-  const select = $("#plot-param");
-  const param = select.value || "";
+  const select = $("#plot-param"), second = $("#plot-param2");
+  const param = kind === "relationship" ? [select.value, second.value].filter(Boolean).join(",") : select.value || "";
   $("#plot-note").textContent = "computing…";
   try {
-    const d = await api(`/api/studies/${state.study.id}/plots/${kind}?param=${encodeURIComponent(param)}`);
-    const options = kind === "slices" ? d.slices.map((s) => s.address) : kind === "gp" ? d.options : kind === "convergence" ? ["number", "time"] : [];
+    let d;
+    if (kind === "compare") {
+      const ids = state.compare && state.compare.length ? state.compare : state.studies.slice(0, 6).map((s) => s.id);
+      d = ids.length >= 2 ? await api(`/api/compare?studies=${ids.join(",")}`) : null;
+      $("#param-label").hidden = true; $("#param2-label").hidden = true;
+      clearPlot();
+      $("#plot").appendChild(studyChooser(ids));
+      $("#plot-note").textContent = d ? draw.compare(d) : "tick two studies or more";
+      $("#plot").dataset.kind = kind;
+      return;
+    }
+    d = await api(`/api/studies/${state.study.id}/plots/${kind}?param=${encodeURIComponent(param)}`);
+    if (kind === "slices") showParameters(d.slices.map((s) => s.address), Object.fromEntries(d.slices.map((s) => [s.address, s.categories])));
+    const options = kind === "slices" ? d.slices.map((s) => s.address) : kind === "gp" || kind === "relationship" ? d.options : kind === "convergence" ? ["number", "time"] : [];
     $("#param-label").hidden = options.length === 0;
-    if (options.join() !== [...select.options].map((o) => o.value).join()) {
-      select.innerHTML = options.map((o) => `<option>${escape(o)}</option>`).join("");
-      if (options.includes(param)) select.value = param;
+    $("#param2-label").hidden = kind !== "relationship";
+    for (const [el, chosen] of kind === "relationship" ? [[select, (d.addresses || [])[0]], [second, (d.addresses || [])[1]]] : [[select, param]]) {
+      if (options.join() !== [...el.options].map((o) => o.value).join()) el.innerHTML = options.map((o) => `<option>${escape(o)}</option>`).join("");
+      if (options.includes(chosen)) el.value = chosen;
     }
     clearPlot();
     $("#plot-note").textContent = draw[kind](d, select.value) || "";
@@ -219,15 +472,19 @@ async function loadPlot() {
 }
 
 // -------------------------------------------------------------------- live
+async function refresh() {
+  await loadStudies();
+  await Promise.all([loadTrials(), loadNotes(), loadHints(), loadAsked(), loadPlot()]);
+  if (state.selected !== null && !$("#detail").hidden) await showTrial(state.selected, false);
+}
+
 async function poll() {
   if (state.study && state.version !== null) {
     try {
       const v = (await api(`/api/studies/${state.study.id}/version`)).version.join(",");
       if (v !== state.version) {
         state.version = v;
-        await loadStudies();
-        await Promise.all([loadTrials(), loadPlot()]);
-        if (state.selected !== null) await showTrial(state.selected);
+        await refresh();
       }
       $("#updated").textContent = `up to date ${new Date().toLocaleTimeString()}`;
     } catch (e) {
@@ -254,11 +511,37 @@ $("#filters").onsubmit = (e) => {
 };
 $("#prev-page").onclick = () => { state.offset = Math.max(0, state.offset - state.limit); loadTrials(); };
 $("#next-page").onclick = () => { state.offset += state.limit; loadTrials(); };
-$("#plot-kind").onchange = () => { $("#plot-param").innerHTML = ""; loadPlot(); };
+$("#plot-kind").onchange = () => { $("#plot-param").innerHTML = ""; $("#plot-param2").innerHTML = ""; loadPlot(); };
 $("#plot-param").onchange = () => loadPlot();
+$("#plot-param2").onchange = () => loadPlot();
+$("#config-form").onsubmit = (e) => {
+  e.preventDefault();
+  act("hint", `/api/studies/${state.study.id}/hints`, {
+    config: statedConfig(), credibility: parseValue($("#hint-credibility").value), spread: parseValue($("#hint-spread").value), bad: $("#hint-bad").checked,
+  });
+};
+$("#enqueue").onclick = () => act("enqueue", `/api/studies/${state.study.id}/enqueue`, { config: statedConfig() });
+$("#ask").onclick = () => act("ask", `/api/studies/${state.study.id}/ask`, {}, () => loadAsked());
+$("#note-form").onsubmit = (e) => {
+  e.preventDefault();
+  act("note", `/api/studies/${state.study.id}/notes`, { text: $("#note-text").value }, () => { $("#note-text").value = ""; });
+};
+$("#author").onchange = () => localStorage.setItem("treefarm-author", $("#author").value);
 
-loadStudies().then(() => {
-  const first = state.studies[0];
-  if (first) selectStudy(first.id);
+async function loadConfig() {
+  const c = await api("/api/config");
+  state.writes = c.writes;
+  $("#mode").textContent = !c.writes ? "read-only" : state.token ? "writes on" : "writes on: open the URL with ?token=… printed at start-up to act";
+  $("#author-label").hidden = !c.writes;
+  $("#author").value = localStorage.getItem("treefarm-author") || c.author;
+  $("#act").hidden = !c.writes;
+  $("#note-form").hidden = !c.writes;
+}
+
+Promise.all([loadConfig(), loadStudies()]).then(() => {
+  const linked = new URLSearchParams(window.location.hash.slice(1));
+  const chosen = state.studies.find((s) => String(s.id) === linked.get("study")) || state.studies[0];
+  const trial = Number(linked.get("trial") ?? NaN);
+  if (chosen) selectStudy(chosen.id).then(() => (Number.isInteger(trial) ? showTrial(trial) : null)).catch((e) => say(e.message, true));
   setTimeout(poll, state.poll);
 });

@@ -1,0 +1,1 @@
+"""Design screens and one-off studies: the lab notebook's tools (see ``bench/notes/``)."""

@@ -1,0 +1,100 @@
+"""Grammar suites: symbolic regression and kernel search on recursive spaces.
+
+treefarm's grammar search (``auto`` on recursive spaces), annealing and TPE
+against Optuna's TPE (define-by-run over the same depth-limited grammar),
+gplearn (genetic programming), NePS 0.17's regularized evolution and random
+search (symbolic targets only, in a venv of their own) and treefarm's random
+search; 100 evaluations, 30 seeds. The design set (Nguyen-1 to 12, Koza-2 and
+3, Keijzer-1, kernel search, the symbolic-regression example) is the one
+grammar search's settings were chosen on; two sets of 14 targets (Livermore,
+Keijzer, Krawiec & Pawlak 2013) were held out and are reported apart.
+"""
+
+from __future__ import annotations
+
+from ..harness.problems import FRESH, HELD_OUT, SYMBOLIC
+from ..harness.suite import Finals, Suite, keep, merge, runner_finals, screen_finals
+
+COLUMNS = ("grammar", "anneal", "tpe", "optuna-tpe", "gplearn", "neps-re", "neps-random", "random")
+DESIGN = (*SYMBOLIC, "kernel_search", "symbolic_regression")
+SEEDS = range(30)
+PEERS = {"optuna-tpe": "optuna-tpe", "tf-random": "random"}
+MEASURE = "best loss after 100 evaluations (MSE on the target's data; forecast RMSE for kernel search)"
+SCREEN = "python -m bench.harness.screen run"
+
+
+def _design() -> Finals:
+    peers = merge(*(runner_finals(f, PEERS) for f in
+                    ("grammar.jsonl", "grammar_peers2.jsonl", "grammar_peers3.jsonl", "grammar_peers30.jsonl")),
+                  runner_finals("grammar_gplearn.jsonl", {"gplearn": "gplearn"}),
+                  *(runner_finals(f, {"neps-re": "neps-re", "neps-random": "neps-random"})
+                    for f in ("grammar_neps.jsonl", "grammar_neps30.jsonl")))
+    ours = merge(screen_finals("grammar_defaults_screen.jsonl", {"grammar": "grammar", "anneal": "anneal"}),
+                 screen_finals("grammar_tpe_bounds.jsonl", {"tpe[bounds_as_neighbours=false]": "tpe"}))
+    return keep(merge(peers, ours), problems=DESIGN, seeds=SEEDS)
+
+
+def _held_out() -> Finals:
+    peers = merge(runner_finals("grammar_held_out.jsonl", PEERS),
+                  runner_finals("grammar_fresh_peers.jsonl", PEERS),
+                  runner_finals("grammar_fresh_peers2.jsonl", {"optuna-tpe": "optuna-tpe"}),
+                  runner_finals("grammar_peers30.jsonl", PEERS),
+                  *(runner_finals(f, {"gplearn": "gplearn"}) for f in
+                    ("grammar_gplearn_held_out.jsonl", "grammar_gplearn_fresh.jsonl", "grammar_gplearn_fresh2.jsonl")))
+    ours = merge(screen_finals("grammar_defaults_screen.jsonl", {"grammar": "grammar", "anneal": "anneal"}),
+                 screen_finals("grammar_tpe_held_out.jsonl", {"tpe[n_startup=10;bounds_as_neighbours=false]": "tpe"}))
+    return keep(merge(peers, ours), problems=(*HELD_OUT, *FRESH), seeds=SEEDS)
+
+
+
+_RUN = "python -m bench run --problems"
+_NGUYEN_1_9 = ",".join(f"nguyen{i}" for i in range(1, 10))
+
+SUITES = (
+    Suite(
+        "grammars", "Grammars: symbolic regression and kernel search",
+        "The 17 problems of the grammar benchmark: 15 published symbolic-regression targets, a kernel "
+        "grammar for a GP forecast, and `examples/`' symbolic regression. Hyperopt, scikit-optimize and "
+        "Optuna's GPSampler cannot express a recursive space.",
+        MEASURE, "grammar", COLUMNS,
+        ("grammar_defaults_screen.jsonl", "grammar_tpe_bounds.jsonl", "grammar.jsonl", "grammar_peers2.jsonl",
+         "grammar_peers3.jsonl", "grammar_peers30.jsonl", "grammar_gplearn.jsonl", "grammar_neps.jsonl",
+         "grammar_neps30.jsonl"),
+        (f"{SCREEN} --problems kernel_search,symbolic_regression,symbolic --variants grammar,anneal --seeds 30 "
+         "--out bench/results/grammar_defaults_screen.jsonl",
+         f"{SCREEN} --problems kernel_search,symbolic_regression,symbolic --variants 'tpe[bounds_as_neighbours=false]' "
+         "--seeds 30 --out bench/results/grammar_tpe_bounds.jsonl",
+         f"{_RUN} {_NGUYEN_1_9} --methods optuna-tpe,tf-random --out bench/results/grammar.jsonl",
+         f"{_RUN} keijzer1,koza2,koza3,nguyen11,nguyen12 --methods optuna-tpe,tf-random "
+         "--out bench/results/grammar_peers2.jsonl",
+         f"{_RUN} nguyen9,nguyen10,nguyen11 --methods optuna-tpe,tf-random --out bench/results/grammar_peers3.jsonl",
+         f"{_RUN} symbolic,held_out --methods optuna-tpe,gplearn,tf-random --seeds 20 --first-seed 10 "
+         "--out bench/results/grammar_peers30.jsonl",
+         f"{_RUN} symbolic --methods gplearn --seeds 30 --out bench/results/grammar_gplearn.jsonl",
+         f"{_RUN} symbolic --methods neps-re,neps-random --out bench/results/grammar_neps.jsonl",
+         f"{_RUN} symbolic --methods neps-re,neps-random --seeds 20 --first-seed 10 "
+         "--out bench/results/grammar_neps30.jsonl"),
+        _design),
+    Suite(
+        "grammars-held-out", "Grammars, held-out targets",
+        "`HELD_OUT` (14 Livermore targets) and `FRESH` (eight more Livermore, Keijzer-11, 14, 15, R1-R3), "
+        "kept out of grammar search's design; NePS was not run on them.",
+        MEASURE, "grammar", COLUMNS,
+        ("grammar_defaults_screen.jsonl", "grammar_tpe_held_out.jsonl", "grammar_held_out.jsonl",
+         "grammar_fresh_peers.jsonl", "grammar_fresh_peers2.jsonl", "grammar_peers30.jsonl",
+         "grammar_gplearn_held_out.jsonl", "grammar_gplearn_fresh.jsonl", "grammar_gplearn_fresh2.jsonl"),
+        (f"{SCREEN} --problems held_out,fresh --variants grammar,anneal --seeds 30 "
+         "--out bench/results/grammar_defaults_screen.jsonl",
+         f"{SCREEN} --problems held_out,fresh --variants 'tpe[n_startup=10;bounds_as_neighbours=false]' --seeds 30 "
+         "--out bench/results/grammar_tpe_held_out.jsonl",
+         f"{_RUN} held_out --methods optuna-tpe,tf-random --out bench/results/grammar_held_out.jsonl",
+         f"{_RUN} fresh --methods tf-random --out bench/results/grammar_fresh_peers.jsonl",
+         f"{_RUN} fresh --methods optuna-tpe --out bench/results/grammar_fresh_peers2.jsonl",
+         f"{_RUN} symbolic,held_out --methods optuna-tpe,gplearn,tf-random --seeds 20 --first-seed 10 "
+         "--out bench/results/grammar_peers30.jsonl",
+         f"{_RUN} held_out --methods gplearn --seeds 30 --out bench/results/grammar_gplearn_held_out.jsonl",
+         f"{_RUN} {','.join(list(FRESH)[:7])} --methods gplearn --seeds 30 --out bench/results/grammar_gplearn_fresh.jsonl",
+         f"{_RUN} {','.join(list(FRESH)[7:])} --methods gplearn --seeds 30 "
+         "--out bench/results/grammar_gplearn_fresh2.jsonl"),
+        _held_out, held_out=True),
+)

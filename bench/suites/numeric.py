@@ -1,0 +1,129 @@
+"""Numeric suites: the synthetic functions, the tuning problems and COCO's BBOB functions by dimension.
+
+treefarm's ``auto`` (the GP on these spaces), GP and TPE against Optuna 5's
+GPSampler and TPESampler, Hyperopt's TPE, scikit-optimize's GP, SMAC3's
+random forest, HEBO and treefarm's random search: 100 evaluations (50 on the
+tuning problems), 10 seeds (30 for some peers on the synthetic set). The
+measure is the simple regret at the end (``best loss - optimum``; on the
+tuning problems the error itself). The first 45 problems (synthetic, tuning,
+twelve BBOB functions in 2-d, 10-d and 20-d) are the ones the defaults were
+chosen on; the other twelve BBOB functions, in 2-d and 10-d, were added after
+and are reported apart.
+"""
+
+from __future__ import annotations
+
+from ..harness.suite import Finals, Suite, keep, merge, runner_finals, screen_finals
+
+COLUMNS = ("auto", "gp", "tpe", "optuna-gp", "optuna-tpe", "hyperopt-tpe", "skopt-gp", "smac-rf", "hebo", "random")
+#: Runner methods -> columns.
+PEERS = {"optuna-gp": "optuna-gp", "optuna-tpe": "optuna-tpe", "hyperopt-tpe": "hyperopt-tpe", "tf-random": "random"}
+OURS = {"tf-auto": "auto", "tf-gp": "gp", "tf-tpe": "tpe"}
+SYNTHETIC = ("branin", "hartmann6", "ackley5", "rosenbrock4", "levy10", "styblinski8")
+TUNING = ("svc_digits", "hgb_cancer", "mlp_digits")
+BBOB_12 = "1,2,3,6,7,10,15,17,20,21,22,24"
+BBOB_REST = "4,5,8,9,11,12,13,14,16,18,19,23"
+RUN = "python -m bench.harness.bbob run"
+ALL = "--methods tf-gp,tf-auto,optuna-gp,optuna-tpe,tf-tpe,hyperopt-tpe,tf-random --seeds 10 --jobs 2"
+MEASURE = "simple regret after 100 evaluations (best loss minus the optimum)"
+BBOB_MEASURE = f"{MEASURE}, instances 1-3 pooled"
+SCREEN = "python -m bench.harness.screen run"
+
+
+def _synthetic() -> Finals:
+    screens = merge(screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[0]),
+                    screen_finals("tpe_screen.jsonl", {"tpe": "tpe"}, dims=[0]))
+    peers = runner_finals("main.jsonl", {**PEERS, "skopt-gp": "skopt-gp"})
+    return keep(merge(screens, peers), problems=SYNTHETIC)
+
+
+def _tuning() -> Finals:
+    screens = screen_finals("tuning_screen.jsonl", {"auto": "auto", "gp": "gp", "tpe": "tpe"})
+    peers = runner_finals("main.jsonl", {**PEERS, "skopt-gp": "skopt-gp"})
+    return keep(merge(screens, peers), problems=TUNING)
+
+
+def _bbob2() -> Finals:
+    screens = merge(screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[2]),
+                    screen_finals("tpe_screen.jsonl", {"tpe": "tpe"}, dims=[2]))
+    peers = merge(*(runner_finals(f, PEERS) for f in ("bbob.jsonl", "bbob_f02.jsonl", "bbob_hyperopt.jsonl")),
+                  runner_finals("bbob_skopt_d2.jsonl", {"skopt-gp": "skopt-gp"}))
+    return merge(screens, peers)
+
+
+def _bbob10() -> Finals:
+    return merge(runner_finals("bbob_d10.jsonl", {**OURS, **PEERS}),
+                 runner_finals("bbob_smac_d10.jsonl", {"smac-rf": "smac-rf"}),
+                 runner_finals("bbob_hebo_d10.jsonl", {"hebo": "hebo"}))
+
+
+def _bbob20() -> Finals:
+    return runner_finals("bbob_d20.jsonl", {**OURS, **PEERS})
+
+
+def _held_out() -> Finals:
+    return merge(runner_finals("bbob_rest_d2.jsonl", {**OURS, **PEERS}),
+                 runner_finals("bbob_rest_d10.jsonl", {**OURS, **PEERS}))
+
+
+_MAIN = ("python -m bench run --problems {p} --methods optuna-gp,optuna-tpe,hyperopt-tpe,skopt-gp,tf-random "
+         "--seeds 10 --jobs 2 --timeout 2400 --out bench/results/main.jsonl")
+
+SUITES = (
+    Suite(
+        "synthetic", "Synthetic functions",
+        "Branin, Hartmann-6, Ackley-5, Rosenbrock-4, Levy-10, Styblinski-Tang-8 (4 real, 4 integer); "
+        "known optima.",
+        MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", "tpe_screen.jsonl", "main.jsonl"),
+        (f"{SCREEN} --problems synthetic --variants auto,gp --seeds 10 --out bench/results/stall_screen.jsonl",
+         f"{SCREEN} --problems synthetic --variants tpe --seeds 10 --out bench/results/tpe_screen.jsonl",
+         _MAIN.format(p="synthetic")),
+        _synthetic, headline=True),
+    Suite(
+        "tuning", "Tuning scikit-learn models",
+        "SVC on digits (conditional kernel), HistGradientBoosting on breast cancer, an MLP of 1-3 layers "
+        "(conditional sizes). treefarm's rows ran 100 evaluations, the peers' 50 (their budget in the "
+        "suite's first runs): the peers' columns are read at 50.",
+        "validation error at the end (treefarm 100 evaluations, peers 50)", "auto", COLUMNS, ("tuning_screen.jsonl", "main.jsonl"),
+        (f"{SCREEN} --problems tuning --variants auto,gp,tpe --seeds 10 "
+         "--out bench/results/tuning_screen.jsonl", _MAIN.format(p="tuning")),
+        _tuning, headline=True),
+    Suite(
+        "bbob-2d", "BBOB, 2-d",
+        "Twelve BBOB noiseless functions (Hansen et al. 2009) in 2-d: separable, ill-conditioned, "
+        "multi-modal and weakly structured ones; scikit-optimize's GP on the eleven it finished.",
+        BBOB_MEASURE, "auto", COLUMNS,
+        ("stall_screen.jsonl", "tpe_screen.jsonl", "bbob.jsonl", "bbob_f02.jsonl", "bbob_hyperopt.jsonl",
+         "bbob_skopt_d2.jsonl"),
+        (f"{SCREEN} --problems {','.join('f' + f for f in BBOB_12.split(','))} --variants auto,gp --seeds 10 "
+         "--out bench/results/stall_screen.jsonl",
+         f"{SCREEN} --problems {','.join('f' + f for f in BBOB_12.split(','))} --variants tpe --seeds 10 --dim 2 "
+         "--out bench/results/tpe_screen.jsonl",
+         f"{RUN} --functions {BBOB_12} --dims 2 --methods optuna-gp,optuna-tpe,tf-random --seeds 10 "
+         "--out bench/results/bbob.jsonl",
+         f"{RUN} --functions {BBOB_12} --dims 2 --methods hyperopt-tpe --seeds 10 --out bench/results/bbob_hyperopt.jsonl",
+         f"{RUN} --functions 1,2,3,6,7,10,15,17,20,21,22 --dims 2 --methods skopt-gp --seeds 10 "
+         "--out bench/results/bbob_skopt_d2.jsonl"),
+        _bbob2, headline=True),
+    Suite(
+        "bbob-10d", "BBOB, 10-d", "The same twelve BBOB functions in 10-d; SMAC3's random forest and HEBO "
+        "(HEBO in a venv of its own) on the ones they finished.",
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d10.jsonl", "bbob_smac_d10.jsonl", "bbob_hebo_d10.jsonl"),
+        (f"{RUN} --functions {BBOB_12} --dims 10 {ALL} --out bench/results/bbob_d10.jsonl",
+         f"{RUN} --functions {BBOB_12} --dims 10 --methods smac-rf --seeds 10 --out bench/results/bbob_smac_d10.jsonl",
+         f"{RUN} --functions 1,10 --dims 10 --methods hebo --seeds 10 --out bench/results/bbob_hebo_d10.jsonl"),
+        _bbob10, headline=True),
+    Suite(
+        "bbob-20d", "BBOB, 20-d", "The same twelve BBOB functions in 20-d.",
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d20.jsonl",),
+        (f"{RUN} --functions {BBOB_12} --dims 20 {ALL} --out bench/results/bbob_d20.jsonl",),
+        _bbob20, headline=True),
+    Suite(
+        "bbob-held-out", "BBOB, held out: the other twelve functions, 2-d and 10-d",
+        "Functions 4, 5, 8, 9, 11-14, 16, 18, 19 and 23, run after the defaults were chosen on the suites "
+        "above.",
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_rest_d2.jsonl", "bbob_rest_d10.jsonl"),
+        (f"{RUN} --functions {BBOB_REST} --dims 2 {ALL} --out bench/results/bbob_rest_d2.jsonl",
+         f"{RUN} --functions {BBOB_REST} --dims 10 {ALL} --out bench/results/bbob_rest_d10.jsonl"),
+        _held_out, held_out=True, headline=True),
+)

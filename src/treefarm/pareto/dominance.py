@@ -1,0 +1,82 @@
+"""Dominance between loss vectors, non-domination ranks and crowding distance.
+
+Deb, Pratap, Agarwal & Meyarivan (2002), "A fast and elitist multiobjective
+genetic algorithm: NSGA-II": the ranks are the fronts of the fast
+non-dominated sort, the crowding distance the sum over objectives of each
+point's normalized neighbour gap within its front (boundary points infinite).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["crowding_distance", "dominates", "nondominated_mask", "nondomination_ranks"]
+
+
+def _matrix(Y: np.ndarray) -> np.ndarray:
+    Y = np.asarray(Y, dtype=float)
+    if Y.ndim != 2:
+        raise ValueError(f"losses must have shape (n, m), but got shape {Y.shape}")
+    return Y
+
+
+def dominates(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether loss vector ``a`` Pareto-dominates ``b``: no worse in every
+    objective and better in at least one."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return bool(np.all(a <= b) and np.any(a < b))
+
+
+def _domination_matrix(Y: np.ndarray) -> np.ndarray:
+    """``D[i, j]``: whether row ``i`` dominates row ``j``."""
+    le = np.all(Y[:, None, :] <= Y[None, :, :], axis=2)
+    lt = np.any(Y[:, None, :] < Y[None, :, :], axis=2)
+    return le & lt
+
+
+def nondominated_mask(Y: np.ndarray) -> np.ndarray:
+    """Which rows of ``Y`` no other row dominates (the Pareto front); equal rows
+    are all kept."""
+    Y = _matrix(Y)
+    if len(Y) == 0:
+        return np.zeros(0, dtype=bool)
+    return np.asarray(~_domination_matrix(Y).any(axis=0))
+
+
+def nondomination_ranks(Y: np.ndarray) -> np.ndarray:
+    """The front index of every row: 0 for the Pareto front, 1 for the front of
+    what remains without it, and so on (the fast non-dominated sort)."""
+    Y = _matrix(Y)
+    n = len(Y)
+    ranks = np.full(n, -1, dtype=int)
+    if n == 0:
+        return ranks
+    D = _domination_matrix(Y)
+    dominated_by = D.sum(axis=0)
+    front = np.flatnonzero(dominated_by == 0)
+    rank = 0
+    while front.size:
+        ranks[front] = rank
+        dominated_by = dominated_by - D[front].sum(axis=0)
+        dominated_by[ranks >= 0] = -1
+        front = np.flatnonzero(dominated_by == 0)
+        rank += 1
+    return ranks
+
+
+def crowding_distance(Y: np.ndarray) -> np.ndarray:
+    """NSGA-II's crowding distance of each row within the set ``Y`` (one front):
+    larger means more isolated; the extremes of every objective are infinite."""
+    Y = _matrix(Y)
+    n, m = Y.shape
+    distance = np.zeros(n)
+    if n <= 2:
+        return np.full(n, np.inf)
+    for j in range(m):
+        order = np.argsort(Y[:, j], kind="stable")
+        column = Y[order, j]
+        span = column[-1] - column[0]
+        distance[order[0]] = distance[order[-1]] = np.inf
+        if span > 0:
+            distance[order[1:-1]] += (column[2:] - column[:-2]) / span
+    return distance

@@ -1,0 +1,113 @@
+"""bench/RESULTS.md is generated from the committed rows: the generator reproduces it byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from bench.__main__ import main
+from bench.harness.paths import BENCH, RESULTS
+from bench.harness.suite import Suite, merge, runner_finals, screen_finals
+from bench.harness.summary import MANIFEST, profile, rank_set, table, verdict
+from bench.suites import all_suites
+
+
+def test_results_md_is_regenerated_byte_for_byte_from_the_committed_rows(tmp_path: Path) -> None:
+    out = tmp_path / "RESULTS.md"
+    assert main(["report", "--out", str(out), "--no-plots"]) == 0
+    committed = (BENCH / "RESULTS.md").read_bytes()
+    assert out.read_bytes() == committed, (
+        "bench/RESULTS.md differs from what `python -m bench report` makes of the committed rows: "
+        "regenerate it with that command and commit it with the rows"
+    )
+    assert len(committed) <= 40_000, f"bench/RESULTS.md is {len(committed)} bytes; it must stay <= 40 KB"
+
+
+def test_every_suite_has_rows_a_command_and_a_manifest_entry_for_rows_without_commits() -> None:
+    known = json.loads(MANIFEST.read_text())
+    suites = all_suites()
+    assert len({s.name for s in suites}) == len(suites), "suite names must be unique"
+    for s in suites:
+        assert s.commands, f"suite {s.name} has no command that reproduces its rows"
+        for f in s.files:
+            assert (RESULTS / f).exists(), f"suite {s.name} names {f}, which is not in bench/results/"
+            assert f in known, f"{f} (suite {s.name}) is not in {MANIFEST.name}: run `python -m bench manifest`"
+    assert {"synthetic", "tuning", "bbob-2d", "bbob-10d", "bbob-20d", "grammars", "integrations", "pruning",
+            "hints", "overhead", "many"} <= {s.name for s in suites}
+
+
+def test_the_headline_keeps_the_held_out_problems_apart() -> None:
+    text = (BENCH / "RESULTS.md").read_text()
+    assert "**45 problems, the suites the defaults were chosen on**" in text
+    assert "**24 problems, held out from the design decisions**" in text
+    held = [s.name for s in all_suites() if s.held_out]
+    assert held == ["bbob-held-out", "grammars-held-out"], held
+
+
+def test_list_names_every_suite_and_run_dry_run_prints_its_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(s.name in listed for s in all_suites())
+    assert main(["run", "bbob-20d", "--dry-run"]) == 0
+    assert "bench/results/bbob_d20.jsonl" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["run", "no-such-suite", "--dry-run"])
+
+
+def _suite(finals: dict[tuple[str, str], dict[int, float]]) -> Suite:
+    return Suite("toy", "Toy", "A toy suite.", "regret", "ours", ("ours", "peer"), (), ("true",),
+                 lambda: finals)
+
+
+def test_a_peer_worse_beyond_noise_is_marked_and_counted_and_a_tie_is_not() -> None:
+    rng = np.random.default_rng(1)
+    finals = {
+        ("far", "ours"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
+        ("far", "peer"): dict(enumerate(rng.uniform(10.0, 11.0, 10))),
+        ("tie", "ours"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
+        ("tie", "peer"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
+    }
+    assert verdict(finals, "far", "peer", "ours") == 1
+    assert verdict(finals, "tie", "peer", "ours") == 0
+    text = table(_suite(finals), finals)
+    assert text.count("▲") == 1 and "▼" not in text, text
+    assert "|**ours better / worse beyond noise**|–|1 / 0 of 2|" in text, text
+    assert table(_suite(finals), finals) == text, "the table must not depend on the run"
+
+
+def test_the_performance_profile_is_the_same_file_on_every_run(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    finals = {("a", "ours"): {0: 1.0, 1: 2.0}, ("a", "peer"): {0: 3.0, 1: 4.0}, ("b", "peer"): {0: 0.0}}
+    first = profile(_suite(finals), finals, tmp_path / "one").read_bytes()
+    second = profile(_suite(finals), finals, tmp_path / "two").read_bytes()
+    assert first == second and first.startswith(b"\x89PNG")
+
+
+def test_runner_and_screen_rows_meet_under_one_label(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bench.harness.suite as suite
+
+    monkeypatch.setattr(suite, "RESULTS", tmp_path)
+    (tmp_path / "runner.jsonl").write_text(
+        json.dumps({"problem": "branin", "method": "tf-random", "seed": 0, "budget": 3, "status": "ok",
+                    "losses": [3.0, 1.0, 2.0]}) + "\n"
+        + json.dumps({"problem": "branin", "method": "tf-gp", "seed": 0, "budget": 3, "status": "error"}) + "\n")
+    (tmp_path / "screen.jsonl").write_text(
+        json.dumps({"problem": "branin", "dim": 0, "seed": 1, "variant": "random", "budget": 3,
+                    "regret": [2.0, 0.5, 0.5]}) + "\n{torn")
+    finals = merge(runner_finals("runner.jsonl", {"tf-random": "random", "tf-gp": "gp"}),
+                   screen_finals("screen.jsonl", {"random": "random"}))
+    assert list(finals) == [("branin", "random")]
+    assert finals[("branin", "random")] == pytest.approx({0: 1.0 - 0.397887, 1: 0.5})
+
+
+
+def test_a_method_run_on_few_problems_is_left_out_of_the_ranks_not_everyone_else() -> None:
+    meds = {p: {"ours": 1.0, "peer": 2.0} for p in ("a", "b", "c")}
+    meds["a"]["rare"] = 0.5
+    ranked, common = rank_set(["ours", "peer", "rare"], meds)
+    assert ranked == ["ours", "peer"] and sorted(common) == ["a", "b", "c"], (ranked, common)
+    meds["b"]["rare"] = meds["c"]["rare"] = 3.0
+    ranked, common = rank_set(["ours", "peer", "rare"], meds)
+    assert ranked == ["ours", "peer", "rare"] and len(common) == 3, (ranked, common)

@@ -1,0 +1,52 @@
+"""The library-wide argument checks: the rule, then name=value, in the caller's error type."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from treefarm.exceptions import ConfigError, SpaceError, StudyError
+from treefarm.validation import (
+    check_bool,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_range,
+    is_integer,
+    is_integral,
+    is_number,
+)
+
+
+def test_bools_are_not_numbers_and_strings_are_not_bools() -> None:
+    assert not is_integer(True) and not is_integral(True) and not is_number(False)
+    assert is_integral(np.int64(3)) and not is_integer(np.int64(3))
+    assert is_number(np.float64(0.5)) and is_number(2)
+    with pytest.raises(ConfigError, match=r"^explore must be True or False, but got explore='no'$"):
+        check_bool("explore", "no")
+    with pytest.raises(ConfigError, match=r"^n_startup must be an integer >= 1, but got n_startup=True$"):
+        check_int("n_startup", True)
+
+
+def test_the_error_type_is_the_callers() -> None:
+    with pytest.raises(StudyError, match=r"^n_workers must be an integer >= 1 or None, but got n_workers=0$"):
+        check_int("n_workers", 0, error=StudyError, or_none=True)
+    check_int("n_workers", None, error=StudyError, or_none=True)
+    with pytest.raises(SpaceError, match=r"^Var max_depth must be an integer >= 1, but got max_depth=0$"):
+        check_int("max_depth", 0, error=SpaceError, owner="Var")
+
+
+@pytest.mark.parametrize("value", [0, -1.0, float("nan"), "1", None])
+def test_positive_refuses_what_is_not_above_zero(value: object) -> None:
+    with pytest.raises(ConfigError, match=r"^bandwidth must be a number > 0, but got bandwidth="):
+        check_positive("bandwidth", value)
+
+
+def test_nonnegative_and_range_bounds_are_inclusive() -> None:
+    check_nonnegative("min_delta", 0.0)
+    check_range("gamma", 0.0, 0.0, 1.0)
+    check_range("gamma", 1, 0.0, 1.0)
+    with pytest.raises(StudyError, match=r"^min_delta must be a number >= 0, but got min_delta=-0.1$"):
+        check_nonnegative("min_delta", -0.1, error=StudyError)
+    with pytest.raises(ConfigError, match=r"^gamma must lie in \[0, 1\], but got gamma=1.5$"):
+        check_range("gamma", 1.5, 0.0, 1.0)
