@@ -1,7 +1,8 @@
 """Quickstart: tune a (simulated) neural network's training settings.
 
 The space is the flat network space of seeds/002 plus a conditional
-optimizer choice: momentum exists only for SGD. The objective is a cheap
+optimizer choice: momentum exists only for SGD. The value a join builds knows
+which option was chosen (``params["optimizer"].option``), so no marker key is needed. The objective is a cheap
 analytic stand-in for a validation loss, so the example runs in seconds; swap
 in your own training code.
 
@@ -23,8 +24,8 @@ space = {
     "dropout": tf.Real(0.0, 0.5),
     "weight_decay": tf.Real(1e-6, 1e-2, log=True),
     "optimizer": tf.Join(
-        adam={"name": "adam"},
-        sgd={"name": "sgd", "momentum": tf.Real(0.0, 0.99)},
+        adam={},
+        sgd={"momentum": tf.Real(0.0, 0.99)},
     ),
 }
 
@@ -38,7 +39,7 @@ def objective(params: dict) -> float:
     loss = 0.08 + 0.05 * lr**2 + 0.01 * wd**2 + 0.004 * batch**2
     loss += 0.01 * (params["layers"] - 3) ** 2 + 0.3 * (params["dropout"] - 0.2) ** 2
     opt = params["optimizer"]
-    if opt["name"] == "sgd":
+    if opt.option == "sgd":
         loss += 0.02 + 0.1 * (0.9 - opt["momentum"]) ** 2
     return loss
 

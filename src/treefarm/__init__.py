@@ -4,6 +4,7 @@ Importing it loads NumPy and the pure-Python layers only; SciPy and
 SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
 """
 
+from . import logs
 from .exceptions import (
     ConfigError,
     SpaceError,
@@ -39,6 +40,7 @@ from .pruners import (
 from .space import (
     Args,
     Choice,
+    Chosen,
     Config,
     Const,
     Family,
@@ -67,6 +69,8 @@ from .study import Result, Study, Trial, evaluate_folds, minimize
 
 __version__ = "0.1.0"
 
+logs.install()
+
 __all__ = [
     "GP",
     "NSGA2",
@@ -75,6 +79,7 @@ __all__ = [
     "Args",
     "Auto",
     "Choice",
+    "Chosen",
     "Config",
     "ConfigError",
     "Const",

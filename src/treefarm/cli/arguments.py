@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-__all__ = ["PRUNER_HELP", "directions_list", "positive_float", "positive_int", "unit"]
+__all__ = ["PRUNER_HELP", "RETRY_DEADLINE_HELP", "deadline_option", "directions_list", "positive_float", "positive_int", "unit"]
 
 _N = TypeVar("_N", int, float)
 
@@ -41,6 +41,18 @@ def directions_list(text: str) -> list[str]:
             f"expected comma-separated minimize or maximize (e.g. minimize,maximize), but got {text!r}"
         )
     return parts
+
+
+#: The ``--retry-deadline`` option of ``run`` and ``show``.
+RETRY_DEADLINE_HELP = (
+    "seconds to ride out an outage of a database server that has answered once "
+    "(default: 60; a server that never answers fails within 5 s)"
+)
+
+
+def deadline_option(args: argparse.Namespace) -> dict[str, Any]:
+    """``--retry-deadline`` as the storage's option, when given."""
+    return {} if args.retry_deadline is None else {"retry_deadline": args.retry_deadline}
 
 
 #: The ``--allow-space-change`` option of ``run`` and ``worker``.

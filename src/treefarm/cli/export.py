@@ -13,12 +13,13 @@ from ..exceptions import TreefarmError, format_values
 from ..storage import open_storage
 from ..study.export import ROW_COLUMNS, trial_rows
 from .command import Command
+from .tidy import as_found
 
 __all__ = ["COMMAND", "cmd_export"]
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    with open_storage(args.storage, read_only=True) as storage:
+    with as_found(args.storage), open_storage(args.storage, read_only=True) as storage:
         record = storage.get_study(args.study)
         rows = trial_rows(storage.get_trials(record.study_id))
     out = io.StringIO()

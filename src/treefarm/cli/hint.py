@@ -98,7 +98,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
         "--spread", type=float, default=0.1, help="width of the hint's window in the unit cube (default 0.1)"
     )
     p.add_argument(
-        "--space", default=None, metavar="FILE.py[:NAME]", help="check the config against this space now"
+        "--space", default=None, metavar="FILE.py[:NAME]", help="check the config against the space of this Python file (executed) now"
     )
     p.add_argument("--author", default=getpass.getuser(), help="who gives the hint (default: the user)")
 

@@ -1,21 +1,24 @@
 """Reading the objective, the space and the pruner from the user's Python file.
 
-``run``, ``worker`` and ``hint`` take ``FILE.py[:NAME]``: the file is imported as a module
-and the names are looked up in it; a missing file or name is a usage error naming it.
+``run``, ``worker`` and ``hint`` take ``FILE.py[:NAME]``: the file is imported (executed) as
+a module and the names are looked up in it; a missing file or name is a usage error naming
+it, and an error the file raises is shown with the file's own frames only.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import sys
+import traceback
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..exceptions import TreefarmError
 from ..pruners import Pruner
 from .command import UsageError
 
-__all__ = ["attribute", "load_file", "pruner_from", "space_from"]
+__all__ = ["FileError", "attribute", "load_file", "pruner_from", "space_from"]
 
 
 def load_file(target: str) -> tuple[ModuleType, str]:
@@ -30,8 +33,32 @@ def load_file(target: str) -> tuple[ModuleType, str]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     sys.path.insert(0, str(path.resolve().parent))
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise FileError(_user_error(exc, path)) from None
     return module, name or "objective"
+
+
+class FileError(TreefarmError):
+    """The Python file a command runs raised while it was imported (a syntax error, a failed import)."""
+
+
+_PACKAGE = str(Path(__file__).resolve().parents[1])
+"""Where treefarm's own files are: their frames are left out of a user file's error."""
+
+
+def _user_error(exc: Exception, path: Path) -> str:
+    """The error a user's file raised while it was imported, as Python would show it
+    for the file alone: its own frames (none of treefarm's or importlib's), then the error."""
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith((_PACKAGE, "<frozen"))
+    ]
+    shown = "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(exc), exc))
+    return (
+        f"running {path} raised:\n"
+        + (f"Traceback (most recent call last):\n{shown}" if frames else shown).rstrip()
+    )
 
 
 def attribute(module: ModuleType, name: str, what: str) -> Any:

@@ -9,10 +9,15 @@
     treefarm dashboard treefarm.db
     treefarm worker postgresql://user@host/db --study quickstart --file examples/quickstart.py
     treefarm recover treefarm-journal.jsonl treefarm.db
+    treefarm create runs.db --study sim --space space.json --n-trials 40
+    treefarm ask runs.db --study sim --json
+    treefarm tell runs.db --study sim --trial 3 --value 0.25
 
 A file given to ``run`` defines the objective (``objective`` unless
 ``FILE.py:NAME`` says otherwise) and its space (``space`` unless ``--space``
-says otherwise). Errors in arguments exit with status 2 and a message that
+says otherwise). The files given to ``run``, ``worker`` and ``hint --space`` are
+executed as Python (``worker`` without ``--file`` runs ``./STUDY.py``): run only
+files you trust. Errors in arguments exit with status 2 and a message that
 names the argument.
 """
 
@@ -25,7 +30,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import TreefarmError
-from . import dashboard, export, hint, plot, recover, run, show, studies, worker
+from . import asktell, dashboard, export, hint, plot, recover, run, show, studies, worker
 from .command import Command, UsageError
 
 __all__ = ["COMMANDS", "main", "parser"]
@@ -41,6 +46,9 @@ COMMANDS: tuple[Command, ...] = (
     dashboard.COMMAND,
     recover.COMMAND,
     worker.COMMAND,
+    asktell.CREATE,
+    asktell.ASK,
+    asktell.TELL,
 )
 
 

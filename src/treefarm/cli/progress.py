@@ -6,17 +6,34 @@ finished trial prints one plain line, so the output stays readable.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sys
 import time
+from collections.abc import Iterator
 from typing import TextIO
 
 from ..storage import TrialRecord, TrialState
 from ..study import Study
 
-__all__ = ["CLAIMED", "Progress"]
+__all__ = ["CLAIMED", "Progress", "own_lines"]
 
 CLAIMED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
 """The states a study-wide budget counts: the trials done when a run or a worker starts."""
+
+
+@contextlib.contextmanager
+def own_lines() -> Iterator[None]:
+    """While the command prints its own line per trial, the library's per-trial log
+    lines (logger ``treefarm.trials``) are held back, so no trial is told twice;
+    its warnings (every trial failed, a rule stopped the run) still show."""
+    logger = logging.getLogger("treefarm.trials")
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _clock(seconds: float) -> str:

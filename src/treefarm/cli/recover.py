@@ -12,6 +12,7 @@ not answer) or were refused (moved to ``JOURNAL.rejected``).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -42,18 +43,61 @@ def cmd_recover(args: argparse.Namespace) -> int:
     def finish(item: Mapping[str, Any]) -> object:
         return finish_entry(storage.finish_trial, item)
 
+    lines = _numbered_lines(path)
     try:
         done = replay(path, finish)
     finally:
         storage.close()
     for item in done.refused:
-        what = f"trial {item['number']} (study id {item.get('study_id')})" if "number" in item else "an entry"
-        print(f"refused {what}: {item['refused']}")
+        print(f"refused {_which(item, lines)}: {_why(item)}")
+    rejected = f" (kept in {path}.rejected)" if done.refused else ""
     print(
-        f"{len(done.recorded)} recorded, {len(done.refused)} refused (kept in {path}.rejected), "
-        f"{len(done.kept)} left in {path}"
+        f"{len(done.recorded)} recorded, {len(done.refused)} refused{rejected}, {len(done.kept)} left in {path}"
     )
     return 0 if not (done.refused or done.kept) else 1
+
+
+#: The fields of a journal entry (see :func:`treefarm.storage.journal.entry`).
+FIELDS = ("study_id", "number", "state", "value", "user_attrs", "system_attrs", "owner")
+
+
+def _numbered_lines(path: Path) -> list[tuple[int, str]]:
+    """The journal's non-blank lines with their numbers (from 1), read before the replay
+    empties it, so that a refused entry is named by its line."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return [(i, line) for i, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def _which(item: Mapping[str, Any], lines: list[tuple[int, str]]) -> str:
+    """A refused entry named by its trial when it has one, else by its line of the journal."""
+    if "line" in item:
+        text = item["line"]
+        number = next((i for i, line in lines if line[:10_000] == text), None)
+    else:
+        entry = {k: v for k, v in item.items() if k != "refused"}
+        number = next((i for i, line in lines if _loads(line) == entry), None)
+        text = json.dumps(entry)
+    where = f"line {number}" if number is not None else "a line"
+    if isinstance(item.get("number"), int) and "study_id" in item:
+        return f"trial {item['number']} (study id {item.get('study_id')}, {where})"
+    return f"{where} ({text[:120]})"
+
+
+def _why(item: Mapping[str, Any]) -> str:
+    missing = [f for f in FIELDS if f not in item] if "line" not in item else []
+    if missing:
+        return f"an entry needs the fields {', '.join(FIELDS)}, but it lacks {', '.join(missing)}"
+    return str(item["refused"])
+
+
+def _loads(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
 
 
 def _arguments(recover: argparse.ArgumentParser) -> None:
@@ -61,4 +105,6 @@ def _arguments(recover: argparse.ArgumentParser) -> None:
     recover.add_argument("storage", metavar="STORAGE", help="path or URL of the storage")
 
 
-COMMAND = Command("recover", "write the results kept in a worker's journal to a storage", _arguments, cmd_recover)
+COMMAND = Command(
+    "recover", "write the results kept in a worker's journal to a storage", _arguments, cmd_recover
+)

@@ -12,11 +12,20 @@ from typing import Any
 
 from ..exceptions import TreefarmError
 from ..optimizers import available
+from ..storage import open_storage
 from ..study import DEFAULT_STORAGE, Study
-from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, directions_list, positive_float, positive_int
+from .arguments import (
+    ALLOW_SPACE_CHANGE_HELP,
+    PRUNER_HELP,
+    RETRY_DEADLINE_HELP,
+    deadline_option,
+    directions_list,
+    positive_float,
+    positive_int,
+)
 from .command import Command
 from .loading import attribute, load_file, pruner_from
-from .progress import CLAIMED, Progress
+from .progress import CLAIMED, Progress, own_lines
 from .signals import sigterm_as_sigint
 
 __all__ = ["COMMAND", "cmd_run"]
@@ -44,22 +53,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     module, objective_name = load_file(args.file)
     objective = attribute(module, objective_name, "the objective")
     space = attribute(module, args.space, "the space")
-    study = Study.create(
-        args.study or Path(args.file.partition(":")[0]).stem,
-        space=space,
-        storage=args.storage,
-        algo=args.algo,
-        direction=args.direction,
-        directions=args.directions,
-        seed=args.seed,
-        load_if_exists=True,
-        allow_space_change=args.allow_space_change,
-        pruner=pruner_from(module, args.pruner),
-    )
+    storage = open_storage(args.storage, **deadline_option(args))
     try:  # closing copies a SQLite file's -wal into it: the file alone then holds every trial
+        study = Study.create(
+            args.study or Path(args.file.partition(":")[0]).stem,
+            space=space,
+            storage=storage,
+            algo=args.algo,
+            direction=args.direction,
+            directions=args.directions,
+            seed=args.seed,
+            load_if_exists=True,
+            allow_space_change=args.allow_space_change,
+            pruner=pruner_from(module, args.pruner),
+        )
         return _run_study(study, objective, module, args)
     finally:
-        study.storage.close()
+        storage.close()
 
 
 def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.Namespace) -> int:
@@ -68,6 +78,7 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(sigterm_as_sigint())  # a terminated run fails its trials and closes
+            stack.enter_context(own_lines())
             executor = None
             if args.dask:
                 from ..execution.dask import ByValue, connect
@@ -81,6 +92,7 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
                 n_jobs=args.jobs,
                 callbacks=[progress],
                 executor=executor,
+                progress=False,
             )
     except KeyboardInterrupt:
         progress.close()
@@ -94,7 +106,9 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
 
 
 def _arguments(run: argparse.ArgumentParser) -> None:
-    run.add_argument("file", metavar="FILE.py[:objective]")
+    run.add_argument(
+        "file", metavar="FILE.py[:objective]", help="a Python file, executed, that defines the objective and the space"
+    )
     run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
     run.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
     run.add_argument(
@@ -108,6 +122,7 @@ def _arguments(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--timeout", type=positive_float, default=None, help="seconds")
     run.add_argument("--storage", default=DEFAULT_STORAGE, help=f"path or URL (default: {DEFAULT_STORAGE})")
+    run.add_argument("--retry-deadline", type=positive_float, default=None, help=RETRY_DEADLINE_HELP)
     run.add_argument("--study", default=None, help="study name (default: the file's stem)")
     run.add_argument(
         "--direction", default=None, choices=["minimize", "maximize"], help="(default: stored, else minimize)"

@@ -11,8 +11,9 @@ from ..storage import Storage, open_storage
 from ..study.export import trial_rows
 from ..study.objectives import feasible_front
 from ..study.warm import GATE_TRIALS, gate_open, warm_source
-from .arguments import positive_int
+from .arguments import RETRY_DEADLINE_HELP, deadline_option, positive_float, positive_int
 from .command import Command
+from .tidy import as_found
 
 __all__ = ["COMMAND", "cmd_show"]
 
@@ -46,7 +47,7 @@ GATE_HELP = (
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    with open_storage(args.storage, read_only=True) as storage:
+    with as_found(args.storage), open_storage(args.storage, read_only=True, **deadline_option(args)) as storage:
         return _show(storage, args)
 
 
@@ -92,6 +93,7 @@ def _arguments(show: argparse.ArgumentParser) -> None:
     show.add_argument("storage")
     show.add_argument("--study", required=True)
     show.add_argument("--last", type=positive_int, default=None, help="only the last N trials")
+    show.add_argument("--retry-deadline", type=positive_float, default=None, help=RETRY_DEADLINE_HELP)
 
 
 COMMAND = Command("show", "a study's trials, counts by state and best", _arguments, cmd_show)

@@ -6,12 +6,13 @@ import argparse
 
 from ..storage import Storage, open_storage
 from .command import Command
+from .tidy import as_found
 
 __all__ = ["COMMAND", "cmd_studies"]
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
-    with open_storage(args.storage, read_only=True) as storage:
+    with as_found(args.storage), open_storage(args.storage, read_only=True) as storage:
         return _list_studies(storage, args)
 
 

@@ -30,7 +30,7 @@ from ..study import Study
 from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
 from .command import Command
 from .loading import attribute, load_file, pruner_from
-from .progress import CLAIMED, Progress
+from .progress import CLAIMED, Progress, own_lines
 from .signals import sigterm_as_sigint
 
 __all__ = ["COMMAND", "cmd_worker"]
@@ -62,8 +62,8 @@ def _work(storage: Storage, objective: Any, space: Any, module: ModuleType, args
     done = storage.count_trials(study.study_id, states=CLAIMED)
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
     try:
-        with sigterm_as_sigint():
-            study.optimize(objective, args.n_trials, timeout=args.timeout, callbacks=[progress])
+        with sigterm_as_sigint(), own_lines():
+            study.optimize(objective, args.n_trials, timeout=args.timeout, callbacks=[progress], progress=False)
     except KeyboardInterrupt:
         progress.close()
         print("interrupted: this worker's running trial was recorded as failed", file=sys.stderr)
@@ -79,7 +79,7 @@ def _arguments(worker: argparse.ArgumentParser) -> None:
     worker.add_argument("storage", metavar="STORAGE", help="path or URL of the shared storage")
     worker.add_argument("--study", required=True, help="the study's name (created if absent)")
     worker.add_argument(
-        "--file", default=None, metavar="FILE.py[:objective]", help="objective and space (default: STUDY.py)"
+        "--file", default=None, metavar="FILE.py[:objective]", help="a Python file, executed, defining the objective and space (default: ./STUDY.py)"
     )
     worker.add_argument("--space", default="space", help="name of the space in the file (default: space)")
     worker.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)

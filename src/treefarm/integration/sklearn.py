@@ -27,9 +27,13 @@ different splits.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import numbers
 import os
+import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -38,7 +42,7 @@ from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from ..exceptions import StudyError
+from ..exceptions import StudyError, format_values
 from ..optimizers import Optimizer, available
 from ..space import Config, Space, build
 from ..storage import Storage, TrialState
@@ -86,6 +90,28 @@ def decode_split(row: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+class _WithoutHeader(io.TextIOBase):
+    """Standard output without scikit-learn's per-call ``Fitting N folds for each of M
+    candidates`` line, which a sequential search would repeat for every batch."""
+
+    HEADER = re.compile(r"^Fitting \d+ folds for each of \d+ candidates?, totalling \d+ fits\n?$")
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+        self.dropped = False  # print writes its line, then the newline apart
+
+    def write(self, text: str) -> int:
+        if self.HEADER.match(text) or (self.dropped and text == "\n"):
+            self.dropped = not self.dropped and not text.endswith("\n")
+            return len(text)
+        self.dropped = False
+        self.out.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
 class TreefarmSearchCV(BaseSearchCV):
     """Cross-validated search over a treefarm space; see the module docstring.
 
@@ -96,6 +122,10 @@ class TreefarmSearchCV(BaseSearchCV):
     search_spaces
         A dict ``{parameter: space}``, a list of such dicts, or a treefarm
         space building such a dict (:mod:`treefarm.integration.sklearn_space`).
+    param_distributions
+        The same, under ``RandomizedSearchCV``'s name (give one of the two); its
+        ``scipy.stats`` ``uniform``, ``loguniform`` and ``randint`` are read as
+        ``Real``, ``Real(log=True)`` and ``Int``.
     n_iter
         Candidates in the study when the search ends (each cross-validated).
     algo
@@ -112,12 +142,16 @@ class TreefarmSearchCV(BaseSearchCV):
 
     After ``fit``, ``study_`` is the treefarm study, besides scikit-learn's
     ``cv_results_``, ``best_params_``, ``best_score_``, ``best_estimator_``.
+    With ``verbose`` > 0 the search says once how many folds and candidates it
+    fits, then one line per candidate (its score and the best so far), instead of
+    scikit-learn's header for every batch of ``n_points``.
     """
 
     _parameter_constraints: dict[str, list[Any]] = {  # noqa: RUF012 (scikit-learn's convention)
         **BaseSearchCV._parameter_constraints,
         "estimator": [HasMethods(["fit"])],
-        "search_spaces": [dict, list, Space],
+        "search_spaces": [dict, list, Space, None],
+        "param_distributions": [dict, list, Space, None],
         "n_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "algo": [StrOptions(set(available())), Optimizer],
         "n_points": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -129,7 +163,7 @@ class TreefarmSearchCV(BaseSearchCV):
     def __init__(
         self,
         estimator: Any,
-        search_spaces: Any,
+        search_spaces: Any = None,
         *,
         n_iter: int = 50,
         algo: str | Optimizer = "tpe",
@@ -145,8 +179,10 @@ class TreefarmSearchCV(BaseSearchCV):
         return_train_score: bool = False,
         storage: str | os.PathLike[str] | Storage | None = None,
         study_name: str | None = None,
+        param_distributions: Any = None,
     ) -> None:
         self.search_spaces = search_spaces
+        self.param_distributions = param_distributions
         self.n_iter = n_iter
         self.algo = algo
         self.n_points = n_points
@@ -173,10 +209,20 @@ class TreefarmSearchCV(BaseSearchCV):
             return int(self.random_state) % 2**63
         return int(check_random_state(self.random_state).randint(2**31 - 1))
 
+    def _spaces(self) -> Any:
+        """``search_spaces`` or ``param_distributions``, whichever is given (exactly one)."""
+        if (self.search_spaces is None) == (self.param_distributions is None):
+            raise StudyError(
+                "give the space as search_spaces or as param_distributions (scikit-learn's name), "
+                "exactly one, but got "
+                f"{format_values(search_spaces=self.search_spaces, param_distributions=self.param_distributions)}"
+            )
+        return self.search_spaces if self.search_spaces is not None else self.param_distributions
+
     def _open_study(self) -> Study:
         return Study.create(
             self.study_name,
-            space=grid_to_space(self.search_spaces),
+            space=grid_to_space(self._spaces()),
             storage=self.storage,
             algo=self.algo,
             direction="maximize",
@@ -244,7 +290,8 @@ class TreefarmSearchCV(BaseSearchCV):
         """
         metric = self._metric()
         try:
-            results = evaluate_candidates([check_params(t.value) for t in trials])
+            with contextlib.redirect_stdout(_WithoutHeader(sys.stdout)):
+                results = evaluate_candidates([check_params(t.value) for t in trials])
         except ValueError as exc:
             for trial in trials:
                 study.tell(trial, exception=exc)
@@ -265,7 +312,19 @@ class TreefarmSearchCV(BaseSearchCV):
             )
         scores = np.asarray(results[f"mean_test_{metric}"][-len(trials) :], dtype=float)
         self._tell(study, trials, scores, self.n_splits_)
+        if self.verbose > 0:
+            for trial, score in zip(trials, scores):
+                print(
+                    f"[treefarm] candidate {trial.number + 1}/{self.n_iter}: {metric} {score:.6g}{self._best(study)}"
+                )
         return True
+
+    @staticmethod
+    def _best(study: Study) -> str:
+        try:
+            return f" (best {study.best_value:.6g}, candidate {study.best_trial.number + 1})"
+        except StudyError:
+            return ""
 
     def _run_search(self, evaluate_candidates: Callable[..., dict[str, Any]]) -> None:
         """Ask ``n_points`` candidates, cross-validate them, tell their scores; until ``n_iter``."""
@@ -274,6 +333,11 @@ class TreefarmSearchCV(BaseSearchCV):
         self._restored = self._restore(study)
         finished = sum(t.state.is_finished for t in study.trials)
         remaining, evaluated = max(1, self.n_iter - finished), False
+        if self.verbose > 0:
+            print(
+                f"Fitting {self.n_splits_} folds for each of {remaining} candidates, totalling "
+                f"{remaining * self.n_splits_} fits ({self.n_points} at a time, each chosen from the scores so far)"
+            )
         while remaining > 0:
             trials = [study.ask() for _ in range(min(self.n_points, remaining))]
             evaluated |= self._evaluate(study, evaluate_candidates, trials)

@@ -21,12 +21,33 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..exceptions import ConfigError, SpaceError
-from ..space import Choice, Join, Space, convert
+from ..space import Choice, Int, Join, Real, Space, convert
 
 __all__ = ["check_params", "grid_to_space"]
 
 
-def _value_space(value: Any) -> Space:
+def _distribution_space(name: str, dist: Any) -> Space:
+    """A frozen ``scipy.stats`` distribution of ``RandomizedSearchCV``'s
+    ``param_distributions`` as the treefarm space with the same support and
+    prior shape: ``uniform(loc, scale)``, ``loguniform(a, b)`` (also named
+    ``reciprocal``) and ``randint(low, high)`` (``high`` excluded)."""
+    kind = getattr(dist.dist, "name", type(dist.dist).__name__)
+    low, high = (float(b) for b in dist.support())
+    if kind == "uniform":
+        return Real(low, high)
+    if kind in ("loguniform", "reciprocal"):
+        return Real(low, high, log=True)
+    if kind == "randint":
+        return Int(int(low), int(high))  # scipy's support is already [low, high - 1]
+    raise SpaceError(
+        "a scipy.stats distribution must be uniform, loguniform or randint (or write a treefarm "
+        f"space: Real, Int, Choice), but got {name}={kind}{dist.args}"
+    )
+
+
+def _value_space(value: Any, name: str = "value") -> Space:
+    if hasattr(value, "rvs") and hasattr(value, "dist") and hasattr(value, "support"):
+        return _distribution_space(name, value)
     if isinstance(value, list):
         if not value:
             raise SpaceError(f"a list of parameter values must not be empty, but got value={value!r}")
@@ -40,7 +61,7 @@ def _dict_space(grid: Mapping[Any, Any]) -> Space:
     for key in grid:
         if not isinstance(key, str) or not key:
             raise SpaceError(f"a parameter name must be a non-empty string, but got key={key!r}")
-    return convert({key: _value_space(value) for key, value in grid.items()})
+    return convert({key: _value_space(value, key) for key, value in grid.items()})
 
 
 def grid_to_space(search_spaces: Any) -> Space:

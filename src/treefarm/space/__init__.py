@@ -4,6 +4,7 @@ recursion and shared sub-spaces; configurations, sampling and building."""
 from .analysis import analyze
 from .build import Expression, build, params, trace, validate
 from .canonical import canonical, has_rules
+from .chosen import Chosen
 from .config import Config
 from .convert import I, R, convert
 from .extension import addresses, enumerate_configs, size
@@ -19,6 +20,7 @@ __all__ = [
     "Apply",
     "Args",
     "Choice",
+    "Chosen",
     "Config",
     "Const",
     "Decide",

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from ..exceptions import ConfigError, SpaceError
 from .analysis import Analysis, analyze
+from .chosen import Chosen
 from .config import ROOT_ADDRESS, Config, Decision, Scalar, check_decision, child_address
 from .nodes import Apply, Const, Family, Join, Op, Shared, Space
 from .primitives import Choice, Int, Real
@@ -132,7 +133,10 @@ class _Walk:
                     f"option {label!r} at {address or ROOT_ADDRESS} cannot finish within the "
                     f"recursion bound max_depth={limit}, but got {address or ROOT_ADDRESS}={label!r}"
                 )
-        return self.visit(node.options[index], child_address(address, node.labels[index]), depth)
+        built = self.visit(node.options[index], child_address(address, node.labels[index]), depth)
+        if type(built) is dict or (built == () and _joins_dicts(node)):
+            return Chosen(node.labels[index], built)
+        return built
 
     def var(self, node: Var, address: str, depth: int) -> Any:
         return self.visit(node.body, address or node.name, depth + 1)
@@ -160,6 +164,12 @@ class _Walk:
         if node.key not in self.shared:
             self.shared[node.key] = self.visit(node.space, "@" + node.key, depth)
         return self.shared[node.key]
+
+
+def _joins_dicts(node: Join) -> bool:
+    """Whether a join's options are keyword families (dicts), where an empty one (``{}``,
+    which converts like ``()``) builds an empty dict that knows its option."""
+    return any(isinstance(o, Family) and o.kwargs and not o.args for o in node.options)
 
 
 _HANDLERS: dict[type, Callable[[_Walk, Any, str, int], Any]] = {

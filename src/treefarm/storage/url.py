@@ -14,11 +14,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..exceptions import StorageError, format_values
+from ..exceptions import StorageError, StorageUnavailableError, format_values
 from .base import Storage
 from .memory import InMemoryStorage
 
-__all__ = ["SQL_SCHEMES", "open_storage", "sqlite_file"]
+__all__ = ["FIRST_OPEN_DEADLINE", "SQL_SCHEMES", "check_sqlite_path", "open_storage", "sqlite_file"]
 
 SQL_SCHEMES = ("sqlite", "postgresql")
 """URL dialects served by SQLStorage (``sqlite+pysqlite``, ``postgresql+psycopg`` included)."""
@@ -49,6 +49,11 @@ def open_storage(
     def _sql(url: str) -> Storage:
         from .sql import SQLStorage
 
+        path = sqlite_file(url)
+        if path is None and not url.lower().startswith("sqlite"):
+            return _open_server(url, read_only, sql_options)
+        if path is not None:
+            check_sqlite_path(path, read_only=read_only)
         return SQLStorage(url, read_only=read_only, **sql_options)
 
     if spec is None or isinstance(spec, Storage):
@@ -70,6 +75,60 @@ def open_storage(
     if not spec[match.end() :].startswith("//"):
         raise _refuse(spec, "a URL needs '://' after its scheme")
     return _sql(_absolute_sqlite(spec) if dialect == "sqlite" else spec)
+
+
+def check_sqlite_path(path: Path, *, read_only: bool = False) -> None:
+    """StorageError naming the cause when SQLite could not open ``path`` and would only
+    say "unable to open database file": a missing folder, a folder in the file's place,
+    a folder or a file this process may not write (SQLite writes the file and, beside
+    it, its ``-wal`` and ``-shm`` files). A read-only opening needs no write access."""
+    folder = path.parent
+    if path.is_dir():
+        raise StorageError(f"a SQLite storage must be a file, but got {format_values(path=str(path))}, a directory")
+    if not folder.is_dir():
+        what = "a file" if folder.exists() else "missing"
+        raise StorageError(
+            f"the folder of a SQLite file must exist, but got {format_values(path=str(path))}, "
+            f"whose folder {str(folder)!r} is {what}"
+        )
+    if read_only:
+        return
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StorageError(
+            "the folder of a SQLite file must be writable (SQLite keeps its -wal and -shm files beside "
+            f"the file), but got {format_values(path=str(path))} in the read-only folder {str(folder)!r}"
+        )
+    if path.exists() and not os.access(path, os.W_OK):
+        raise StorageError(
+            "a SQLite file opened for writing must be writable (open it read-only to look), "
+            f"but got {format_values(path=str(path))}, which is read-only"
+        )
+
+
+FIRST_OPEN_DEADLINE = 5.0
+"""Seconds a database server gets to answer a storage's first opening. Retrying until
+the storage's ``retry_deadline`` is for a server that answered once and went away; one
+never reached is most often a wrong address, which should not cost a minute of silence."""
+
+
+def _open_server(url: str, read_only: bool, sql_options: dict[str, Any]) -> Storage:
+    """A SQLStorage on a database server, opened within :data:`FIRST_OPEN_DEADLINE`
+    (or its own ``retry_deadline`` if shorter), then keeping its own deadline."""
+    from .sql import RETRY_DEADLINE, SQLStorage
+
+    deadline = sql_options.get("retry_deadline", RETRY_DEADLINE)
+    if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not deadline >= 0:
+        return SQLStorage(url, read_only=read_only, **sql_options)  # which names the bad value
+    first = min(float(deadline), FIRST_OPEN_DEADLINE)
+    try:
+        storage = SQLStorage(url, read_only=read_only, **{**sql_options, "retry_deadline": first})
+    except StorageUnavailableError as error:
+        raise StorageUnavailableError(
+            f"the database server must answer when a storage is first opened (within {first:g} s; "
+            f"the retry deadline of {float(deadline):g} s applies once it has answered), but: {error}"
+        ) from error
+    storage.retry_deadline = float(deadline)
+    return storage
 
 
 def _absolute_sqlite(spec: str) -> str:

@@ -39,6 +39,7 @@ from .parallel import Evaluator
 from .recovery import REQUEUE_LOST
 from .recovery import requeue_lost as requeue_lost_trial
 from .stopping import Stopper
+from .talk import Reporter, show_progress
 from .trial import Trial
 
 if TYPE_CHECKING:
@@ -125,8 +126,10 @@ def optimize(
     patience: int | None,
     executor: Any = None,
     requeue_lost: int = REQUEUE_LOST,
+    progress: bool | None = None,
 ) -> None:
-    """Run ``objective`` on ``study``'s suggestions (see the module docstring)."""
+    """Run ``objective`` on ``study``'s suggestions (see the module docstring); each
+    finished trial is logged and counted on a progress bar (see :mod:`.talk`)."""
     wants_trial = _check(objective, n_jobs, backend, executor, requeue_lost)
     _check_total(n_trials)
     caught = _checked_catch(catch)
@@ -137,27 +140,55 @@ def optimize(
             f"{format_values(target=target, patience=patience, directions=list(study.directions))}"
         )
     stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.directions[0] == "maximize")
-    callbacks = list(callbacks)
+    shown = show_progress(progress)
     study.recover(limit=requeue_lost)
+    reporter = Reporter(study, total=_bar_total(study, n_trials, n_new_trials) if shown else None, progress=shown)
+    callbacks = [lambda _, record: reporter(record), *callbacks]
     try:
         evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
         with evaluator as ev:
             if executor is not None:
                 _run_as_completed(study, ev, n_trials, caught, stopper, callbacks, requeue_lost)
-                return
-            while not (stopper.done() or study.stop_requested):
-                study.recover_due(limit=requeue_lost)
-                remaining = stopper.remaining()
-                size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
-                trials, exhausted = _ask_batch(study, size, n_trials, caught, stopper)
-                _run_batch(study, ev, trials, caught, stopper, callbacks, requeue_lost)
-                if exhausted:
-                    break
+            else:
+                _run_batches(study, ev, n_trials, caught, stopper, callbacks, requeue_lost)
     except BaseException as exc:
+        reporter.close(None)
         study.fail_running(
             "interrupted" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}: {exc}"
         )
         raise
+    reporter.close(stopper)
+
+
+def _bar_total(study: Study, n_trials: int | None, n_new_trials: int | None) -> int | None:
+    """How many trials this call may add: what the study's total leaves, at most ``n_new_trials``."""
+    left = None
+    if n_trials is not None:
+        claimed = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED)
+        left = max(n_trials - study.storage.count_trials(study.study_id, states=claimed), 0)
+    if n_new_trials is None:
+        return left
+    return n_new_trials if left is None else min(left, n_new_trials)
+
+
+def _run_batches(
+    study: Study,
+    ev: Evaluator,
+    budget: int | None,
+    catch: tuple[type[BaseException], ...],
+    stopper: Stopper,
+    callbacks: list[Callback],
+    requeue_lost: int,
+) -> None:
+    """Ask a batch, evaluate it, record it, until a rule stops or the budget is spent."""
+    while not (stopper.done() or study.stop_requested):
+        study.recover_due(limit=requeue_lost)
+        remaining = stopper.remaining()
+        size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
+        trials, exhausted = _ask_batch(study, size, budget, catch, stopper)
+        _run_batch(study, ev, trials, catch, stopper, callbacks, requeue_lost)
+        if exhausted:
+            return
 
 
 def _ask_batch(

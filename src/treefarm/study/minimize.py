@@ -13,16 +13,19 @@ Two conventions for the objective:
 
 from __future__ import annotations
 
+import itertools
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exceptions import StudyError
+from ..exceptions import StorageError, StudyError
 from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Apply, Config, Op, convert
-from ..storage import Storage, TrialRecord
+from ..storage import NotFoundError, Storage, TrialRecord, open_storage
+from ..storage.url import sqlite_file
 from .study import Study
 
 __all__ = ["DEFAULT_STORAGE", "Result", "minimize"]
@@ -85,6 +88,53 @@ class Result:
         )
 
 
+log = logging.getLogger("treefarm")
+
+
+def default_name(objective: Callable[..., Any] | None, space: Any) -> str:
+    """A new study's name: the objective's ``__name__`` (the applied function's when
+    the space applies it), or ``"study"`` for a lambda or a nameless callable."""
+    func: Any = objective.func if isinstance(objective, Op) else objective
+    if func is None:
+        root = convert(space)
+        func = root.op.func if isinstance(root, Apply) else None
+    name = getattr(func, "__name__", None)
+    return name if isinstance(name, str) and name.isidentifier() else "study"
+
+
+def where(storage: Storage, spec: object) -> str:
+    """Where a storage keeps its studies, for a person: a file's absolute path, a
+    database's URL without its password, or that memory keeps nothing."""
+    path = sqlite_file(spec if isinstance(spec, (str, os.PathLike)) else getattr(storage, "url", None))
+    if path is not None:
+        return str(path)
+    url = getattr(storage, "url", None)
+    if isinstance(url, str):
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    return "memory (storage=None: gone when the process ends)"
+
+
+def _create_named(base: str, storage: Storage, **options: Any) -> Study:
+    """A new study named ``base``, or ``base-2``, ``base-3``... if taken (by an
+    earlier call, or by another process racing to the same name)."""
+    taken = {s.name for s in storage.list_studies()}
+    for n in itertools.count(1):
+        name = base if n == 1 else f"{base}-{n}"
+        if name in taken:
+            continue
+        try:
+            return Study.create(name, storage=storage, load_if_exists=False, **options)
+        except StorageError:
+            try:
+                storage.get_study(name)
+            except NotFoundError:
+                raise
+            taken.add(name)  # created meanwhile by another process: try the next
+    raise AssertionError("unreachable")
+
+
 def _identity(value: Any) -> Any:
     return value
 
@@ -113,11 +163,14 @@ def minimize(
     timeout: float | None = None,
     pruner: Pruner | None = None,
     executor: Any = None,
+    progress: bool | None = None,
 ) -> Result:
     """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
 
     Trials are kept in ``storage`` (a SQLite file ``treefarm.db`` by default;
-    None keeps them in memory). ``max_evals`` is the study's total: giving an
+    None keeps them in memory), in a new study named after the objective
+    (``objective.__name__``, then ``-2``, ``-3``... if taken; the log says
+    which). ``max_evals`` is the study's total: giving an
     existing ``study_name`` resumes that study, and trials already made there,
     by this process or any other sharing the storage, count towards it.
     ``algo`` and ``direction`` default to ``"auto"`` and ``"minimize"`` for a
@@ -128,25 +181,34 @@ def minimize(
     every trial by itself, without its ``-wal``; ``result.study`` reconnects if used).
     An objective that takes ``trial`` can report and be stopped early by ``pruner``.
     ``executor`` (e.g. a Dask ``Client``) runs the evaluations on its workers, as in
-    :meth:`Study.optimize`.
+    :meth:`Study.optimize`. ``progress`` shows a bar (None: on a terminal or in a
+    notebook) and each trial is logged, as in :meth:`Study.optimize`.
     """
     if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
         raise StudyError(f"max_evals must be an integer >= 1, but got max_evals={max_evals!r}")
-    study = Study.create(
-        study_name,
-        space=space,
-        storage=storage,
-        algo=algo,
-        direction=direction,
-        directions=directions,
-        seed=seed,
-        load_if_exists=study_name is not None,
-        pruner=pruner,
-    )
+    store = open_storage(storage)
+    options: dict[str, Any] = {
+        "space": space,
+        "algo": algo,
+        "direction": direction,
+        "directions": directions,
+        "seed": seed,
+        "pruner": pruner,
+    }
+    try:
+        if study_name is None:
+            study = _create_named(default_name(objective, space), store, **options)
+        else:
+            study = Study.create(study_name, storage=store, load_if_exists=True, **options)
+    except BaseException:
+        if not isinstance(storage, Storage):
+            store.close()
+        raise
+    log.info("minimize: study %r in %s (resume it with study_name=%r)", study.name, where(store, storage), study.name)
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None
     try:
-        study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor)
+        study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor, progress=progress)
         front = study.best_trials
         best = None
         if len(study.directions) == 1:

@@ -33,6 +33,7 @@ from ..execution.base import Pending
 from ..execution.executors import as_executor
 from ..execution.processes import call_in_worker, process_pool, terminate
 from ..storage import TrialState
+from .guard import check_main_guard
 from .outcome import Outcome, from_exception, from_result
 from .trial import Trial
 
@@ -82,6 +83,8 @@ class Evaluator:
         self.executor: RemoteExecutor | None = None if executor is None else as_executor(executor)
         self._capacity: tuple[int, float] | None = None
         self._pool: Executor | None = None
+        if n_jobs > 1 and backend == "process" and executor is None:
+            check_main_guard(n_jobs)
         if (n_jobs > 1 and backend == "process") or executor is not None:
             try:
                 pickle.dumps(objective)

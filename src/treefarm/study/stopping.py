@@ -66,10 +66,21 @@ class Stopper:
         """Whether any rule says stop."""
         if self.stopped or (self.remaining() is not None and self.remaining() <= 0):  # type: ignore[operator]
             return True
-        if self.timeout is not None and time.monotonic() - self.started >= self.timeout:
-            return True
+        return self.why() is not None
+
+    def why(self) -> str | None:
+        """Which of the timeout, target and patience rules says stop, and why (None: none
+        does; a spent budget is the run's normal end, not a rule stopping it)."""
+        elapsed = time.monotonic() - self.started
+        if self.timeout is not None and elapsed >= self.timeout:
+            return f"timeout: {elapsed:.1f} s elapsed of timeout={self.timeout:g}"
         if self.target is not None and self.best is not None:
             reached = self.best >= self.target if self.maximize else self.best <= self.target
             if reached:
-                return True
-        return self.patience is not None and self.since_best >= self.patience
+                return f"target reached: best value {self.best!r} {'>=' if self.maximize else '<='} target={self.target!r}"
+        if self.patience is not None and self.since_best >= self.patience:
+            return (
+                f"patience: no better value in the last {self.since_best} completed trials "
+                f"(patience={self.patience}, best value {self.best!r})"
+            )
+        return None

@@ -33,7 +33,7 @@ from ..pruners import Pruner
 from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
 from ..validation import check_range
-from . import opening
+from . import artifacts, opening
 from .asking import Asker
 from .dedupe import Deduplicator
 from .hinting import Hinting
@@ -97,6 +97,7 @@ class Study(Results, Hinting):
             storage, record.study_id, optimizer, self._cache, dedupe, seed=self.seed, stale_after=self.stale_after
         )
         self._stop_requested = False
+        self._artifact_store: str | None = None
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -235,6 +236,33 @@ class Study(Results, Hinting):
     def history(self, *, exclude: int | None = None) -> History:
         """What the optimizer sees: completed, failed and pending configurations."""
         return self._cache.history(exclude=exclude)
+
+    # ---------------------------------------------------------------- artifacts
+    @property
+    def artifact_store(self) -> str:
+        """Where trials' artifacts go: a directory or an fsspec URL (see
+        :mod:`treefarm.study.artifacts`); ``<file>.artifacts`` beside a SQLite file by default."""
+        return self._artifact_store if self._artifact_store is not None else artifacts.default_root(self._storage)
+
+    @artifact_store.setter
+    def artifact_store(self, root: str | os.PathLike[str]) -> None:
+        if not isinstance(root, (str, os.PathLike)) or not str(root).strip():
+            raise StudyError(f"artifact_store must be a directory or an fsspec URL, but got {format_values(root=root)}")
+        self._artifact_store = str(root)
+
+    def artifacts(self, number: int) -> list[dict[str, Any]]:
+        """The artifacts trial ``number`` saved: ``{"name", "size", "sha256"}`` each."""
+        return artifacts.records(self._storage.get_trial(self.study_id, number).user_attrs)
+
+    def load_artifact(self, number: int, name: str) -> bytes:
+        """The content of trial ``number``'s artifact ``name`` (checked against its SHA-256)."""
+        entry = next((a for a in self.artifacts(number) if a.get("name") == name), None)
+        if entry is None:
+            raise StudyError(
+                f"the artifact must be one the trial saved, but got {format_values(trial=number, name=name)}; "
+                f"it saved {[a.get('name') for a in self.artifacts(number)]}"
+            )
+        return artifacts.load(self.artifact_store, self.name, number, entry)
 
     # ------------------------------------------------------------------ ask/tell
     def rng_for(self, number: int) -> np.random.Generator:
@@ -394,6 +422,7 @@ class Study(Results, Hinting):
         patience: int | None = None,
         executor: Any = None,
         requeue_lost: int = REQUEUE_LOST,
+        progress: bool | None = None,
     ) -> None:
         """Evaluate ``objective`` on suggested configurations until a rule stops it.
 
@@ -406,6 +435,10 @@ class Study(Results, Hinting):
         (a ``distributed.Client``, or any object with a ``concurrent.futures``-like
         ``submit``) runs the evaluations on its workers; a trial whose worker dies
         is failed and its configuration queued again up to ``requeue_lost`` times.
+        Each finished trial is logged (logger ``treefarm.trials``, INFO), a run whose
+        trials all fail or that a rule stops is announced (``treefarm``, WARNING), and
+        ``progress`` shows a bar (None: when standard error is a terminal or in a
+        notebook; see :mod:`treefarm.study.talk`).
         """
         self._stop_requested = False
         optimize(
@@ -422,6 +455,7 @@ class Study(Results, Hinting):
             patience=patience,
             executor=executor,
             requeue_lost=requeue_lost,
+            progress=progress,
         )
 
     def __repr__(self) -> str:

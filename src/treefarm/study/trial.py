@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import StudyError
 from ..space import Config
+from . import artifacts
 
 if TYPE_CHECKING:
     from .study import Study
@@ -70,6 +72,15 @@ class Trial:
         """The most resource (epochs, iterations) the pruner allots; None without one."""
         pruner = self._study.pruner
         return None if pruner is None else pruner.budget(self.number)
+
+    def save_artifact(self, data: bytes | str | os.PathLike[str], *, name: str | None = None) -> dict[str, Any]:
+        """Keep a file this trial made (a path, or bytes with a ``name``) in the study's
+        artifact store, beside the storage, and list it in the trial (name, size,
+        SHA-256; never the content in the database). See :mod:`treefarm.study.artifacts`."""
+        study = self._study
+        return artifacts.save(
+            study.storage, study.study_id, study.name, self.number, study.artifact_store, data, name
+        )
 
     def set_user_attr(self, key: str, value: Any) -> None:
         """Attach a JSON-serializable field to the trial."""

@@ -106,15 +106,17 @@ def plot_slices(study: StudyLike) -> Figure:
 
 def plot_importance(study: StudyLike) -> Figure:
     """Each parameter's main-effect share of the loss variance (see
-    :func:`treefarm.viz.importance`: the first-order Sobol index by the
-    correlation ratio on loss ranks), largest on top."""
+    :func:`treefarm.viz.importance`: the first-order index of an additive model
+    fitted to the trials), largest on top. The figure widens with the longest
+    parameter name so that no label is cut."""
     data = as_study_data(study)
     scores = params.importance(data.trials, direction=data.direction)
-    fig = _figure(6.0, 0.45 * max(len(scores), 2) + 1.2)
+    longest = max((len(a) for a, _ in scores), default=0)
+    fig = _figure(max(6.0, 4.0 + 0.09 * longest), 0.45 * max(len(scores), 2) + 1.2)
     ax = fig.add_subplot()
     names = [a for a, _ in scores][::-1]
     ax.barh(names, [v for _, v in scores][::-1])
-    ax.set_xlabel("share of loss-rank variance explained alone (first-order Sobol index)")
+    ax.set_xlabel("main-effect share of the loss variance (first-order index)")
     ax.set_title(f"{data.name}: parameter importance")
     return fig
 

@@ -1,0 +1,110 @@
+"""Ask and tell from the command line: a study made from a space file, driven by any
+program; several shells at once make exactly the budget, each trial once."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import treefarm as tf
+from treefarm.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SPACE = ROOT / "examples" / "shell_space.json"
+
+
+def _create(db: Path, *extra: str) -> None:
+    assert main(["create", str(db), "--study", "s", "--space", str(SPACE), "--seed", "0", *extra]) == 0
+
+
+def test_ask_prints_the_trial_and_its_configuration_and_tell_records_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "a.db"
+    _create(db)
+    capsys.readouterr()
+    assert main(["ask", str(db), "--study", "s"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "0"
+    config = dict(line.split(" ", 1) for line in lines[1:])
+    assert set(config) >= {"x", "y", "solver"} and -5 <= float(config["x"]) <= 10
+    assert main(["ask", str(db), "--study", "s", "--json"]) == 0
+    asked = json.loads(capsys.readouterr().out)
+    assert asked["trial"] == 1 and asked["config"]["solver"] in ("fast", "careful")
+    assert main(["tell", str(db), "--study", "s", "--trial", "0", "--value", "1.25"]) == 0
+    assert main(["tell", str(db), "--study", "s", "--trial", "1", "--failed", "solver gave up"]) == 0
+    assert main(["tell", str(db), "--study", "s", "--trial", "0", "--value", "2"]) == 1
+    assert "needs a running trial" in capsys.readouterr().err
+    storage = tf.open_storage(db, read_only=True)
+    trials = storage.get_trials(storage.get_study("s").study_id)
+    assert [(t.state.value, t.value) for t in trials] == [("complete", 1.25), ("failed", None)]
+    assert trials[1].system_attrs["fail_reason"] == "solver gave up"
+    assert trials[0].params["x"] == float(config["x"])
+    storage.close()
+
+
+def test_the_budget_ends_asking_with_status_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "a.db"
+    _create(db, "--n-trials", "2")
+    assert main(["ask", str(db), "--study", "s"]) == 0
+    assert main(["ask", str(db), "--study", "s"]) == 0
+    assert main(["ask", str(db), "--study", "s"]) == 3
+    assert "the study's budget of 2 trials is spent" in capsys.readouterr().err
+    assert main(["ask", str(db), "--study", "s", "--n-trials", "3"]) == 0
+
+
+def test_bad_inputs_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "a.db"
+    bad = tmp_path / "space.json"
+    bad.write_text('{"x": {"type": "real", "low": 2, "high": 1}}')
+    assert main(["create", str(db), "--study", "s", "--space", str(bad)]) == 1
+    assert "x: Real: low < high must hold" in capsys.readouterr().err
+    _create(db)
+    assert main(["create", str(db), "--study", "s", "--space", str(SPACE)]) == 1
+    assert "the study name must be new" in capsys.readouterr().err
+    _create(db, "--skip-if-exists")
+    tf.Study.create("python", space={"x": tf.Real(0, 1)}, storage=db).storage.close()
+    assert main(["ask", str(db), "--study", "python"]) == 1
+    assert "need a study made by `treefarm create --space FILE`" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["tell", str(db), "--study", "s", "--trial", "0", "--value", "nan"])
+    assert "expected a finite number" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["tell", str(db), "--study", "s", "--trial", "0"])
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("awk") is None, reason="needs bash and awk")
+def test_three_shell_loops_at_once_make_exactly_the_budget(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "src"),
+        "TREEFARM": f"{sys.executable} -m treefarm.cli.main",
+        "N_TRIALS": "6",
+    }
+    db = tmp_path / "shell.db"
+    loops = [
+        subprocess.Popen(
+            ["bash", str(ROOT / "examples" / "shell_study.sh"), str(db)],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    for loop in loops:
+        _, err = loop.communicate(timeout=280)
+        assert loop.returncode == 0, err
+    storage = tf.open_storage(db, read_only=True)
+    trials = storage.get_trials(storage.get_study("shell").study_id)
+    storage.close()
+    assert [t.number for t in trials] == list(range(6))
+    assert all(t.state.is_finished for t in trials), [t.state for t in trials]
+    assert any(t.state is tf.TrialState.COMPLETE for t in trials)
