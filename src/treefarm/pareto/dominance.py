@@ -34,12 +34,24 @@ def _domination_matrix(Y: np.ndarray) -> np.ndarray:
     return le & lt
 
 
+def _front_2d(Y: np.ndarray) -> np.ndarray:
+    """The two-objective front in O(n log n): among the distinct rows sorted
+    lexicographically, a row is dominated exactly when an earlier one has a
+    second objective no larger (it is then no worse in both and differs)."""
+    unique, inverse = np.unique(Y, axis=0, return_inverse=True)
+    earlier_min = np.minimum.accumulate(np.concatenate([[np.inf], unique[:-1, 1]]))
+    return np.asarray(earlier_min > unique[:, 1])[inverse.reshape(-1)]
+
+
 def nondominated_mask(Y: np.ndarray) -> np.ndarray:
     """Which rows of ``Y`` no other row dominates (the Pareto front); equal rows
-    are all kept."""
+    are all kept. Two objectives take a sort (the front of a long study is read
+    after every trial); more compare every pair."""
     Y = _matrix(Y)
     if len(Y) == 0:
         return np.zeros(0, dtype=bool)
+    if Y.shape[1] == 2 and not np.isnan(Y).any():
+        return _front_2d(Y)
     return np.asarray(~_domination_matrix(Y).any(axis=0))
 
 
