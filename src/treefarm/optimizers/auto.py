@@ -6,7 +6,12 @@ choice, and grammar search leads on recursive spaces. ``Auto`` picks by the
 kind of space:
 
 - **Purely numeric** (reals and integers only): the GP alone, with its own
-  stall rule (:mod:`treefarm.optimizers.gp`).
+  stall rule (:mod:`treefarm.optimizers.gp`). With two objectives (with or
+  without constraints), the GP with one model per objective and constraint
+  and expected hypervolume improvement (``GP(objectives="ehvi")``,
+  :mod:`treefarm.optimizers.gp_objectives`); with one objective and
+  constraints, or three or more objectives, the GP on each trial's place in
+  the Pareto order, as on conditional spaces.
 - **With choices or joins** (conditional spaces): the GP, with every
   ``tpe_every``-th trial TPE's and, while the search is stalled (no
   improvement larger than 1e-3 of the losses' raw range for ``patience``
@@ -73,6 +78,9 @@ class Auto(Optimizer):
     grammar:
         The optimizer of recursive spaces (by default ``GrammarSearch()``,
         whose own prior draws are the start there).
+    front:
+        The optimizer of numeric spaces with two objectives (by default
+        ``GP(objectives="ehvi")``).
     """
 
     def __init__(
@@ -85,6 +93,7 @@ class Auto(Optimizer):
         gp: GP | None = None,
         tpe: TPE | None = None,
         grammar: GrammarSearch | None = None,
+        front: GP | None = None,
     ) -> None:
         check_int("patience", patience)
         check_int("tpe_every", tpe_every, minimum=2)
@@ -98,6 +107,7 @@ class Auto(Optimizer):
         self.gp = gp if gp is not None else GP()
         self.tpe = tpe if tpe is not None else TPE(n_startup=5, bounds_as_neighbours=True, joint_every=None)
         self.grammar = grammar if grammar is not None else GrammarSearch()
+        self.front = front if front is not None else GP(objectives="ehvi")
 
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:
         """The optimizer that proposes trial ``t`` (``categorical``: the space has choices or joins)."""
@@ -115,7 +125,8 @@ class Auto(Optimizer):
         recursive = analysis.recursive
         categorical = not recursive and analysis.choices
         if not (recursive or categorical):
-            return self.gp.suggest(root, history, n, rng)
+            gp = self.front if _two_objectives(history) else self.gp
+            return gp.suggest(root, history, n, rng)
         started = stalled = False
         if categorical:
             losses = np.array([o.loss for o in history.complete if math.isfinite(o.loss)])
@@ -137,6 +148,11 @@ class Auto(Optimizer):
 
     def recommend(self, space: Space, history: History) -> Config | None:
         return self.gp.recommend(space, history)
+
+
+def _two_objectives(history: History) -> bool:
+    """Whether the history's trials carry two objectives' losses (a study's trials all carry as many)."""
+    return any(len(o.losses) == 2 for o in history.complete)
 
 
 def _untried_swap(root: Space, history: History, rng: np.random.Generator) -> Config | None:
