@@ -99,3 +99,16 @@ def test_bad_executors_and_addresses_are_refused_by_name() -> None:
         pass
     with pytest.raises(StudyError, match="n_workers=0"), connect("local", n_workers=0):
         pass
+
+
+def test_prepared_trials_on_dask_are_each_run_once(client: Any, url: str, tmp_path: Path) -> None:
+    """TPE reads the history, trials are prepared while the workers run: every trial
+    number once, the budget exact, every trial completed, no configuration twice."""
+    storage = SQLStorage(url, journal=None)
+    study = tf.Study.create(f"ahead-{tmp_path.name}", space=objectives.SPACE, storage=storage, algo="tpe", seed=3)
+    study.optimize(objectives.square, 24, executor=client)
+    trials = storage.get_trials(study.study_id)
+    assert [t.number for t in trials] == list(range(24))
+    assert all(t.state is TrialState.COMPLETE for t in trials)
+    assert len({t.params["x"] for t in trials}) == 24
+    storage.close()

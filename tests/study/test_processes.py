@@ -190,7 +190,7 @@ def test_a_rerun_of_a_lost_evaluation_is_asked_alone() -> None:
     """Re-runs are claimed first; one goes in a batch of its own, so a configuration
     that kills its worker again cannot take the trials beside it along."""
     from treefarm.storage import REQUEUED
-    from treefarm.study.loop import _ask_batch
+    from treefarm.study.steps import ask_batch as _ask_batch
     from treefarm.study.stopping import Stopper
     from treefarm.study.study import asking_of
 

@@ -1,0 +1,142 @@
+"""The steps every optimize loop shares: claiming a batch of trials, recording the
+outcomes of evaluations that finished together, and what the loop needs of its study
+(:class:`Host`) and of its asking (:class:`Asking`). See :mod:`.loop` for the rules."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from ..exceptions import StorageUnavailableError, TrialStateError
+from ..space import Config
+from ..storage import Storage, TrialRecord, TrialState
+from .outcome import Outcome
+from .recovery import requeue_lost as requeue_lost_trial
+from .stopping import Stopper
+from .trial import Trial
+
+__all__ = ["Asking", "Callback", "Host", "Result", "Study", "ask_batch", "record"]
+
+Result = tuple[Outcome, BaseException | None]
+"""An evaluation's outcome and the exception the objective raised (if any)."""
+
+
+class Host(Protocol):
+    """What the loop needs of its study (a :class:`~treefarm.Study`) besides asking:
+    where trials are stored, how many objectives, recovery, recording and stopping,
+    and what its announcements read (:class:`.talk.Reported`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def best_trial(self) -> TrialRecord: ...
+
+    @property
+    def best_trials(self) -> list[TrialRecord]: ...
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def study_id(self) -> int: ...
+
+    @property
+    def directions(self) -> tuple[str, ...]: ...
+
+    @property
+    def stop_requested(self) -> bool: ...
+
+    def recover(self, *, limit: int = ...) -> list[int]: ...
+
+    def recover_due(self, *, limit: int = ...) -> list[int]: ...
+
+    def fail_running(self, reason: str) -> None: ...
+
+    def finish(self, number: int, outcome: Outcome) -> TrialRecord: ...
+
+
+@dataclass(frozen=True)
+class Asking:
+    """A study's ask in the two parts the loop runs apart: ``claim(budget)`` (the
+    storage's and the optimizer's part: a RUNNING trial's number, configuration and
+    whether it re-runs a lost evaluation, or None when the budget is spent; its errors
+    are never the objective's), then ``start(number, config)`` (building the value)."""
+
+    claim: Callable[[int | None], tuple[int, Config, bool] | None]
+    start: Callable[[int, Config], Trial]
+
+
+Study = TypeVar("Study", bound=Host)
+"""The study the loop runs, as its callbacks receive it."""
+Callback = Callable[[Study, TrialRecord], None]
+
+log = logging.getLogger("treefarm")
+
+
+def _finish(study: Study, number: int, outcome: Outcome) -> TrialRecord | None:
+    try:
+        return study.finish(number, outcome)
+    except TrialStateError as exc:
+        log.warning("the result of trial %d was not recorded: %s", number, exc)
+        return None
+    except StorageUnavailableError as exc:
+        if exc.journal is None:
+            raise
+        log.warning("the result of trial %d is kept in the journal %s", number, exc.journal)
+        return None
+
+
+def ask_batch(
+    asking: Asking, size: int, budget: int | None, catch: tuple[type[BaseException], ...], stopper: Stopper
+) -> tuple[list[Trial], bool]:
+    """Up to ``size`` trials, and whether the study's budget is spent. A trial whose
+    value fails to build (a caught error) is recorded failed and counts against the
+    budget; an error claiming a trial (the storage's, the optimizer's) propagates.
+    A re-run of a lost evaluation goes alone: re-runs are claimed first, and a
+    configuration that kills its worker again would take its batch with it."""
+    trials: list[Trial] = []
+    while len(trials) < size and not stopper.done():
+        claimed = asking.claim(budget)
+        if claimed is None:
+            return trials, True
+        number, config, rerun = claimed
+        try:
+            trials.append(asking.start(number, config))
+        except catch:
+            stopper.record(None)
+        if rerun:
+            break
+    return trials, False
+
+
+def record(
+    study: Study,
+    results: list[tuple[Trial, Result]],
+    catch: tuple[type[BaseException], ...],
+    stopper: Stopper,
+    callbacks: list[Callback[Study]],
+    requeue_lost: int,
+) -> None:
+    """Record the outcomes of evaluations that finished together (queueing a
+    configuration again if its worker died) and count them, then call the
+    callbacks, then re-raise the first uncaught error: every result is stored
+    before an error of one trial, or of a callback, stops the study."""
+    records: list[TrialRecord] = []
+    uncaught: BaseException | None = None
+    for trial, (outcome, exc) in results:
+        stored = _finish(study, trial.number, outcome)
+        if stored is not None and outcome.system_attrs.get("worker_lost"):
+            requeue_lost_trial(study.storage, study.study_id, stored, requeue_lost)
+        if stored is not None:
+            stopper.record(stored.value if stored.state is TrialState.COMPLETE and stored.feasible else None)
+            records.append(stored)
+        if exc is not None and (not isinstance(exc, catch) or isinstance(exc, KeyboardInterrupt)):
+            uncaught = uncaught or exc
+    for stored in records:
+        for callback in callbacks:
+            callback(study, stored)
+    if uncaught is not None:
+        raise uncaught
