@@ -115,7 +115,7 @@ def hint_point(space: Space, hint: Hint, config: Config, rng: np.random.Generato
             if _numeric(node):
                 low, high = node.low, node.high  # type: ignore[union-attr]
                 number = min(max(float(value), low), high)  # type: ignore[arg-type]
-                return int(round(number)) if isinstance(node, Int) else number
+                return round(number) if isinstance(node, Int) else number
             if not isinstance(node, Join) or node.index_of(value) in allowed:
                 return value
         if address in config and (not isinstance(node, Join) or node.index_of(config[address]) in allowed):
