@@ -75,5 +75,5 @@ def test_a_study_with_a_small_feasible_disk_mostly_suggests_inside_it(seed: int)
 
 
 def test_a_bad_constraints_setting_is_named() -> None:
-    with pytest.raises(ConfigError, match="constraints must be 'rank' or 'ctpe'.*'cTPE'"):
+    with pytest.raises(ConfigError, match=r"constraints must be 'rank' or 'ctpe'.*'cTPE'"):
         TPE(constraints="cTPE")
