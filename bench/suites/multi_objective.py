@@ -173,6 +173,13 @@ def _gp_ehvi() -> Any:
     return GP(objectives="ehvi")
 
 
+def _tpe_rank() -> Any:
+    """TPE with constraints only in the feasible-first order (no c-TPE ratios)."""
+    from treefarm.optimizers.tpe import TPE
+
+    return TPE(constraints="rank")
+
+
 Run = Callable[[str, int, int], list[tuple[list[float], list[float]]]]
 
 
@@ -246,6 +253,7 @@ METHODS: dict[str, Callable[[str, int, int], list[tuple[list[float], list[float]
     "treefarm-auto": _treefarm("auto"),
     "treefarm-gp-ehvi": _treefarm(lambda: _gp_ehvi()),
     "treefarm-tpe": _treefarm("tpe"),
+    "treefarm-tpe-rank": _treefarm(lambda: _tpe_rank()),
     "treefarm-nsga2": _treefarm("nsga2"),
     "treefarm-random": _treefarm("random"),
     "optuna-nsga2": _optuna("nsga2"),

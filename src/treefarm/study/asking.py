@@ -166,7 +166,8 @@ class Asker:
                 proposed = draw()
             else:
                 complete = [(o.config, o.loss) for o in history.complete]
-                proposed = apply_hints(space, history.hints, draw(), complete, rng, draw)
+                tried = [*(o.config for o in history.complete), *history.failed, *history.pending]
+                proposed = apply_hints(space, history.hints, draw(), complete, rng, draw, tried)
             return within_support(space, proposed, rng), proposed
 
         if not self._check_dupes:
