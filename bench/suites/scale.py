@@ -19,8 +19,8 @@ Each run appends one JSON line to ``bench/results/scale.jsonl`` (skipped when th
 file already holds its key): the fraction of worker time spent waiting on the study
 (``wait``: from time 0 or the end of a worker's evaluation until its next trial;
 ``wait_steady``: without each worker's first wait, the start-up), trials per second
-(and the ideal, workers / duration), the storage's busy fraction, claim and tell
-latency percentiles, and the checks that every trial number is there once, the
+(and the ideal, workers / duration), the storage's busy fraction, claim, tell and
+history-read latency percentiles, and the checks that every trial number is there once, the
 budget exact, every trial complete and every configuration sent once. A PostgreSQL
 15 cluster is started in a temporary folder for the runs that need it.
 """
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -118,6 +119,7 @@ COLUMNS = (
     ("trials_per_s", "{:.2f}"), ("ideal_per_s", "{:.2f}"), ("storage_busy", "{:.1%}"),
     ("claim_p50_ms", "{:.1f}"), ("claim_p95_ms", "{:.1f}"), ("claim_p99_ms", "{:.1f}"),
     ("tell_p50_ms", "{:.1f}"), ("tell_p95_ms", "{:.1f}"), ("tell_p99_ms", "{:.1f}"),
+    ("read_p50_ms", "{:.1f}"), ("read_p95_ms", "{:.1f}"),
 )
 
 
@@ -126,7 +128,7 @@ def _ok(row: dict[str, Any]) -> str:
 
 
 def _line(row: dict[str, Any]) -> str:
-    return "| " + " | ".join([*(fmt.format(row[k]) for k, fmt in COLUMNS), _ok(row)]) + " |"
+    return "| " + " | ".join([*(fmt.format(row.get(k, math.nan)) for k, fmt in COLUMNS), _ok(row)]) + " |"
 
 
 def report(path: Path) -> str:

@@ -9,7 +9,8 @@ as on a real cluster). The driver's clock advances by the measured wall time of
 everything the study does between two calls to the executor (recording, claiming,
 suggesting), and jumps to the next evaluation's end while it waits; while a helper
 thread prepares trials ahead, the wait runs in real time until the helper is done
-(its work overlaps the workers' evaluations, as it would on a cluster). A worker
+(its work overlaps the workers' evaluations, as it would on a cluster; the driver is
+woken by the helper's end, not by polling, which on a loaded machine oversleeps). A worker
 waits from the end of its evaluation (or from time 0) until the driver sends it
 its next trial.
 
@@ -69,11 +70,12 @@ def sleeping(p: dict[str, float], *, duration: float) -> dict[str, Any]:
 
 class Latency:
     """The wall time of a storage's calls: every call of :data:`TIMED` summed, and
-    each ``claim_trial`` and ``finish_trial`` kept for percentiles."""
+    each ``claim_trial``, ``finish_trial`` and ``get_trials`` (the history's read) kept
+    for percentiles."""
 
     def __init__(self, storage: SQLStorage) -> None:
         self.total = 0.0
-        self.samples: dict[str, list[float]] = {"claim_trial": [], "finish_trial": []}
+        self.samples: dict[str, list[float]] = {"claim_trial": [], "finish_trial": [], "get_trials": []}
         for name in TIMED:
             if hasattr(storage, name):
                 setattr(storage, name, self._timed(name, getattr(storage, name)))
@@ -93,9 +95,9 @@ class Latency:
         return timed
 
     def percentiles(self) -> dict[str, float]:
-        """p50, p95 and p99 of claim and tell (finish) in milliseconds."""
+        """p50, p95 and p99 of claim, tell (finish) and read in milliseconds."""
         out = {}
-        for name, short in (("claim_trial", "claim"), ("finish_trial", "tell")):
+        for name, short in (("claim_trial", "claim"), ("finish_trial", "tell"), ("get_trials", "read")):
             values = np.asarray(self.samples[name]) * 1e3
             for q in (50, 95, 99):
                 out[f"{short}_p{q}_ms"] = round(float(np.percentile(values, q)), 3) if len(values) else math.nan
@@ -108,6 +110,8 @@ class Helper:
 
     def __init__(self) -> None:
         self.active = 0
+        self.idle = threading.Event()
+        self.idle.set()
 
     @contextlib.contextmanager
     def patched(self, prepared: int) -> Iterator[None]:
@@ -115,11 +119,15 @@ class Helper:
 
         def watched(*args: Any, **kwargs: Any) -> Any:
             helper = threading.current_thread() is not threading.main_thread()
-            self.active += helper
+            if helper:
+                self.active += 1
+                self.idle.clear()
             try:
                 return original_batch(*args, **kwargs)
             finally:
-                self.active -= helper
+                if helper:
+                    self.active -= 1
+                    self.idle.set()
 
         ahead.ask_batch = watched  # type: ignore[assignment]
         loop.run_as_completed = functools.partial(original_run, ahead=prepared)  # type: ignore[assignment]
@@ -169,8 +177,10 @@ class VirtualCluster:
     def first_completed(self, pending: Collection[Pending]) -> set[Pending]:
         self._advance()
         first = min(self._ends[f][0] for f in pending)
-        while self.now < first and self.helper.active:
-            time.sleep(min(0.0005, first - self.now))
+        if self.now < first and self.helper.active:
+            # the helper prepares while the driver waits: real time runs until it is done
+            # (woken at once then) or until the first evaluation ends, whichever is first
+            self.helper.idle.wait(first - self.now)
             self._advance()
         self.now = max(self.now, first)
         done = {f for f in pending if self._ends[f][0] <= self.now}

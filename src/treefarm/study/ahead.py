@@ -103,10 +103,12 @@ def run_as_completed(
             while True:
                 room = ev.batch_size() - len(running)
                 send([ready.popleft() for _ in range(min(room, len(ready)))])
-                room = _room(ev, stopper, running, ready)
-                if room > 0 and not stopping():
+                if _room(ev, stopper, running, ready) > 0 and not stopping():
                     study.recover_due(limit=requeue_lost)
-                    trials, spent = ask_batch(asking, room, budget, catch, stopper)
+                while _room(ev, stopper, running, ready) > 0 and not stopping():
+                    # one at a time, each sent as soon as it is asked: at the start the first
+                    # worker does not wait for every other worker's suggestion
+                    trials, spent = ask_batch(asking, 1, budget, catch, stopper)
                     exhausted = exhausted or spent
                     send(trials)
                 if not running:
