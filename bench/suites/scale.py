@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import tempfile
 import uuid
@@ -83,6 +84,8 @@ def _prepared(policy: str) -> int:
 
 def run(args: argparse.Namespace) -> None:
     from bench.suites import scale_sim
+
+    logging.getLogger("treefarm").setLevel(logging.WARNING)  # a line per trial would drown the table
 
     done = _done(args.out)
     policies = ["none"] if args.mode == "shared" else args.policies.split(",")

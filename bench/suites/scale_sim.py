@@ -32,7 +32,6 @@ import contextlib
 import functools
 import heapq
 import itertools
-import logging
 import math
 import os
 import threading
@@ -207,7 +206,6 @@ def _checked(storage: SQLStorage, study_id: int, trials: int, sent: list[dict[st
 
 
 def _study(url: str, name: str, algo: str, seed: int) -> tuple[tf.Study, SQLStorage, Latency]:
-    logging.getLogger("treefarm").setLevel(logging.WARNING)
     storage = SQLStorage(url, journal=None)
     latency = Latency(storage)
     study = tf.Study.create(name, space=SPACE, storage=storage, algo=algo, seed=seed)
