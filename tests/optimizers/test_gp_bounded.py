@@ -136,3 +136,14 @@ def test_a_grammar_past_the_threshold_keeps_the_most_recent() -> None:
     study = Study.create(space=G, algo=gp, seed=0)
     study.optimize(lambda v: abs(v - 20), n_trials=18)
     assert len(study.trials) == 18 and study.best_value <= 5
+
+
+def test_past_the_threshold_the_recommendation_comes_from_the_subset() -> None:
+    configs = sample(SPACE, np.random.default_rng(2), n=60)  # type: ignore[arg-type]
+    noise = np.random.default_rng(3).normal(0.0, 0.3, 60)
+    history = History(complete=tuple(Observation(c, bowl(c) + e) for c, e in zip(configs, noise)))
+    gp = GP(full_until=20, subset_size=12)
+    rows = bounded_rows(UnitEncoding(SPACE).encode(configs)[0], history.losses(), 12)  # type: ignore[arg-type]
+    recommended = gp.recommend(SPACE, history)  # type: ignore[arg-type]
+    assert recommended is not None, "the noise is significant: the best posterior mean is recommended"
+    assert recommended in {configs[i] for i in rows}

@@ -274,11 +274,15 @@ class GP(Optimizer):
     def recommend(self, space: Space, history: History) -> Config | None:
         """The evaluated configuration with the lowest posterior mean when the
         fitted noise is significant (the best-mean recommendation for noisy
-        objectives, Picheny et al. 2013); ``None`` (the best observed) otherwise."""
+        objectives, Picheny et al. 2013); ``None`` (the best observed) otherwise.
+        Past ``full_until`` trials, among and from the bounded subset (:meth:`_bounded`)."""
         root = convert(space)
         complete = [o for o in history.complete if math.isfinite(o.loss)]
         if self.deterministic or len(complete) < 3:
             return None
+        flat = None if analyze(root).recursive else UnitEncoding(root)
+        keep = self._bounded(flat, [o.config for o in complete], np.array([o.loss for o in complete]))
+        complete = complete if keep is None else [complete[i] for i in keep]
         configs = [o.config for o in complete]
         with one_blas_thread():
             X, model = self._fit_all(root, complete, self._encoding(root, analyze(root).recursive, configs))
