@@ -24,6 +24,7 @@ ways of honouring a hint, measured against each other).
     python -m bench.suites.hints run --seeds 10            # appends to bench/results/hints.jsonl (resumable)
     python -m bench.suites.hints run --algo gp --shard 0/2 # half of the runs (start 1/2 beside it)
     python -m bench.suites.hints report                    # the markdown table
+    python -m bench.suites.hints sure --out bench/results/hints_sure.jsonl  # credibility 1: seeds reaching the hint
 """
 
 from __future__ import annotations
@@ -204,6 +205,26 @@ def report(paths: Sequence[Path] = (OUT,)) -> str:
     return "\n".join(lines)
 
 
+def sure(paths: Sequence[Path], at: int = 50) -> str:
+    """Per problem and optimizer, the good hint at credibility 1 (its point 5 % of each
+    range from the optimum): the hint's own regret, the median regret after ``at``
+    evaluations and the seeds whose best after ``at`` is at least as good as the hint."""
+    rows = [r for r in read_runs(paths) if r["variant"] == "good c=1" and r["problem"] in OPTIMA]
+    lines = [
+        f"| problem | algo | seeds | the hint's regret | median regret at {at} | seeds at least as good as the hint |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, algo in sorted({(r["problem"], r["algo"]) for r in rows}):
+        problem = PROBLEMS[name]
+        hinted = problem.objective(problem.flat_value(_hint(problem, "good"))) - (problem.optimum or 0.0)
+        at_budget = np.array([r["regret"][at - 1] for r in rows if (r["problem"], r["algo"]) == (name, algo)])
+        reached = int(np.sum(at_budget <= hinted + 1e-12))
+        lines.append(
+            f"| {name} | {algo} | {len(at_budget)} | {hinted:.4g} | {np.median(at_budget):.4g} | {reached} of {len(at_budget)} |"
+        )
+    return "\n".join(lines)
+
+
 def finals() -> Finals:
     """Per problem and hint, each seed's regret at 100 evaluations (``auto``)."""
     out: Finals = {}
@@ -246,10 +267,15 @@ def main() -> None:
     r.add_argument("--out", type=Path, default=OUT, help="the JSON lines file the rows are appended to")
     p = sub.add_parser("report")
     p.add_argument("--out", type=Path, nargs="+", default=[OUT], help="the JSON lines files to read")
+    q = sub.add_parser("sure", help="a good hint at credibility 1: the seeds that reach its own value")
+    q.add_argument("--out", type=Path, nargs="+", default=[OUT], help="the JSON lines files to read")
+    q.add_argument("--at", type=int, default=50, help="evaluations")
     args = parser.parse_args()
     if args.command == "run":
         i, k = (int(part) for part in args.shard.split("/"))
         run(args.seeds, args.algo, args.problems, args.variants, (i, k), budget=args.budget, out=args.out)
+    elif args.command == "sure":
+        print(sure(args.out, args.at))
     else:
         print(report(args.out))
 

@@ -5,12 +5,21 @@ Objective: a training run whose error curve falls with the epochs towards a floo
 set by the model's width (a wider model reaches a lower floor: error
 ``0.3 / sqrt(width) + 0.5 exp(-lr * epoch) + noise``), reported as
 ``[error, log10(width)]`` at each of 27 epochs: accuracy against size, a front.
+The curves cross on purpose: early on a slow learning rate looks worse than a
+small model, at the end the width decides, so a rung judged at epoch 1 misleads.
+A second problem, ``mlp``, trains a real network: scikit-learn's
+``MLPClassifier`` on the digits (1,257 training and 540 validation images),
+one ``partial_fit`` pass per epoch, with its hidden units (4-256, log), initial
+learning rate (1e-4 to 0.1, log) and L2 penalty (1e-6 to 0.1, log) tuned, and
+``[validation error, log10(weights)]`` reported at each of 27 epochs (reference
+``[1.0, 5.0]``).
 The same seeds run with ``SuccessiveHalvingPruner(min_resource=1,
 reduction_factor=3, max_resource=27)`` and without a pruner; each row holds the
 epochs trained and the final front's hypervolume (reference ``[1.0, 3.0]``).
 
     python -m bench.suites.mo_pruning run --seeds 10 --trials 60
     python -m bench.suites.mo_pruning run --seeds 10 --trials 60 --min-resource 3
+    python -m bench.suites.mo_pruning run --problem mlp --seeds 10 --trials 60 --algos tpe
     python -m bench.suites.mo_pruning report
 
 Rows: ``bench/results/mo_pruning.jsonl``.
@@ -48,34 +57,88 @@ def _objective(params: dict[str, Any], trial: Any) -> list[float]:
     return values
 
 
-def run_one(seed: int, trials: int, pruned: bool, algo: str, min_resource: int = 1) -> dict[str, Any]:
+def _digits() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_digits(return_X_y=True)
+    X_train, X_valid, y_train, y_valid = train_test_split(X / 16.0, y, test_size=0.3, random_state=0, stratify=y)
+    return X_train, X_valid, y_train, y_valid
+
+
+def _mlp(params: dict[str, Any], trial: Any) -> list[float]:
+    import warnings
+
+    from sklearn.neural_network import MLPClassifier
+
+    X_train, X_valid, y_train, y_valid = _digits()
+    model = MLPClassifier(
+        hidden_layer_sizes=(params["units"],),
+        learning_rate_init=params["lr"],
+        alpha=params["alpha"],
+        random_state=trial.number,
+    )
+    size = math.log10(X_train.shape[1] * params["units"] + params["units"] * 10 + params["units"] + 10)
+    values = [1.0, size]
+    for epoch in range(1, (trial.budget or EPOCHS) + 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.partial_fit(X_train, y_train, classes=np.arange(10))
+        values = [1.0 - float(model.score(X_valid, y_valid)), size]
+        trial.report(epoch, values)
+        if trial.should_prune():
+            import treefarm as tf
+
+            raise tf.TrialPruned()
+    return values
+
+
+def _problem(name: str) -> tuple[dict[str, Any], Any, list[float]]:
+    """The space, objective and hypervolume reference of a problem."""
+    import treefarm as tf
+
+    if name == "mlp":
+        space = {
+            "units": tf.Int(4, 256, log=True),
+            "lr": tf.Real(1e-4, 0.1, log=True),
+            "alpha": tf.Real(1e-6, 0.1, log=True),
+        }
+        return space, _mlp, [1.0, 5.0]
+    return {"width": tf.Int(1, 1024, log=True), "lr": tf.Real(0.01, 1.0, log=True)}, _objective, REFERENCE
+
+
+def run_one(seed: int, trials: int, pruned: bool, algo: str, min_resource: int = 1, problem: str = "curves") -> dict[str, Any]:
     import treefarm as tf
 
     pruner = (
         tf.SuccessiveHalvingPruner(min_resource=min_resource, reduction_factor=3, max_resource=EPOCHS) if pruned else None
     )
-    space = {"width": tf.Int(1, 1024, log=True), "lr": tf.Real(0.01, 1.0, log=True)}
+    space, objective, reference = _problem(problem)
     study = tf.Study.create(space=space, directions=["minimize", "minimize"], pruner=pruner, algo=algo, seed=seed)
-    study.optimize(_objective, n_trials=trials, progress=False)
+    study.optimize(objective, n_trials=trials, progress=False)
     epochs = sum(max(t.intermediate) for t in study.trials if t.intermediate)
     return {
+        "problem": problem,
         "seed": seed,
         "algo": algo,
         "pruned": pruned,
         "min_resource": min_resource if pruned else None,
         "trials": trials,
         "epochs": int(epochs),
-        "hypervolume": study.hypervolume(REFERENCE),
+        "hypervolume": study.hypervolume(reference),
     }
 
 
 def report() -> str:
     rows = [json.loads(line) for line in ROWS.read_text().splitlines() if line.strip()]
     out = []
-    settings = sorted({(r["algo"], r.get("min_resource", 1)) for r in rows if r["pruned"]})
-    for algo, minimum in settings:
-        on = [r for r in rows if r["algo"] == algo and r["pruned"] and r.get("min_resource", 1) == minimum]
-        off = [r for r in rows if r["algo"] == algo and not r["pruned"]]
+    for r in rows:
+        r.setdefault("problem", "curves")
+    settings = sorted({(r["problem"], r["algo"], r.get("min_resource", 1)) for r in rows if r["pruned"]})
+    for problem, algo, minimum in settings:
+        mine = [r for r in rows if r["problem"] == problem and r["algo"] == algo]
+        on = [r for r in mine if r["pruned"] and r.get("min_resource", 1) == minimum]
+        off = [r for r in mine if not r["pruned"]]
         if not on or not off:
             continue
         steps = np.median([r["epochs"] for r in on]) / np.median([r["epochs"] for r in off])
@@ -86,7 +149,7 @@ def report() -> str:
         lo, hi = np.percentile(boot, [2.5, 97.5])
         verdict = "lower beyond noise" if hi < 0 else "higher beyond noise" if lo > 0 else "no difference beyond noise"
         out.append(
-            f"{algo}, first rung at {minimum} epochs: MO-ASHA trains {steps:.0%} of the epochs of no pruning (medians over {len(on)} and {len(off)} seeds); "
+            f"{problem}, {algo}, first rung at {minimum} epochs: MO-ASHA trains {steps:.0%} of the epochs of no pruning (medians over {len(on)} and {len(off)} seeds); "
             f"median hypervolume {np.median(a):.4f} against {np.median(b):.4f}, difference [{lo:.4f}, {hi:.4f}]: {verdict}"
         )
     return "\n".join(out)
@@ -100,6 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--trials", type=int, default=60)
     run.add_argument("--algos", default="tpe,random")
     run.add_argument("--min-resource", type=int, default=1, help="the first rung's epochs")
+    run.add_argument("--problem", default="curves", choices=["curves", "mlp"])
     sub.add_parser("report")
     args = parser.parse_args(argv)
     if args.command == "report":
@@ -108,16 +172,24 @@ def main(argv: list[str] | None = None) -> None:
     done = set()
     if ROWS.exists():
         done = {
-            (r["seed"], r["algo"], r["pruned"], r["trials"], r.get("min_resource", 1 if r["pruned"] else None))
+            (
+                r.get("problem", "curves"),
+                r["seed"],
+                r["algo"],
+                r["pruned"],
+                r["trials"],
+                r.get("min_resource", 1 if r["pruned"] else None),
+            )
             for r in map(json.loads, ROWS.read_text().splitlines())
         }
     ROWS.parent.mkdir(parents=True, exist_ok=True)
     for seed in range(args.seeds):
         for algo in args.algos.split(","):
             for pruned in (True, False):
-                if (seed, algo, pruned, args.trials, args.min_resource if pruned else None) in done:
+                key = (args.problem, seed, algo, pruned, args.trials, args.min_resource if pruned else None)
+                if key in done:
                     continue
-                row = run_one(seed, args.trials, pruned, algo, args.min_resource)
+                row = run_one(seed, args.trials, pruned, algo, args.min_resource, args.problem)
                 with ROWS.open("a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(json.dumps(row), file=sys.stderr, flush=True)

@@ -73,6 +73,33 @@ def _tnk(x: np.ndarray) -> tuple[list[float], list[float]]:
     return [x1, x2], [c1, c2]
 
 
+def _zdt6(x: np.ndarray) -> tuple[list[float], list[float]]:
+    f1 = 1 - math.exp(-4 * x[0]) * math.sin(6 * math.pi * x[0]) ** 6
+    g = 1 + 9 * float(x[1:].mean()) ** 0.25
+    return [float(f1), float(g * (1 - (f1 / g) ** 2))], []
+
+
+def _srn(x: np.ndarray) -> tuple[list[float], list[float]]:
+    x1, x2 = 40 * x[0] - 20, 40 * x[1] - 20
+    f = [2 + (x1 - 2) ** 2 + (x2 - 1) ** 2, 9 * x1 - (x2 - 1) ** 2]
+    return f, [x1**2 + x2**2 - 225, x1 - 3 * x2 + 10]
+
+
+def _osy(x: np.ndarray) -> tuple[list[float], list[float]]:
+    x1, x2, x3, x4, x5, x6 = 10 * x[0], 10 * x[1], 1 + 4 * x[2], 6 * x[3], 1 + 4 * x[4], 10 * x[5]
+    f1 = -(25 * (x1 - 2) ** 2 + (x2 - 2) ** 2 + (x3 - 1) ** 2 + (x4 - 4) ** 2 + (x5 - 1) ** 2)
+    f2 = x1**2 + x2**2 + x3**2 + x4**2 + x5**2 + x6**2
+    c = [
+        2 - x1 - x2,
+        x1 + x2 - 6,
+        x2 - x1 - 2,
+        x1 - 3 * x2 - 2,
+        (x3 - 3) ** 2 + x4 - 4,
+        4 - (x5 - 3) ** 2 - x6,
+    ]
+    return [float(f1), float(f2)], [float(v) for v in c]
+
+
 def _tree(params: dict[str, Any]) -> tuple[list[float], list[float]]:
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import cross_val_score
@@ -92,6 +119,8 @@ def _tree(params: dict[str, Any]) -> tuple[list[float], list[float]]:
     return [error, math.log10(model.tree_.node_count)], []
 
 
+CONSTRAINED = ("bnh", "tnk", "srn", "osy")
+
 PROBLEMS: dict[str, dict[str, Any]] = {
     "zdt1": {"d": 10, "f": _zdt(1), "ref": [1.1, 7.0], "directions": 2},
     "zdt2": {"d": 10, "f": _zdt(2), "ref": [1.1, 7.0], "directions": 2},
@@ -100,11 +129,19 @@ PROBLEMS: dict[str, dict[str, Any]] = {
     "bnh": {"d": 2, "f": _bnh, "ref": [140.0, 55.0], "directions": 2},
     "tnk": {"d": 2, "f": _tnk, "ref": [1.2, 1.2], "directions": 2},
     "tree": {"d": None, "f": _tree, "ref": [0.2, 3.0], "directions": 2},
+    "zdt6": {"d": 10, "f": _zdt6, "ref": [1.1, 10.0], "directions": 2},
+    "srn": {"d": 2, "f": _srn, "ref": [250.0, 50.0], "directions": 2},
+    "osy": {"d": 6, "f": _osy, "ref": [0.0, 80.0], "directions": 2},
 }
 
 #: Problems no design choice was made on: the default for several objectives (``auto``
 #: on the Pareto order) was chosen by a 3-seed screen on ZDT1 and BNH alone.
 HELD_OUT = ("zdt2", "zdt3", "dtlz2", "tnk", "tree")
+
+#: Added after ``auto`` was set to switch to expected hypervolume improvement on
+#: two-objective numeric studies (a choice made on all the problems above): the
+#: only problems that choice was judged on without having seen them.
+HELD_OUT_LATER = ("zdt6", "srn", "osy")
 
 
 def _space(problem: str) -> dict[str, Any]:
@@ -134,6 +171,13 @@ def _gp_ehvi() -> Any:
     from treefarm.optimizers.gp import GP
 
     return GP(objectives="ehvi")
+
+
+def _tpe_rank() -> Any:
+    """TPE with constraints only in the feasible-first order (no c-TPE ratios)."""
+    from treefarm.optimizers.tpe import TPE
+
+    return TPE(constraints="rank")
 
 
 Run = Callable[[str, int, int], list[tuple[list[float], list[float]]]]
@@ -166,7 +210,7 @@ def _optuna(sampler: str) -> Callable[[str, int, int], list[tuple[list[float], l
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         spec = PROBLEMS[problem]
-        constrained = problem in ("bnh", "tnk")
+        constrained = problem in CONSTRAINED
 
         def constraints(trial: optuna.trial.FrozenTrial) -> list[float]:
             return list(trial.user_attrs["constraints"])
@@ -209,6 +253,7 @@ METHODS: dict[str, Callable[[str, int, int], list[tuple[list[float], list[float]
     "treefarm-auto": _treefarm("auto"),
     "treefarm-gp-ehvi": _treefarm(lambda: _gp_ehvi()),
     "treefarm-tpe": _treefarm("tpe"),
+    "treefarm-tpe-rank": _treefarm(lambda: _tpe_rank()),
     "treefarm-nsga2": _treefarm("nsga2"),
     "treefarm-random": _treefarm("random"),
     "optuna-nsga2": _optuna("nsga2"),
@@ -319,7 +364,7 @@ def report(at: int = 100, ours: str = "treefarm-auto") -> str:
             cells += [best]
         else:
             cells += [""]
-        held = " (held out)" if p in HELD_OUT else ""
+        held = " (held out)" if p in HELD_OUT else " (held out, added later)" if p in HELD_OUT_LATER else ""
         lines.append(f"| {p}{held} | " + " | ".join(cells) + f" | {verdict} |")
     lines += ["", f"{ours}: better beyond noise on {wins}, worse on {losses} of {len(problems)} problems."]
     return "\n".join(lines)

@@ -285,3 +285,41 @@ def test_a_stalled_tpe_turn_first_tries_the_incumbent_on_the_other_branch() -> N
     tried = History(complete=(*history.complete, *on_a[:1]), pending=(swap,))
     assert auto.suggest(space, tried, 1, np.random.default_rng(0))[0] != swap
 
+
+
+def _several(n_objectives: int, constrained: bool) -> History:
+    from treefarm.pareto import ranking_losses
+
+    rng = np.random.default_rng(4)
+    space = {"x": Real(0, 1), "y": Real(0, 1)}
+    configs = [sample(space, rng) for _ in range(14)]
+    losses = np.array([[c["x"], 1 - c["x"] * c["y"], c["y"]][:n_objectives] for c in configs])
+    constraints = np.array([[c["y"] - 0.7] if constrained else [] for c in configs])
+    ranks = ranking_losses(losses, constraints if constrained else None)
+    return History(
+        complete=[
+            Observation(c, float(r), losses=tuple(map(float, f)), constraints=tuple(map(float, g)))
+            for c, r, f, g in zip(configs, ranks, losses, constraints)
+        ]
+    )
+
+
+@pytest.mark.parametrize("constrained", [False, True])
+def test_two_objectives_on_a_numeric_space_take_expected_hypervolume_improvement(constrained: bool) -> None:
+    space = {"x": Real(0, 1), "y": Real(0, 1)}
+    history = _several(2, constrained)
+    small = {"n_candidates": 64, "n_local": 32, "n_starts": 2, "n_startup": 5}
+    auto = Auto(gp=GP(**small), front=GP(objectives="ehvi", **small))
+    got = auto.suggest(space, history, 2, np.random.default_rng(0))
+    assert got == GP(objectives="ehvi", **small).suggest(space, history, 2, np.random.default_rng(0))
+    assert got != GP(**small).suggest(space, history, 2, np.random.default_rng(0))
+
+
+def test_three_objectives_keep_the_gp_on_the_pareto_order() -> None:
+    space = {"x": Real(0, 1), "y": Real(0, 1)}
+    history = _several(3, False)
+    small = {"n_candidates": 64, "n_local": 32, "n_starts": 2, "n_startup": 5}
+    auto = Auto(gp=GP(**small), front=GP(objectives="ehvi", **small))
+    assert auto.suggest(space, history, 1, np.random.default_rng(0)) == GP(**small).suggest(
+        space, history, 1, np.random.default_rng(0)
+    )

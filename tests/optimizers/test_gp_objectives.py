@@ -93,11 +93,17 @@ def test_no_feasible_trial_yet_seeks_feasibility() -> None:
     )
 
 
-def test_three_objectives_use_parego_and_improve_on_random_search() -> None:
-    ref = np.array([3.0, 3.0, 3.0])
-    gp = hypervolume(np.array([o.losses for o in _run(GP(objectives="ehvi"), three, 0, 30).complete]), ref)
-    rand = hypervolume(np.array([o.losses for o in _run(tf.RandomSearch(), three, 0, 30).complete]), ref)
-    assert gp > rand, f"ParEGO's hypervolume {gp} must beat random search's {rand}"
+def four(config: tf.Config) -> Outcome:
+    x = np.array([config[f"x{i}"] for i in range(5)])
+    return tuple(float(((x - c) ** 2).sum()) for c in (0.2, 0.4, 0.6, 0.8)), ()
+
+
+@pytest.mark.parametrize("f, k", [(three, 3), (four, 4)], ids=["three: EHVI", "four: ParEGO"])
+def test_three_and_four_objectives_improve_on_random_search(f: Callable[[tf.Config], Outcome], k: int) -> None:
+    ref = np.full(k, 3.0)
+    gp = hypervolume(np.array([o.losses for o in _run(GP(objectives="ehvi"), f, 0, 30).complete]), ref)
+    rand = hypervolume(np.array([o.losses for o in _run(tf.RandomSearch(), f, 0, 30).complete]), ref)
+    assert gp > rand, f"the GP's hypervolume {gp} must beat random search's {rand} with {k} objectives"
 
 
 def test_rank_remains_the_default_and_bad_values_name_the_option() -> None:

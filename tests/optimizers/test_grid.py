@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import pytest
 
 import treefarm as tf
 from treefarm import Choice, Config, Grid, History, Int, Join, Observation, Optimizer, Real
-from treefarm.exceptions import ConfigError, SpaceError, SuggestionError
+from treefarm.exceptions import ConfigError, SpaceError
 from treefarm.optimizers.grid import GridExhaustedError, grid_points, permute
 from treefarm.storage import TrialState, open_storage
 from treefarm.testing.optimizer_suite import OptimizerSuite
@@ -81,14 +82,21 @@ def test_a_study_resumed_follows_the_uninterrupted_order(tmp_path: Path) -> None
     assert [dict(t.params) for t in resumed.trials] == [dict(t.params) for t in straight.trials]
 
 
-def test_an_exhausted_grid_stops_the_study_with_a_clear_error() -> None:
+def test_an_exhausted_grid_ends_the_run_saying_so_and_leaves_no_failed_trial(caplog: pytest.LogCaptureFixture) -> None:
     space = {"a": Int(0, 1), "b": Choice("x", "y", "z")}
     study = tf.Study.create(space=space, algo="grid", seed=0)
-    with pytest.raises(SuggestionError, match="every point of the grid") as caught:
+    with caplog.at_level(logging.INFO, logger="treefarm"):
         study.optimize(lambda p: float(p["a"]), n_trials=10)
-    assert isinstance(caught.value.__cause__, GridExhaustedError)
-    complete = [Config(t.params) for t in study.trials if t.state is TrialState.COMPLETE]
-    assert sorted(map(str, complete)) == sorted(map(str, grid_points(space)))
+    assert "the run stops" in caplog.text
+    assert [t.state for t in study.trials] == [TrialState.COMPLETE] * 6
+    assert sorted(Config(t.params).to_json() for t in study.trials) == sorted(c.to_json() for c in grid_points(space))
+    study.optimize(lambda p: float(p["a"]), n_trials=10)  # nothing left: ends at once
+    study.enqueue({"a": 1, "b": "z"})
+    study.optimize(lambda p: float(p["a"]), n_trials=10)  # an enqueued trial still runs
+    assert len(study.trials) == 7 and study.trials[-1].state is TrialState.COMPLETE
+    history = History(complete=[Observation(Config(t.params), 0.0) for t in study.trials])
+    with pytest.raises(GridExhaustedError, match="every point of the grid"):
+        Grid().suggest(space, history, 1, np.random.default_rng(0))
 
 
 def test_a_real_without_resolution_is_refused_naming_it() -> None:

@@ -6,9 +6,15 @@ choice, and grammar search leads on recursive spaces. ``Auto`` picks by the
 kind of space:
 
 - **Purely numeric** (reals and integers only): the GP alone, with its own
-  stall rule (:mod:`treefarm.optimizers.gp`); past ``handover_after``
-  complete trials, CMA-ES started from them (:mod:`treefarm.optimizers.handover`),
-  whose suggestion costs milliseconds where the GP's grows like n^3.
+  stall rule (:mod:`treefarm.optimizers.gp`); with one objective, past
+  ``handover_after`` complete trials, CMA-ES started from them
+  (:mod:`treefarm.optimizers.handover`), whose suggestion costs milliseconds
+  where the GP's grows like n^3. With two objectives (with or
+  without constraints), the GP with one model per objective and constraint
+  and expected hypervolume improvement (``GP(objectives="ehvi")``,
+  :mod:`treefarm.optimizers.gp_objectives`); with one objective and
+  constraints, or three or more objectives, the GP on each trial's place in
+  the Pareto order, as on conditional spaces.
 - **With choices or joins** (conditional spaces): the GP, with every
   ``tpe_every``-th trial TPE's and, while the search is stalled (no
   improvement larger than 1e-3 of the losses' raw range for ``patience``
@@ -81,9 +87,12 @@ class Auto(Optimizer):
     grammar:
         The optimizer of recursive spaces (by default ``GrammarSearch()``,
         whose own prior draws are the start there).
+    front:
+        The optimizer of numeric spaces with two objectives (by default
+        ``GP(objectives="ehvi")``).
     handover_after:
-        On a numeric space, past this many complete trials CMA-ES takes over
-        from the GP, started at the best of them
+        On a numeric space with one objective, past this many complete
+        trials CMA-ES takes over from the GP, started at the best of them
         (:class:`treefarm.optimizers.handover.HandOver`); up to it the
         suggestions are the GP's. ``None``: the GP throughout.
     """
@@ -98,6 +107,7 @@ class Auto(Optimizer):
         gp: GP | None = None,
         tpe: TPE | None = None,
         grammar: GrammarSearch | None = None,
+        front: GP | None = None,
         handover_after: int | None = HANDOVER_AFTER,
     ) -> None:
         check_int("patience", patience)
@@ -115,6 +125,7 @@ class Auto(Optimizer):
         self.gp = gp if gp is not None else GP()
         self.tpe = tpe if tpe is not None else TPE(n_startup=5, bounds_as_neighbours=True, joint_every=None)
         self.grammar = grammar if grammar is not None else GrammarSearch()
+        self.front = front if front is not None else GP(objectives="ehvi")
 
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:
         """The optimizer that proposes trial ``t`` (``categorical``: the space has choices or joins)."""
@@ -132,6 +143,8 @@ class Auto(Optimizer):
         recursive = analysis.recursive
         categorical = not recursive and analysis.choices
         if not (recursive or categorical):
+            if _two_objectives(history):
+                return self.front.suggest(root, history, n, rng)
             after = self.handover_after
             if after is not None and sum(math.isfinite(o.loss) for o in history.complete) > after:
                 return self._handover.suggest(root, history, after, n, rng)
@@ -157,6 +170,11 @@ class Auto(Optimizer):
 
     def recommend(self, space: Space, history: History) -> Config | None:
         return self.gp.recommend(space, history)
+
+
+def _two_objectives(history: History) -> bool:
+    """Whether the history's trials carry two objectives' losses (a study's trials all carry as many)."""
+    return any(len(o.losses) == 2 for o in history.complete)
 
 
 def _untried_swap(root: Space, history: History, rng: np.random.Generator) -> Config | None:

@@ -125,6 +125,12 @@ class Optimizer(abc.ABC):
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         """``n`` configurations of ``space`` to evaluate next."""
 
+    def exhausted(self, space: Space, history: History) -> bool:
+        """Whether every configuration this optimizer would ever suggest is in the
+        history (a grid's points): the study then stops claiming new trials. An
+        optimizer of an unbounded stream says False without reading the history."""
+        return False
+
     def recommend(self, space: Space, history: History) -> Config | None:
         """The configuration to report as the optimum when it is not simply the
         best observed one (for a noisy objective, the evaluated point with the

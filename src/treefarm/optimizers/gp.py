@@ -145,7 +145,7 @@ class GP(Optimizer):
         With several objectives or constraints: ``"rank"`` (default; one GP
         on each trial's place in the Pareto order) or ``"ehvi"`` (one GP per
         objective and per constraint, expected hypervolume improvement times
-        the probability of feasibility, ParEGO beyond two objectives:
+        the probability of feasibility, ParEGO beyond three objectives:
         :mod:`treefarm.optimizers.gp_objectives`; ``acquisition`` and the
         stall rule then apply to single-objective studies only).
     full_until:

@@ -8,12 +8,12 @@ hyperparameters reused in between), independent of one another
 (:class:`treefarm.bo.models.stacked.Stacked`). The acquisition
 (:class:`treefarm.bo.acquisition.multi.MultiObjective`) is:
 
-- two objectives: log expected hypervolume improvement over the feasible
+- two or three objectives: log expected hypervolume improvement over the feasible
   front, in closed form (Emmerich et al. 2006; Yang et al. 2019; Daulton et
   al. 2020; the log form of Ament et al. 2023), against a reference point
   a tenth of the observed range beyond the worst observed loss of each
   objective on its model's scale;
-- three or more: ParEGO (Knowles 2006): one GP on the augmented Chebyshev
+- four or more: ParEGO (Knowles 2006): one GP on the augmented Chebyshev
   scalarization of the normalized losses, with weights drawn uniformly on
   the simplex from the suggestion's generator (one draw per suggestion, the
   batch shares it), searched by log expected improvement;
@@ -89,7 +89,7 @@ def has_several(complete: Sequence[Observation]) -> bool:
 
 def outputs(complete: Sequence[Observation], rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """The columns the models are fitted on (n, k): the objectives' losses
-    (two), or one ParEGO scalar (:func:`treefarm.bo.acquisition.multi.chebyshev`
+    (two or three), or one ParEGO scalar (:func:`treefarm.bo.acquisition.multi.chebyshev`
     with weights drawn from ``rng``) when there are more, or the one loss;
     then the constraints. Also how many columns are objectives."""
     from ..bo.acquisition.multi import chebyshev
@@ -98,7 +98,7 @@ def outputs(complete: Sequence[Observation], rng: np.random.Generator) -> tuple[
     q = max(len(o.constraints) for o in complete)
     C = np.array([o.constraints if len(o.constraints) == q else (0.0,) * q for o in complete], dtype=float)
     n_objectives = L.shape[1]
-    if n_objectives > 2:
+    if n_objectives > 3:
         L = chebyshev(L, rng.dirichlet(np.ones(n_objectives)))[:, None]
     return np.hstack([L, C.reshape(len(complete), q)]), L.shape[1]
 

@@ -200,6 +200,14 @@ class Grid(Optimizer):
         lattice = self._lattice_of(space)
         return lattice.config(permute(i, lattice.size, key))
 
+    def exhausted(self, space: Space, history: History) -> bool:
+        """Whether every point of the grid is evaluated, failed or running."""
+        lattice = self._lattice_of(space)
+        seen = history.seen()
+        if len(seen) < lattice.size:
+            return False
+        return all(lattice.config(k) in seen for k in range(lattice.size))
+
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         lattice = self._lattice_of(space)
         key = design_seed(rng, "grid")

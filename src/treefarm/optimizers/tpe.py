@@ -28,6 +28,9 @@ count in ``g``, so parallel workers spread out. Every ``joint_every``-th
 trial is a joint turn: one multivariate estimator over the numbers active in
 every trial (Falkner, Klein & Hutter 2018, BOHB's KDE; Optuna's multivariate
 TPE), which samples around whole good points where coordinates interact.
+With ``constraints="ctpe"`` each constraint the trials carry gets a density
+ratio of its own and the candidate's score becomes c-TPE's
+(:mod:`treefarm.optimizers.tpe_constraints`, Watanabe & Hutter 2023).
 What was measured to choose each default is the design page
 ``docs/design/tpe.md``.
 """
@@ -68,6 +71,7 @@ from ..space import (
 from ..space.config import Decision, Scalar
 from ..validation import check_bool, check_int, check_positive
 from .base import History, Optimizer
+from .tpe_constraints import constrained_scores, constraint_splits
 from .unseen import unseen
 
 __all__ = ["TPE"]
@@ -79,6 +83,8 @@ _Columns = tuple[int, dict[str, list[Scalar]]]
 _Key = TypeVar("_Key", str, int)
 #: Good and bad values per decision node (its identity), over all the positions it was reached at.
 _Tied = tuple[dict[int, list[Scalar]], dict[int, list[Scalar]]]
+#: A constraint's good and worse columns (address -> values).
+_Split = tuple[dict[str, list[Scalar]], dict[str, list[Scalar]]]
 
 
 class TPE(Optimizer):
@@ -112,6 +118,12 @@ class TPE(Optimizer):
         view, see the module docstring) when 3 to 10 numbers are active in
         every trial; ``None`` for none. Ignored with ``multivariate=True``,
         where every turn is joint.
+    constraints:
+        With constraints: ``"rank"`` (the trials' place in the feasible-first
+        Pareto order is the loss, as without) or ``"ctpe"`` (that, and one
+        density ratio per constraint scoring the candidates, c-TPE: see
+        :mod:`treefarm.optimizers.tpe_constraints`; the joint turns' numbers
+        are chosen without them).
     """
 
     def __init__(
@@ -126,6 +138,7 @@ class TPE(Optimizer):
         forget: int | None = 25,
         bounds_as_neighbours: bool = False,
         joint_every: int | None = 4,
+        constraints: str = "ctpe",
     ) -> None:
         if not callable(gamma) and not (isinstance(gamma, (int, float)) and 0 < gamma < 1):
             raise ConfigError(f"gamma must be in (0, 1) or a function of n, but got gamma={gamma!r}")
@@ -142,6 +155,8 @@ class TPE(Optimizer):
             check_int("forget", forget)
         if joint_every is not None:
             check_int("joint_every", joint_every)
+        if constraints not in ("rank", "ctpe"):
+            raise ConfigError(f"constraints must be 'rank' or 'ctpe', but got constraints={constraints!r}")
         self.gamma = gamma
         self.n_candidates = n_candidates
         self.n_startup = n_startup
@@ -151,6 +166,7 @@ class TPE(Optimizer):
         self.forget = forget
         self.bounds_as_neighbours = bounds_as_neighbours
         self.joint_every = joint_every
+        self.constraints = constraints
 
     @classmethod
     def hyperopt(cls, **options: object) -> TPE:
@@ -191,6 +207,9 @@ class TPE(Optimizer):
         good = [complete[i].config for i in np.sort(order[:k])]
         worse = [complete[i].config for i in np.sort(order[k:])]
         below, (n_worse, worse_columns) = _columns(good), _columns(worse)
+        splits = constraint_splits(complete, self.n_below) if self.constraints == "ctpe" else []
+        constrained = [(_columns(g)[1], _columns(b)[1]) for _, g, b in splits]
+        gammas = [k / len(complete), *(gamma for gamma, _, _ in splits)]
         recursive = analyze(root).recursive
         tied_good = _node_columns(root, good) if recursive else {}
         tied_worse = _node_columns(root, worse) if recursive else {}
@@ -204,7 +223,7 @@ class TPE(Optimizer):
             extra = [*history.failed, *((*history.pending, *out) if self.constant_liar else ())]
             above = (n_worse + len(extra), _concat(worse_columns, _columns(extra)[1]))
             tied = (tied_good, _concat(tied_worse, _node_columns(root, extra))) if recursive else None
-            propose = functools.partial(self._propose, root, below, above, rng, tied)
+            propose = functools.partial(self._propose, root, below, above, rng, tied, constrained, gammas)
             out.append(unseen(root, propose, [*seen, *out], rng))
         return out
 
@@ -230,6 +249,8 @@ class TPE(Optimizer):
         above: _Columns,
         rng: np.random.Generator,
         tied: _Tied | None = None,
+        extra: Sequence[_Split] = (),
+        gammas: Sequence[float] = (1.0,),
     ) -> Config:
         """The best of ``n_candidates`` whole configurations drawn from ``l``.
 
@@ -239,14 +260,16 @@ class TPE(Optimizer):
         Each address's draws and log ratios are computed once, in one array
         call, the first time a walk reaches it. With ``tied`` (a recursive
         space), an address no good trial reached uses its node's estimators
-        pooled over every position (see the module docstring)."""
+        pooled over every position (see the module docstring). ``extra`` holds
+        each constraint's good and worse columns and ``gammas`` every term's good
+        share (c-TPE, :func:`treefarm.optimizers.tpe_constraints.constrained_scores`)."""
         fixed = self._joint(root, below, above, rng) if self.multivariate else {}
         flat = _flat_addresses(root)
         if flat is not None:
-            return self._propose_flat(root, flat, below, above, fixed, rng)
+            return self._propose_flat(root, flat, below, above, fixed, rng, extra, gammas)
         pools: dict[tuple[str, tuple[int, ...]], tuple[list[Scalar], np.ndarray]] = {}
         configs: list[Config] = []
-        scores = np.zeros(self.n_candidates)
+        scores = np.zeros((len(gammas), self.n_candidates))
         for j in range(self.n_candidates):
 
             def decide(address: str, node: Decision, allowed: tuple[int, ...], j: int = j) -> Scalar:
@@ -257,13 +280,14 @@ class TPE(Optimizer):
                     good, bad = below[1].get(address, []), above[1].get(address, [])
                     if not good and tied is not None:
                         good, bad = tied[0].get(id(node), []), tied[1].get(id(node), [])
-                    pools[key] = self._draws(node, allowed, good, bad, rng)
+                    sides = [(g.get(address, []), b.get(address, [])) for g, b in extra]
+                    pools[key] = self._draws(node, allowed, good, bad, rng, sides)
                 values, log_ratio = pools[key]
-                scores[j] += log_ratio[j]
+                scores[:, j] += log_ratio[:, j]
                 return values[j]
 
             configs.append(walk(root, decide)[0])
-        return configs[int(np.argmax(scores))]
+        return configs[int(np.argmax(constrained_scores(scores, gammas)))]
 
     def _propose_flat(
         self,
@@ -273,18 +297,21 @@ class TPE(Optimizer):
         above: _Columns,
         fixed: dict[str, Scalar],
         rng: np.random.Generator,
+        extra: Sequence[_Split] = (),
+        gammas: Sequence[float] = (1.0,),
     ) -> Config:
         """:meth:`_propose` for a space without joins, where every candidate
         visits every address: the same draws, in walk order, and the same
         winner, scored as arrays and built by a single walk."""
         columns: dict[str, list[Scalar]] = {}
-        scores = np.zeros(self.n_candidates)
+        scores = np.zeros((len(gammas), self.n_candidates))
         for address, node in flat:
             if address not in fixed:
                 good, bad = below[1].get(address, []), above[1].get(address, [])
-                columns[address], log_ratio = self._draws(node, (), good, bad, rng)
+                sides = [(g.get(address, []), b.get(address, [])) for g, b in extra]
+                columns[address], log_ratio = self._draws(node, (), good, bad, rng, sides)
                 scores += log_ratio
-        j = int(np.argmax(scores))
+        j = int(np.argmax(constrained_scores(scores, gammas)))
         chosen = {a: column[j] for a, column in columns.items()} | fixed
         return walk(root, lambda address, node, allowed: chosen[address])[0]
 
@@ -295,25 +322,36 @@ class TPE(Optimizer):
         good: list[Scalar],
         bad: list[Scalar],
         rng: np.random.Generator,
+        sides: Sequence[tuple[list[Scalar], list[Scalar]]] = (),
     ) -> tuple[list[Scalar], np.ndarray]:
-        """``n_candidates`` draws from one address's ``l_a`` and their ``log l_a - log g_a``.
+        """``n_candidates`` draws from one address's ``l_a`` and, per row, their
+        ``log l_a - log g_a``: the objective's, then each constraint's of ``sides``
+        (its good and worse values here).
 
         An address no trial has reached is drawn from the space's prior, and
         adds nothing to a score (l and g are both the prior there)."""
         m = self.n_candidates
+        ratios = np.zeros((1 + len(sides), m))
         if not good and not bad:
-            return [draw_decision(node, allowed, rng) for _ in range(m)], np.zeros(m)
+            return [draw_decision(node, allowed, rng) for _ in range(m)], ratios
         if isinstance(node, (Real, Int)):
             l_est, g_est = self._numeric(node, good), self._numeric(node, bad)
             x = np.clip(l_est.sample(rng, m), node.low, node.high)
-            log_ratio = l_est.logpdf(x) - g_est.logpdf(x)
+            ratios[0] = l_est.logpdf(x) - g_est.logpdf(x)
+            for row, (yes, no) in enumerate(sides, start=1):
+                if yes or no:
+                    ratios[row] = self._numeric(node, yes).logpdf(x) - self._numeric(node, no).logpdf(x)
             values: list[Scalar] = [int(v) for v in np.round(x)] if isinstance(node, Int) else x.tolist()
-            return values, log_ratio
+            return values, ratios
         labels, prior = _options(node, allowed)
         index = {label: i for i, label in enumerate(labels)}
         l_cat, g_cat = self._categorical(prior, index, good), self._categorical(prior, index, bad)
         draws = l_cat.sample(rng, m)
-        return [labels[d] for d in draws.tolist()], l_cat.logpdf(draws) - g_cat.logpdf(draws)
+        ratios[0] = l_cat.logpdf(draws) - g_cat.logpdf(draws)
+        for row, (yes, no) in enumerate(sides, start=1):
+            if yes or no:
+                ratios[row] = self._categorical(prior, index, yes).logpdf(draws) - self._categorical(prior, index, no).logpdf(draws)
+        return [labels[d] for d in draws.tolist()], ratios
 
     def _numeric(self, node: Real | Int, values: list[Scalar]) -> NumericParzen:
         weights = forgetting_weights(len(values), self.forget)

@@ -23,10 +23,10 @@ import numpy as np
 
 from ..exceptions import ConfigError, DuplicateParamsError, StorageError, SuggestionError, TrialStateError
 from ..execution.liveness import identity
-from ..optimizers import History, Optimizer
+from ..optimizers import GridExhaustedError, History, Optimizer
 from ..optimizers.hints import apply_hints
 from ..space import Config, validate, within_support
-from ..storage import JSON, REQUEUED, NotFoundError, Storage
+from ..storage import JSON, REQUEUED, NotFoundError, Storage, TrialState
 from .cache import TrialCache
 from .dedupe import Deduplicator
 
@@ -85,6 +85,8 @@ class Asker:
         worker = identity()
         attrs: dict[str, JSON] = {"worker": worker, "stale_after": self._stale_after}
         while True:
+            if self._exhausted():
+                return None
             record = self._storage.claim_trial(self._study_id, system_attrs=attrs, budget=budget)
             if record is None:
                 return None
@@ -98,6 +100,9 @@ class Asker:
                     continue
                 except SuggestionError as exc:
                     fail(record.number, str(exc))
+                    if isinstance(exc.__cause__, GridExhaustedError):  # another worker took the last point
+                        log.info("trial %d found every point of the grid taken; the run stops", record.number)
+                        return None
                     raise
                 except StorageError:  # the storage's own (an outage, a replaced file): not a suggestion's
                     raise
@@ -113,6 +118,18 @@ class Asker:
                 fail(record.number, str(exc))
         self._cache.remember(record.number, config)
         return record.number, config, REQUEUED in record.system_attrs
+
+    def _exhausted(self) -> bool:
+        """Whether the optimizer has nothing left to suggest (every point of a grid in
+        the study) and no enqueued trial waits: the run then stops, saying so."""
+        if type(self._optimizer).exhausted is Optimizer.exhausted:
+            return False
+        if not self._optimizer.exhausted(self._space, self._cache.history()):
+            return False
+        if self._storage.count_trials(self._study_id, states=[TrialState.WAITING]):
+            return False
+        log.info("every configuration %s suggests is in the study; the run stops", type(self._optimizer).__name__)
+        return True
 
     def _record(self, number: int, owner: str) -> Config:
         """Suggest trial ``number``'s configuration and write it. A suggestion new to
@@ -166,7 +183,8 @@ class Asker:
                 proposed = draw()
             else:
                 complete = [(o.config, o.loss) for o in history.complete]
-                proposed = apply_hints(space, history.hints, draw(), complete, rng, draw)
+                tried = [*(o.config for o in history.complete), *history.failed, *history.pending]
+                proposed = apply_hints(space, history.hints, draw(), complete, rng, draw, tried)
             return within_support(space, proposed, rng), proposed
 
         if not self._check_dupes:

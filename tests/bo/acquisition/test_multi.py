@@ -11,7 +11,7 @@ import pytest
 from treefarm.bo.acquisition.multi import (
     MultiObjective,
     chebyshev,
-    log_ehvi_2d,
+    log_ehvi,
     log_pof,
     non_dominated_cells_2d,
 )
@@ -63,7 +63,7 @@ def test_cells_cover_the_region_the_front_does_not_dominate() -> None:
 )
 def test_closed_form_ehvi_matches_monte_carlo(mu: tuple[float, float], sigma: tuple[float, float]) -> None:
     lower, upper = non_dominated_cells_2d(FRONT, REF)
-    value, _, _ = log_ehvi_2d(np.array([mu]), np.array([sigma]), lower, upper)
+    value, _, _ = log_ehvi(np.array([mu]), np.array([sigma]), lower, upper)
     mc = _mc_ehvi(np.array(mu), np.array(sigma), 200_000, seed=0)
     assert np.exp(value[0]) == pytest.approx(mc, rel=0.01), (
         f"closed-form EHVI {np.exp(value[0])} differs from Monte Carlo {mc} by more than 1%"
@@ -72,7 +72,7 @@ def test_closed_form_ehvi_matches_monte_carlo(mu: tuple[float, float], sigma: tu
 
 def test_ehvi_is_zero_for_a_sure_point_in_the_dominated_region() -> None:
     lower, upper = non_dominated_cells_2d(FRONT, REF)
-    value, _, _ = log_ehvi_2d(np.array([[0.6, 0.6], [0.9, 0.95]]), np.full((2, 2), 1e-6), lower, upper)
+    value, _, _ = log_ehvi(np.array([[0.6, 0.6], [0.9, 0.95]]), np.full((2, 2), 1e-6), lower, upper)
     assert np.all(np.exp(value) < 1e-12), f"EHVI of a sure dominated point must be 0, but got {np.exp(value)}"
     assert np.all(np.isfinite(value)), "log EHVI must stay finite there (the optimizer climbs on it)"
 
@@ -80,7 +80,7 @@ def test_ehvi_is_zero_for_a_sure_point_in_the_dominated_region() -> None:
 def test_log_ehvi_is_finite_and_falls_far_from_the_front() -> None:
     lower, upper = non_dominated_cells_2d(FRONT, REF)
     mu = np.array([[1.0 + t, 1.0 + t] for t in (1.0, 5.0, 20.0, 40.0)])
-    value, dmu, _ = log_ehvi_2d(mu, np.full_like(mu, 0.1), lower, upper)
+    value, dmu, _ = log_ehvi(mu, np.full_like(mu, 0.1), lower, upper)
     assert np.all(np.isfinite(value)) and np.all(np.diff(value) < 0), f"log EHVI {value}"
     assert np.all(np.isfinite(dmu)) and np.all(dmu < 0), f"d log EHVI / d mu {dmu}"
 
@@ -89,15 +89,15 @@ def test_log_ehvi_gradients_in_mean_and_std_match_finite_differences() -> None:
     lower, upper = non_dominated_cells_2d(FRONT, REF)
     rng = np.random.default_rng(0)
     mu, sigma = rng.random((5, 2)) * 1.2, 0.05 + 0.3 * rng.random((5, 2))
-    _, dmu, dsigma = log_ehvi_2d(mu, sigma, lower, upper)
+    _, dmu, dsigma = log_ehvi(mu, sigma, lower, upper)
     eps = 1e-6
     for j in range(2):
         e = np.zeros((1, 2))
         e[0, j] = eps
         fd_mu = (
-            log_ehvi_2d(mu + e, sigma, lower, upper)[0] - log_ehvi_2d(mu - e, sigma, lower, upper)[0]
+            log_ehvi(mu + e, sigma, lower, upper)[0] - log_ehvi(mu - e, sigma, lower, upper)[0]
         ) / (2 * eps)
-        fd_s = (log_ehvi_2d(mu, sigma + e, lower, upper)[0] - log_ehvi_2d(mu, sigma - e, lower, upper)[0]) / (
+        fd_s = (log_ehvi(mu, sigma + e, lower, upper)[0] - log_ehvi(mu, sigma - e, lower, upper)[0]) / (
             2 * eps
         )
         np.testing.assert_allclose(dmu[:, j], fd_mu, rtol=1e-4, atol=1e-7)

@@ -1,7 +1,7 @@
 """Acquisitions for several objectives and constraints, over independent models.
 
 **Expected hypervolume improvement** (Emmerich, Giannakoglou & Naujoks 2006)
-for two objectives, in closed form by box decomposition (Yang, Emmerich,
+for two and three objectives, in closed form by box decomposition (Yang, Emmerich,
 Deutz & Bäck 2019 give the 2-D form; Daulton, Balandat & Bakshy 2020 the
 same decomposition for batches). Losses are minimized. The region that the
 front ``P`` (sorted by the first loss, so the second decreases) does not
@@ -17,7 +17,12 @@ hypervolume by the part of each cell ``[l, u]`` above it,
     E[(u - max(l, Y))^+] = E[(u - Y)^+] - E[(l - Y)^+] = sigma (h(z_u) - h(z_l)),
 
 ``z_a = (a - mu) / sigma``, ``h(z) = phi(z) + z Phi(z)`` (the expected
-improvement below ``a``). The sum over cells is taken in log space: each
+improvement below ``a``). For three objectives the cells are columns over the grid of the front's
+first two losses, ``[a_i, a_{i+1}] x [b_j, b_{j+1}] x (-inf, h_ij]`` with
+``h_ij`` the least third loss among the points at or below ``(a_i, b_j)`` in
+the first two (the reference's otherwise), neighbouring columns of equal
+height merged along the second loss (:func:`non_dominated_cells_3d`); the
+same per-cell product applies. The sum over cells is taken in log space: each
 factor is ``log EI(u) + log(1 - exp(log EI(l) - log EI(u)))``, with
 ``log EI`` from :func:`treefarm.bo.acquisition.analytic.log_h`, and the cells
 are summed by log-sum-exp, so the value and its gradient stay finite and
@@ -52,9 +57,11 @@ __all__ = [
     "PARETO_RHO",
     "MultiObjective",
     "chebyshev",
-    "log_ehvi_2d",
+    "log_ehvi",
     "log_pof",
+    "non_dominated_cells",
     "non_dominated_cells_2d",
+    "non_dominated_cells_3d",
     "reference_point",
 ]
 
@@ -84,22 +91,60 @@ def non_dominated_cells_2d(points: np.ndarray, ref: np.ndarray) -> tuple[np.ndar
     return lower, upper
 
 
+def non_dominated_cells_3d(points: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cells (lower (c, 3), upper (c, 3)) whose union is the part of
+    ``{y < ref}`` that no row of ``points`` (n, 3) dominates (see the module
+    docstring); lower bounds of the third loss are ``-inf``, and so are the
+    first column's and row's lower bounds. Points not below ``ref`` in every
+    loss are left out."""
+    P = np.asarray(points, dtype=float).reshape(-1, 3)
+    P = P[np.all(ref > P, axis=1)]
+    a = np.concatenate([[-np.inf], np.unique(P[:, 0]), [ref[0]]])
+    b = np.concatenate([[-np.inf], np.unique(P[:, 1]), [ref[1]]])
+    lower: list[tuple[float, float, float]] = []
+    upper: list[tuple[float, float, float]] = []
+    for i in range(len(a) - 1):
+        below = P[P[:, 0] <= a[i]]
+        heights = [
+            min(float(ref[2]), float(below[below[:, 1] <= b[j], 2].min(initial=np.inf))) for j in range(len(b) - 1)
+        ]
+        j = 0
+        while j < len(heights):
+            end = j
+            while end + 1 < len(heights) and heights[end + 1] == heights[j]:
+                end += 1
+            lower.append((a[i], b[j], -np.inf))
+            upper.append((a[i + 1], b[end + 1], heights[j]))
+            j = end + 1
+    return np.array(lower).reshape(-1, 3), np.array(upper).reshape(-1, 3)
+
+
+def non_dominated_cells(points: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`non_dominated_cells_2d` or :func:`non_dominated_cells_3d` by the reference's length."""
+    if len(ref) == 2:
+        return non_dominated_cells_2d(points, ref)
+    if len(ref) == 3:
+        return non_dominated_cells_3d(points, ref)
+    raise ValueError(f"cells are made for 2 or 3 losses, but got a reference of length {len(ref)}")
+
+
 def _log1mexp(x: np.ndarray) -> np.ndarray:
     """``log(1 - exp(x))`` for x <= 0, accurate on both sides of -log 2 (Mächler 2012)."""
     x = np.minimum(x, -1e-300)
     return np.where(x > -0.6931471805599453, np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
 
 
-def log_ehvi_2d(
+def log_ehvi(
     mu: np.ndarray, sigma: np.ndarray, lower: np.ndarray, upper: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``log EHVI`` (m,) of independent Gaussian losses ``N(mu, sigma^2)``
-    (m, 2) over the cells ``[lower, upper]`` (c, 2), and its derivatives in
-    ``mu`` and ``sigma`` (m, 2) (see the module docstring)."""
+    (m, k) over the cells ``[lower, upper]`` (c, k), and its derivatives in
+    ``mu`` and ``sigma`` (m, k) (see the module docstring)."""
+    k = lower.shape[1]
     log_terms = np.zeros((len(mu), len(lower)))
-    d_mu = np.zeros((len(mu), len(lower), 2))
-    d_sigma = np.zeros((len(mu), len(lower), 2))
-    for j in range(2):
+    d_mu = np.zeros((len(mu), len(lower), k))
+    d_sigma = np.zeros((len(mu), len(lower), k))
+    for j in range(k):
         m, s = mu[:, j : j + 1], sigma[:, j : j + 1]
         zu = (upper[None, :, j] - m) / s
         lu, cu, pu = log_h(zu.ravel())
@@ -162,15 +207,16 @@ class MultiObjective:
     on the constraints' model scales): log EHVI over the cells of the
     feasible front of the model's rows (observed, pending and chosen at their
     posterior mean) plus the log probability of feasibility; the latter alone
-    when no row is feasible. With one objective (a ParEGO scalar), log
-    expected improvement on the best feasible row.
+    when no row is feasible (two or three objectives). With one objective (a
+    ParEGO scalar, or one loss with constraints), log expected improvement on
+    the best feasible row.
     Values (m,) and gradients (m, d); ``grad=False`` gives zeros."""
 
     def __init__(
         self, model: Stacked, n_objectives: int, thresholds: Sequence[float], ref: np.ndarray
     ) -> None:
-        if n_objectives not in (1, 2):
-            raise ValueError(f"n_objectives must be 1 or 2, but got n_objectives={n_objectives!r}")
+        if n_objectives not in (1, 2, 3):
+            raise ValueError(f"n_objectives must be 1, 2 or 3, but got n_objectives={n_objectives!r}")
         self.model = model
         self.k = n_objectives
         self.thresholds = np.asarray(thresholds, dtype=float)
@@ -178,8 +224,8 @@ class MultiObjective:
         feasible = np.all(y[:, self.k :] <= self.thresholds[None, :], axis=1)
         self.any_feasible = bool(feasible.any())
         front = y[feasible, : self.k]
-        if self.k == 2:
-            self.lower, self.upper = non_dominated_cells_2d(front, ref)
+        if self.k > 1:
+            self.lower, self.upper = non_dominated_cells(front, ref)
         else:
             best = float(front.min()) if len(front) else float(ref[0])
             self.lower, self.upper = np.array([[-np.inf]]), np.array([[best]])
@@ -193,8 +239,8 @@ class MultiObjective:
         value = np.zeros(len(Z))
         d_mu, d_sigma = np.zeros_like(mean), np.zeros_like(mean)
         if self.any_feasible or len(self.thresholds) == 0:
-            if self.k == 2:
-                v, dm, ds = log_ehvi_2d(mean[:, :2], sigma[:, :2], self.lower, self.upper)
+            if self.k > 1:
+                v, dm, ds = log_ehvi(mean[:, : self.k], sigma[:, : self.k], self.lower, self.upper)
             else:
                 v, dm0, ds0 = log_ei(mean[:, 0], sigma[:, 0], float(self.upper[0, 0]))
                 dm, ds = dm0[:, None], ds0[:, None]

@@ -16,6 +16,12 @@ k_h is 1 at the hint and 0 < k_h <= 1 elsewhere.
 Every optimizer's suggestion is passed through :func:`apply_hints`, a pure
 function of the history (hints included) and the trial's generator:
 
+* a good hint at credibility 1 whose point no trial of the history holds
+  yet (completed, failed or pending: :func:`hint_tried`) is tried as given:
+  the suggestion takes the hint's decisions exactly, the rest of the
+  optimizer's suggestion where it reaches them (:func:`hint_point`). A person
+  who says "I am sure it is about here" sees that point evaluated next; its
+  window follows by the draws below;
 * with probability ``min(1, 2 c r) * n0 / (n0 + n)`` (n completed trials,
   n0 = ``EVIDENCE``) the suggestion is replaced by a draw from a good hint's
   window (hints chosen in proportion to their credibility): the hint's
@@ -66,7 +72,9 @@ __all__ = [
     "hint_draw",
     "hint_kernel",
     "hint_log_prior",
+    "hint_point",
     "hint_reliability",
+    "hint_tried",
     "hint_window",
     "window_draws",
 ]
@@ -94,6 +102,45 @@ class Hint:
 
 def _numeric(node: Decision) -> bool:
     return isinstance(node, (Real, Int))
+
+
+def hint_point(space: Space, hint: Hint, config: Config, rng: np.random.Generator) -> Config:
+    """The hint's own point: its decisions as given (a number outside its
+    parameter's range clipped to it), every other decision the suggestion
+    ``config``'s where ``config`` reaches it, else from the prior."""
+
+    def decide(address: str, node: Decision, allowed: tuple[int, ...]) -> Scalar:
+        if address in hint.config:
+            value = hint.config[address]
+            if _numeric(node):
+                low, high = node.low, node.high  # type: ignore[union-attr]
+                number = min(max(float(value), low), high)  # type: ignore[arg-type]
+                return round(number) if isinstance(node, Int) else number
+            if not isinstance(node, Join) or node.index_of(value) in allowed:
+                return value
+        if address in config and (not isinstance(node, Join) or node.index_of(config[address]) in allowed):
+            return config[address]
+        return decision_at(node, allowed, float(rng.random()))
+
+    return walk(convert(space), decide)[0]
+
+
+def hint_tried(space: Space, hint: Hint, tried: Sequence[Mapping[str, Scalar]]) -> bool:
+    """Whether a configuration of ``tried`` holds every decision of the hint (its
+    numbers within 1e-9 of their range)."""
+    for config in tried:
+        nodes = _nodes_of(space, config)
+        if all(_same(nodes.get(address), config.get(address), value) for address, value in hint.config.items()):
+            return True
+    return False
+
+
+def _same(node: Decision | None, got: Scalar | None, value: Scalar) -> bool:
+    if node is None or got is None:
+        return False
+    if _numeric(node):
+        return abs(numeric_unit(node, float(got)) - numeric_unit(node, float(value))) <= 1e-9  # type: ignore[arg-type]
+    return got == value
 
 
 def hint_draw(space: Space, hint: Hint, rng: np.random.Generator) -> Config:
@@ -208,13 +255,18 @@ def apply_hints(
     complete: Sequence[tuple[Config, float]],
     rng: np.random.Generator,
     redraw: Callable[[], Config],
+    tried: Sequence[Config] = (),
 ) -> Config:
     """The suggestion ``config`` after the hints had their say (see the module docstring);
     ``complete`` holds the (configuration, loss) of the completed trials, oldest
-    first; ``redraw`` gives another suggestion when a bad hint refuses one."""
+    first; ``redraw`` gives another suggestion when a bad hint refuses one;
+    ``tried`` every configuration of the history (completed, failed, pending)."""
     good = [h for h in hints if h.weight > 0 and h.credibility > 0]
     bad = [h for h in hints if h.weight < 0 and h.credibility > 0]
-    if good:
+    sure = [h for h in good if h.credibility >= 1.0 and not hint_tried(space, h, tried)]
+    if sure:
+        config = hint_point(space, sure[0], config, rng)
+    elif good:
         shares = np.array([min(1.0, 2.0 * h.credibility * hint_reliability(space, h, complete)) for h in good])
         if rng.random() < shares.max() * EVIDENCE / (EVIDENCE + len(complete)):
             chosen = good[int(rng.choice(len(good), p=shares / shares.sum()))]
