@@ -93,7 +93,7 @@ def measure(method: str, dim: int, trials: int, kind: str, k: int) -> dict[str, 
     factory = _methods()[method]
     shared = factory()
     if kind == "running":
-        shared.suggest(space, tf.History(complete=tuple(complete)), 1, np.random.default_rng([2, trials]))
+        shared.suggest(space, tf.History(complete=tuple(complete)), 1, np.random.default_rng([1, trials, k]))
     cpus: list[float] = []
     for i in range(k):
         optimizer = factory() if kind == "cold" else shared

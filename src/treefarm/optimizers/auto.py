@@ -147,7 +147,7 @@ class Auto(Optimizer):
                 return self.front.suggest(root, history, n, rng)
             after = self.handover_after
             if after is not None and sum(math.isfinite(o.loss) for o in history.complete) > after:
-                return self._handover.suggest(root, history, after, n, rng)
+                return self._handover.suggest(space, history, after, n, rng)
             return self.gp.suggest(root, history, n, rng)
         started = stalled = False
         if categorical:

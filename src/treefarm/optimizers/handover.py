@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..encoding.unit import numeric_unit
-from ..space import Config, Int, Real, Space, addresses
+from ..space import Config, Int, Real, Space, addresses, convert
 from .base import History, Observation
 from .cmaes import CMAES, State
 
@@ -81,13 +81,14 @@ class HandOver:
         self._cmaes: _Started | None = None
 
     def suggest(
-        self, root: Space, history: History, until: int, n: int, rng: np.random.Generator
+        self, space: Space, history: History, until: int, n: int, rng: np.random.Generator
     ) -> list[Config]:
         """``n`` suggestions from CMA-ES started at the first ``until`` complete
         trials and replaying the later ones (pending and failed trials as the
-        history has them)."""
+        history has them). ``space`` as the caller has it: CMA-ES keeps its
+        replay for the same space object."""
         complete = [o for o in history.complete if math.isfinite(o.loss)]
-        mean, sigma = handover_start(root, complete[:until], self.elite)
+        mean, sigma = handover_start(convert(space), complete[:until], self.elite)
         cmaes = self._cmaes
         if cmaes is None or cmaes.sigma0 != sigma or not np.array_equal(cmaes.mean, mean):
             cmaes = self._cmaes = _Started(mean, sigma)
@@ -99,4 +100,4 @@ class HandOver:
             pending=history.pending,
             hints=history.hints,
         )
-        return cmaes.suggest(root, tail, n, rng)
+        return cmaes.suggest(space, tail, n, rng)
