@@ -1,0 +1,204 @@
+"""Spaces of choices only: ordinal grids given as choices, and a combinatorial problem.
+
+Problems (losses to minimize, 100 evaluations):
+
+- ``pest25``: pest control (Oh, Tomczak, Gavves & Welling 2019, "Combinatorial Bayesian
+  optimization using the graph Cartesian product"): 25 stages, at each one of four pesticides
+  or none (five-way choices); the cost paid plus the fraction of 100 simulated fields above
+  the pest threshold summed over stages, the simulation's draws fixed (seed 0), so the
+  objective is deterministic.
+- ``hartmann6_grid``: Hartmann-6 with every coordinate a choice among nine levels
+  ``0, 1/8, ..., 1`` (an ordinal grid as a user would write it).
+- ``styblinski5_grid``: Styblinski-Tang in 5-d with every coordinate a choice among
+  ``-5, -3.75, ..., 5`` (nine levels; the optimum -2.9035 lies between two).
+
+Methods: ``treefarm-auto``, ``treefarm-gp``, ``treefarm-tpe``, ``treefarm-random``,
+``optuna-tpe``, ``optuna-gp``. The committed rows are a screen of a few seeds: whether
+``auto`` should leave spaces of choices to the GP alone (``treefarm-gp``) rather than give
+TPE its turns; it should not (``docs/design/auto.md``).
+
+    python -m bench.suites.categorical run --seeds 10
+    python -m bench.suites.categorical report
+
+Rows: ``bench/results/categorical.jsonl`` (the best loss after 25, 50 and 100 evaluations).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..harness.paths import RESULTS
+
+ROWS = RESULTS / "categorical.jsonl"
+CHECKPOINTS = (25, 50, 100)
+LEVELS = np.linspace(0.0, 1.0, 9)
+
+
+def pest_control(x: np.ndarray) -> float:
+    """The pest control cost of a plan ``x`` (one of 0-4 per stage; 0 is no control)."""
+    n_stages, n_fields, threshold = len(x), 100, 0.1
+    discount = {1: 0.2, 2: 0.3, 3: 0.3, 4: 0.0}
+    tolerance = {1: 1.0 / 7.0, 2: 2.5 / 7.0, 3: 2.0 / 7.0, 4: 0.5 / 7.0}
+    price = {1: 1.0, 2: 0.8, 3: 0.7, 4: 0.5}
+    control_beta = {1: 2.0 / 7.0, 2: 3.0 / 7.0, 3: 3.0 / 7.0, 4: 5.0 / 7.0}
+    paid, above = 0.0, 0.0
+    fraction = np.random.RandomState(0).beta(1.0, 30.0, size=n_fields)
+    for stage in range(n_stages):
+        spread = np.random.RandomState(0).beta(1.0, 17.0 / 3.0, size=n_fields)
+        kind = int(x[stage])
+        if kind > 0:
+            rate = np.random.RandomState(0).beta(1.0, control_beta[kind], size=n_fields)
+            following = (1.0 - rate) * fraction
+            control_beta[kind] += tolerance[kind] / n_stages
+            paid += price[kind] * (1.0 - discount[kind] / n_stages * float(np.sum(x == kind)))
+        else:
+            following = spread * (1.0 - fraction) + fraction
+        above += float(np.mean(fraction > threshold))
+        fraction = following
+    return paid + above
+
+
+def hartmann6(x: np.ndarray) -> float:
+    alpha = np.array([1.0, 1.2, 3.0, 3.2])
+    A = np.array(
+        [[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
+    )
+    P = 1e-4 * np.array(
+        [
+            [1312, 1696, 5569, 124, 8283, 5886],
+            [2329, 4135, 8307, 3736, 1004, 9991],
+            [2348, 1451, 3522, 2883, 3047, 6650],
+            [4047, 8828, 8732, 5743, 1091, 381],
+        ]
+    )
+    return float(-(alpha * np.exp(-(A * (x[None, :] - P) ** 2).sum(axis=1))).sum())
+
+
+def styblinski(x: np.ndarray) -> float:
+    return float(0.5 * np.sum(x**4 - 16 * x**2 + 5 * x))
+
+
+PROBLEMS: dict[str, tuple[int, list[float], Callable[[np.ndarray], float]]] = {
+    "pest25": (25, [0, 1, 2, 3, 4], pest_control),
+    "hartmann6_grid": (6, [float(v) for v in LEVELS], hartmann6),
+    "styblinski5_grid": (5, [float(v) for v in -5.0 + 10.0 * LEVELS], styblinski),
+}
+
+
+def _treefarm(algo: str) -> Callable[[str, int, int], list[float]]:
+    def run(problem: str, seed: int, budget: int) -> list[float]:
+        import treefarm as tf
+
+        d, options, f = PROBLEMS[problem]
+        space = {f"x{i:02d}": tf.Choice(*options) for i in range(d)}
+        study = tf.Study.create(space=space, algo=algo, seed=seed)
+        study.optimize(lambda c: f(np.array([c[f"x{i:02d}"] for i in range(d)])), budget, progress=False)
+        return [float(t.value) for t in study.trials if t.value is not None]
+
+    return run
+
+
+def _optuna(sampler: str) -> Callable[[str, int, int], list[float]]:
+    def run(problem: str, seed: int, budget: int) -> list[float]:
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        d, options, f = PROBLEMS[problem]
+        make = {"tpe": optuna.samplers.TPESampler, "gp": optuna.samplers.GPSampler}[sampler]
+        study = optuna.create_study(sampler=make(seed=seed))
+        study.optimize(
+            lambda t: f(np.array([t.suggest_categorical(f"x{i:02d}", options) for i in range(d)])), n_trials=budget
+        )
+        return [float(t.value) for t in study.trials if t.value is not None]
+
+    return run
+
+
+METHODS: dict[str, Callable[[str, int, int], list[float]]] = {
+    "treefarm-auto": _treefarm("auto"),
+    "treefarm-gp": _treefarm("gp"),
+    "treefarm-tpe": _treefarm("tpe"),
+    "treefarm-random": _treefarm("random"),
+    "optuna-tpe": _optuna("tpe"),
+    "optuna-gp": _optuna("gp"),
+}
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def run_all(problems: list[str], methods: list[str], seeds: int, budget: int, path: Path, label: str | None) -> None:
+    """The missing (problem, method, seed) rows; ``label`` renames the method in the rows
+    (a build of treefarm other than this one, run with its own ``PYTHONPATH``)."""
+    done = {(r["problem"], r["method"], r["seed"]) for r in _rows(path)}
+    for seed in range(seeds):
+        for problem in problems:
+            for method in methods:
+                name = label or method
+                if (problem, name, seed) in done:
+                    continue
+                losses = METHODS[method](problem, seed, budget)
+                best = np.minimum.accumulate(losses)
+                row = {"problem": problem, "method": name, "seed": seed, "best": {str(k): float(best[k - 1]) for k in CHECKPOINTS if k <= len(best)}}
+                with path.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
+                print(json.dumps(row), file=sys.stderr, flush=True)
+
+
+def report(path: Path, at: int = 100, ours: str = "treefarm-auto") -> str:
+    """Median best loss at ``at`` evaluations per problem and method (seeds in brackets), and
+    ``ours`` against each other method: a 95 % bootstrap interval of the difference of medians."""
+    rows = _rows(path)
+    methods = sorted({r["method"] for r in rows})
+    lines = [f"| problem | {' | '.join(methods)} |", "|---|" + "---|" * len(methods)]
+    verdicts: list[str] = []
+    rng = np.random.default_rng(0)
+    for problem in PROBLEMS:
+        cells = []
+        values = {m: np.array([r["best"][str(at)] for r in rows if r["problem"] == problem and r["method"] == m]) for m in methods}
+        for m in methods:
+            cells.append(f"{np.median(values[m]):.4g} ({len(values[m])})" if len(values[m]) else "")
+        lines.append(f"| {problem} | {' | '.join(cells)} |")
+        a = values.get(ours, np.array([]))
+        for m in methods:
+            b = values[m]
+            if m == ours or not len(a) or not len(b):
+                continue
+            boot = np.median(rng.choice(a, (2000, len(a))), axis=1) - np.median(rng.choice(b, (2000, len(b))), axis=1)
+            lo, hi = np.percentile(boot, [2.5, 97.5])
+            verdict = "lower" if hi < 0 else "higher" if lo > 0 else "not resolved"
+            verdicts.append(f"{problem}: {ours} against {m}: {verdict} (difference of medians in [{lo:.4g}, {hi:.4g}])")
+    return "\n".join([*lines, "", *verdicts])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.suites.categorical")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run")
+    run.add_argument("--problems", default=",".join(PROBLEMS))
+    run.add_argument("--methods", default="treefarm-auto,treefarm-tpe,treefarm-random,optuna-tpe")
+    run.add_argument("--seeds", type=int, default=10)
+    run.add_argument("--budget", type=int, default=100)
+    run.add_argument("--label", default=None, help="the name the rows give the (single) method")
+    run.add_argument("--rows", type=Path, default=ROWS)
+    rep = sub.add_parser("report")
+    rep.add_argument("--rows", type=Path, default=ROWS)
+    rep.add_argument("--at", type=int, default=100)
+    rep.add_argument("--ours", default="treefarm-auto")
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        run_all(args.problems.split(","), args.methods.split(","), args.seeds, args.budget, args.rows, args.label)
+    else:
+        print(report(args.rows, args.at, args.ours))
+
+
+if __name__ == "__main__":
+    main()
