@@ -14,9 +14,9 @@ bookkeeping not counted:
   resumed study makes its first (nothing cached: every fit from scratch);
 - ``running``: one optimizer makes one suggestion (not timed: its caches fill as a running study's
   have), then ``K`` in a row, each evaluated and added to the history before the next, as one
-  process asking and telling does. A scratch fit at a refit point (every 512 trials at 10,000)
-  costs what a ``cold`` suggestion does; spread over the trials between refit points it adds
-  ``cold / 512`` to the mean.
+  process asking and telling does. Up to ``GP(full_until=...)`` a scratch fit at a refit point
+  (every 64 trials at 1,000) costs what a ``cold`` suggestion does, and adds ``cold / 64`` to the
+  mean; past it the GP keeps the last refit's hyperparameters and fits no more.
 
 Usage (resumable: a (method, dim, N, kind) already in the file is skipped; rows as JSON lines)::
 
