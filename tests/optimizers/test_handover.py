@@ -78,3 +78,20 @@ def test_the_first_trials_are_never_suggested_again() -> None:
     study.optimize(lambda v: float((v["a"] - 2) ** 2 + (v["b"] - 3) ** 2), n_trials=20)
     configs = [tuple(sorted(t.params.items())) for t in study.trials]
     assert len(set(configs)) == 20 and study.best_value == 0.0
+
+
+def test_two_objectives_hand_over_to_nsga2_past_the_threshold() -> None:
+    import treefarm as tf
+    from treefarm.pareto import ranking_losses
+
+    space = {"x": tf.Real(0, 1), "y": tf.Real(0, 1)}
+    rng = np.random.default_rng(2)
+    configs = [tf.space.sample(space, rng) for _ in range(12)]
+    losses = np.array([[c["x"], 1 - c["x"] * c["y"]] for c in configs])
+    ranks = ranking_losses(losses, None)
+    history = tf.History(
+        complete=[tf.Observation(c, float(r), losses=tuple(map(float, f))) for c, r, f in zip(configs, ranks, losses)]
+    )
+    auto = tf.Auto(handover_after=10)
+    got = auto.suggest(space, history, 2, np.random.default_rng(0))
+    assert got == tf.NSGA2().suggest(space, history, 2, np.random.default_rng(0))

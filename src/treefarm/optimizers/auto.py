@@ -12,7 +12,8 @@ kind of space:
   where the GP's grows like n^3. With two objectives (with or
   without constraints), the GP with one model per objective and constraint
   and expected hypervolume improvement (``GP(objectives="ehvi")``,
-  :mod:`treefarm.optimizers.gp_objectives`); with one objective and
+  :mod:`treefarm.optimizers.gp_objectives`), and NSGA-II past
+  ``handover_after``; with one objective and
   constraints, or three or more objectives, the GP on each trial's place in
   the Pareto order, as on conditional spaces.
 - **With choices or joins** (conditional spaces): the GP, with every
@@ -52,6 +53,7 @@ from .base import History, Optimizer
 from .gp import GP, STALL_PATIENCE, evaluations_since_improvement, incumbent_swaps
 from .grammar import GrammarSearch
 from .handover import HandOver
+from .nsga2 import NSGA2
 from .tpe import TPE
 
 __all__ = ["HANDOVER_AFTER", "Auto"]
@@ -93,8 +95,10 @@ class Auto(Optimizer):
     handover_after:
         On a numeric space with one objective, past this many complete
         trials CMA-ES takes over from the GP, started at the best of them
-        (:class:`treefarm.optimizers.handover.HandOver`); up to it the
-        suggestions are the GP's. ``None``: the GP throughout.
+        (:class:`treefarm.optimizers.handover.HandOver`); with two objectives
+        NSGA-II takes over from expected hypervolume improvement (one GP per
+        output would grow like n^3 each), its population the archive's best.
+        Up to it the suggestions are the GP's. ``None``: the GP throughout.
     """
 
     def __init__(
@@ -116,6 +120,7 @@ class Auto(Optimizer):
         check_int("handover_after", handover_after, or_none=True)
         self.handover_after = handover_after
         self._handover = HandOver()
+        self._front_handover = NSGA2()
         self.stalled_tpe_every = stalled_tpe_every
         if stall_scale not in ("raw", "model"):
             raise ConfigError(f"stall_scale must be 'raw' or 'model', but got stall_scale={stall_scale!r}")
@@ -143,10 +148,11 @@ class Auto(Optimizer):
         recursive = analysis.recursive
         categorical = not recursive and analysis.choices
         if not (recursive or categorical):
-            if _two_objectives(history):
-                return self.front.suggest(root, history, n, rng)
             after = self.handover_after
-            if after is not None and sum(math.isfinite(o.loss) for o in history.complete) > after:
+            past = after is not None and sum(math.isfinite(o.loss) for o in history.complete) > after
+            if _two_objectives(history):
+                return (self._front_handover if past else self.front).suggest(root, history, n, rng)
+            if past and after is not None:
                 return self._handover.suggest(space, history, after, n, rng)
             return self.gp.suggest(root, history, n, rng)
         started = stalled = False
