@@ -57,12 +57,19 @@ def per_address_tpe(**options: Any) -> Any:
 
     class PerAddressTPE(tf.TPE):
         def _propose(
-            self, root: Any, below: Any, above: Any, rng: np.random.Generator, tied: Any = None
+            self,
+            root: Any,
+            below: Any,
+            above: Any,
+            rng: np.random.Generator,
+            tied: Any = None,
+            extra: Any = (),
+            gammas: Any = (1.0,),
         ) -> Any:
             def decide(address: str, node: Any, allowed: tuple[int, ...]) -> Any:
                 good, bad = below[1].get(address, []), above[1].get(address, [])
                 values, log_ratio = self._draws(node, allowed, good, bad, rng)
-                return values[int(np.argmax(log_ratio))]
+                return values[int(np.argmax(log_ratio[0]))]
 
             return walk(root, decide)[0]
 

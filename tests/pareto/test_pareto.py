@@ -67,6 +67,19 @@ def test_ranks_peel_fronts(Y: np.ndarray) -> None:
             assert all(any(dominates(p, q) for p in previous) for q in members)
 
 
+@given(point_sets(2))
+def test_two_objective_ranks_by_a_sort_equal_peeling_by_brute_force(Y: np.ndarray) -> None:
+    expected = np.full(len(Y), -1)
+    left = np.arange(len(Y))
+    rank = 0
+    while left.size:
+        front = left[brute_front(Y[left])]
+        expected[front] = rank
+        left = np.setdiff1d(left, front)
+        rank += 1
+    assert np.array_equal(nondomination_ranks(Y), expected)
+
+
 @settings(max_examples=60)
 @given(point_sets(2) | point_sets(3) | point_sets(4, max_n=6))
 def test_hypervolume_counts_dominated_cells_exactly(Y: np.ndarray) -> None:

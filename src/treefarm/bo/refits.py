@@ -39,6 +39,8 @@ __all__ = ["CACHED_FITS", "REFIT_ALL", "Fit", "Refits", "refit_point"]
 REFIT_ALL = 20
 #: Scratch fits kept per cache (a study needs one; a few serve interleaved studies).
 CACHED_FITS = 8
+#: Configurations whose JSON text a cache keeps for the hash (it restarts empty beyond).
+CACHED_TEXTS = 200_000
 
 #: ``fit(X, y, domain, y_var, rng)``: the model fitted from scratch on rows X (m, d) and losses y (m,).
 Fit = Callable[
@@ -62,6 +64,7 @@ class Refits:
     def __init__(self, size: int = CACHED_FITS) -> None:
         self.size = size
         self._fits: dict[tuple[str, str, tuple[str, ...]], tuple[GPParams, OutputTransform]] = {}
+        self._texts: dict[Config, bytes] = {}
 
     def fitted(
         self,
@@ -87,8 +90,13 @@ class Refits:
         prefix_var = None if y_var is None or not np.any(y_var[:m] > 0.0) else y_var[:m]
         if prefix_var is not None:
             digest.update(prefix_var.tobytes())
+        if len(self._texts) > CACHED_TEXTS:
+            self._texts.clear()
         for config in configs[:m]:
-            digest.update(config.to_json().encode())
+            text = self._texts.get(config)
+            if text is None:
+                text = self._texts[config] = config.to_json().encode()
+            digest.update(text)
         used = set().union(*(config.keys() for config in configs[:m]))
         key = (digest.hexdigest(), output, _fingerprint(encoding, used))
         if key not in self._fits:

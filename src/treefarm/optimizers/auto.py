@@ -6,17 +6,22 @@ choice, and grammar search leads on recursive spaces. ``Auto`` picks by the
 kind of space:
 
 - **Purely numeric** (reals and integers only): the GP alone, with its own
-  stall rule (:mod:`treefarm.optimizers.gp`). With two objectives (with or
+  stall rule (:mod:`treefarm.optimizers.gp`); with one objective, past
+  ``handover_after`` complete trials, CMA-ES started from them
+  (:mod:`treefarm.optimizers.handover`), whose suggestion costs milliseconds
+  where the GP's grows like n^3. With two objectives (with or
   without constraints), the GP with one model per objective and constraint
   and expected hypervolume improvement (``GP(objectives="ehvi")``,
-  :mod:`treefarm.optimizers.gp_objectives`); with one objective and
+  :mod:`treefarm.optimizers.gp_objectives`), and NSGA-II past
+  ``handover_after``; with one objective and
   constraints, or three or more objectives, the GP on each trial's place in
   the Pareto order, as on conditional spaces.
 - **With choices or joins** (conditional spaces): the GP, with every
   ``tpe_every``-th trial TPE's and, while the search is stalled (no
   improvement larger than 1e-3 of the losses' raw range for ``patience``
   evaluations, :func:`treefarm.optimizers.gp.evaluations_since_improvement`),
-  every ``stalled_tpe_every``-th as well. TPE's density ratio, fitted on the
+  every ``stalled_tpe_every``-th as well; past its ``full_until`` trials
+  the GP sees a bounded subset of them (:mod:`treefarm.bo.subset`). TPE's density ratio, fitted on the
   same history, proposes from the good region as a whole rather than from the
   acquisition's one peak, so an option or branch the GP has written off is
   visited again (SMAC interleaves random configurations for the same reason,
@@ -47,9 +52,15 @@ from ..validation import check_int
 from .base import History, Optimizer
 from .gp import GP, STALL_PATIENCE, evaluations_since_improvement, incumbent_swaps
 from .grammar import GrammarSearch
+from .handover import HandOver
+from .nsga2 import NSGA2
 from .tpe import TPE
 
-__all__ = ["Auto"]
+__all__ = ["HANDOVER_AFTER", "Auto"]
+
+#: Complete trials after which CMA-ES takes over on a numeric space (a fresh GP suggestion at
+#: 1,000 trials takes 2-3 s on one core; the GP's own bound, ``GP(full_until=...)``, is the same).
+HANDOVER_AFTER = 1000
 
 
 class Auto(Optimizer):
@@ -81,6 +92,13 @@ class Auto(Optimizer):
     front:
         The optimizer of numeric spaces with two objectives (by default
         ``GP(objectives="ehvi")``).
+    handover_after:
+        On a numeric space with one objective, past this many complete
+        trials CMA-ES takes over from the GP, started at the best of them
+        (:class:`treefarm.optimizers.handover.HandOver`); with two objectives
+        NSGA-II takes over from expected hypervolume improvement (one GP per
+        output would grow like n^3 each), its population the archive's best.
+        Up to it the suggestions are the GP's. ``None``: the GP throughout.
     """
 
     def __init__(
@@ -94,10 +112,15 @@ class Auto(Optimizer):
         tpe: TPE | None = None,
         grammar: GrammarSearch | None = None,
         front: GP | None = None,
+        handover_after: int | None = HANDOVER_AFTER,
     ) -> None:
         check_int("patience", patience)
         check_int("tpe_every", tpe_every, minimum=2)
         check_int("stalled_tpe_every", stalled_tpe_every)
+        check_int("handover_after", handover_after, or_none=True)
+        self.handover_after = handover_after
+        self._handover = HandOver()
+        self._front_handover = NSGA2()
         self.stalled_tpe_every = stalled_tpe_every
         if stall_scale not in ("raw", "model"):
             raise ConfigError(f"stall_scale must be 'raw' or 'model', but got stall_scale={stall_scale!r}")
@@ -125,8 +148,13 @@ class Auto(Optimizer):
         recursive = analysis.recursive
         categorical = not recursive and analysis.choices
         if not (recursive or categorical):
-            gp = self.front if _two_objectives(history) else self.gp
-            return gp.suggest(root, history, n, rng)
+            after = self.handover_after
+            past = after is not None and sum(math.isfinite(o.loss) for o in history.complete) > after
+            if _two_objectives(history):
+                return (self._front_handover if past else self.front).suggest(root, history, n, rng)
+            if past and after is not None:
+                return self._handover.suggest(space, history, after, n, rng)
+            return self.gp.suggest(root, history, n, rng)
         started = stalled = False
         if categorical:
             losses = np.array([o.loss for o in history.complete if math.isfinite(o.loss)])

@@ -27,6 +27,8 @@ another branch (:func:`incumbent_swaps`) or by a Thompson draw (Thompson
 prior raised to the power beta / n (πBO, Hvarfner et al. 2022); an
 observation's own loss variance is its noise on the diagonal. What was
 tried, with the figures, is the design page ``docs/design/gp.md``.
+Past ``full_until`` complete trials the GP sees a bounded subset of them
+(:mod:`treefarm.bo.subset`), so a suggestion's cost stops growing.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ import numpy as np
 
 from ..bo.loop import Rules, suggest_batch
 from ..bo.models.threads import one_blas_thread
-from ..bo.refits import Refits
+from ..bo.refits import Refits, refit_point
+from ..bo.subset import SUBSET_SIZE, EncodedRows, bounded_rows
 from ..bo.views import EncodedView, TreeView, encoded_domain, is_noisy
 from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
@@ -49,6 +52,7 @@ from ..validation import check_bool, check_int
 from .base import History, Observation, Optimizer
 from .gp_objectives import has_several, suggest_several
 from .hints import BETA, Hint, hint_log_density, hint_windows, window_draws
+from .stalls import EXPLORE_EVERY, STALL_IMPROVEMENT, STALL_PATIENCE, evaluations_since_improvement, explores
 from .variation import neighbours, option_swaps
 
 if TYPE_CHECKING:
@@ -58,7 +62,14 @@ if TYPE_CHECKING:
     from ..bo.protocols import Acquisition, Model
     from ..bo.views import View
 
-__all__ = ["GP"]
+__all__ = [
+    "EXPLORE_EVERY",
+    "GP",
+    "STALL_IMPROVEMENT",
+    "STALL_PATIENCE",
+    "evaluations_since_improvement",
+    "explores",
+]
 
 _ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
 _HINT_PRIORS = ("judged", "plain", "off")
@@ -66,51 +77,14 @@ _OBJECTIVES = ("rank", "ehvi")
 #: Candidates drawn from the good hints' windows per suggestion (split between the hints).
 HINT_CANDIDATES = 64
 
-#: Evaluations without a significant improvement before a collapsed acquisition counts as a stall
-#: (ten: stuck runs seen proposed nothing better for 50).
-STALL_PATIENCE = 10
-#: An improvement smaller than this fraction of the losses' range (max - min) is not one.
-STALL_IMPROVEMENT = 1e-3
-#: While stalled, one suggestion in this many explores; the others keep refining the incumbent.
-EXPLORE_EVERY = 3
 #: Acquisitions whose value at a point depends only on its distances to the
 #: observed and placed rows (not on the encoding's width, as UCB's schedule
 #: does, nor on other candidates, as MES's and Thompson's): on trees they are
 #: computed on narrowed columns (:class:`treefarm.bo.views.TreeView`).
 NARROWABLE = frozenset({"ei", "logei", "pi", "logpi"})
-
-
-def evaluations_since_improvement(
-    losses: np.ndarray, *, relative: float = STALL_IMPROVEMENT, warped: bool = True
-) -> int:
-    """How many of the last losses (n,) came after the last significant
-    improvement of the best: one that lowers the running best by more than
-    ``relative`` times the range of the losses, on the model's scale (the
-    warp of :mod:`treefarm.bo.models.gp.transform`, fitted on all of them) or,
-    with ``warped=False``, on the raw scale. On the raw scale one diverged
-    evaluation sets the range, and on a heavy-tailed objective (an
-    ill-conditioned quadratic spans 1e7) every later refinement counts as no
-    improvement at all, so the GP's stall rule uses the model's scale."""
-    from ..bo.models.gp.transform import OutputTransform
-
-    if len(losses) == 0:
-        return 0
-    t = OutputTransform.fit(losses)(losses) if warped else np.asarray(losses, dtype=float)
-    threshold = relative * float(np.ptp(t))
-    last, best = 0, math.inf
-    for i, y in enumerate(t):
-        if y < best - threshold:
-            last, best = i, float(y)
-    return len(losses) - 1 - last
-
-
-def explores(since: int, every: int = EXPLORE_EVERY, *, patience: int = STALL_PATIENCE) -> bool:
-    """Whether a suggestion made ``since`` evaluations after the last
-    significant improvement may explore (if its proposal has also collapsed):
-    at ``patience`` evaluations, and one in ``every`` after. Rate-limited so that
-    the suggestions in between keep refining the incumbent, which on a
-    one-bowl objective is still the way to a lower loss."""
-    return since >= patience and (since - patience) % every == 0
+#: Up to this many complete trials the GP is fitted on all of them (a fresh suggestion at 1,000
+#: trials takes 2-3 s on one core); beyond, on ``subset_size`` of them (:mod:`treefarm.bo.subset`).
+FULL_UNTIL = 1000
 
 
 def startup_size(n_decisions: int) -> int:
@@ -174,6 +148,15 @@ class GP(Optimizer):
         the probability of feasibility, ParEGO beyond three objectives:
         :mod:`treefarm.optimizers.gp_objectives`; ``acquisition`` and the
         stall rule then apply to single-objective studies only).
+    full_until:
+        Up to this many complete trials the GP is fitted on all of them; past
+        it, on a bounded subset chosen from the history
+        (:func:`treefarm.bo.subset.bounded_rows`: the best, the incumbent's
+        neighbours and a spread of the rest), which bounds the cost of a
+        suggestion. ``None`` always fits on all (the cost grows like n^3).
+    subset_size:
+        The observations in that subset (the cost past ``full_until`` grows
+        like its square and cube, no longer with the history).
     """
 
     def __init__(
@@ -194,6 +177,8 @@ class GP(Optimizer):
         prior_beta: float = BETA,
         hint_draws: bool = True,
         objectives: str = "rank",
+        full_until: int | None = FULL_UNTIL,
+        subset_size: int = SUBSET_SIZE,
     ) -> None:
         if acquisition not in _ACQUISITIONS:
             raise ConfigError(
@@ -208,6 +193,8 @@ class GP(Optimizer):
         check_bool("deterministic", deterministic)
         check_bool("explore_stalls", explore_stalls)
         check_int("explore_every", explore_every)
+        check_int("full_until", full_until, or_none=True)
+        check_int("subset_size", subset_size, minimum=4)
         from ..bo.models.gp.fit import OUTPUTS
 
         if output not in OUTPUTS:
@@ -235,8 +222,11 @@ class GP(Optimizer):
             raise ConfigError(f"objectives must be one of {_OBJECTIVES}, but got objectives={objectives!r}")
         self.hint_draws = hint_draws
         self.objectives = objectives
+        self.full_until = full_until
+        self.subset_size = subset_size
         self._refits = Refits()
         self._output_refits = Refits()
+        self._rows = EncodedRows()
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
@@ -284,11 +274,15 @@ class GP(Optimizer):
     def recommend(self, space: Space, history: History) -> Config | None:
         """The evaluated configuration with the lowest posterior mean when the
         fitted noise is significant (the best-mean recommendation for noisy
-        objectives, Picheny et al. 2013); ``None`` (the best observed) otherwise."""
+        objectives, Picheny et al. 2013); ``None`` (the best observed) otherwise.
+        Past ``full_until`` trials, among and from the bounded subset (:meth:`_bounded`)."""
         root = convert(space)
         complete = [o for o in history.complete if math.isfinite(o.loss)]
         if self.deterministic or len(complete) < 3:
             return None
+        flat = None if analyze(root).recursive else UnitEncoding(root)
+        keep = self._bounded(flat, [o.config for o in complete], np.array([o.loss for o in complete]))
+        complete = complete if keep is None else [complete[i] for i in keep]
         configs = [o.config for o in complete]
         with one_blas_thread():
             X, model = self._fit_all(root, complete, self._encoding(root, analyze(root).recursive, configs))
@@ -428,13 +422,18 @@ class GP(Optimizer):
 
         recursive, pending = flat is None, list(history.pending)
         kernel = _kernel(self.kernel, recursive)
+        full = (configs, losses, y_var)
+        keep = self._bounded(flat, configs, losses)
+        if keep is not None:
+            configs, losses = [configs[i] for i in keep], losses[keep]
+            y_var = None if y_var is None else y_var[keep]
         narrowed = recursive and self.acquisition in NARROWABLE and not self._weighs_hints(history.hints)
         trees = TreeColumns(root, [*configs, *pending, *candidates]) if narrowed else None
         if trees is not None:
             encoding = trees.encoding(configs)
         else:
             encoding = flat or UnitEncoding.for_configs(root, [*configs, *pending, *candidates])
-        fitted = self._fit_at_refit_point(root, recursive, configs, losses, y_var, encoding)
+        fitted = self._fit_at_refit_point(root, recursive, *full, encoding, bounded=keep is not None)
 
         def model_on(X: np.ndarray, domain: Domain) -> Model:
             return gp_with_params(X, losses, domain, *fitted, kernel=kernel, y_var=y_var)
@@ -505,10 +504,18 @@ class GP(Optimizer):
         losses: np.ndarray,
         y_var: np.ndarray | None,
         encoding: UnitEncoding,
+        *,
+        bounded: bool = False,
     ) -> tuple[GPParams, OutputTransform]:
         """The hyperparameters and output transform fitted from scratch at the
-        last refit point (:meth:`treefarm.bo.refits.Refits.fitted`)."""
+        last refit point (:meth:`treefarm.bo.refits.Refits.fitted`); ``bounded``
+        (past ``full_until``): the last refit point's at or before ``full_until``,
+        on every trial up to it."""
         from ..bo.models.gp import fit_gp
+
+        if bounded:  # the hyperparameters of the last refit on every trial
+            head = refit_point(self.full_until or len(configs))
+            configs, losses, y_var = configs[:head], losses[:head], None if y_var is None else y_var[:head]
 
         def fit(
             X: np.ndarray, y: np.ndarray, domain: Domain, y_var: np.ndarray | None, rng: np.random.Generator
@@ -534,6 +541,16 @@ class GP(Optimizer):
             encode=lambda prefix: self._encoding(root, recursive, prefix),
             fit=fit,
         )
+
+    def _bounded(
+        self, flat: UnitEncoding | None, configs: list[Config], losses: np.ndarray
+    ) -> np.ndarray | None:
+        """The rows the GP sees past ``full_until`` complete trials
+        (:func:`treefarm.bo.subset.bounded_rows`, on ``flat``'s rows or, on a
+        recursive space, ``flat=None``, by recency); None (all) up to it."""
+        if self.full_until is None or len(configs) <= self.full_until:
+            return None
+        return bounded_rows(None if flat is None else self._rows.encode(flat, configs), losses, self.subset_size)
 
 
 def incumbent_swaps(

@@ -8,6 +8,8 @@ point's normalized neighbour gap within its front (boundary points infinite).
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 __all__ = ["crowding_distance", "dominates", "nondominated_mask", "nondomination_ranks"]
@@ -43,6 +45,25 @@ def _front_2d(Y: np.ndarray) -> np.ndarray:
     return np.asarray(earlier_min > unique[:, 1])[inverse.reshape(-1)]
 
 
+def _ranks_2d(Y: np.ndarray) -> np.ndarray:
+    """Two-objective front indices in O(n log n): among the distinct rows in
+    lexicographic order each earlier row is no worse in the first objective, so a
+    row's front is the first whose least second objective so far exceeds its own
+    (those least values rise with the front: each row of a later front has a
+    dominator, with a smaller second objective, in the one before)."""
+    unique, inverse = np.unique(Y, axis=0, return_inverse=True)
+    least: list[float] = []
+    ranks = np.empty(len(unique), dtype=int)
+    for i, second in enumerate(unique[:, 1].tolist()):
+        k = bisect.bisect_right(least, second)
+        if k == len(least):
+            least.append(second)
+        else:
+            least[k] = second
+        ranks[i] = k
+    return ranks[inverse.reshape(-1)]
+
+
 def nondominated_mask(Y: np.ndarray) -> np.ndarray:
     """Which rows of ``Y`` no other row dominates (the Pareto front); equal rows
     are all kept. Two objectives take a sort (the front of a long study is read
@@ -57,12 +78,15 @@ def nondominated_mask(Y: np.ndarray) -> np.ndarray:
 
 def nondomination_ranks(Y: np.ndarray) -> np.ndarray:
     """The front index of every row: 0 for the Pareto front, 1 for the front of
-    what remains without it, and so on (the fast non-dominated sort)."""
+    what remains without it, and so on (the fast non-dominated sort; two
+    objectives by a sort, as long studies read it at every suggestion)."""
     Y = _matrix(Y)
     n = len(Y)
     ranks = np.full(n, -1, dtype=int)
     if n == 0:
         return ranks
+    if Y.shape[1] == 2 and not np.isnan(Y).any():
+        return _ranks_2d(Y)
     D = _domination_matrix(Y)
     dominated_by = D.sum(axis=0)
     front = np.flatnonzero(dominated_by == 0)
