@@ -166,11 +166,12 @@ def _evaluate(problem: str, params: dict[str, Any]) -> tuple[list[float], list[f
 
 
 # ------------------------------------------------------------------ methods
-def _gp_ehvi() -> Any:
-    """The GP with one model per objective and constraint (expected hypervolume improvement)."""
+def _gp_ehvi(objectives: str = "ehvi") -> Any:
+    """The GP with one model per objective and constraint (expected hypervolume improvement;
+    ``"ehvi3"``: in closed form for three objectives too)."""
     from treefarm.optimizers.gp import GP
 
-    return GP(objectives="ehvi")
+    return GP(objectives=objectives)
 
 
 def _tpe_rank() -> Any:
@@ -252,6 +253,7 @@ def _optuna(sampler: str) -> Callable[[str, int, int], list[tuple[list[float], l
 METHODS: dict[str, Callable[[str, int, int], list[tuple[list[float], list[float]]]]] = {
     "treefarm-auto": _treefarm("auto"),
     "treefarm-gp-ehvi": _treefarm(lambda: _gp_ehvi()),
+    "treefarm-gp-ehvi3": _treefarm(lambda: _gp_ehvi("ehvi3")),
     "treefarm-tpe": _treefarm("tpe"),
     "treefarm-tpe-rank": _treefarm(lambda: _tpe_rank()),
     "treefarm-nsga2": _treefarm("nsga2"),

@@ -8,12 +8,12 @@ hyperparameters reused in between), independent of one another
 (:class:`treefarm.bo.models.stacked.Stacked`). The acquisition
 (:class:`treefarm.bo.acquisition.multi.MultiObjective`) is:
 
-- two or three objectives: log expected hypervolume improvement over the feasible
-  front, in closed form (Emmerich et al. 2006; Yang et al. 2019; Daulton et
+- two objectives (three too with ``objectives="ehvi3"``): log expected
+  hypervolume improvement over the feasible front, in closed form (Emmerich et al. 2006; Yang et al. 2019; Daulton et
   al. 2020; the log form of Ament et al. 2023), against a reference point
   a tenth of the observed range beyond the worst observed loss of each
   objective on its model's scale;
-- four or more: ParEGO (Knowles 2006): one GP on the augmented Chebyshev
+- more: ParEGO (Knowles 2006): one GP on the augmented Chebyshev
   scalarization of the normalized losses, with weights drawn uniformly on
   the simplex from the suggestion's generator (one draw per suggestion, the
   batch shares it), searched by log expected improvement;
@@ -59,6 +59,7 @@ class Policy(Protocol):
     its options, its candidates and hints' prior, and a cache of fits per output."""
 
     kernel: str
+    objectives: str
     deterministic: bool
     output: str
     n_starts: int
@@ -87,9 +88,9 @@ def has_several(complete: Sequence[Observation]) -> bool:
     return any(len(o.losses) > 1 or len(o.constraints) > 0 for o in complete)
 
 
-def outputs(complete: Sequence[Observation], rng: np.random.Generator) -> tuple[np.ndarray, int]:
+def outputs(complete: Sequence[Observation], rng: np.random.Generator, exact: int = 2) -> tuple[np.ndarray, int]:
     """The columns the models are fitted on (n, k): the objectives' losses
-    (two or three), or one ParEGO scalar (:func:`treefarm.bo.acquisition.multi.chebyshev`
+    (up to ``exact`` of them), or one ParEGO scalar (:func:`treefarm.bo.acquisition.multi.chebyshev`
     with weights drawn from ``rng``) when there are more, or the one loss;
     then the constraints. Also how many columns are objectives."""
     from ..bo.acquisition.multi import chebyshev
@@ -98,7 +99,7 @@ def outputs(complete: Sequence[Observation], rng: np.random.Generator) -> tuple[
     q = max(len(o.constraints) for o in complete)
     C = np.array([o.constraints if len(o.constraints) == q else (0.0,) * q for o in complete], dtype=float)
     n_objectives = L.shape[1]
-    if n_objectives > 3:
+    if n_objectives > exact:
         L = chebyshev(L, rng.dirichlet(np.ones(n_objectives)))[:, None]
     return np.hstack([L, C.reshape(len(complete), q)]), L.shape[1]
 
@@ -124,7 +125,7 @@ def suggest_several(
 
     configs = [o.config for o in complete]
     ranks = np.array([o.loss for o in complete])
-    Y, k = outputs(complete, rng)
+    Y, k = outputs(complete, rng, exact=3 if gp.objectives == "ehvi3" else 2)
     flat = None if recursive else UnitEncoding(root)
     candidates, n_cover = gp._candidates(root, flat, configs, ranks, history.hints, rng)
     pending = list(history.pending)
