@@ -127,9 +127,14 @@ def hint_point(space: Space, hint: Hint, config: Config, rng: np.random.Generato
 
 def hint_tried(space: Space, hint: Hint, tried: Sequence[Mapping[str, Scalar]]) -> bool:
     """Whether a configuration of ``tried`` holds every decision of the hint (its
-    numbers within 1e-9 of their range)."""
+    numbers within 1e-9 of their range). An address names one node of the space
+    (its path), so a configuration is walked through the space only to learn
+    the node of a hinted address not met before: the check runs at every
+    suggestion over the whole history."""
+    nodes: dict[str, Decision] = {}
     for config in tried:
-        nodes = _nodes_of(space, config)
+        if any(address in config and address not in nodes for address in hint.config):
+            nodes.update(_nodes_of(space, config))
         if all(_same(nodes.get(address), config.get(address), value) for address, value in hint.config.items()):
             return True
     return False
