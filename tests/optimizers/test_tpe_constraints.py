@@ -60,6 +60,17 @@ def test_ctpe_draws_tpes_candidates_and_only_chooses_among_them_otherwise() -> N
     assert again == TPE().suggest(SPACE, history, 3, np.random.default_rng(5))
 
 
+def test_the_constraints_ratio_moves_suggestions_into_the_feasible_region() -> None:
+    history = _history(np.random.default_rng(1))
+
+    def inside(mode: str) -> int:
+        points = [TPE(constraints=mode).suggest(SPACE, history, 1, np.random.default_rng(s))[0] for s in range(40)]
+        return sum((p["x"] - 0.7) ** 2 + (p["y"] - 0.7) ** 2 <= 0.04 for p in points)
+
+    ctpe, rank = inside("ctpe"), inside("rank")
+    assert ctpe >= 35 and rank <= 20, f"{ctpe} of 40 c-TPE suggestions in the feasible disk, {rank} by the order alone"
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_study_with_a_small_feasible_disk_mostly_suggests_inside_it(seed: int) -> None:
     def objective(p: dict) -> dict:
