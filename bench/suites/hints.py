@@ -24,7 +24,7 @@ ways of honouring a hint, measured against each other).
     python -m bench.suites.hints run --seeds 10            # appends to bench/results/hints.jsonl (resumable)
     python -m bench.suites.hints run --algo gp --shard 0/2 # half of the runs (start 1/2 beside it)
     python -m bench.suites.hints report                    # the markdown table
-    python -m bench.suites.hints sure --out bench/results/hints_sure.jsonl  # credibility 1: seeds reaching the hint
+    python -m bench.suites.hints sure --out bench/results/hints_c1.jsonl  # credibility 1: seeds reaching the hint
 """
 
 from __future__ import annotations
@@ -235,13 +235,23 @@ def finals() -> Finals:
     return out
 
 
-SUITE_FILES = ("hints_issue21.jsonl", "hints_svc_issue21.jsonl", "hints_grammar60.jsonl")
+#: The credibility-1 runs since a sure hint's point is tried first replace the earlier files' (a later
+#: file's row of a run wins in :func:`finals`).
+SUITE_FILES = (
+    "hints_issue21.jsonl",
+    "hints_svc_issue21.jsonl",
+    "hints_grammar60.jsonl",
+    "hints_c1.jsonl",
+    "hints_c1_svc.jsonl",
+    "hints_c1_grammar.jsonl",
+)
 SUITES = (
     Suite(
         "hints", "Search hints",
         "`auto` given a hint (a region believed good) at credibility 1 or 0.5, or a misleading one at "
         "credibility 0.2 or 1, against no hint. The first column is the run without a hint: ▼ marks a "
-        "hint that helped beyond noise, ▲ one that hurt.",
+        "hint that helped beyond noise, ▲ one that hurt. The credibility-1 columns were run again once a sure "
+        "hint's point became the first trial (`hints_c1*` rows).",
         "regret after 100 evaluations", "none",
         ("none", "good c=1", "good c=0.5", "misleading c=0.2", "misleading c=1"), SUITE_FILES,
         ("python -m bench.suites.hints run --algo auto --seeds 30 --problems rosenbrock4 hartmann6 styblinski8 branin "
@@ -249,7 +259,13 @@ SUITES = (
          "python -m bench.suites.hints run --algo auto --seeds 10 --problems svc_digits "
          "--out bench/results/hints_svc_issue21.jsonl",
          "python -m bench.suites.hints run --algo auto --seeds 60 --problems nguyen5 nguyen10 nguyen9 "
-         "--out bench/results/hints_grammar60.jsonl"),
+         "--out bench/results/hints_grammar60.jsonl",
+         "python -m bench.suites.hints run --algo auto --seeds 30 --problems rosenbrock4 hartmann6 styblinski8 branin "
+         "--variants 'good c=1' --out bench/results/hints_c1.jsonl",
+         "python -m bench.suites.hints run --algo auto --seeds 10 --problems svc_digits --variants 'good c=1' "
+         "'misleading c=1' --out bench/results/hints_c1_svc.jsonl",
+         "python -m bench.suites.hints run --algo auto --seeds 60 --problems nguyen5 nguyen10 nguyen9 "
+         "--variants 'good c=1' 'misleading c=1' --out bench/results/hints_c1_grammar.jsonl"),
         finals),
 )
 
