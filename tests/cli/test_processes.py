@@ -71,7 +71,9 @@ def _wait_for_complete(db: Path, n: int, timeout: float = 120, *, running: bool 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_fails_the_running_trials_prints_a_summary_and_exits_130(tmp_path: Path, jobs: str) -> None:
     db = tmp_path / "c.db"
-    proc = _cli("run", str(_script(tmp_path, 0.3)), "--storage", str(db), "--seed", "0", "--jobs", jobs)
+    # 1.5 s an objective: the Ctrl-C lands inside the running trial seen, even on a loaded machine (at
+    # 0.3 s that trial could end, and the next not yet be claimed, before the signal arrived)
+    proc = _cli("run", str(_script(tmp_path, 1.5)), "--storage", str(db), "--seed", "0", "--jobs", jobs)
     _wait_for_complete(db, 3, running=True)
     os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole process group
     out, err = proc.communicate(timeout=60)
