@@ -31,6 +31,7 @@ import argparse
 import json
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,7 @@ from ..harness.paths import RESULTS
 
 ROWS = RESULTS / "mo_pruning.jsonl"
 REFERENCE = [1.0, 3.0]
+PRUNERS = {"sha": "successive halving (MO-ASHA)", "hyperband": "Hyperband"}
 EPOCHS = 27
 
 
@@ -107,12 +109,20 @@ def _problem(name: str) -> tuple[dict[str, Any], Any, list[float]]:
     return {"width": tf.Int(1, 1024, log=True), "lr": tf.Real(0.01, 1.0, log=True)}, _objective, REFERENCE
 
 
-def run_one(seed: int, trials: int, pruned: bool, algo: str, min_resource: int = 1, problem: str = "curves") -> dict[str, Any]:
+def _pruner(kind: str, min_resource: int) -> Any:
     import treefarm as tf
 
-    pruner = (
-        tf.SuccessiveHalvingPruner(min_resource=min_resource, reduction_factor=3, max_resource=EPOCHS) if pruned else None
-    )
+    if kind == "hyperband":
+        return tf.HyperbandPruner(min_resource=min_resource, reduction_factor=3, max_resource=EPOCHS)
+    return tf.SuccessiveHalvingPruner(min_resource=min_resource, reduction_factor=3, max_resource=EPOCHS)
+
+
+def run_one(
+    seed: int, trials: int, pruned: bool, algo: str, min_resource: int = 1, problem: str = "curves", kind: str = "sha"
+) -> dict[str, Any]:
+    import treefarm as tf
+
+    pruner = _pruner(kind, min_resource) if pruned else None
     space, objective, reference = _problem(problem)
     study = tf.Study.create(space=space, directions=["minimize", "minimize"], pruner=pruner, algo=algo, seed=seed)
     study.optimize(objective, n_trials=trials, progress=False)
@@ -123,21 +133,26 @@ def run_one(seed: int, trials: int, pruned: bool, algo: str, min_resource: int =
         "algo": algo,
         "pruned": pruned,
         "min_resource": min_resource if pruned else None,
+        **({"pruner": kind} if pruned and kind != "sha" else {}),
         "trials": trials,
         "epochs": int(epochs),
         "hypervolume": study.hypervolume(reference),
     }
 
 
-def report() -> str:
-    rows = [json.loads(line) for line in ROWS.read_text().splitlines() if line.strip()]
+def report(path: Path = ROWS) -> str:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     out = []
     for r in rows:
         r.setdefault("problem", "curves")
-    settings = sorted({(r["problem"], r["algo"], r.get("min_resource", 1)) for r in rows if r["pruned"]})
-    for problem, algo, minimum in settings:
+    settings = sorted(
+        {(r["problem"], r["algo"], r.get("min_resource", 1), r.get("pruner", "sha")) for r in rows if r["pruned"]}
+    )
+    for problem, algo, minimum, kind in settings:
         mine = [r for r in rows if r["problem"] == problem and r["algo"] == algo]
-        on = [r for r in mine if r["pruned"] and r.get("min_resource", 1) == minimum]
+        on = [
+            r for r in mine if r["pruned"] and r.get("min_resource", 1) == minimum and r.get("pruner", "sha") == kind
+        ]
         off = [r for r in mine if not r["pruned"]]
         if not on or not off:
             continue
@@ -149,7 +164,7 @@ def report() -> str:
         lo, hi = np.percentile(boot, [2.5, 97.5])
         verdict = "lower beyond noise" if hi < 0 else "higher beyond noise" if lo > 0 else "no difference beyond noise"
         out.append(
-            f"{problem}, {algo}, first rung at {minimum} epochs: MO-ASHA trains {steps:.0%} of the epochs of no pruning (medians over {len(on)} and {len(off)} seeds); "
+            f"{problem}, {algo}, {PRUNERS[kind]}, first rung at {minimum} epochs: it trains {steps:.0%} of the epochs of no pruning (medians over {len(on)} and {len(off)} seeds); "
             f"median hypervolume {np.median(a):.4f} against {np.median(b):.4f}, difference [{lo:.4f}, {hi:.4f}]: {verdict}"
         )
     return "\n".join(out)
@@ -164,13 +179,17 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--algos", default="tpe,random")
     run.add_argument("--min-resource", type=int, default=1, help="the first rung's epochs")
     run.add_argument("--problem", default="curves", choices=["curves", "mlp"])
-    sub.add_parser("report")
+    run.add_argument("--pruner", default="sha", choices=sorted(PRUNERS), help="successive halving or Hyperband")
+    run.add_argument("--out", type=Path, default=ROWS, help="the rows' file (resumable)")
+    rep = sub.add_parser("report")
+    rep.add_argument("--out", type=Path, default=ROWS, help="the rows' file")
     args = parser.parse_args(argv)
     if args.command == "report":
-        print(report())
+        print(report(args.out))
         return
+    rows_file: Path = args.out
     done = set()
-    if ROWS.exists():
+    if rows_file.exists():
         done = {
             (
                 r.get("problem", "curves"),
@@ -179,18 +198,22 @@ def main(argv: list[str] | None = None) -> None:
                 r["pruned"],
                 r["trials"],
                 r.get("min_resource", 1 if r["pruned"] else None),
+                r.get("pruner", "sha") if r["pruned"] else None,
             )
-            for r in map(json.loads, ROWS.read_text().splitlines())
+            for r in map(json.loads, rows_file.read_text().splitlines())
         }
-    ROWS.parent.mkdir(parents=True, exist_ok=True)
+    rows_file.parent.mkdir(parents=True, exist_ok=True)
     for seed in range(args.seeds):
         for algo in args.algos.split(","):
             for pruned in (True, False):
-                key = (args.problem, seed, algo, pruned, args.trials, args.min_resource if pruned else None)
+                key = (
+                    args.problem, seed, algo, pruned, args.trials,
+                    args.min_resource if pruned else None, args.pruner if pruned else None,
+                )
                 if key in done:
                     continue
-                row = run_one(seed, args.trials, pruned, algo, args.min_resource, args.problem)
-                with ROWS.open("a") as f:
+                row = run_one(seed, args.trials, pruned, algo, args.min_resource, args.problem, args.pruner)
+                with rows_file.open("a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(json.dumps(row), file=sys.stderr, flush=True)
 
