@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .harness.methods import METHODS
 from .harness.paths import BENCH, PLOTS, ROOT
-from .harness.problems import FRESH, GRAMMAR, HELD_OUT, SYMBOLIC, SYNTHETIC, TUNING, all_problems
+from .harness.problems import FRESH, GRAMMAR, HELD_OUT, SMALL, SYMBOLIC, SYNTHETIC, TUNING, all_problems
 
 QUICK_PROBLEMS = ["branin", "hartmann6", "styblinski8", "svc_digits"]
 
@@ -144,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             "symbolic": list(SYMBOLIC),
             "held_out": list(HELD_OUT),
             "fresh": list(FRESH),
+            "small": list(SMALL),
             "all": [*SYNTHETIC, *TUNING, *GRAMMAR, *SYMBOLIC],
         }
         problems = [p for name in _csv(args.problems) for p in groups.get(name, [name])]

@@ -342,9 +342,9 @@ def _symbolic(target: Any) -> Problem:
 
 
 def _symbolic_problems(group: str = "suite") -> dict[str, Problem]:
-    from .symbolic import FRESH, HELD_OUT, TARGETS
+    from .symbolic import FRESH, HELD_OUT, SMALL, TARGETS
 
-    targets = {"suite": TARGETS, "held_out": HELD_OUT, "fresh": FRESH}[group]
+    targets = {"suite": TARGETS, "held_out": HELD_OUT, "fresh": FRESH, "small": SMALL}[group]
     return {t.name: _symbolic(t) for t in targets}
 
 
@@ -353,9 +353,11 @@ SYMBOLIC = _symbolic_problems()
 HELD_OUT = _symbolic_problems("held_out")
 #: A second held-out set, for choices checked on HELD_OUT once (bench.harness.symbolic.FRESH).
 FRESH = _symbolic_problems("fresh")
+#: A third held-out set: small expressions drawn from the grammar by a fixed rule (bench.harness.symbolic.SMALL).
+SMALL = _symbolic_problems("small")
 
 
 def all_problems() -> dict[str, Problem]:
     from .bbob import bbob_problems
 
-    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **bbob_problems()}
+    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **SMALL, **bbob_problems()}

@@ -299,10 +299,11 @@ def report(
 
 def expand(names: str) -> list[str]:
     """Comma-separated problem names, where a set's name (``synthetic``, ``tuning``,
-    ``symbolic``, ``held_out``, ``fresh``) stands for its problems."""
-    from .problems import FRESH, HELD_OUT, SYMBOLIC, SYNTHETIC, TUNING
+    ``symbolic``, ``held_out``, ``fresh``, ``small``) stands for its problems."""
+    from .problems import FRESH, HELD_OUT, SMALL, SYMBOLIC, SYNTHETIC, TUNING
 
-    sets = {"synthetic": SYNTHETIC, "tuning": TUNING, "symbolic": SYMBOLIC, "held_out": HELD_OUT, "fresh": FRESH}
+    sets = {"synthetic": SYNTHETIC, "tuning": TUNING, "symbolic": SYMBOLIC, "held_out": HELD_OUT, "fresh": FRESH,
+            "small": SMALL}
     return [p for name in names.split(",") if name for p in sets.get(name, [name])]
 
 
@@ -312,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
     r.add_argument("--problems", required=True,
-                   help="comma-separated: problem names, sets (synthetic, tuning, symbolic, held_out, fresh), BBOB f1..f24")
+                   help="comma-separated: problem names, sets (synthetic, tuning, symbolic, held_out, fresh, small), BBOB f1..f24")
     r.add_argument("--variants", required=True, help=f"comma-separated, of {sorted(_variants())}")
     r.add_argument("--seeds", type=int, default=10)
     r.add_argument("--dim", type=int, default=2, help="dimension of the BBOB problems")

@@ -27,6 +27,20 @@ depth 5, so these are approximation problems), Keijzer-11, 14 and 15
 geometric crossover by semantic backpropagation", on the same sample rules
 as ``HELD_OUT`` (``U[0.5, 1.5, 20]`` for Livermore-12, whose ``y`` divides).
 
+``SMALL``: a third held-out set of small targets nobody tuned on, drawn from
+this benchmark's own grammar by a rule fixed before any method ran on them:
+for ``n_vars`` in 1 then 2, draw expressions ``build(g, sample(g, rng))``
+from ``g = grammar(n_vars, max_depth=5)`` (the space every method searches)
+with ``rng = numpy.random.default_rng((44, n_vars))``, and keep a draw only
+if it has 4 to 8 nodes, its values on the target's sample (``U[-1, 1, 20]``
+for one variable, ``U[0, 1, 20]`` for two, ``sample_seed`` 0) are finite and
+not constant (range above 1e-6), and it differs there from every earlier kept
+draw and from every target of ``TARGETS``, ``HELD_OUT`` and ``FRESH`` in as
+many variables (one would not recover the other exactly: ``loss`` at least
+``EXACT``); the first six kept of each. The drawn trees are written out
+below, so a later change of the grammar or of the prior cannot change the
+set (:func:`draw_small` redraws them by the rule, to check).
+
 Every problem searches the same grammar shape: an expression is
 
     E = E + E | E - E | E * E | E / E | sin(E) | cos(E) | exp(E) | log(E) | x [| y] [| c]
@@ -237,4 +251,76 @@ FRESH = [
     Target("r1", lambda x: (x + 1) ** 3 / (x**2 - x + 1), 1, -1, 1, 20, "(x+1)^3/(x^2-x+1)"),
     Target("r2", lambda x: (x**5 - 3 * x**3 + 1) / (x**2 + 1), 1, -1, 1, 20, "(x^5-3x^3+1)/(x^2+1)"),
     Target("r3", lambda x: (x**6 + x**5) / (x**4 + x**3 + x**2 + x + 1), 1, -1, 1, 20, "(x^6+x^5)/(x^4+...+1)"),
+]
+
+
+def size(expr: Expr) -> int:
+    """The number of nodes of an expression tree."""
+    return 1 + sum(size(a) for a in expr.args)
+
+
+def tree_target(name: str, expr: Expr, n_vars: int, low: float, high: float) -> Target:
+    """A target whose formula is the expression tree itself, on ``U[low, high, 20]``."""
+
+    def formula(*columns: np.ndarray) -> np.ndarray:
+        return expr(np.column_stack(columns))
+
+    return Target(name, formula, n_vars, low, high, 20, repr(expr))
+
+
+#: The sample range of the small targets, by number of variables.
+SMALL_RANGES = {1: (-1.0, 1.0), 2: (0.0, 1.0)}
+#: The seed of the small targets' draws (``default_rng((SMALL_SEED, n_vars))``).
+SMALL_SEED = 44
+
+
+def draw_small(n_vars: int, n: int = 6, *, seed: int = SMALL_SEED) -> list[Expr]:
+    """The first ``n`` draws from the grammar in ``n_vars`` variables that the
+    rule of the module docstring keeps (``SMALL`` holds its result, written out)."""
+    low, high = SMALL_RANGES[n_vars]
+    X = np.random.default_rng(0).uniform(low, high, size=(20, n_vars))
+    with np.errstate(all="ignore"):
+        others = [t.formula(*X.T) for t in (*TARGETS, *HELD_OUT, *FRESH) if t.n_vars == n_vars]
+    space, rng = grammar(n_vars, max_depth=5), np.random.default_rng((seed, n_vars))
+    kept: list[Expr] = []
+    while len(kept) < n:
+        expr = tf.build(space, tf.sample(space, rng))
+        y = expr(X)
+        if not 4 <= size(expr) <= 8 or not np.all(np.isfinite(y)) or np.ptp(y) <= 1e-6:
+            continue
+        if all(loss(y, other) >= EXACT for other in [*others, *(k(X) for k in kept)]):
+            kept.append(expr)
+    return kept
+
+
+def _f(kind: str, *args: Expr) -> Expr:
+    return Expr(kind, args)
+
+
+_x, _y = Expr("x0"), Expr("x1")
+
+#: The small targets' trees, as :func:`draw_small` drew them (one variable, then two).
+SMALL_TREES = {
+    1: [
+        _f("exp", _f("exp", _f("exp", _f("sin", _x)))),
+        _f("div", _f("sin", _f("log", _f("log", _x))), _x),
+        _f("sin", _f("exp", _f("cos", _f("mul", _x, _x)))),
+        _f("sin", _f("log", _f("div", _f("sin", _x), _x))),
+        _f("log", _f("div", _f("sin", _f("div", _x, _x)), _f("exp", _x))),
+        _f("exp", _f("log", _f("log", _f("mul", _x, _x)))),
+    ],
+    2: [
+        _f("div", _y, _f("log", _y)),
+        _f("mul", _f("log", _f("sin", _f("mul", _y, _x))), _f("cos", _x)),
+        _f("log", _f("mul", _f("exp", _f("exp", _y)), _f("cos", _f("exp", _x)))),
+        _f("add", _f("mul", _x, _f("log", _y)), _f("exp", _f("exp", _x))),
+        _f("cos", _f("cos", _f("add", _f("log", _x), _f("sub", _x, _y)))),
+        _f("cos", _f("sin", _f("sub", _y, _f("div", _y, _x)))),
+    ],
+}
+
+SMALL = [
+    tree_target(f"small{6 * (n_vars - 1) + i + 1}", expr, n_vars, *SMALL_RANGES[n_vars])
+    for n_vars, trees in SMALL_TREES.items()
+    for i, expr in enumerate(trees)
 ]
