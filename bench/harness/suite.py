@@ -40,7 +40,9 @@ class Suite:
     ``files`` are the rows' files in ``bench/results/`` (for the commits they
     measured); ``commands`` made those rows (each resumable: it runs only
     what the file does not hold); ``held_out`` marks problems kept out of
-    the design decisions, reported apart from the ones they were tuned on."""
+    the design decisions, reported apart from the ones they were tuned on;
+    ``notes``, when given, makes text shown under the table from the same
+    finals (counts the table of medians does not show)."""
 
     name: str
     title: str
@@ -53,6 +55,7 @@ class Suite:
     load: Callable[[], Finals]
     held_out: bool = False
     headline: bool = field(default=False)
+    notes: Callable[[Finals], str] | None = None
 
 
 def lines(path: Path) -> Iterator[dict[str, Any]]:

@@ -271,6 +271,7 @@ def render(suites: Sequence[Suite], plots: Path | None = PLOTS) -> str:
         parts += [
             f"## {s.title}: `{s.name}`", "", f"{s.about} Measure: {s.measure}.", "",
             table(s, finals), "",
+            *([s.notes(finals), ""] if s.notes is not None else []),
             f"![performance profile](plots/profile_{s.name}.png)", "",
             f"Rows: {provenance(s)}. "
             f"Reproduce (`python -m bench run {s.name}`):", "",

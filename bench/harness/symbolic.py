@@ -149,7 +149,8 @@ def grammar(n_vars: int, *, max_depth: int, constants: bool = False) -> tf.Var:
 
 @dataclass(frozen=True)
 class Target:
-    """A published symbolic-regression target: formula, input range, sample size."""
+    """A symbolic-regression target: formula, input range, sample size (``tree``: the
+    expression the formula evaluates, for targets drawn from the grammar)."""
 
     name: str
     formula: Callable[..., np.ndarray]
@@ -162,6 +163,7 @@ class Target:
     constants: bool = False
     grid: float | None = None
     sample_seed: int = 0
+    tree: Expr | None = None
 
     def data(self) -> tuple[np.ndarray, np.ndarray]:
         """The sample ``(X, y)``: seeded uniform draws (seed ``sample_seed``), or the grid."""
@@ -265,7 +267,7 @@ def tree_target(name: str, expr: Expr, n_vars: int, low: float, high: float) -> 
     def formula(*columns: np.ndarray) -> np.ndarray:
         return expr(np.column_stack(columns))
 
-    return Target(name, formula, n_vars, low, high, 20, repr(expr))
+    return Target(name, formula, n_vars, low, high, 20, repr(expr), tree=expr)
 
 
 #: The sample range of the small targets, by number of variables.

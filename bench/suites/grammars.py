@@ -7,13 +7,20 @@ search (symbolic targets only, in a venv of their own) and treefarm's random
 search; 100 evaluations, 30 seeds. The design set (Nguyen-1 to 12, Koza-2 and
 3, Keijzer-1, kernel search, the symbolic-regression example) is the one
 grammar search's settings were chosen on; two sets of 14 targets (Livermore,
-Keijzer, Krawiec & Pawlak 2013) were held out and are reported apart.
+Keijzer, Krawiec & Pawlak 2013) were held out and are reported apart, and a
+third of 12 small expressions drawn from the grammar itself by a fixed rule
+(``SMALL``), where exact recoveries are frequent enough to count.
 """
 
 from __future__ import annotations
 
-from ..harness.problems import FRESH, HELD_OUT, SYMBOLIC
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..harness.problems import FRESH, HELD_OUT, SMALL, SYMBOLIC
 from ..harness.suite import Finals, Suite, keep, merge, runner_finals, screen_finals
+from ..harness.symbolic import EXACT
 
 COLUMNS = ("grammar", "anneal", "tpe", "optuna-tpe", "gplearn", "neps-re", "neps-random", "random")
 DESIGN = (*SYMBOLIC, "kernel_search", "symbolic_regression")
@@ -45,6 +52,53 @@ def _held_out() -> Finals:
                  screen_finals("grammar_tpe_held_out.jsonl", {"tpe[n_startup=10;bounds_as_neighbours=false]": "tpe"}))
     return keep(merge(peers, ours), problems=(*HELD_OUT, *FRESH), seeds=SEEDS)
 
+
+def _small() -> Finals:
+    peers = runner_finals("grammar_small_peers.jsonl", {"tf-random": "random"})
+    ours = screen_finals("grammar_small_screen.jsonl", {"grammar": "grammar", "tpe": "tpe"})
+    return keep(merge(peers, ours), problems=tuple(SMALL), seeds=SEEDS)
+
+
+def recoveries(finals: Finals, problem: str, method: str, seeds: Sequence[int] | None = None) -> int:
+    """The seeds (of ``seeds``, or all) whose best loss on ``problem`` is below ``EXACT``: exact recoveries."""
+    values = finals[(problem, method)]
+    return sum(v < EXACT for s, v in values.items() if seeds is None or s in seeds)
+
+
+def head_to_head(finals: Finals, ours: str, peers: Sequence[str]) -> tuple[int, int, int]:
+    """Over the problems ``ours`` and every one of ``peers`` ran, on the seeds all of them ran:
+    how many problems, on how many ``ours`` recovers the target exactly in more seeds than each
+    peer, and on how many its median best loss is lower than each peer's (a tie is neither)."""
+    n = more = lower = 0
+    for p in sorted({p for p, m in finals if m == ours}):
+        if any((p, m) not in finals for m in peers):
+            continue
+        common = sorted(set.intersection(*(set(finals[(p, m)]) for m in (ours, *peers))))
+        if not common:
+            continue
+        n += 1
+        more += all(recoveries(finals, p, ours, common) > recoveries(finals, p, m, common) for m in peers)
+        median = {m: np.median([finals[(p, m)][s] for s in common]) for m in (ours, *peers)}
+        lower += all(median[ours] < median[m] for m in peers)
+    return n, more, lower
+
+
+def _small_notes(finals: Finals) -> str:
+    """Exact recoveries per target and method, then the grammar default's counts against each peer and all."""
+    methods = [m for m in ("grammar", "tpe", "random") if any(mm == m for _, mm in finals)]
+    problems = [p for p in SMALL if any((p, m) in finals for m in methods)]
+    out = ["Exact recoveries (loss < 1e-10), seeds:", "",
+           "|method|" + "|".join(problems) + "|", "|---" * (len(problems) + 1) + "|"]
+    for m in methods:
+        out.append(f"|{m}|" + "|".join(f"{recoveries(finals, p, m)}/{len(finals[(p, m)])}" if (p, m) in finals
+                                        else "·" for p in problems) + "|")
+    groups = [[m] for m in methods[1:]] + ([methods[1:]] if len(methods) > 2 else [])
+    counts = [(" and ".join(g), *head_to_head(finals, "grammar", g)) for g in groups]
+    if counts:
+        out += ["", "On the seeds all compared ran, grammar search has more recoveries than "
+                + ", ".join(f"{g} on {more}" for g, _, more, _ in counts) + f" of {counts[0][1]} targets, "
+                "and a lower median than " + ", ".join(f"{g} on {lower}" for g, _, _, lower in counts) + "."]
+    return "\n".join(out)
 
 
 _RUN = "python -m bench run --problems"
@@ -97,4 +151,14 @@ SUITES = (
          f"{_RUN} {','.join(list(FRESH)[7:])} --methods gplearn --seeds 30 "
          "--out bench/results/grammar_gplearn_fresh2.jsonl"),
         _held_out, held_out=True),
+    Suite(
+        "grammars-small", "Grammars, small held-out targets",
+        "`SMALL`: 12 expressions of 4 to 8 nodes drawn from the grammar by a rule fixed before any run "
+        "(6 in x, 6 in x, y); grammar search (`auto` on recursive spaces), `TPE()` and random search.",
+        "best log1p(MSE) after 100 evaluations", "grammar", ("grammar", "tpe", "random"),
+        ("grammar_small_screen.jsonl", "grammar_small_peers.jsonl"),
+        (f"{SCREEN} --problems small --variants grammar --seeds 30 --out bench/results/grammar_small_screen.jsonl",
+         f"{SCREEN} --problems small --variants tpe --seeds 30 --out bench/results/grammar_small_screen.jsonl",
+         f"{_RUN} small --methods tf-random --seeds 30 --out bench/results/grammar_small_peers.jsonl"),
+        _small, held_out=True, notes=_small_notes),
 )

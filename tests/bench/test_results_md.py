@@ -22,7 +22,7 @@ def test_results_md_is_regenerated_byte_for_byte_from_the_committed_rows(tmp_pat
         "bench/RESULTS.md differs from what `python -m bench report` makes of the committed rows: "
         "regenerate it with that command and commit it with the rows"
     )
-    assert len(committed) <= 40_000, f"bench/RESULTS.md is {len(committed)} bytes; it must stay <= 40 KB"
+    assert len(committed) <= 44_000, f"bench/RESULTS.md is {len(committed)} bytes; it must stay <= 44 KB"
 
 
 def test_every_suite_has_rows_a_command_and_a_manifest_entry_for_rows_without_commits() -> None:
@@ -43,7 +43,7 @@ def test_the_headline_keeps_the_held_out_problems_apart() -> None:
     assert "**45 problems, the suites the defaults were chosen on**" in text
     assert "**24 problems, held out from the design decisions**" in text
     held = [s.name for s in all_suites() if s.held_out]
-    assert held == ["bbob-held-out", "grammars-held-out"], held
+    assert held == ["bbob-held-out", "grammars-held-out", "grammars-small"], held
 
 
 def test_list_names_every_suite_and_run_dry_run_prints_its_commands(capsys: pytest.CaptureFixture[str]) -> None:
