@@ -357,5 +357,6 @@ FRESH = _symbolic_problems("fresh")
 
 def all_problems() -> dict[str, Problem]:
     from .bbob import bbob_problems
+    from .mixint import mixint_problems
 
-    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **bbob_problems()}
+    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **bbob_problems(), **mixint_problems()}
