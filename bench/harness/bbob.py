@@ -257,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--jobs", type=int, default=1)
     run.add_argument("--timeout", type=float, default=1800.0)
     run.add_argument("--out", type=Path, default=Path("bench/results/bbob.jsonl"))
+    run.add_argument("--in-process", action="store_true", help="every run in this interpreter (cheap methods)")
     rep = sub.add_parser("report")
     rep.add_argument("results", type=Path, nargs="+")
     rep.add_argument("--ours", default="tf-auto")
@@ -280,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         methods = [m for m in args.methods.split(",") if m]
         todo = keys(_ints(args.functions), _ints(args.dims), methods, args.seeds, args.budget)
-        ran = run_all(todo, args.out, jobs=args.jobs, timeout=args.timeout)
+        ran = run_all(todo, args.out, jobs=args.jobs, timeout=args.timeout, in_process=args.in_process)
         print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
         return 0
     suffixes = dict(label.rsplit("=", 1) for label in args.label)

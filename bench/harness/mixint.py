@@ -152,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--jobs", type=int, default=1)
     run.add_argument("--timeout", type=float, default=1800.0)
     run.add_argument("--out", type=Path, default=Path("bench/results/tpe_mixint.jsonl"))
+    run.add_argument("--in-process", action="store_true", help="every run in this interpreter (cheap methods)")
     sub.add_parser("table")
     args = parser.parse_args(argv)
     if args.command == "table":
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
 
     methods = [m for m in args.methods.split(",") if m]
     todo = keys(_ints(args.functions), _ints(args.dims), methods, args.seeds, args.budget)
-    ran = run_all(todo, args.out, jobs=args.jobs, timeout=args.timeout)
+    ran = run_all(todo, args.out, jobs=args.jobs, timeout=args.timeout, in_process=args.in_process)
     print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
     return 0
 
