@@ -24,7 +24,7 @@ instance ``1 + s % 3`` and the report pools a function's instances.
 
 Usage (resumable; each run its own process; rows as JSON lines)::
 
-    python -m bench.harness.mixint run --functions 1-24 --dims 5 --methods tf-tpe,optuna-tpe --seeds 10
+    python -m bench.harness.mixint run --functions 1-12 --dims 5,10 --methods tf-tpe,optuna-tpe --seeds 10
     python -m bench.harness.mixint table   # rebuild mixint_fopt.json from cocoex's logger
 """
 
@@ -145,8 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run")
     run.add_argument("--functions", default="1-24")
-    run.add_argument("--dims", default="5")
-    run.add_argument("--methods", required=True)
+    run.add_argument("--dims", default="5,10")
+    run.add_argument("--methods", default="tf-tpe,optuna-tpe")
     run.add_argument("--seeds", type=int, default=10)
     run.add_argument("--budget", type=int, default=100)
     run.add_argument("--jobs", type=int, default=1)

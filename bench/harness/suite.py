@@ -40,7 +40,10 @@ class Suite:
     ``files`` are the rows' files in ``bench/results/`` (for the commits they
     measured); ``commands`` made those rows (each resumable: it runs only
     what the file does not hold); ``held_out`` marks problems kept out of
-    the design decisions, reported apart from the ones they were tuned on."""
+    the design decisions, reported apart from the ones they were tuned on;
+    ``resolved_only`` lists only the problems where a method differs from
+    ``ours`` beyond noise (a suite of many problems with two methods, whose
+    other rows are counted, not shown)."""
 
     name: str
     title: str
@@ -53,6 +56,7 @@ class Suite:
     load: Callable[[], Finals]
     held_out: bool = False
     headline: bool = field(default=False)
+    resolved_only: bool = False
 
 
 def lines(path: Path) -> Iterator[dict[str, Any]]:
