@@ -262,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("results", type=Path, nargs="+")
     rep.add_argument("--ours", default="tf-auto")
     rep.add_argument("--methods", default=None)
+    rep.add_argument("--functions", default=None, help="only these functions (e.g. 15-24)")
     rep.add_argument(
         "--label",
         action="append",
@@ -288,6 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         {**r, "method": r["method"] + suffixes.get(str(path), "")} for path in args.results for r in read_rows(path)
     ]
+    if args.functions:
+        wanted = set(_ints(args.functions))
+        rows = [r for r in rows if int(r["problem"].split("_")[1][1:]) in wanted]
     methods = args.methods.split(",") if args.methods else sorted({r["method"] for r in rows})
     print(report(rows, args.ours, methods))
     if args.best_of:

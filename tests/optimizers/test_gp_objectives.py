@@ -116,3 +116,46 @@ def test_rank_remains_the_default_and_bad_values_name_the_option() -> None:
     assert GP().objectives == "rank"
     with pytest.raises(ConfigError, match="objectives"):
         GP(objectives="hypervolume")
+
+
+def test_past_full_until_each_model_sees_the_subset_with_the_front_in_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 2-objective GP chosen by name stays bounded on a long study: past
+    ``full_until`` every output's model is fitted on ``subset_size`` trials,
+    the Pareto front among them; a fresh optimizer suggests what a running one does."""
+    import treefarm.bo.models.gp as gp_models
+
+    history = _run(tf.RandomSearch(), constrained, 0, 40)
+    sizes: list[int] = []
+    real = gp_models.gp_with_params
+
+    def spy(X: np.ndarray, *args: object, **kwargs: object) -> object:
+        sizes.append(len(X))
+        return real(X, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gp_models, "gp_with_params", spy)
+    running = GP(objectives="ehvi", full_until=20, subset_size=12)
+    running.suggest(SPACE, History(complete=history.complete[:20]), 1, np.random.default_rng(0))  # type: ignore[arg-type]
+    assert min(sizes) == 20, f"at full_until=20 trials every model fits all 20: {sizes}"
+    sizes.clear()
+    a = running.suggest(SPACE, history, 2, np.random.default_rng(7))  # type: ignore[arg-type]
+    assert sizes and max(sizes) <= 12 + 2, f"the models must see at most 12 trials (+ the batch's believers): {sizes}"
+    fresh = GP(objectives="ehvi", full_until=20, subset_size=12).suggest(
+        SPACE, history, 2, np.random.default_rng(7)  # type: ignore[arg-type]
+    )
+    assert a == fresh, "a fresh worker must suggest what a running optimizer does"
+    below = GP(objectives="ehvi", full_until=40).suggest(SPACE, history, 2, np.random.default_rng(7))  # type: ignore[arg-type]
+    unbounded = GP(objectives="ehvi", full_until=None).suggest(SPACE, history, 2, np.random.default_rng(7))  # type: ignore[arg-type]
+    assert below == unbounded, "at or below full_until the GP fits every trial"
+
+
+def test_ehvi_gp_still_improves_the_front_past_full_until() -> None:
+    ref = np.array([1.1, 7.0])
+    start = _run(tf.RandomSearch(), zdt1, 1, 30)
+    hv_start = hypervolume(np.array([o.losses for o in start.complete]), ref)
+    bounded = GP(objectives="ehvi", full_until=25, subset_size=16)
+    outcomes = [(o.config, (o.losses, ())) for o in start.complete]
+    for step in range(20):
+        config = bounded.suggest(SPACE, _history(outcomes), 1, np.random.default_rng([1, step]))[0]  # type: ignore[arg-type]
+        outcomes.append((config, zdt1(config)))
+    hv_end = hypervolume(np.array([f for _, (f, _) in outcomes]), ref)
+    assert hv_end > hv_start + 0.2, f"20 bounded EHVI steps must grow the front: {hv_start} -> {hv_end}"

@@ -155,7 +155,9 @@ class GP(Optimizer):
         it, on a bounded subset chosen from the history
         (:func:`treefarm.bo.subset.bounded_rows`: the best, the incumbent's
         neighbours and a spread of the rest), which bounds the cost of a
-        suggestion. ``None`` always fits on all (the cost grows like n^3).
+        suggestion; with several objectives (``"ehvi"``) every output's model
+        sees that subset, the best being the first in the Pareto order.
+        ``None`` always fits on all (the cost grows like n^3).
     subset_size:
         The observations in that subset (the cost past ``full_until`` grows
         like its square and cube, no longer with the history).

@@ -27,7 +27,11 @@ which conditions every model on each chosen point at its posterior mean
 (the kriging believer, Ginsbourger et al. 2010); the front the next point
 improves on includes it. The stall rule's explore step, defined for one
 loss, is off here. The candidates and the hints' prior are those of the
-single-loss GP, with the Pareto order as the loss.
+single-loss GP, with the Pareto order as the loss. Past ``GP(full_until=...)``
+complete trials, as for one loss, each output keeps the hyperparameters of its
+last full refit and its model sees the bounded subset of
+:func:`treefarm.bo.subset.bounded_rows`, chosen by the Pareto order (the
+front first), so a long study's suggestion costs no more than at the threshold.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from ..bo.loop import Rules, suggest_batch
+from ..bo.refits import refit_point
 from ..bo.views import EncodedView
 from ..encoding import UnitEncoding
 from ..space import Config, Space
@@ -64,7 +69,10 @@ class Policy(Protocol):
     output: str
     n_starts: int
     prior_beta: float
+    full_until: int | None
     _output_refits: Refits
+
+    def _bounded(self, flat: UnitEncoding | None, configs: list[Config], losses: np.ndarray) -> np.ndarray | None: ...
 
     def _candidates(
         self,
@@ -127,11 +135,17 @@ def suggest_several(
     ranks = np.array([o.loss for o in complete])
     Y, k = outputs(complete, rng, exact=3 if gp.objectives == "ehvi3" else 2)
     flat = None if recursive else UnitEncoding(root)
+    fit_configs, fit_Y = configs, Y
+    keep = gp._bounded(flat, configs, ranks)
+    if keep is not None:  # past full_until: the last full refit's hyperparameters, the models on a subset
+        head = refit_point(gp.full_until or len(configs))
+        fit_configs, fit_Y = configs[:head], Y[:head]
+        configs, ranks, Y = [configs[i] for i in keep], ranks[keep], Y[keep]
     candidates, n_cover = gp._candidates(root, flat, configs, ranks, history.hints, rng)
     pending = list(history.pending)
     encoding = flat or UnitEncoding.for_configs(root, [*configs, *pending, *candidates])
     fitted = [
-        _fit_column(gp, root, recursive, configs, Y[:, j], j, encoding, kernel) for j in range(Y.shape[1])
+        _fit_column(gp, root, recursive, fit_configs, fit_Y[:, j], j, encoding, kernel) for j in range(Y.shape[1])
     ]
     thresholds = [float(transform(np.zeros(1))[0]) for _, transform in fitted[k:]]
     ref = reference_point(np.stack([fitted[j][1](Y[:, j]) for j in range(k)], axis=1))
