@@ -257,10 +257,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--jobs", type=int, default=1)
     run.add_argument("--timeout", type=float, default=1800.0)
     run.add_argument("--out", type=Path, default=Path("bench/results/bbob.jsonl"))
+    run.add_argument("--in-process", action="store_true", help="every run in this interpreter (cheap methods)")
     rep = sub.add_parser("report")
     rep.add_argument("results", type=Path, nargs="+")
     rep.add_argument("--ours", default="tf-auto")
     rep.add_argument("--methods", default=None)
+    rep.add_argument("--functions", default=None, help="only these functions (e.g. 15-24)")
     rep.add_argument(
         "--label",
         action="append",
@@ -280,13 +282,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         methods = [m for m in args.methods.split(",") if m]
         todo = keys(_ints(args.functions), _ints(args.dims), methods, args.seeds, args.budget)
-        ran = run_all(todo, args.out, jobs=args.jobs, timeout=args.timeout)
+        ran = run_all(todo, args.out, jobs=args.jobs, timeout=args.timeout, in_process=args.in_process)
         print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
         return 0
     suffixes = dict(label.rsplit("=", 1) for label in args.label)
     rows = [
         {**r, "method": r["method"] + suffixes.get(str(path), "")} for path in args.results for r in read_rows(path)
     ]
+    if args.functions:
+        wanted = set(_ints(args.functions))
+        rows = [r for r in rows if int(r["problem"].split("_")[1][1:]) in wanted]
     methods = args.methods.split(",") if args.methods else sorted({r["method"] for r in rows})
     print(report(rows, args.ours, methods))
     if args.best_of:

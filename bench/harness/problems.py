@@ -359,5 +359,7 @@ SMALL = _symbolic_problems("small")
 
 def all_problems() -> dict[str, Problem]:
     from .bbob import bbob_problems
+    from .mixint import mixint_problems
 
-    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **SMALL, **bbob_problems()}
+    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **SMALL, **bbob_problems(),
+            **mixint_problems()}

@@ -41,8 +41,11 @@ class Suite:
     measured); ``commands`` made those rows (each resumable: it runs only
     what the file does not hold); ``held_out`` marks problems kept out of
     the design decisions, reported apart from the ones they were tuned on;
-    ``notes``, when given, makes text shown under the table from the same
-    finals (counts the table of medians does not show)."""
+    ``resolved_only`` lists only the problems where a method differs from
+    ``ours`` beyond noise (a suite of many problems with two methods, whose
+    other rows are counted, not shown); ``notes``, when given, makes text
+    shown under the table from the same finals (counts the table of medians
+    does not show)."""
 
     name: str
     title: str
@@ -55,6 +58,7 @@ class Suite:
     load: Callable[[], Finals]
     held_out: bool = False
     headline: bool = field(default=False)
+    resolved_only: bool = False
     notes: Callable[[Finals], str] | None = None
 
 
@@ -128,12 +132,14 @@ def screen_finals(file: str, names: Mapping[str, str], *, dims: Sequence[int] | 
 
 
 _BBOB = re.compile(r"bbob_f(\d+)_i\d+_d(\d+)")
+_MIXINT = re.compile(r"mixint_f(\d+)_i\d+_d(\d+)")
 
 
 def runner_finals(file: str, names: Mapping[str, str], *, budget: int | None = None) -> Finals:
     """Final regrets (best loss of the first ``budget`` losses minus the
     problem's optimum, 0 where none is known) of a runner file's successful
-    rows of ``names`` (method -> column); BBOB instances pooled by function."""
+    rows of ``names`` (method -> column); BBOB and bbob-mixint instances pooled by function
+    (labelled ``f3 5-d`` and ``mixint 5-d f3``)."""
     from .bbob import bbob_problems
     from .problems import all_problems
 
@@ -145,10 +151,13 @@ def runner_finals(file: str, names: Mapping[str, str], *, budget: int | None = N
         if r.get("status") != "ok" or not r.get("losses"):
             continue
         match = _BBOB.fullmatch(r["problem"])
+        mixint = _MIXINT.fullmatch(r["problem"])
         if match:
             problem = f"f{int(match[1])} {int(match[2])}-d"
             bbob = bbob or bbob_problems()
             optimum = bbob[r["problem"]].optimum
+        elif mixint:
+            problem, optimum = f"mixint {int(mixint[2])}-d f{int(mixint[1])}", problems[r["problem"]].optimum
         else:
             problem, optimum = r["problem"], problems[r["problem"]].optimum if r["problem"] in problems else None
         losses = np.asarray(r["losses"][:budget], dtype=float)

@@ -118,8 +118,10 @@ def table(suite: Suite, finals: Finals) -> str:
         usual[m] = max(set(counts), key=lambda n: (counts.count(n), n))
     out = ["|problem|" + "|".join(f"{m} ({usual[m]})" for m in methods) + "|", "|---" * (len(methods) + 1) + "|"]
     counts_vs = {m: [0, 0, 0] for m in methods}
+    hidden = 0
     for p in problems:
         cells = []
+        resolved = False
         for m in methods:
             seeds = finals.get((p, m))
             if not seeds:
@@ -138,8 +140,14 @@ def table(suite: Suite, finals: Finals) -> str:
                 if v:
                     counts_vs[m][1 if v > 0 else 2] += 1
                     cell += " ▲" if v > 0 else " ▼"
+                    resolved = True
             cells.append(cell)
+        if suite.resolved_only and not resolved:
+            hidden += 1
+            continue
         out.append(f"|{p}|" + "|".join(cells) + "|")
+    if hidden:
+        out.append(f"|*{hidden} more, within noise*|" + "|" * len(methods))
     wins = [f"{counts_vs[m][1]} / {counts_vs[m][2]} of {counts_vs[m][0]}" if m != suite.ours else "–"
             for m in methods]
     out.append(f"|**{suite.ours} better / worse beyond noise**|" + "|".join(wins) + "|")
@@ -265,14 +273,15 @@ def render(suites: Sequence[Suite], plots: Path | None = PLOTS) -> str:
     parts = [HEADER, headline(suites, loaded)]
     for s in suites:
         finals = loaded[s.name]
-        if plots is not None:
+        figure = not s.resolved_only  # a profile of rows the table does not show would not be read
+        if plots is not None and figure:
             profile(s, finals, plots)
         commands = "\n".join(s.commands)
         parts += [
             f"## {s.title}: `{s.name}`", "", f"{s.about} Measure: {s.measure}.", "",
             table(s, finals), "",
             *([s.notes(finals), ""] if s.notes is not None else []),
-            f"![performance profile](plots/profile_{s.name}.png)", "",
+            *([f"![performance profile](plots/profile_{s.name}.png)", ""] if figure else []),
             f"Rows: {provenance(s)}. "
             f"Reproduce (`python -m bench run {s.name}`):", "",
             f"```bash\n{commands}\n```", "",

@@ -43,7 +43,7 @@ def test_the_headline_keeps_the_held_out_problems_apart() -> None:
     assert "**45 problems, the suites the defaults were chosen on**" in text
     assert "**24 problems, held out from the design decisions**" in text
     held = [s.name for s in all_suites() if s.held_out]
-    assert held == ["bbob-held-out", "grammars-held-out", "grammars-small"], held
+    assert held == ["bbob-held-out", "tpe-held-out", "grammars-held-out", "grammars-small"], held
 
 
 def test_list_names_every_suite_and_run_dry_run_prints_its_commands(capsys: pytest.CaptureFixture[str]) -> None:
@@ -75,6 +75,22 @@ def test_a_peer_worse_beyond_noise_is_marked_and_counted_and_a_tie_is_not() -> N
     assert text.count("▲") == 1 and "▼" not in text, text
     assert "|**ours better / worse beyond noise**|–|1 / 0 of 2|" in text, text
     assert table(_suite(finals), finals) == text, "the table must not depend on the run"
+
+
+def test_a_resolved_only_suite_shows_the_problems_beyond_noise_and_counts_the_rest() -> None:
+    from dataclasses import replace
+
+    rng = np.random.default_rng(1)
+    finals = {
+        ("far", "ours"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
+        ("far", "peer"): dict(enumerate(rng.uniform(10.0, 11.0, 10))),
+        ("tie", "ours"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
+        ("tie", "peer"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
+    }
+    text = table(replace(_suite(finals), resolved_only=True), finals)
+    assert "|far|" in text and "|tie|" not in text, text
+    assert "|*1 more, within noise*|||" in text, text
+    assert "|**ours better / worse beyond noise**|–|1 / 0 of 2|" in text, "hidden rows still count"
 
 
 def test_the_performance_profile_is_the_same_file_on_every_run(tmp_path: Path) -> None:
