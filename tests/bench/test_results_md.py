@@ -10,7 +10,7 @@ import pytest
 from bench.__main__ import main
 from bench.harness.paths import BENCH, RESULTS
 from bench.harness.suite import Suite, merge, runner_finals, screen_finals
-from bench.harness.summary import MANIFEST, profile, rank_set, table, verdict
+from bench.harness.summary import LISTED_COMMANDS, MANIFEST, profile, rank_set, table, verdict
 from bench.suites import all_suites
 
 
@@ -43,7 +43,16 @@ def test_the_headline_keeps_the_held_out_problems_apart() -> None:
     assert "**45 problems, the suites the defaults were chosen on**" in text
     assert "**24 problems, held out from the design decisions**" in text
     held = [s.name for s in all_suites() if s.held_out]
-    assert held == ["bbob-held-out", "tpe-held-out", "grammars-held-out"], held
+    assert held == ["bbob-held-out", "bbob-5d", "tpe-held-out", "grammars-held-out"], held
+
+
+def test_a_suite_of_many_commands_points_to_its_dry_run() -> None:
+    text = (BENCH / "RESULTS.md").read_text()
+    for s in all_suites():
+        if len(s.commands) > LISTED_COMMANDS:
+            assert f"`python -m bench run {s.name} --dry-run`" in text, s.name
+        else:
+            assert all(c in text for c in s.commands), s.name
 
 
 def test_list_names_every_suite_and_run_dry_run_prints_its_commands(capsys: pytest.CaptureFixture[str]) -> None:
