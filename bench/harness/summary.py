@@ -267,6 +267,20 @@ def headline(suites: Sequence[Suite], loaded: dict[str, Finals]) -> str:
     return "\n".join(out)
 
 
+#: A suite of more commands than this lists them with ``--dry-run`` rather than in the report.
+LISTED_COMMANDS = 2
+
+
+def reproduce(s: Suite) -> str:
+    """How to remake a suite's rows: its commands, or for a suite of many, the
+    command that runs them all and the one that lists them (the report stays short)."""
+    head = f"Reproduce (`python -m bench run {s.name}`"
+    if len(s.commands) > LISTED_COMMANDS:
+        return f"{head}; its {len(s.commands)} commands: `python -m bench run {s.name} --dry-run`)."
+    commands = "\n".join(s.commands)
+    return f"{head}):\n\n```bash\n{commands}\n```"
+
+
 def render(suites: Sequence[Suite], plots: Path | None = PLOTS) -> str:
     """The whole of RESULTS.md (and, when ``plots`` is given, the figures written there)."""
     loaded = {s.name: s.load() for s in suites}
@@ -276,14 +290,11 @@ def render(suites: Sequence[Suite], plots: Path | None = PLOTS) -> str:
         figure = not s.resolved_only  # a profile of rows the table does not show would not be read
         if plots is not None and figure:
             profile(s, finals, plots)
-        commands = "\n".join(s.commands)
         parts += [
             f"## {s.title}: `{s.name}`", "", f"{s.about} Measure: {s.measure}.", "",
             table(s, finals), "",
             *([s.notes(finals), ""] if s.notes is not None else []),
             *([f"![performance profile](plots/profile_{s.name}.png)", ""] if figure else []),
-            f"Rows: {provenance(s)}. "
-            f"Reproduce (`python -m bench run {s.name}`):", "",
-            f"```bash\n{commands}\n```", "",
+            f"Rows: {provenance(s)}. {reproduce(s)}", "",
         ]
     return "\n".join(parts).rstrip() + "\n"

@@ -61,6 +61,10 @@ def _bbob20() -> Finals:
     return runner_finals("bbob_d20.jsonl", {**OURS, **PEERS})
 
 
+def _bbob5() -> Finals:
+    return runner_finals("bbob_d5_f15_24.jsonl", {**OURS, **PEERS})
+
+
 def _held_out() -> Finals:
     return merge(runner_finals("bbob_rest_d2.jsonl", {**OURS, **PEERS}),
                  runner_finals("bbob_rest_d10.jsonl", {**OURS, **PEERS}))
@@ -126,4 +130,16 @@ SUITES = (
         (f"{RUN} --functions {BBOB_REST} --dims 2 {ALL} --out bench/results/bbob_rest_d2.jsonl",
          f"{RUN} --functions {BBOB_REST} --dims 10 {ALL} --out bench/results/bbob_rest_d10.jsonl"),
         _held_out, held_out=True, headline=True),
+    Suite(
+        "bbob-5d", "BBOB, 5-d, the multimodal functions 15-24",
+        "Rastrigin, Weierstrass, Schaffers, Griewank-Rosenbrock, Schwefel, Gallagher's peaks, Katsuura "
+        "and Lunacek in 5-d, a dimension no design decision was checked on, run once the defaults were "
+        "fixed. `python -m bench.harness.bbob report bench/results/bbob_d5_f15_24.jsonl "
+        "bench/results/bbob_d10.jsonl bench/results/bbob_rest_d10.jsonl --functions 15-24 --methods "
+        "tf-auto,tf-gp,tf-tpe,optuna-gp,optuna-tpe,hyperopt-tpe,tf-random --best-of tf-auto` sets `auto` "
+        "against the best peer on each of them in 5-d and 10-d.",
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d5_f15_24.jsonl",),
+        (f"{RUN} --functions 15-24 --dims 5 {ALL.replace(' --jobs 2', ' --jobs 1')} "
+         "--out bench/results/bbob_d5_f15_24.jsonl",),
+        _bbob5, held_out=True, resolved_only=True),
 )
