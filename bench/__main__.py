@@ -63,7 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("manifest", help="record the commit that committed each suite's rows file (once per file)")
     run = sub.add_parser("run", help="a suite's commands, or (problem, method, seed) combinations not yet in --out")
     run.add_argument("suite", nargs="?", default=None, help="a suite of `python -m bench list`")
-    run.add_argument("--dry-run", action="store_true", help="with SUITE: print its commands, run nothing")
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what would run (a SUITE's commands, or the runs --out lacks) and run nothing",
+    )
     run.add_argument(
         "--problems", default="synthetic", help="names, or synthetic/tuning/grammar/symbolic/all"
     )
@@ -165,6 +169,15 @@ def main(argv: list[str] | None = None) -> int:
             for m in methods
             for s in range(args.first_seed, args.first_seed + seeds)
         ]
+        if args.dry_run:
+            from .harness.runner import key_of, read_rows
+
+            done = {key_of(r) for r in read_rows(args.out)}
+            todo = [k for k in keys if k not in done]
+            for key in todo:
+                print(" ".join(map(str, key)))
+            print(f"{len(todo)} runs not in {args.out} (dry run: nothing ran)", file=sys.stderr)
+            return 0
         ran = run_all(keys, args.out, jobs=args.jobs, timeout=args.timeout)
         print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
         return 0

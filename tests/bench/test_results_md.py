@@ -136,3 +136,18 @@ def test_a_method_run_on_few_problems_is_left_out_of_the_ranks_not_everyone_else
     meds["b"]["rare"] = meds["c"]["rare"] = 3.0
     ranked, common = rank_set(["ours", "peer", "rare"], meds)
     assert ranked == ["ours", "peer", "rare"] and len(common) == 3, (ranked, common)
+
+
+def test_run_dry_run_without_a_suite_lists_the_missing_runs_and_runs_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "rows.jsonl"
+    out.write_text(json.dumps({"problem": "branin", "method": "tf-random", "seed": 0, "budget": 100,
+                               "status": "ok", "losses": [1.0]}) + "\n")
+    before = out.read_bytes()
+    argv = ["run", "--problems", "branin", "--methods", "tf-random", "--seeds", "2", "--out", str(out), "--dry-run"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.out.split("\n")[0] == "branin tf-random 1 100", captured.out
+    assert "1 runs not in" in captured.err and "nothing ran" in captured.err
+    assert out.read_bytes() == before, "a dry run must not run or record anything"
