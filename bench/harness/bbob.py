@@ -44,15 +44,16 @@ SOLVED = 1e-2
 
 
 @cache
-def _coco_problem(function: int, instance: int, dim: int) -> Any:
+def coco_problem(function: int, instance: int, dim: int, suite: str = "bbob") -> Any:
+    """COCO's problem of ``suite`` (``"bbob"``, ``"bbob-mixint"``), made once per process."""
     import cocoex
 
-    suite = cocoex.Suite("bbob", f"instances: {instance}", f"dimensions: {dim}")
-    return suite.get_problem_by_function_dimension_instance(function, dim, instance)
+    problems = cocoex.Suite(suite, f"instances: {instance}", f"dimensions: {dim}")
+    return problems.get_problem_by_function_dimension_instance(function, dim, instance)
 
 
-def name(function: int, instance: int, dim: int) -> str:
-    return f"bbob_f{function:02d}_i{instance}_d{dim}"
+def name(function: int, instance: int, dim: int, prefix: str = "bbob") -> str:
+    return f"{prefix}_f{function:02d}_i{instance}_d{dim}"
 
 
 def pooled(problem: str) -> str:
@@ -67,7 +68,7 @@ def instance_of_seed(seed: int) -> int:
 def _problem(function: int, instance: int, dim: int, fopt: float) -> Problem:
     def objective(v: Mapping[str, Any]) -> float:
         x = np.array([v[f"x{i}"] for i in range(dim)], dtype=float)
-        return float(_coco_problem(function, instance, dim)(x))
+        return float(coco_problem(function, instance, dim)(x))
 
     params = tuple(Param(f"x{i}", "real", -5.0, 5.0) for i in range(dim))
     return Problem(name(function, instance, dim), objective, params, fopt, kind="bbob")
@@ -92,10 +93,12 @@ def _ints(text: str) -> list[int]:
     return out
 
 
-def keys(functions: list[int], dims: list[int], methods: list[str], seeds: int, budget: int) -> list[Any]:
+def keys(
+    functions: list[int], dims: list[int], methods: list[str], seeds: int, budget: int, prefix: str = "bbob"
+) -> list[Any]:
     """Run keys, the cheap dimension first, so an interrupted run has whole low-dimensional rows."""
     return [
-        (name(f, instance_of_seed(s), d), m, s, budget)
+        (name(f, instance_of_seed(s), d, prefix), m, s, budget)
         for d in dims
         for f in functions
         for s in range(seeds)

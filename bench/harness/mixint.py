@@ -43,7 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from .bbob import INSTANCES, _ints, instance_of_seed
+from . import bbob
+from .bbob import INSTANCES, _ints
 from .problems import Param, Problem
 
 TABLE_FILE = Path(__file__).with_name("mixint_fopt.json")
@@ -52,16 +53,13 @@ FUNCTIONS = tuple(range(1, 25))
 _FOPT = re.compile(r"Fopt \(([-+0-9.eE]+)\)")
 
 
-@cache
 def coco_problem(function: int, instance: int, dim: int) -> Any:
-    import cocoex
-
-    suite = cocoex.Suite("bbob-mixint", f"instances: {instance}", f"dimensions: {dim}")
-    return suite.get_problem_by_function_dimension_instance(function, dim, instance)
+    """COCO's bbob-mixint problem, made once per process."""
+    return bbob.coco_problem(function, instance, dim, "bbob-mixint")
 
 
 def name(function: int, instance: int, dim: int) -> str:
-    return f"mixint_f{function:02d}_i{instance}_d{dim}"
+    return bbob.name(function, instance, dim, prefix="mixint")
 
 
 def _logged_fopt(function: int, instance: int, dim: int) -> float:
@@ -131,13 +129,7 @@ def mixint_problems() -> dict[str, Problem]:
 
 
 def keys(functions: list[int], dims: list[int], methods: list[str], seeds: int, budget: int) -> list[Any]:
-    return [
-        (name(f, instance_of_seed(s), d), m, s, budget)
-        for d in dims
-        for f in functions
-        for s in range(seeds)
-        for m in methods
-    ]
+    return bbob.keys(functions, dims, methods, seeds, budget, prefix="mixint")
 
 
 def main(argv: list[str] | None = None) -> int:
