@@ -248,24 +248,48 @@ def best_of_table(
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.harness.bbob")
-    sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run")
-    run.add_argument("--functions", default="1-24")
-    run.add_argument("--dims", default="2,10")
-    run.add_argument("--methods", required=True)
+def _ranges(text: str) -> str:
+    """``text`` if :func:`_ints` reads it (``"1-5,7"``), else argparse's error naming the value."""
+    try:
+        _ints(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers and ranges like 1-5,7, got {text!r}") from None
+    return text
+
+
+def add_run_arguments(run: argparse.ArgumentParser, *, dims: str, methods: str | None, out: str) -> None:
+    """The ``run`` command's options of a COCO suite (BBOB, bbob-mixint); ``methods=None``: required."""
+    run.add_argument("--functions", type=_ranges, default="1-24")
+    run.add_argument("--dims", type=_ranges, default=dims)
+    run.add_argument("--methods", required=methods is None, default=methods)
     run.add_argument("--seeds", type=int, default=10)
     run.add_argument("--budget", type=int, default=100)
     run.add_argument("--jobs", type=int, default=1)
     run.add_argument("--timeout", type=float, default=1800.0)
-    run.add_argument("--out", type=Path, default=Path("bench/results/bbob.jsonl"))
+    run.add_argument("--out", type=Path, default=Path(out))
     run.add_argument("--in-process", action="store_true", help="every run in this interpreter (cheap methods)")
+
+
+def run_command(args: argparse.Namespace, prefix: str) -> int:
+    """Run what ``args.out`` lacks of a COCO suite's (function, dimension, method, seed) keys."""
+    from .runner import run_all
+
+    methods = [m for m in args.methods.split(",") if m]
+    todo = keys(_ints(args.functions), _ints(args.dims), methods, args.seeds, args.budget, prefix)
+    ran = run_all(todo, args.out, jobs=args.jobs, timeout=args.timeout, in_process=args.in_process)
+    print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.harness.bbob")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_run_arguments(sub.add_parser("run"), dims="2,10", methods=None, out="bench/results/bbob.jsonl")
     rep = sub.add_parser("report")
     rep.add_argument("results", type=Path, nargs="+")
     rep.add_argument("--ours", default="tf-auto")
     rep.add_argument("--methods", default=None)
-    rep.add_argument("--functions", default=None, help="only these functions (e.g. 15-24)")
+    rep.add_argument("--functions", type=_ranges, default=None, help="only these functions (e.g. 15-24)")
     rep.add_argument(
         "--label",
         action="append",
@@ -280,14 +304,10 @@ def main(argv: list[str] | None = None) -> int:
         help="also compare the better of these methods (comma-separated) with the best peer (methods not tf-*)",
     )
     args = parser.parse_args(argv)
-    from .runner import read_rows, run_all
+    from .runner import read_rows
 
     if args.command == "run":
-        methods = [m for m in args.methods.split(",") if m]
-        todo = keys(_ints(args.functions), _ints(args.dims), methods, args.seeds, args.budget)
-        ran = run_all(todo, args.out, jobs=args.jobs, timeout=args.timeout, in_process=args.in_process)
-        print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
-        return 0
+        return run_command(args, "bbob")
     suffixes = dict(label.rsplit("=", 1) for label in args.label)
     rows = [
         {**r, "method": r["method"] + suffixes.get(str(path), "")} for path in args.results for r in read_rows(path)

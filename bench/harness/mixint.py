@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from . import bbob
-from .bbob import INSTANCES, _ints
+from .bbob import INSTANCES
 from .problems import Param, Problem
 
 TABLE_FILE = Path(__file__).with_name("mixint_fopt.json")
@@ -135,16 +135,9 @@ def keys(functions: list[int], dims: list[int], methods: list[str], seeds: int, 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.harness.mixint")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run")
-    run.add_argument("--functions", default="1-24")
-    run.add_argument("--dims", default="5,10")
-    run.add_argument("--methods", default="tf-tpe,optuna-tpe")
-    run.add_argument("--seeds", type=int, default=10)
-    run.add_argument("--budget", type=int, default=100)
-    run.add_argument("--jobs", type=int, default=1)
-    run.add_argument("--timeout", type=float, default=1800.0)
-    run.add_argument("--out", type=Path, default=Path("bench/results/tpe_mixint.jsonl"))
-    run.add_argument("--in-process", action="store_true", help="every run in this interpreter (cheap methods)")
+    bbob.add_run_arguments(
+        sub.add_parser("run"), dims="5,10", methods="tf-tpe,optuna-tpe", out="bench/results/tpe_mixint.jsonl"
+    )
     sub.add_parser("table")
     args = parser.parse_args(argv)
     if args.command == "table":
@@ -153,13 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         TABLE_FILE.write_text("{\n" + body + "\n}\n")
         print(f"wrote {TABLE_FILE}", file=sys.stderr)
         return 0
-    from .runner import run_all
-
-    methods = [m for m in args.methods.split(",") if m]
-    todo = keys(_ints(args.functions), _ints(args.dims), methods, args.seeds, args.budget)
-    ran = run_all(todo, args.out, jobs=args.jobs, timeout=args.timeout, in_process=args.in_process)
-    print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
-    return 0
+    return bbob.run_command(args, "mixint")
 
 
 if __name__ == "__main__":

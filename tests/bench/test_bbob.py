@@ -72,3 +72,11 @@ def test_best_of_compares_our_better_method_with_the_best_non_treefarm_peer() ->
     assert "| bbob_f03_d2 | 1.1 | 2.1 | optuna-gp | 5.1 | better beyond noise |" in table
     assert "better beyond noise: 1, within noise: 0, worse beyond noise: 0" in table
     assert "tf-tpe 1.00, tf-gp 2.00, tf-auto 3.00, optuna-gp 4.00, optuna-tpe 5.00" in table
+
+
+def test_a_bad_function_range_is_an_error_naming_the_value(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.harness.bbob import main
+
+    with pytest.raises(SystemExit):
+        main(["run", "--functions", "1-x", "--methods", "tf-random"])
+    assert "expected numbers and ranges like 1-5,7, got '1-x'" in capsys.readouterr().err
