@@ -258,17 +258,28 @@ def report(path: Path = ROWS) -> str:
     return "\n".join(out)
 
 
+def _positive(text: str) -> int:
+    """An integer >= 1, or argparse's error naming the value."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.suites.mo_pruning")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run")
-    run.add_argument("--seeds", type=int, default=10)
-    run.add_argument("--trials", type=int, default=60)
+    run.add_argument("--seeds", type=_positive, default=10)
+    run.add_argument("--trials", type=_positive, default=60)
     run.add_argument(
-        "--pruned-trials", type=int, default=None, help="the pruned studies' trials (default: --trials)"
+        "--pruned-trials", type=_positive, default=None, help="the pruned studies' trials (default: --trials)"
     )
     run.add_argument("--algos", default="tpe,random")
-    run.add_argument("--min-resource", type=int, default=1, help="the first rung's epochs")
+    run.add_argument("--min-resource", type=_positive, default=1, help="the first rung's epochs")
     run.add_argument("--problem", default="curves", choices=["curves", "mlp", "mlp-cancer"])
     run.add_argument("--pruner", default="sha", choices=sorted(PRUNERS), help="successive halving or Hyperband")
     run.add_argument("--out", type=Path, default=ROWS, help="the rows' file (resumable)")
