@@ -191,6 +191,20 @@ class VirtualCluster:
         return done
 
 
+def _shares(
+    wait: float, first_wait: float, busy: float, trials: int, makespan: float, ideal: float, latency: Latency
+) -> dict[str, float]:
+    """The workers' share of time waiting (all of it, and past each one's first trial),
+    throughput against the ``ideal`` trials per second, and the storage's share of the run."""
+    return {
+        "wait": wait / (wait + busy),
+        "wait_steady": (wait - first_wait) / (wait - first_wait + busy),
+        "trials_per_s": trials / makespan,
+        "ideal_per_s": ideal,
+        "storage_busy": latency.total / makespan,
+    }
+
+
 def _checked(storage: SQLStorage, study_id: int, trials: int, sent: list[dict[str, Any]]) -> dict[str, Any]:
     """Whether every trial number is there once, the budget exact, every trial
     complete, and every configuration sent to a worker exactly once."""
@@ -224,11 +238,7 @@ def simulate(
         study.optimize(styblinski_tang, trials, executor=cluster, progress=False)
     real = time.perf_counter() - start
     row = {
-        "wait": cluster.wait / (cluster.wait + cluster.busy),
-        "wait_steady": (cluster.wait - cluster.first_wait) / (cluster.wait - cluster.first_wait + cluster.busy),
-        "trials_per_s": trials / cluster.makespan,
-        "ideal_per_s": workers / duration,
-        "storage_busy": latency.total / cluster.makespan,
+        **_shares(cluster.wait, cluster.first_wait, cluster.busy, trials, cluster.makespan, workers / duration, latency),
         "real_s": real,
         **latency.percentiles(),
         **_checked(storage, study.study_id, trials, cluster.sent),
@@ -265,11 +275,7 @@ def simulate_shared(
         sent.append(dict(nxt.config))
         heapq.heappush(clocks, (now + spent + took, i, nxt, False))
     row = {
-        "wait": wait / (wait + busy),
-        "wait_steady": (wait - first_wait) / (wait - first_wait + busy),
-        "trials_per_s": trials / makespan,
-        "ideal_per_s": workers / duration,
-        "storage_busy": latency.total / makespan,
+        **_shares(wait, first_wait, busy, trials, makespan, workers / duration, latency),
         "real_s": time.perf_counter() - start,
         **latency.percentiles(),
         **_checked(storage, first.study_id, trials, sent),
@@ -312,11 +318,7 @@ def run_real(
         busy += sum(e - s for s, e in runs)
     makespan = max(e for runs in spans.values() for _, e in runs) - began
     row = {
-        "wait": wait / (wait + busy),
-        "wait_steady": (wait - first_wait) / (wait - first_wait + busy),
-        "trials_per_s": trials / makespan,
-        "ideal_per_s": workers / duration,
-        "storage_busy": latency.total / makespan,
+        **_shares(wait, first_wait, busy, trials, makespan, workers / duration, latency),
         "workers_seen": len(spans),
         **latency.percentiles(),
         **_checked(storage, study.study_id, trials, [t.params for t in records]),

@@ -70,14 +70,19 @@ def _suite(finals: dict[tuple[str, str], dict[int, float]]) -> Suite:
                  lambda: finals)
 
 
-def test_a_peer_worse_beyond_noise_is_marked_and_counted_and_a_tie_is_not() -> None:
+def _far_and_tie() -> dict[tuple[str, str], dict[int, float]]:
+    """Two problems, 10 seeds: on ``far`` the peer is worse beyond noise, on ``tie`` it is not."""
     rng = np.random.default_rng(1)
-    finals = {
+    return {
         ("far", "ours"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
         ("far", "peer"): dict(enumerate(rng.uniform(10.0, 11.0, 10))),
         ("tie", "ours"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
         ("tie", "peer"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
     }
+
+
+def test_a_peer_worse_beyond_noise_is_marked_and_counted_and_a_tie_is_not() -> None:
+    finals = _far_and_tie()
     assert verdict(finals, "far", "peer", "ours") == 1
     assert verdict(finals, "tie", "peer", "ours") == 0
     text = table(_suite(finals), finals)
@@ -89,13 +94,7 @@ def test_a_peer_worse_beyond_noise_is_marked_and_counted_and_a_tie_is_not() -> N
 def test_a_resolved_only_suite_shows_the_problems_beyond_noise_and_counts_the_rest() -> None:
     from dataclasses import replace
 
-    rng = np.random.default_rng(1)
-    finals = {
-        ("far", "ours"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
-        ("far", "peer"): dict(enumerate(rng.uniform(10.0, 11.0, 10))),
-        ("tie", "ours"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
-        ("tie", "peer"): dict(enumerate(rng.uniform(0.0, 1.0, 10))),
-    }
+    finals = _far_and_tie()
     text = table(replace(_suite(finals), resolved_only=True), finals)
     assert "|far|" in text and "|tie|" not in text, text
     assert "|*1 more, within noise*|||" in text, text

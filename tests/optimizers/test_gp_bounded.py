@@ -13,16 +13,8 @@ from treefarm.encoding import UnitEncoding
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.gp import GP
 
-SPACE = {"x": Real(-1.0, 1.0), "y": Real(-1.0, 1.0)}
-
-
-def bowl(v: Config | dict[str, float]) -> float:
-    return float((v["x"] - 0.3) ** 2 + (v["y"] + 0.2) ** 2)
-
-
-def _history(n: int, seed: int = 0) -> History:
-    configs = sample(SPACE, np.random.default_rng(seed), n=n)  # type: ignore[arg-type]
-    return History(complete=tuple(Observation(c, bowl(c)) for c in configs))
+from .bowl import SPACE, bowl
+from .bowl import bowl_history as _history
 
 
 def test_bounded_rows_keeps_the_best_the_incumbents_neighbours_and_a_spread() -> None:

@@ -5,22 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from treefarm import Auto, Config, History, Int, Observation, Real, Study, sample
+from treefarm import Auto, History, Int, Study
 from treefarm.encoding.unit import numeric_unit
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.gp import GP
 from treefarm.optimizers.handover import SIGMA_BOUNDS, handover_start
 
-SPACE = {"x": Real(-1.0, 1.0), "y": Real(-1.0, 1.0)}
-
-
-def bowl(v: Config | dict[str, float]) -> float:
-    return float((v["x"] - 0.3) ** 2 + (v["y"] + 0.2) ** 2)
-
-
-def _history(n: int, seed: int = 0) -> History:
-    configs = sample(SPACE, np.random.default_rng(seed), n=n)  # type: ignore[arg-type]
-    return History(complete=tuple(Observation(c, bowl(c)) for c in configs))
+from .bowl import SPACE, bowl
+from .bowl import bowl_history as _history
 
 
 @pytest.mark.parametrize("value", [0, -3, 2.5, "100"])
