@@ -45,7 +45,7 @@ import numpy as np
 import treefarm as tf
 from treefarm.execution.base import Pending
 from treefarm.storage import SQLStorage, TrialState
-from treefarm.study import ahead, loop
+from treefarm.study import loop, steps
 
 SPACE = {f"x{i}": tf.Real(-5.0, 5.0) for i in range(6)}
 TIMED = ("claim_trial", "set_trial_params", "finish_trial", "get_trials", "trial_page", "count_trials", "heartbeat")
@@ -104,7 +104,7 @@ class Latency:
 
 
 class Helper:
-    """Whether the loop's helper thread is preparing trials now (``ahead.ask_batch``
+    """Whether the loop's helper thread is preparing trials now (``steps.ask_batch``
     called outside the main thread), and the loop run with ``ahead`` prepared trials."""
 
     def __init__(self) -> None:
@@ -114,7 +114,7 @@ class Helper:
 
     @contextlib.contextmanager
     def patched(self, prepared: int) -> Iterator[None]:
-        original_batch, original_run = ahead.ask_batch, loop.run_as_completed
+        original_batch, original_run = steps.ask_batch, loop.run_as_completed
 
         def watched(*args: Any, **kwargs: Any) -> Any:
             helper = threading.current_thread() is not threading.main_thread()
@@ -128,12 +128,12 @@ class Helper:
                     self.active -= 1
                     self.idle.set()
 
-        ahead.ask_batch = watched  # type: ignore[assignment]
+        steps.ask_batch = watched  # type: ignore[assignment]
         loop.run_as_completed = functools.partial(original_run, ahead=prepared)  # type: ignore[assignment]
         try:
             yield
         finally:
-            ahead.ask_batch = original_batch
+            steps.ask_batch = original_batch
             loop.run_as_completed = original_run
 
 

@@ -38,7 +38,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from .parallel import Evaluator
-from .steps import Asking, Callback, Study, ask_batch, record
+from .steps import Run, Study
 from .stopping import Stopper
 from .trial import Trial
 
@@ -52,18 +52,7 @@ workers) at the price of one more completion the later trial does not see."""
 Prepared = tuple[list[Trial], bool]
 
 
-def run_as_completed(
-    study: Study,
-    asking: Asking,
-    ev: Evaluator,
-    budget: int | None,
-    catch: tuple[type[BaseException], ...],
-    stopper: Stopper,
-    callbacks: list[Callback[Study]],
-    requeue_lost: int,
-    *,
-    ahead: int = AHEAD,
-) -> None:
+def run_as_completed(run: Run[Study], ev: Evaluator, *, ahead: int = AHEAD) -> None:
     """Keep the executor's capacity busy: a finished worker gets a prepared trial (or
     one asked then, with the others pending), so a long trial holds up one worker, not
     all of them. Trials finishing together are recorded in the order of their numbers.
@@ -87,28 +76,28 @@ def run_as_completed(
         for trial in trials:
             sent = ev.send(trial)
             if isinstance(sent, tuple):
-                record(study, [(trial, sent)], catch, stopper, callbacks, requeue_lost)
+                run.record([(trial, sent)])
             else:
                 running[sent] = trial
 
     def stopping() -> bool:
-        return exhausted or study.stop_requested or stopper.done()
+        return exhausted or run.stopping()
 
     def prepare(size: int) -> Prepared:
-        study.recover_due(limit=requeue_lost)
-        return ask_batch(asking, size, budget, catch, stopper)
+        run.recover_due()
+        return run.ask(size)
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="treefarm-ahead") as helper:
         try:
             while True:
                 room = ev.batch_size() - len(running)
                 send([ready.popleft() for _ in range(min(room, len(ready)))])
-                if _room(ev, stopper, running, ready) > 0 and not stopping():
-                    study.recover_due(limit=requeue_lost)
-                while _room(ev, stopper, running, ready) > 0 and not stopping():
+                if _room(ev, run.stopper, running, ready) > 0 and not stopping():
+                    run.recover_due()
+                while _room(ev, run.stopper, running, ready) > 0 and not stopping():
                     # one at a time, each sent as soon as it is asked: at the start the first
                     # worker does not wait for every other worker's suggestion
-                    trials, spent = ask_batch(asking, 1, budget, catch, stopper)
+                    trials, spent = run.ask(1)
                     exhausted = exhausted or spent
                     send(trials)
                 if not running:
@@ -117,7 +106,7 @@ def run_as_completed(
                     if stopping():
                         return
                     continue
-                size = min(ahead - len(ready), _room(ev, stopper, running, ready, free=ahead))
+                size = min(ahead - len(ready), _room(ev, run.stopper, running, ready, free=ahead))
                 if size > 0 and not stopping():
                     preparing = helper.submit(prepare, size)
                 done = sorted(ev.finished(running), key=lambda f: running[f].number)
@@ -126,10 +115,10 @@ def run_as_completed(
                     collect()
                 except BaseException:
                     # the results in hand are stored before the helper's error stops the study
-                    record(study, finished, catch, stopper, callbacks, requeue_lost)
+                    run.record(finished)
                     raise
                 send([ready.popleft() for _ in range(min(ev.batch_size() - len(running), len(ready)))])
-                record(study, finished, catch, stopper, callbacks, requeue_lost)
+                run.record(finished)
         except BaseException:
             if preparing is not None:
                 with contextlib.suppress(BaseException):

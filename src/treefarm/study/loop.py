@@ -38,10 +38,9 @@ from .ahead import run_as_completed
 from .loop_arguments import check_arguments, check_total, checked_catch
 from .parallel import Evaluator
 from .recovery import REQUEUE_LOST
-from .steps import Asking, Callback, Host, Study, ask_batch, record
+from .steps import Asking, Callback, Host, Run, Study
 from .stopping import Stopper
 from .talk import Reporter, bar_total, show_progress
-from .trial import Trial
 
 __all__ = ["Asking", "Host", "optimize"]
 
@@ -82,11 +81,12 @@ def optimize(
     callbacks = [lambda _, record: reporter(record), *callbacks]
     try:
         evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
+        run = Run(study, asking, n_trials, caught, stopper, callbacks, requeue_lost)
         with evaluator as ev:
             if executor is not None:
-                run_as_completed(study, asking, ev, n_trials, caught, stopper, callbacks, requeue_lost)
+                run_as_completed(run, ev)
             else:
-                _run_batches(study, asking, ev, n_trials, caught, stopper, callbacks, requeue_lost)
+                _run_batches(run, ev)
     except BaseException as exc:
         reporter.close(None)
         study.fail_running(
@@ -96,37 +96,13 @@ def optimize(
     reporter.close(stopper)
 
 
-def _run_batches(
-    study: Study,
-    asking: Asking,
-    ev: Evaluator,
-    budget: int | None,
-    catch: tuple[type[BaseException], ...],
-    stopper: Stopper,
-    callbacks: list[Callback[Study]],
-    requeue_lost: int,
-) -> None:
+def _run_batches(run: Run[Study], ev: Evaluator) -> None:
     """Ask a batch, evaluate it, record it, until a rule stops or the budget is spent."""
-    while not (stopper.done() or study.stop_requested):
-        study.recover_due(limit=requeue_lost)
-        remaining = stopper.remaining()
+    while not run.stopping():
+        run.recover_due()
+        remaining = run.stopper.remaining()
         size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
-        trials, exhausted = ask_batch(asking, size, budget, catch, stopper)
-        _run_batch(study, ev, trials, catch, stopper, callbacks, requeue_lost)
+        trials, exhausted = run.ask(size)
+        run.record(list(zip(trials, ev.run(trials))))
         if exhausted:
             return
-
-
-def _run_batch(
-    study: Study,
-    ev: Evaluator,
-    trials: list[Trial],
-    catch: tuple[type[BaseException], ...],
-    stopper: Stopper,
-    callbacks: list[Callback[Study]],
-    requeue_lost: int,
-) -> None:
-    """Evaluate ``trials`` and record each outcome; re-raise an uncaught error after recording."""
-    record(study, list(zip(trials, ev.run(trials))), catch, stopper, callbacks, requeue_lost)
-
-

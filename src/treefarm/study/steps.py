@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from ..exceptions import StorageUnavailableError, TrialStateError
 from ..space import Config
@@ -17,7 +17,7 @@ from .recovery import requeue_lost as requeue_lost_trial
 from .stopping import Stopper
 from .trial import Trial
 
-__all__ = ["Asking", "Callback", "Host", "Result", "Study", "ask_batch", "record"]
+__all__ = ["Asking", "Callback", "Host", "Result", "Run", "Study", "ask_batch", "record"]
 
 Result = tuple[Outcome, BaseException | None]
 """An evaluation's outcome and the exception the objective raised (if any)."""
@@ -140,3 +140,34 @@ def record(
             callback(study, stored)
     if uncaught is not None:
         raise uncaught
+
+
+@dataclass(frozen=True)
+class Run(Generic[Study]):
+    """What every step of one ``optimize`` call reads: the study and its asking, the
+    study's budget (``n_trials``), the errors that fail a trial rather than the run,
+    the stopping rules, the callbacks, and how often a lost evaluation is queued again."""
+
+    study: Study
+    asking: Asking
+    budget: int | None
+    catch: tuple[type[BaseException], ...]
+    stopper: Stopper
+    callbacks: list[Callback[Study]]
+    requeue_lost: int
+
+    def ask(self, size: int) -> tuple[list[Trial], bool]:
+        """:func:`ask_batch` of up to ``size`` trials."""
+        return ask_batch(self.asking, size, self.budget, self.catch, self.stopper)
+
+    def record(self, results: list[tuple[Trial, Result]]) -> None:
+        """:func:`record` of evaluations that finished together."""
+        record(self.study, results, self.catch, self.stopper, self.callbacks, self.requeue_lost)
+
+    def recover_due(self) -> None:
+        """Queue again the trials whose workers were lost, as the study's rules allow."""
+        self.study.recover_due(limit=self.requeue_lost)
+
+    def stopping(self) -> bool:
+        """Whether a rule (``n_new_trials``, timeout, target, patience) or ``stop()`` said stop."""
+        return self.stopper.done() or self.study.stop_requested
