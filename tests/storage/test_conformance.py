@@ -18,6 +18,8 @@ class TestInMemory(StorageSuite):
 
 
 class TestSQLite(StorageSuite):
+    keeps_versions = True
+
     @pytest.fixture
     def storage_factory(self, sqlite_path: Path) -> Iterator[Callable[[], Storage]]:
         yield lambda: SQLStorage(f"sqlite:///{sqlite_path}")
@@ -25,6 +27,8 @@ class TestSQLite(StorageSuite):
 
 @pytest.mark.postgres
 class TestPostgres(StorageSuite):
+    keeps_versions = True
+
     @pytest.fixture
     def storage_factory(self, postgres_factory: Callable[[], Storage]) -> Iterator[Callable[[], Storage]]:
         yield postgres_factory

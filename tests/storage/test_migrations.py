@@ -285,6 +285,20 @@ def test_step_0004_gives_directions_and_values_lists(release_copy: Path) -> None
     assert _rows(release_copy, 'SELECT count(*) FROM treefarm_intermediate WHERE "values" IS NOT NULL') == [(0,)]
 
 
+def test_step_0005_starts_every_trial_at_version_0_and_a_write_counts(release_copy: Path) -> None:
+    _step(release_copy, "0004")
+    trials = _rows(release_copy, "SELECT count(*) FROM treefarm_trials")[0][0]
+    _step(release_copy, "0005")
+    assert _revision(release_copy) == "0005"
+    assert _rows(release_copy, "SELECT version, count(*) FROM treefarm_trials GROUP BY version") == [(0, trials)]
+    storage = SQLStorage(_url(release_copy))
+    study = storage.list_studies()[0]
+    number = storage.create_trial(study.study_id, params={"x": 0.5}).number
+    storage.set_trial_user_attr(study.study_id, number, "note", "upgraded")
+    assert storage.get_trial(study.study_id, number).version == 1
+    storage.close()
+
+
 def _layout(path: Path) -> dict[str, Any]:
     """Every treefarm table's columns (name, type, nullability, default) and indexes."""
     engine = sa.create_engine(_url(path))

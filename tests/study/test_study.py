@@ -314,6 +314,32 @@ def test_random_search_ask_reads_no_history() -> None:
     assert calls == []
 
 
+def test_with_many_trials_running_a_read_fetches_only_the_trials_that_changed(tmp_path: Path) -> None:
+    """Forty trials run while the study asks and records: each read returns the
+    trials written since the last one, never the forty unchanged, and the study
+    sees what a fresh process reading everything sees."""
+    db = tmp_path / "s.db"
+    study = tf.Study.create("s", space=SPACE, storage=db, seed=0)
+    study.optimize(quadratic, 12)
+    running = [study.ask() for _ in range(40)]
+    returned: list[int] = []
+    original = study.storage.get_trials
+
+    def spy(*args: object, **kwargs: object) -> list:
+        records = original(*args, **kwargs)  # type: ignore[arg-type]
+        returned.append(len(records))
+        return records
+
+    study.storage.get_trials = spy  # type: ignore[method-assign]
+    for trial in running[:5]:
+        study.tell(trial, quadratic(trial.value))
+        study.tell(study.ask(), 1.0)
+    assert returned and max(returned) <= 6, returned
+    fresh = tf.Study.load("s", space=SPACE, storage=db)
+    assert study.trials == fresh.trials
+    assert sum(t.state is TrialState.RUNNING for t in study.trials) == 35
+
+
 @pytest.mark.parametrize(
     ("algo", "total", "stops"), [("tpe", 30, (12, 25)), (tf.GP(n_startup=4, n_candidates=64, n_starts=2), 10, (3, 7))]
 )

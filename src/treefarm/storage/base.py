@@ -288,8 +288,14 @@ class Storage(abc.ABC):
         *,
         states: Collection[TrialState] | None = None,
         min_number: int = 0,
+        known: Mapping[int, int] | None = None,
     ) -> list[TrialRecord]:
-        """The trials numbered ``min_number`` or more (in ``states`` if given), by number."""
+        """The trials numbered ``min_number`` or more (in ``states`` if given), by number.
+
+        ``known`` maps trial numbers to the :attr:`~TrialRecord.version` the caller
+        holds: a trial stored at that version may be left out (it has not changed
+        since), so a reader that keeps what it read re-reads only what changed. A
+        storage that keeps no versions returns every trial."""
 
     @abc.abstractmethod
     def count_trials(self, study_id: int, *, states: Collection[TrialState] | None = None) -> int:

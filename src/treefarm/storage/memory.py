@@ -273,6 +273,7 @@ class InMemoryStorage(Storage):
         *,
         states: Collection[TrialState] | None = None,
         min_number: int = 0,
+        known: Mapping[int, int] | None = None,
     ) -> list[TrialRecord]:
         wanted = None if states is None else {TrialState(s) for s in states}
         with self._lock:

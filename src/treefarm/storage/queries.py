@@ -29,12 +29,14 @@ REQUEST = "_request"
 Steps = Mapping[int, "tuple[float, tuple[float, ...] | None]"]
 """A trial's intermediate reports: step -> (first value, every value when a vector was reported)."""
 _NO_STEPS: Steps = {}
+_CHUNK = 500
+"""Trial numbers per ``IN (...)`` list: far below every backend's bound on bound parameters."""
 
 
 def record(row: Sequence[Any], steps: Steps) -> TrialRecord:
     """The record of a ``trials`` row, given as a tuple in the table's column order."""
     (_, study_id, number, state, params, value, user_attrs, system_attrs, started, finished, beat,
-     _request, _requeued, values, constraints, _feasible) = row  # fmt: skip
+     _request, _requeued, values, constraints, _feasible, version) = row  # fmt: skip
     return TrialRecord(
         study_id=study_id,
         number=number,
@@ -50,6 +52,7 @@ def record(row: Sequence[Any], steps: Steps) -> TrialRecord:
         values=checks.vector(values),
         constraints=checks.vector(constraints),
         intermediate_vectors={step: every for step, (_, every) in steps.items() if every is not None},
+        version=version or 0,
     )
 
 
@@ -62,6 +65,11 @@ def _public(system_attrs: dict[str, JSON]) -> dict[str, JSON]:
 def as_row(values: Mapping[str, Any]) -> tuple[Any, ...]:
     """Values just written, as a tuple in the column order of ``trials``."""
     return tuple(values.get(column.name) for column in trials.columns)
+
+
+def updated_row(row: Any, changes: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A locked row as :func:`update_trial` leaves it, in the column order of ``trials``."""
+    return as_row({**row._asdict(), **changes, "version": row.version + 1})
 
 
 def study_record(row: Any) -> StudyRecord:
@@ -116,7 +124,7 @@ def claim_waiting(
         changes["request"] = request
     update_trial(connection, row.trial_id, **changes)
     count_claimed(connection, study_id)
-    return record(as_row({**row._asdict(), **changes}), steps_of(connection, study_id, [row.number]).get(row.number, _NO_STEPS))
+    return record(updated_row(row, changes), steps_of(connection, study_id, [row.number]).get(row.number, _NO_STEPS))
 
 
 def count_claimed(connection: sa.Connection, study_id: int) -> None:
@@ -155,7 +163,10 @@ def by_request(connection: sa.Connection, study_id: int, request: str) -> TrialR
 
 
 def update_trial(connection: sa.Connection, trial_id: int, **changes: Any) -> None:
-    connection.execute(sa.update(trials).where(trials.c.trial_id == trial_id).values(**changes))
+    """Write ``changes`` to the trial's row and count the write in its ``version``
+    (with no changes, only count one: a report written beside the row)."""
+    bumped = trials.c.version + 1
+    connection.execute(sa.update(trials).where(trials.c.trial_id == trial_id).values(**changes, version=bumped))
 
 
 def trial_key(study_id: int, number: int) -> tuple[sa.ColumnElement[bool], ...]:
@@ -272,6 +283,25 @@ def steps_of(connection: sa.Connection, study_id: int, numbers: Sequence[int]) -
     out: dict[int, dict[int, tuple[float, tuple[float, ...] | None]]] = {}
     for number, step, value, values in connection.execute(query.order_by(c.number, c.step)):
         out.setdefault(number, {})[step] = _step(value, values)
+    return out
+
+
+def changed_trials(
+    connection: sa.Connection, study_id: int, where: Sequence[sa.ColumnElement[bool]], known: Mapping[int, int]
+) -> list[TrialRecord]:
+    """The trials matching ``where`` whose version is not the one ``known`` holds, by
+    number: one read of two integers per trial, then the full rows and reports of the
+    changed ones only. Each record's version is read with its row, so a write landing
+    between the two reads is either in the record or makes the next read fetch it."""
+    versions = connection.execute(sa.select(trials.c.number, trials.c.version).where(*where)).all()
+    changed = sorted(number for number, version in versions if known.get(number) != version)
+    out: list[TrialRecord] = []
+    for start in range(0, len(changed), _CHUNK):
+        numbers = changed[start : start + _CHUNK]
+        query = sa.select(trials).where(trials.c.study_id == study_id, trials.c.number.in_(numbers))
+        rows = connection.execute(query.order_by(trials.c.number)).all()
+        steps = steps_of(connection, study_id, numbers)
+        out.extend(record(row, steps.get(row.number, _NO_STEPS)) for row in rows)
     return out
 
 

@@ -79,7 +79,10 @@ class TrialRecord:
     the trial is :attr:`feasible` when every one is ``<= 0`` (Optuna's
     convention). ``intermediate_vectors`` holds the steps reported as a vector
     (step -> one value per objective), beside their first entry in
-    ``intermediate``.
+    ``intermediate``. ``version`` counts the writes to the trial (its row and
+    its reports) in a storage that keeps it (0 elsewhere): a reader holding a
+    record asks :meth:`~treefarm.storage.Storage.get_trials` for the trials whose
+    version differs (records that differ only in it compare equal).
     """
 
     study_id: int
@@ -96,6 +99,7 @@ class TrialRecord:
     values: tuple[float, ...] | None = None
     constraints: tuple[float, ...] | None = None
     intermediate_vectors: Mapping[int, tuple[float, ...]] = field(default_factory=dict)
+    version: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
         if self.values is None and self.value is not None:

@@ -9,7 +9,7 @@ tables; :mod:`treefarm.storage.migrate` upgrades older ones step by step
 :data:`HEAD` directly.
 
 * ``treefarm_meta`` (key, value): ``schema_version``, the number of the
-  revision (``"4"`` at revision ``0004``). Only the 0.1.0 release reads it
+  revision (``"5"`` at revision ``0005``). Only the 0.1.0 release reads it
   (it refuses anything but ``"1"``, so it never writes into a database it
   does not know).
 * ``treefarm_studies``: a unique ``name``; ``direction`` (the first of
@@ -26,7 +26,9 @@ tables; :mod:`treefarm.storage.migrate` upgrades older ones step by step
   seconds); ``request``, the id of the claim or creation call that wrote the
   row (a retry after a lost acknowledgement looks it up); ``requeued``, True
   for a WAITING trial that re-queues an interrupted one
-  (:data:`~treefarm.storage.REQUEUED` in its system attributes).
+  (:data:`~treefarm.storage.REQUEUED` in its system attributes); ``version``,
+  incremented by every write to the trial or its reports (heartbeats
+  included), so a reader holding the trials asks only for those that changed.
 * ``treefarm_intermediate``: study, number, step -> ``value`` (NULL for
   NaN) and ``values`` (JSON list when a vector was reported, else NULL).
 * ``treefarm_hints``: a study's search hints (config as JSON text,
@@ -49,7 +51,7 @@ __all__ = [
     "trials",
 ]
 
-REVISIONS = ("0001", "0002", "0003", "0004")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005")
 """Every schema revision this treefarm knows, oldest first (Alembic's linear history)."""
 HEAD = REVISIONS[-1]
 """The revision of the tables below; a new database is created at it."""
@@ -94,6 +96,7 @@ trials = sa.Table(
     sa.Column("values", sa.Text, nullable=True),
     sa.Column("constraints", sa.Text, nullable=True),
     sa.Column("feasible", sa.Boolean, nullable=True),
+    sa.Column("version", sa.Integer, nullable=False, server_default="0"),
     sa.UniqueConstraint("study_id", "number", name="treefarm_trials_study_number"),
     sa.Index("treefarm_trials_study_state", "study_id", "state", "number"),
 )

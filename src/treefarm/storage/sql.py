@@ -420,7 +420,7 @@ class SQLStorage(SQLConnection, Storage):
                 **q.merged_system(row.system_attrs, system_attrs),
             }
             q.update_trial(connection, row.trial_id, **changes)
-            return q.record(q.as_row({**row._asdict(), **changes}), steps)
+            return q.record(q.updated_row(row, changes), steps)
 
         return self._write(body)
 
@@ -429,7 +429,8 @@ class SQLStorage(SQLConnection, Storage):
         stored = None if math.isnan(first) else first  # NaN is stored as NULL
 
         def body(connection: sa.Connection) -> None:
-            q.running_trial(connection, study_id, number, action="reporting an intermediate value")
+            trial = q.running_trial(connection, study_id, number, action="reporting an intermediate value")
+            q.update_trial(connection, trial.trial_id)
             if every is not None:
                 checks.check_intermediate_length(number, step, every, q.study_directions(connection, study_id))
             c = intermediate.c
@@ -456,7 +457,8 @@ class SQLStorage(SQLConnection, Storage):
             q.commit_without_flush(connection)
             where = q.trial_key(study_id, number)
             running = trials.c.state == TrialState.RUNNING.value
-            done = connection.execute(sa.update(trials).where(*where, running).values(heartbeat=time.time()))
+            beat = {"heartbeat": time.time(), "version": trials.c.version + 1}
+            done = connection.execute(sa.update(trials).where(*where, running).values(**beat))
             if done.rowcount == 0:
                 q.lock_trial(connection, study_id, number)
 
@@ -481,15 +483,18 @@ class SQLStorage(SQLConnection, Storage):
         *,
         states: Collection[TrialState] | None = None,
         min_number: int = 0,
+        known: Mapping[int, int] | None = None,
     ) -> list[TrialRecord]:
         wanted = q.states_of(states)
 
         def body(connection: sa.Connection) -> list[TrialRecord]:
             q.study_row(connection, study_id)
-            query = sa.select(trials).where(trials.c.study_id == study_id, trials.c.number >= min_number)
+            where = [trials.c.study_id == study_id, trials.c.number >= min_number]
             if wanted is not None:
-                query = query.where(trials.c.state.in_(wanted))
-            rows = connection.execute(query.order_by(trials.c.number)).all()
+                where.append(trials.c.state.in_(wanted))
+            if known:
+                return q.changed_trials(connection, study_id, where, known)
+            rows = connection.execute(sa.select(trials).where(*where).order_by(trials.c.number)).all()
             steps = q.steps_from(connection, study_id, min_number) if rows else {}
             return [q.record(row, steps.get(row.number, {})) for row in rows]
 

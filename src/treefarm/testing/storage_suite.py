@@ -48,6 +48,9 @@ class StorageSuite(ObjectivesSuite):
     """Tests every Storage must pass; subclasses provide the ``storage_factory`` fixture
     (several objectives and constraints: :class:`.storage_objectives.ObjectivesSuite`)."""
 
+    keeps_versions = False
+    """Set by a subclass whose storage counts writes in :attr:`TrialRecord.version`."""
+
     @pytest.fixture
     def storage(self, storage_factory: Callable[[], Storage]) -> Iterator[Storage]:
         store = storage_factory()
@@ -467,6 +470,53 @@ class StorageSuite(ObjectivesSuite):
         assert storage.get_trials(sid, states=[]) == []
         assert storage.count_trials(sid) == 5
         assert storage.count_trials(sid, states=[COMPLETE, WAITING]) == 4
+
+    def test_get_trials_returns_every_trial_whose_version_the_caller_does_not_hold(self, storage: Storage) -> None:
+        sid = _study(storage).study_id
+        a = storage.create_trial(sid, params={"x": 1})
+        b = storage.create_trial(sid, params={"x": 2})
+        _complete(storage, sid)
+        held = {r.number: r for r in storage.get_trials(sid)}
+        known = {n: r.version for n, r in held.items()}
+        writes: list[Callable[[], object]] = [
+            lambda: storage.set_trial_params(sid, a.number, {"x": 3}),
+            lambda: storage.report_intermediate(sid, a.number, 1, 0.5),
+            lambda: storage.heartbeat(sid, a.number),
+            lambda: storage.set_trial_user_attr(sid, a.number, "k", 1),
+            lambda: storage.finish_trial(sid, a.number, state=COMPLETE, value=0.25),
+        ]
+        for write in writes:
+            write()
+            fresh = storage.get_trials(sid, known=known)
+            assert a.number in {r.number for r in fresh}, write
+            for r in fresh:  # what comes back is the trial as stored now
+                assert r == storage.get_trial(sid, r.number)
+                held[r.number] = r
+            known = {n: r.version for n, r in held.items()}
+        assert held == {r.number: r for r in storage.get_trials(sid)}
+        assert held[b.number] == b
+
+    def test_a_storage_with_versions_counts_every_write_and_skips_what_is_held(self, storage: Storage) -> None:
+        sid = _study(storage).study_id
+        if not self.keeps_versions:
+            pytest.skip("this storage keeps no versions: it returns every trial")
+        number = storage.create_trial(sid, params={"x": 1}).number
+        versions = [storage.get_trial(sid, number).version]
+        for write in (
+            lambda: storage.report_intermediate(sid, number, 1, 0.5),
+            lambda: storage.heartbeat(sid, number),
+            lambda: storage.set_trial_user_attr(sid, number, "k", 1),
+            lambda: storage.set_trial_params(sid, number, {"x": 2}),
+            lambda: storage.finish_trial(sid, number, state=COMPLETE, value=1.0),
+        ):
+            write()
+            versions.append(storage.get_trial(sid, number).version)
+        assert versions == sorted(set(versions)), versions  # every write moved it
+        other = storage.create_trial(sid, params={"x": 3})
+        known = {number: versions[-1], other.number: other.version}
+        assert storage.get_trials(sid, known=known) == []
+        storage.heartbeat(sid, other.number)
+        assert [r.number for r in storage.get_trials(sid, known=known)] == [other.number]
 
     def test_missing_trial_is_named(self, storage: Storage) -> None:
         study = _study(storage)
