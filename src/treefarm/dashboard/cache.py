@@ -1,9 +1,8 @@
 """What the dashboard keeps between requests: each study's trials, read incrementally.
 
-Finished trials never change (the storage contract), so a study's cache
-keeps them and reads again only from the oldest trial it saw unfinished
-(as :class:`~treefarm.Study` does): after the first read of a large study,
-keeping up with a running one costs one indexed query of the new trials.
+A study's trials are read incrementally, as :class:`~treefarm.Study` reads
+them (:mod:`treefarm.storage.incremental`): after the first read of a large
+study, keeping up with a running one costs one indexed query of what changed.
 
 Whether anything changed is asked cheaply: the number of trials, and of
 RUNNING and WAITING ones (index-only counts). Any trial created, claimed or
@@ -19,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..storage import Storage, StudyRecord, TrialRecord, TrialState
+from ..storage.incremental import TrialReader
 
 __all__ = ["StudyCache", "marker", "version_of"]
 
@@ -57,20 +57,14 @@ class StudyCache:
         self.storage = storage
         self.record = record
         self._lock = threading.Lock()
-        self._finished: dict[int, TrialRecord] = {}
-        self._unfinished: list[TrialRecord] = []
-        self._scan_from = 0
+        self._reader = TrialReader(storage, record.study_id)
         self._version: Version | None = None
         self._every: list[TrialRecord] = []
         self._computed: OrderedDict[tuple[str, str], tuple[Version, Any]] = OrderedDict()
 
     def _sync(self, version: Version) -> None:
-        records = self.storage.get_trials(self.record.study_id, min_number=self._scan_from)
-        self._unfinished = [r for r in records if not r.state.is_finished]
-        self._finished.update((r.number, r) for r in records if r.state.is_finished)
-        if records:
-            self._scan_from = self._unfinished[0].number if self._unfinished else records[-1].number + 1
-        self._every = sorted([*self._finished.values(), *self._unfinished], key=lambda t: t.number)
+        unfinished = self._reader.read()
+        self._every = sorted([*self._reader.finished.values(), *unfinished], key=lambda t: t.number)
         self._version = version
 
     def trials(self) -> tuple[Version, list[TrialRecord]]:

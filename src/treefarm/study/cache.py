@@ -1,10 +1,9 @@
 """The study's view of its stored trials, read incrementally.
 
-Finished trials never change, so they are cached, and each read fetches only
-trials at or after the oldest one last seen unfinished, and of those only the
-ones whose version moved since they were read: the cost of an ``ask`` does not
-grow with the history for optimizers that need none, nor with the number of
-trials running, and stays one indexed read for those that do. Each trial's configuration is
+Finished trials never change, so they are kept, and each read fetches only
+the trials that changed (:mod:`treefarm.storage.incremental`): the cost of an
+``ask`` does not grow with the history for optimizers that need none, nor with
+the number of trials running, and stays one indexed read for those that do. Each trial's configuration is
 validated against the study's space once; one that no longer fits (written
 for a wider space the caller explicitly accepted) is left out of what the
 optimizer sees.
@@ -13,7 +12,6 @@ optimizer sees.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import replace
 
@@ -26,6 +24,7 @@ from ..pareto import ranking_losses
 from ..space import Config, Space, validate
 from ..space.partial import check_partial
 from ..storage import HintRecord, Storage, TrialRecord, TrialState
+from ..storage.incremental import TrialReader
 from .objectives import constraint_matrix, feasible_front, loss_matrix
 from .outcome import loss_variance
 from .warm import gate_open, warm_source
@@ -58,11 +57,9 @@ class TrialCache:
         self._sign = sign
         self._name = name
         self._directions = directions
-        self._finished: dict[int, TrialRecord] = {}
+        self._reader = TrialReader(storage, study_id)
+        self._finished = self._reader.finished
         self._configs: dict[int, Config | None] = {}
-        self._scan_from = 0
-        self._unsettled: dict[int, TrialRecord] = {}
-        self._syncing = threading.Lock()
         self._checked_hints: dict[tuple[int, float], Hint | None] = {}
         self._hint_source: dict[int | None, str | None] = {}
         self._hints: tuple[float, tuple[Hint, ...]] | None = None
@@ -93,27 +90,12 @@ class TrialCache:
     def unsettled_from(self) -> int:
         """The number of the oldest trial unfinished at the last sync (or the next
         number): every trial below it was finished, with its params, when read."""
-        return self._scan_from
+        return self._reader.unsettled_from
 
     def sync(self) -> list[TrialRecord]:
-        """Read the trials changed since the last sync; return the unfinished ones.
-
-        The trials at or after :attr:`unsettled_from` are held with their versions,
-        and the storage returns only those whose version moved (every one, for a
-        storage that keeps none): with hundreds of trials running, a sync reads two
-        integers for each unchanged one instead of its row and its reports."""
-        with self._syncing:  # the trials of an executor's threads prune and ask at once
-            known = {n: r.version for n, r in self._unsettled.items()}
-            for r in self._storage.get_trials(self._study_id, min_number=self._scan_from, known=known):
-                self._unsettled[r.number] = r
-                if r.state.is_finished:
-                    self._finished[r.number] = r
-            held = self._unsettled
-            unfinished = [held[n] for n in sorted(held) if not held[n].state.is_finished]
-            if held:
-                self._scan_from = unfinished[0].number if unfinished else max(held) + 1
-                self._unsettled = {n: r for n, r in held.items() if n >= self._scan_from}
-            return unfinished
+        """Read the trials changed since the last sync (:class:`~treefarm.storage.incremental.TrialReader`);
+        return the unfinished ones."""
+        return self._reader.read()
 
     def finished_and_unfinished(self) -> list[TrialRecord]:
         """Every trial: the finished ones from the cache, the others read afresh."""
