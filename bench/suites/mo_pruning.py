@@ -24,6 +24,11 @@ epochs trained and the final front's hypervolume (reference ``[1.0, 3.0]``).
     python -m bench.suites.mo_pruning run --problem mlp --seeds 10 --trials 60 --algos tpe
     python -m bench.suites.mo_pruning run --problem mlp --seeds 10 --trials 60 --pruned-trials 200 --algos tpe
     python -m bench.suites.mo_pruning report
+    python -m bench.suites.mo_pruning front --problem mlp-cancer --seeds 10
+
+``front`` runs unpruned studies and prints, per seed, the curve of the front's
+smallest trial at the rungs (epochs 1, 3, 9) and how many trials of its size were
+lower than it at epoch 3: whether any rung could have kept it.
 
 ``--pruned-trials`` lets the pruned studies run on past the unpruned one's trials:
 each row keeps the hypervolume after every trial with the epochs spent so far, and
@@ -179,6 +184,29 @@ def anytime(trials: list[Any], reference: list[float]) -> list[list[float]]:
     return out
 
 
+def front_curves(problem: str, seeds: int, trials: int = 60) -> list[str]:
+    """For each seed's unpruned study, its hypervolume, the front's trial with the
+    lowest second objective (the smallest model): its losses at epochs 1, 3, 9 and
+    27, and how many trials of its second objective were lower at epoch 3."""
+    import treefarm as tf
+
+    space, objective, reference = _problem(problem)
+    out = []
+    for seed in range(seeds):
+        study = tf.Study.create(space=space, directions=["minimize", "minimize"], algo="tpe", seed=seed)
+        study.optimize(objective, n_trials=trials, progress=False)
+        smallest = min(study.best_trials, key=lambda t: t.values[1])
+        rungs = [round(smallest.intermediate[e], 3) for e in (1, 3, 9, EPOCHS)]
+        same = [t for t in study.trials if t.values is not None and t.values[1] == smallest.values[1]]
+        lower = sum(t.intermediate[3] < smallest.intermediate[3] for t in same)
+        out.append(
+            f"seed {seed}: hypervolume {study.hypervolume(reference):.4f}, smallest front trial "
+            f"{smallest.number} at epochs 1/3/9/{EPOCHS}: {rungs}; {lower} of {len(same)} trials of its "
+            "size lower at epoch 3"
+        )
+    return out
+
+
 def _interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float, str]:
     """The 95 % bootstrap interval of median(a) - median(b) (seeded) and its verdict."""
     rng = np.random.default_rng(0)
@@ -283,11 +311,18 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--problem", default="curves", choices=["curves", "mlp", "mlp-cancer"])
     run.add_argument("--pruner", default="sha", choices=sorted(PRUNERS), help="successive halving or Hyperband")
     run.add_argument("--out", type=Path, default=ROWS, help="the rows' file (resumable)")
+    front = sub.add_parser("front", help="per seed, the unpruned front's smallest trial at the rungs")
+    front.add_argument("--problem", default="mlp-cancer", choices=["curves", "mlp", "mlp-cancer"])
+    front.add_argument("--seeds", type=_positive, default=10)
+    front.add_argument("--trials", type=_positive, default=60)
     rep = sub.add_parser("report")
     rep.add_argument("--out", type=Path, default=ROWS, help="the rows' file")
     args = parser.parse_args(argv)
     if args.command == "report":
         print(report(args.out))
+        return
+    if args.command == "front":
+        print("\n".join(front_curves(args.problem, args.seeds, args.trials)))
         return
     rows_file: Path = args.out
     done = set()

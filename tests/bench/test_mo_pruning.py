@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from bench.suites.mo_pruning import anytime, at_equal_steps, main
+from bench.suites.mo_pruning import anytime, at_equal_steps, front_curves, main
 
 
 def _rows(seeds: int) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
@@ -50,3 +50,9 @@ def test_a_count_below_one_is_an_error_naming_the_value(flag: str, capsys: pytes
     with pytest.raises(SystemExit):
         main(["run", flag, "0"])
     assert f"argument {flag}: expected an integer >= 1, got '0'" in capsys.readouterr().err
+
+
+def test_front_names_the_smallest_front_trial_and_its_rivals_at_epoch_3() -> None:
+    (line,) = front_curves("curves", seeds=1, trials=8)
+    assert line.startswith("seed 0: hypervolume ") and "at epochs 1/3/9/27: [" in line
+    assert "trials of its size lower at epoch 3" in line
