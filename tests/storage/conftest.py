@@ -39,3 +39,13 @@ def postgres_factory(postgres_url: str) -> Iterator[Callable[[], Storage]]:
 @pytest.fixture
 def sqlite_path(tmp_path: Path) -> Path:
     return tmp_path / "study.db"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """One database several processes or threads share: a SQLite file, then PostgreSQL."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'shared.db'}"
+    else:
+        request.getfixturevalue("postgres_factory")
+        yield request.getfixturevalue("postgres_url")

@@ -7,27 +7,16 @@ import multiprocessing
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from treefarm.storage import SQLStorage, TrialState
 
 from . import workers
 
 PROCESSES = 3
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'shared.db'}"
-    else:
-        request.getfixturevalue("postgres_factory")
-        yield request.getfixturevalue("postgres_url")
 
 
 def _n_claimed(url: str, name: str) -> int:

@@ -4,24 +4,11 @@ after writers stop, what the study holds equals a fresh read of everything."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 import treefarm as tf
 from treefarm.space import convert
 from treefarm.storage import SQLStorage, TrialState
 from treefarm.study.cache import TrialCache
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'shared.db'}"
-    else:
-        request.getfixturevalue("postgres_factory")
-        yield request.getfixturevalue("postgres_url")
 
 
 def _writer(url: str, study_id: int, seed: int, trials: int) -> None:
