@@ -12,16 +12,16 @@ from treefarm.study.cache import TrialCache
 
 
 def _writer(url: str, study_id: int, seed: int, trials: int) -> None:
-    """Trials as a worker writes them: claim, params, reports, heartbeats, a note, the
-    finish; the last one is left running after its reports, as a busy worker's is."""
+    """Trials as a worker writes them: claim, params, a heartbeat, a note, reports, the
+    finish; the last one is left running after its reports (the last writes it gets)."""
     storage = SQLStorage(url)
     for i in range(trials):
         number = storage.create_trial(study_id, params={}).number
         storage.set_trial_params(study_id, number, {"x": (seed + i) / 100})
+        storage.heartbeat(study_id, number)
+        storage.set_trial_user_attr(study_id, number, "worker", seed)
         for step in range(3):
             storage.report_intermediate(study_id, number, step, float(step + seed))
-            storage.heartbeat(study_id, number)
-        storage.set_trial_user_attr(study_id, number, "worker", seed)
         if i == trials - 1:
             break
         state = TrialState.COMPLETE if i % 3 else TrialState.PRUNED
