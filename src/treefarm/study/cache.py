@@ -58,7 +58,6 @@ class TrialCache:
         self._name = name
         self._directions = directions
         self._reader = TrialReader(storage, study_id)
-        self._finished = self._reader.finished
         self._configs: dict[int, Config | None] = {}
         self._checked_hints: dict[tuple[int, float], Hint | None] = {}
         self._hint_source: dict[int | None, str | None] = {}
@@ -85,6 +84,11 @@ class TrialCache:
             except ConfigError:
                 self._configs[record.number] = None
         return self._configs[record.number]
+
+    @property
+    def _finished(self) -> dict[int, TrialRecord]:
+        """Every finished trial read so far, by number (the reader's)."""
+        return self._reader.finished
 
     @property
     def unsettled_from(self) -> int:
