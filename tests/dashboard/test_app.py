@@ -267,3 +267,26 @@ def test_a_trials_artifacts_are_listed_and_downloaded_never_shown_in_the_page(tm
     with TestClient(create_app(storage)) as c:
         assert "not given the artifact store" in get(c, "/api/studies/1/trials/1/artifacts/report.html", 404)["error"]
     storage.close()
+
+
+def test_a_new_report_of_a_running_trial_reaches_an_open_page(tmp_path: Path) -> None:
+    """A study whose trials run for hours: the page must follow each trial's curve as it is
+    reported, though no trial is created, claimed or finished meanwhile."""
+    path = tmp_path / "long.db"
+    study = tf.Study.create("long", space={"x": tf.Real(0, 1)}, storage=str(path), algo="random", seed=0)
+    trial = study.ask()
+    trial.report(1, 0.5)
+    storage = open_read_only(path)
+    with TestClient(create_app(storage)) as c:
+        before = get(c, "/api/studies/1/version")["version"]
+        assert get(c, "/api/studies/1/plots/intermediate")["values"] == [[0.5]]
+        assert get(c, "/api/studies/1/version")["version"] == before, "a quiet study keeps its version"
+        trial.report(2, 0.25)
+        after = get(c, "/api/studies/1/version")["version"]
+        assert after != before and after[:3] == before[:3] == [1, 1, 0]
+        assert get(c, "/api/studies/1/plots/intermediate")["values"] == [[0.5, 0.25]]
+        study.storage.heartbeat(study.study_id, trial.number)
+        assert get(c, "/api/studies/1/version")["version"] == after, "a heartbeat is not news"
+        study.tell(trial, 0.2)
+        assert get(c, "/api/studies/1/version")["version"][:3] == [1, 0, 0]
+    storage.close()

@@ -171,7 +171,7 @@ def create_app(
 
     def version(request: Request) -> JSONResponse:
         record = studies.record(int(request.path_params["study_id"]))
-        return JSONResponse({"version": marker(storage, record)})
+        return JSONResponse({"version": marker(studies.cache(record.study_id), record)})
 
     def trials(request: Request) -> JSONResponse:
         study_id = int(request.path_params["study_id"])

@@ -4,46 +4,47 @@ A study's trials are read incrementally, as :class:`~treefarm.Study` reads
 them (:mod:`treefarm.storage.incremental`): after the first read of a large
 study, keeping up with a running one costs one indexed query of what changed.
 
-Whether anything changed is asked cheaply: the number of trials, and of
-RUNNING and WAITING ones (index-only counts). Any trial created, claimed or
-finished changes that triple, its :attr:`StudyCache.version`. Plot data is
-computed once per version and kind.
+Each read gives the study's :data:`Version`: its number of trials, of RUNNING
+and of WAITING ones, and a digest of what a page shows of the unfinished trials
+(their params, intermediate values and user attributes; heartbeats left out).
+So a trial created, claimed or finished, and a new report of a running trial,
+all change it, and a page showing learning curves follows a study whose
+trials run for hours. Plot data is computed once per version and kind.
 """
 
 from __future__ import annotations
 
+import json
 import threading
+import zlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..storage import Storage, StudyRecord, TrialRecord, TrialState
 from ..storage.incremental import TrialReader
 
-__all__ = ["StudyCache", "marker", "version_of"]
+__all__ = ["StudyCache", "marker"]
 
-Version = tuple[int, int, int]
+Version = tuple[int, int, int, int]
 MAX_COMPUTED = 64
 """How many computed views a study keeps (the least recently used go first): a bound on
 memory that no sequence of requests (a posterior at every trial, say) can raise."""
 
 
-def version_of(storage: Storage, study_id: int) -> Version:
-    """(trials, running, waiting): changes whenever a trial is created, claimed or finished."""
-    return (
-        storage.count_trials(study_id),
-        storage.count_trials(study_id, states=[TrialState.RUNNING]),
-        storage.count_trials(study_id, states=[TrialState.WAITING]),
-    )
+def _digest(t: TrialRecord) -> int:
+    """What a page shows of an unfinished trial, as a number that changes when any of it does."""
+    shown = [t.state.value, t.params, t.intermediate, t.intermediate_vectors, t.user_attrs]
+    return zlib.crc32(json.dumps(shown, sort_keys=True, default=str).encode())
 
 
-def marker(storage: Storage, record: StudyRecord) -> list[int]:
-    """What the page polls: :func:`version_of` and the study's notes and hints (their
+def marker(cache: StudyCache, record: StudyRecord) -> list[int]:
+    """What the page polls: the study's :data:`Version` and its notes and hints (their
     count and newest id), so a note or hint added anywhere shows in every open page."""
     notes = record.attrs.get("notes")
-    hints = [h.hint_id for h in storage.get_hints(record.study_id)]
+    hints = [h.hint_id for h in cache.storage.get_hints(record.study_id)]
     return [
-        *version_of(storage, record.study_id),
+        *cache.version(),
         len(notes) if isinstance(notes, list) else 0,
         len(hints),
         max(hints, default=0),
@@ -60,30 +61,52 @@ class StudyCache:
         self._reader = TrialReader(storage, record.study_id)
         self._version: Version | None = None
         self._every: list[TrialRecord] = []
+        self._digests: dict[int, tuple[TrialRecord, int]] = {}
         self._computed: OrderedDict[tuple[str, str], tuple[Version, Any]] = OrderedDict()
 
-    def _sync(self, version: Version) -> None:
+    def _stamp(self, unfinished: Sequence[TrialRecord]) -> int:
+        """The digest of the unfinished trials; a record the reader kept (unchanged since
+        the last read) keeps its digest, so a poll of a quiet study hashes nothing."""
+        digests = {}
+        for t in unfinished:
+            held = self._digests.get(t.number)
+            digests[t.number] = held if held is not None and held[0] is t else (t, _digest(t))
+        self._digests = digests
+        return zlib.crc32(json.dumps(sorted((n, d) for n, (_, d) in digests.items())).encode())
+
+    def _refresh(self) -> Version:
+        """Read what changed (the caller holds the lock); rebuild the trial list if anything did."""
         unfinished = self._reader.read()
-        self._every = sorted([*self._reader.finished.values(), *unfinished], key=lambda t: t.number)
-        self._version = version
+        version = (
+            len(self._reader.finished) + len(unfinished),
+            sum(t.state is TrialState.RUNNING for t in unfinished),
+            sum(t.state is TrialState.WAITING for t in unfinished),
+            self._stamp(unfinished),
+        )
+        if version != self._version:
+            self._every = sorted([*self._reader.finished.values(), *unfinished], key=lambda t: t.number)
+            self._version = version
+        return version
+
+    def version(self) -> Version:
+        """The study's version now (reads only what changed since the last call)."""
+        with self._lock:
+            return self._refresh()
 
     def trials(self) -> tuple[Version, list[TrialRecord]]:
         """The current version and every trial, by number (read only what changed)."""
-        version = version_of(self.storage, self.record.study_id)
         with self._lock:
-            if version != self._version:
-                self._sync(version)
-            return version, self._every
+            return self._refresh(), self._every
 
     def computed(self, kind: str, key: str, compute: Callable[[list[TrialRecord]], Any]) -> Any:
         """``compute(trials)`` for the current version, computed once per version and (kind, key):
-        a repeated request costs the three counts of the version, nothing more (for the
+        a repeated request costs one incremental read, nothing more (for the
         :data:`MAX_COMPUTED` most recently used keys)."""
+        version, trials = self.trials()
         found = self._computed.get((kind, key))
-        if found is not None and found[0] == version_of(self.storage, self.record.study_id):
+        if found is not None and found[0] == version:
             self._computed.move_to_end((kind, key))
             return found[1]
-        version, trials = self.trials()
         value = compute(trials)
         self._computed[(kind, key)] = (version, value)
         while len(self._computed) > MAX_COMPUTED:
