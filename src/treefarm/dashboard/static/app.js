@@ -45,6 +45,14 @@ async function write(path, body) {
   return data;
 }
 
+// Each loader draws only the answer to its latest call: a slow answer for the study, plot or page the
+// person just left must not overwrite the one they chose (a live update may overlap a click).
+const calls = {};
+function ticket(name) {
+  const mine = (calls[name] = (calls[name] || 0) + 1);
+  return () => calls[name] === mine;
+}
+
 function say(text, error = false) {
   const m = $("#message");
   m.hidden = !text;
@@ -104,14 +112,17 @@ async function selectStudy(id) {
   state.selected = null;
   await Promise.all([loadTrials(), loadNotes(), loadHints(), loadAsked()]); // the table first: the first plot of a large study reads all of it
   await loadPlot();
-  state.version = (await api(`/api/studies/${id}/version`)).version.join(",");
+  const version = (await api(`/api/studies/${id}/version`)).version.join(",");
+  if (state.study.id === id) state.version = version;
 }
 
 // ------------------------------------------------------------------- table
 async function loadTrials() {
   const q = new URLSearchParams({ offset: state.offset, limit: state.limit, order_by: state.orderBy, descending: state.descending });
   for (const [k, v] of Object.entries(state.filter)) if (v !== "") q.set(k, v);
+  const current = ticket("trials");
   const data = await api(`/api/studies/${state.study.id}/trials?${q}`);
+  if (!current()) return;
   state.total = data.total;
   const body = $("#trials tbody");
   body.innerHTML = "";
@@ -136,7 +147,9 @@ async function loadTrials() {
 async function showTrial(number, withPosterior = true) {
   state.selected = number;
   history.replaceState(null, "", `#study=${state.study.id}&trial=${number}`); // a link to this trial page
+  const current = ticket("trial");
   const t = await api(`/api/studies/${state.study.id}/trials/${number}`);
+  if (!current()) return;
   const d = $("#detail");
   d.hidden = false;
   const steps = t.intermediate.steps.map((s, i) => `${s}: ${fmt(t.intermediate.values[i])}`).join("\n");
@@ -210,12 +223,16 @@ const when = (t) => new Date(t * 1000).toLocaleString();
 const noteItem = (n) => `<li><b>${escape(n.author || "")}</b> <small>${escape(when(n.time))}${n.trial === null || n.trial === undefined ? "" : ` · trial ${Number(n.trial)}`}</small><br><span class="note-text">${escape(n.text)}</span></li>`;
 
 async function loadNotes() {
+  const current = ticket("notes");
   const data = await api(`/api/studies/${state.study.id}/notes`);
+  if (!current()) return;
   $("#notes").innerHTML = data.notes.map(noteItem).join("") || "<li class='none'>none</li>";
 }
 
 async function loadHints() {
+  const current = ticket("hints");
   const data = await api(`/api/studies/${state.study.id}/hints`);
+  if (!current()) return;
   state.hints = data.hints;
   $("#hints-panel").hidden = data.hints.length === 0;
   $("#hints tbody").innerHTML = data.hints.map((h) => `<tr data-id="${Number(h.id)}"><td>${Number(h.id)}</td><td class="${h.bad ? "bad" : "good"}">${h.bad ? "bad" : "good"}</td>
@@ -265,7 +282,10 @@ function statedConfig() {
 
 async function loadAsked() {
   if (!state.writes) return;
-  state.asked = (await api(`/api/studies/${state.study.id}/asked`)).asked;
+  const current = ticket("asked");
+  const asked = (await api(`/api/studies/${state.study.id}/asked`)).asked;
+  if (!current()) return;
+  state.asked = asked;
   const typed = new Map([...document.querySelectorAll("#asked .asked")].map((d) => [d.dataset.number, d.querySelector(".told-value").value]));
   showAsked(typed);
 }
@@ -501,11 +521,13 @@ async function loadPlot() {
   const select = $("#plot-param"), second = $("#plot-param2");
   const param = kind === "relationship" || kind === "pareto" ? [select.value, second.value].filter(Boolean).join(",") : select.value || "";
   $("#plot-note").textContent = "computing…";
+  const current = ticket("plot");
   try {
     let d;
     if (kind === "compare") {
       const ids = state.compare && state.compare.length ? state.compare : state.studies.slice(0, 6).map((s) => s.id);
       d = ids.length >= 2 ? await api(`/api/compare?studies=${ids.join(",")}`) : null;
+      if (!current()) return;
       $("#param-label").hidden = true; $("#param2-label").hidden = true;
       clearPlot();
       $("#plot").appendChild(studyChooser(ids));
@@ -514,6 +536,7 @@ async function loadPlot() {
       return;
     }
     d = await api(`/api/studies/${state.study.id}/plots/${kind}?param=${encodeURIComponent(param)}`);
+    if (!current()) return;
     if (kind === "slices") showParameters(d.slices.map((s) => s.address), Object.fromEntries(d.slices.map((s) => [s.address, s.categories])));
     const pair = kind === "relationship" ? d.addresses || [] : kind === "pareto" ? (d.objectives || []).map(String) : null;
     const options = kind === "slices" ? d.slices.map((s) => s.address) : kind === "gp" || kind === "relationship" ? d.options
@@ -528,6 +551,7 @@ async function loadPlot() {
     $("#plot-note").textContent = draw[kind](d, select.value) || "";
     $("#plot").dataset.kind = kind;
   } catch (e) {
+    if (!current()) return;
     clearPlot();
     $("#plot-note").innerHTML = `<span class="error">${escape(e.message)}</span>`;
   }
@@ -543,8 +567,9 @@ async function refresh() {
 async function poll() {
   if (state.study && state.version !== null) {
     try {
-      const v = (await api(`/api/studies/${state.study.id}/version`)).version.join(",");
-      if (v !== state.version) {
+      const id = state.study.id;
+      const v = (await api(`/api/studies/${id}/version`)).version.join(",");
+      if (state.study.id === id && v !== state.version) {
         state.version = v;
         await refresh();
       }
