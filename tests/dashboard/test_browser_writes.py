@@ -235,3 +235,28 @@ def test_a_point_of_the_pareto_front_opens_its_trial(browser: Any, server: tuple
     pareto.click(position={"x": x, "y": y})
     page.wait_for_selector(f"#detail h3:has-text('trial {d['numbers'][k]} ')")
     page.context.close()
+
+
+def test_a_slow_answer_for_the_plot_left_behind_does_not_replace_the_chosen_one(
+    browser: Any, server: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from treefarm.dashboard import payloads
+
+    convergence = payloads.PLOTS["convergence"]
+
+    def slow(*args: Any) -> Any:
+        time.sleep(2.0)
+        return convergence(*args)
+
+    monkeypatch.setitem(payloads.PLOTS, "convergence", slow)
+    url, _ = server
+    page = open_page(browser, url)  # the first study's convergence plot is on its way, slowly
+    page.click("#studies li:has-text('two')")
+    page.wait_for_selector("#pareto-option:not([hidden])", state="attached")
+    page.select_option("#plot-kind", "pareto")
+    page.wait_for_selector("#plot-note:has-text('trials on the feasible front')")
+    page.wait_for_timeout(3000)  # every convergence answer has arrived by now
+    assert page.locator("#pareto").count() == 1
+    assert "trials on the feasible front" in page.text_content("#plot-note")
+    assert page.eval_on_selector("#plot", "p => p.dataset.kind") == "pareto"
+    page.context.close()
