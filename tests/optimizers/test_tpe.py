@@ -5,14 +5,16 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from treefarm import Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
+from treefarm import Auto, Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
 from treefarm.bo.models.parzen import bandwidths
 from treefarm.exceptions import ConfigError
+from treefarm.optimizers.registry import from_spec, spec_of
 from treefarm.optimizers.tpe import TPE, _weight_columns, rank_weights
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
@@ -59,7 +61,7 @@ def _sphere_history(n: int, dims: int, seed: int = 0) -> tuple[dict[str, Real], 
 def test_every_fourth_suggestion_is_the_joint_views() -> None:
     """With 28 trials recorded, trials 28-30 are product turns and trial 31 the
     fourth: the joint view's (multivariate, good set min(ceil(0.1 n), 25)), draw for draw."""
-    from treefarm.optimizers.tpe import _weight_columns, rank_weights, tenth
+    from treefarm.optimizers.tpe import tenth
 
     space, history = _sphere_history(28, 3)
     joint = TPE(multivariate=True, gamma=tenth, joint_every=None)
@@ -495,3 +497,20 @@ def test_rank_weights_draw_the_proposals_towards_the_best_good_points() -> None:
         return float(np.median([math.dist(list(p.values()), list(best.values())) for p in points]))
 
     assert distance(2.0) < 0.85 * distance(0.0)
+
+
+def test_a_tpe_stored_before_rank_weights_reopens_with_equal_weights(tmp_path: Path) -> None:
+    spec = spec_of(TPE())
+    assert from_spec(spec).rank_weights == 3.0
+    del spec["options"]["rank_weights"]  # what the previous release stored
+    assert from_spec(spec).rank_weights == 0.0
+    auto = spec_of(Auto())
+    del auto["options"]["tpe"]["optimizer"]["options"]["rank_weights"]
+    assert from_spec(auto).tpe.rank_weights == 0.0
+
+    space = {"x": Real(0, 1)}
+    study = Study.create(name="s", space=space, storage=tmp_path / "s.db", algo="tpe", seed=0)
+    stored = spec_of(study.optimizer)
+    del stored["options"]["rank_weights"]
+    study.storage.set_study_attr(study.study_id, "optimizer", stored)
+    assert Study.load("s", space=space, storage=tmp_path / "s.db").optimizer.rank_weights == 0.0
