@@ -53,14 +53,20 @@ def _trials(db: Path, study: str = "job") -> list[tf.TrialRecord]:
 
 
 def _wait_for_complete(db: Path, n: int, timeout: float = 120, *, running: bool = False) -> None:
-    """Until ``n`` trials are complete (and, with ``running``, one is running: a Ctrl-C
-    then lands inside an objective, not in the suggestion between two trials)."""
+    """Until ``n`` trials are complete (and, with ``running``, one started 0.2-1.0 s ago is
+    running: a Ctrl-C then lands inside a 1.5 s objective, not in the suggestion between two
+    trials, nor in the recording of a batch whose trials all just finished)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if db.exists():
             try:
-                states = [t.state for t in _trials(db)]
-                if states.count(TrialState.COMPLETE) >= n and (not running or TrialState.RUNNING in states):
+                trials = _trials(db)
+                complete = sum(t.state is TrialState.COMPLETE for t in trials)
+                inside = [
+                    t for t in trials
+                    if t.state is TrialState.RUNNING and t.started is not None and 0.2 <= time.time() - t.started <= 1.0
+                ]
+                if complete >= n and (not running or inside):
                     return
             except Exception:
                 pass
