@@ -1,8 +1,9 @@
 """``TPE()`` against Optuna's default ``TPESampler``: BBOB in 5-d and COCO's bbob-mixint.
 
 treefarm's ``TPE()`` with its defaults (``tf-tpe``, with rank weights since
-``tpe_ranked.jsonl``), the ``TPE()`` before them (``tpe-unranked``: equal
-weights in ``l``) and Optuna 5's default ``TPESampler(seed=...)``
+``tpe_ranked.jsonl``; the ``TPE()`` before them, equal weights in ``l``, is
+loaded as ``tpe-unranked`` and compared in ``docs/design/tpe.md``) and
+Optuna 5's default ``TPESampler(seed=...)``
 (``optuna-tpe``, multivariate), 100 evaluations, seeds 0-29. BBOB (Hansen
 et al. 2009): the 24 noiseless functions in 5-d, instances 1-3 pooled.
 bbob-mixint (Tušar, Brockhoff & Hansen 2019): the same functions with four
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from ..harness.suite import Finals, Suite, keep, merge, runner_finals
 
-COLUMNS = ("tpe", "tpe-unranked", "optuna-tpe")
+COLUMNS = ("tpe", "optuna-tpe")
 BEFORE = {"tf-tpe": "tpe-unranked", "optuna-tpe": "optuna-tpe"}
 NOW = {"tf-tpe": "tpe"}
 MEASURE = "regret after 100 evaluations, instances pooled"
@@ -31,23 +32,23 @@ def _held(problem: str) -> bool:
     return problem.startswith("mixint") and int(problem.rpartition("f")[2]) >= 13
 
 
-def _all() -> Finals:
-    before = merge(*(runner_finals(f, BEFORE) for f in ("tpe_bbob5.jsonl", "tpe_mixint.jsonl",
-                                                         "tpe_mixint_held.jsonl", MORE_SEEDS)))
+def _all(unranked: bool) -> Finals:
+    names = BEFORE if unranked else {"optuna-tpe": "optuna-tpe"}
+    before = merge(*(runner_finals(f, names) for f in ("tpe_bbob5.jsonl", "tpe_mixint.jsonl",
+                                                        "tpe_mixint_held.jsonl", MORE_SEEDS)))
     return merge(before, runner_finals(RANKED, NOW))
 
 
-def _part(held: bool) -> Finals:
-    finals = _all()
+def _part(held: bool, *, unranked: bool = False) -> Finals:
+    finals = _all(unranked)
     return keep(finals, problems=sorted({p for p, _ in finals if _held(p) == held}))
 
 
 SUITES = (
     Suite(
         "tpe", "TPE() vs Optuna's TPE",
-        "BBOB 5-d and bbob-mixint f1-f12 (5-d, 10-d); Optuna's default `TPESampler`; `tpe-unranked` is "
-        "`TPE()` before its rank weights. Seeds 10-29 of both (`tpe_seeds10_29.jsonl`) were made by the first "
-        "two commands with `--seeds 30` on copies of their files.",
+        "BBOB 5-d and bbob-mixint f1-f12 (5-d, 10-d); Optuna's default `TPESampler`. Its seeds 10-29 "
+        "(`tpe_seeds10_29.jsonl`): the first two commands with `--seeds 30` on copies of their files.",
         MEASURE, "tpe", COLUMNS, ("tpe_bbob5.jsonl", "tpe_mixint.jsonl", MORE_SEEDS, RANKED),
         (f"python -m bench.harness.bbob run --dims 5 {METHODS} --out bench/results/tpe_bbob5.jsonl",
          "python -m bench.harness.mixint run --functions 1-12 --in-process",
@@ -62,3 +63,17 @@ SUITES = (
          f"python -m bench.harness.mixint run --functions 13-24 {NEW}"),
         lambda: _part(True), held_out=True, resolved_only=True),
 )
+
+
+def main() -> None:
+    """``python -m bench.suites.tpe``: both parts' tables with the unranked ``TPE()`` beside."""
+    from dataclasses import replace
+
+    from ..harness.summary import table
+
+    for suite, held in zip(SUITES, (False, True)):
+        print(table(replace(suite, columns=(*COLUMNS, "tpe-unranked")), _part(held, unranked=True)), end="\n\n")
+
+
+if __name__ == "__main__":
+    main()
