@@ -1,46 +1,79 @@
 """``TPE()`` against Optuna's default ``TPESampler``: BBOB in 5-d and COCO's bbob-mixint.
 
-treefarm's ``TPE()`` with its defaults (``tf-tpe``) and Optuna 5's default
-``TPESampler(seed=...)`` (``optuna-tpe``, multivariate), 100 evaluations,
-seeds 0-9, in the same runs. BBOB (Hansen et al. 2009): the 24 noiseless
-functions in 5-d, instances 1-3 pooled. bbob-mixint (Tušar, Brockhoff &
-Hansen 2019): the same functions with four fifths of the variables integer
-(``Int`` for treefarm, int distributions for Optuna), in 5-d and 10-d,
-regret against COCO's logged optimum. Functions 13-24 of bbob-mixint were
-held out before any row was read: no choice of ``TPE()``'s was made on them,
-and they are reported apart.
+treefarm's ``TPE()`` with its defaults (``tf-tpe``, with rank weights since
+``tpe_ranked.jsonl``; the ``TPE()`` before them, equal weights in ``l``, is
+loaded as ``tpe-unranked`` and compared in ``docs/design/tpe.md``) and
+Optuna 5's default ``TPESampler(seed=...)``
+(``optuna-tpe``, multivariate), 100 evaluations, seeds 0-29. BBOB (Hansen
+et al. 2009): the 24 noiseless functions in 5-d, instances 1-3 pooled.
+bbob-mixint (Tušar, Brockhoff & Hansen 2019): the same functions with four
+fifths of the variables integer (``Int`` for treefarm, int distributions for
+Optuna), in 5-d and 10-d, regret against COCO's logged optimum. Functions
+13-24 of bbob-mixint were held out before any row was read: no choice of
+``TPE()``'s was made on them, and they are reported apart.
 """
 
 from __future__ import annotations
 
-from ..harness.suite import Finals, Suite, merge, runner_finals
+from ..harness.suite import Finals, Suite, keep, merge, runner_finals
 
 COLUMNS = ("tpe", "optuna-tpe")
-NAMES = {"tf-tpe": "tpe", "optuna-tpe": "optuna-tpe"}
+BEFORE = {"tf-tpe": "tpe-unranked", "optuna-tpe": "optuna-tpe"}
+NOW = {"tf-tpe": "tpe"}
 MEASURE = "regret after 100 evaluations, instances pooled"
 METHODS = "--methods tf-tpe,optuna-tpe --in-process"
+RANKED = "tpe_ranked.jsonl"
+NEW = f"--methods tf-tpe --in-process --seeds 30 --out bench/results/{RANKED}"
+MORE_SEEDS = "tpe_seeds10_29.jsonl"
 
 
-def _design() -> Finals:
-    return merge(runner_finals("tpe_bbob5.jsonl", NAMES), runner_finals("tpe_mixint.jsonl", NAMES))
+def _held(problem: str) -> bool:
+    """bbob-mixint f13-f24 (``mixint 5-d f13``): the held-out functions."""
+    return problem.startswith("mixint") and int(problem.rpartition("f")[2]) >= 13
 
 
-def _held_out() -> Finals:
-    return runner_finals("tpe_mixint_held.jsonl", NAMES)
+def _all(unranked: bool) -> Finals:
+    names = BEFORE if unranked else {"optuna-tpe": "optuna-tpe"}
+    before = merge(*(runner_finals(f, names) for f in ("tpe_bbob5.jsonl", "tpe_mixint.jsonl",
+                                                        "tpe_mixint_held.jsonl", MORE_SEEDS)))
+    return merge(before, runner_finals(RANKED, NOW))
+
+
+def _part(held: bool, *, unranked: bool = False) -> Finals:
+    finals = _all(unranked)
+    return keep(finals, problems=sorted({p for p, _ in finals if _held(p) == held}))
 
 
 SUITES = (
     Suite(
         "tpe", "TPE() vs Optuna's TPE",
-        "BBOB 5-d and bbob-mixint f1-f12 (5-d, 10-d); Optuna's default `TPESampler`.",
-        MEASURE, "tpe", COLUMNS, ("tpe_bbob5.jsonl", "tpe_mixint.jsonl"),
+        "BBOB 5-d and bbob-mixint f1-f12 (5-d, 10-d); Optuna's default `TPESampler`. Its seeds 10-29 "
+        "(`tpe_seeds10_29.jsonl`): the first two commands with `--seeds 30` on copies of their files.",
+        MEASURE, "tpe", COLUMNS, ("tpe_bbob5.jsonl", "tpe_mixint.jsonl", MORE_SEEDS, RANKED),
         (f"python -m bench.harness.bbob run --dims 5 {METHODS} --out bench/results/tpe_bbob5.jsonl",
-         "python -m bench.harness.mixint run --functions 1-12 --in-process"),
-        _design, resolved_only=True),
+         "python -m bench.harness.mixint run --functions 1-12 --in-process",
+         f"python -m bench.harness.bbob run --dims 5 {NEW}",
+         f"python -m bench.harness.mixint run --functions 1-12 {NEW}"),
+        lambda: _part(False), resolved_only=True),
     Suite(
         "tpe-held-out", "TPE(), held out",
         "bbob-mixint f13-f24 (5-d, 10-d), held out before any row was read.",
-        MEASURE, "tpe", COLUMNS, ("tpe_mixint_held.jsonl",),
-        ("python -m bench.harness.mixint run --functions 13-24 --in-process --out bench/results/tpe_mixint_held.jsonl",),
-        _held_out, held_out=True, resolved_only=True),
+        MEASURE, "tpe", COLUMNS, ("tpe_mixint_held.jsonl", MORE_SEEDS, RANKED),
+        ("python -m bench.harness.mixint run --functions 13-24 --in-process --out bench/results/tpe_mixint_held.jsonl",
+         f"python -m bench.harness.mixint run --functions 13-24 {NEW}"),
+        lambda: _part(True), held_out=True, resolved_only=True),
 )
+
+
+def main() -> None:
+    """``python -m bench.suites.tpe``: both parts' tables with the unranked ``TPE()`` beside."""
+    from dataclasses import replace
+
+    from ..harness.summary import table
+
+    for suite, held in zip(SUITES, (False, True)):
+        print(table(replace(suite, columns=(*COLUMNS, "tpe-unranked")), _part(held, unranked=True)), end="\n\n")
+
+
+if __name__ == "__main__":
+    main()

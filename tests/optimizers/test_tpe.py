@@ -5,15 +5,17 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from treefarm import Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
+from treefarm import Auto, Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
 from treefarm.bo.models.parzen import bandwidths
 from treefarm.exceptions import ConfigError
-from treefarm.optimizers.tpe import TPE
+from treefarm.optimizers.registry import from_spec, spec_of
+from treefarm.optimizers.tpe import TPE, _weight_columns, rank_weights
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
@@ -37,12 +39,13 @@ def test_hyperopt_is_the_seeds_settings() -> None:
     assert TPE.hyperopt(n_startup=5).n_startup == 5
 
 
-def test_the_default_differs_from_the_seed_by_forgetting_a_shorter_start_the_bounds_and_joint_turns() -> None:
+def test_the_default_differs_from_the_seed_by_forgetting_a_shorter_start_the_bounds_joint_turns_and_ranks() -> None:
     default, seed = vars(TPE()), vars(TPE.hyperopt())
     changed = {k for k in default if default[k] != seed[k]}
-    assert changed == {"forget", "n_startup", "bounds_as_neighbours", "joint_every"}
+    assert changed == {"forget", "n_startup", "bounds_as_neighbours", "joint_every", "rank_weights"}
     assert (default["forget"], default["n_startup"], default["bounds_as_neighbours"]) == (25, 10, False)
     assert default["joint_every"] == 4 and seed["joint_every"] is None
+    assert default["rank_weights"] == 3.0 and seed["rank_weights"] == 0.0
 
 
 def _sphere_history(n: int, dims: int, seed: int = 0) -> tuple[dict[str, Real], History]:
@@ -440,6 +443,8 @@ def test_same_seed_same_study() -> None:
         ({"joint_every": 0}, "joint_every"),
         ({"multivariate": "yes"}, "multivariate"),
         ({"bounds_as_neighbours": "no"}, "bounds_as_neighbours"),
+        ({"rank_weights": -1.0}, "rank_weights"),
+        ({"rank_weights": float("inf")}, "rank_weights"),
     ],
 )
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
@@ -461,3 +466,51 @@ def test_failed_trials_count_as_bad_observations() -> None:
         return float(np.mean([abs(float(c["x"]) - 0.5) for c in configs]))  # type: ignore[arg-type]
 
     assert mean_distance(crashed) > mean_distance(()) + 0.03
+
+
+def test_rank_weights_favour_the_best_keep_mean_one_and_share_ties() -> None:
+    losses = np.array([3.0, 1.0, 2.0, 5.0])
+    w = rank_weights(losses, 2.0)
+    assert np.argmax(w) == 1 and np.argmin(w) == 3 and np.all(w > 0)
+    assert np.mean(w) == pytest.approx(1.0)
+    cma = np.log(4.5) - np.log([3.0, 1.0, 2.0, 4.0])  # CMA-ES's recombination weights (Hansen 2016)
+    np.testing.assert_allclose(rank_weights(losses, 1.0), cma / cma.mean())
+    np.testing.assert_allclose(rank_weights(losses, 0.0), np.ones(4))
+    tied = rank_weights(np.array([1.0, 1.0, 2.0]), 2.0)
+    assert tied[0] == tied[1] > tied[2]
+
+
+def test_rank_weights_follow_the_trials_where_an_address_was_active() -> None:
+    configs = [Config({"a": 1, "x": 0.1}), Config({"a": 2}), Config({"a": 1, "x": 0.3})]
+    columns = _weight_columns(configs, np.array([3.0, 2.0, 1.0]))
+    np.testing.assert_array_equal(columns["a"], [3.0, 2.0, 1.0])
+    np.testing.assert_array_equal(columns["x"], [3.0, 1.0])
+
+
+def test_rank_weights_draw_the_proposals_towards_the_best_good_points() -> None:
+    space, history = _sphere_history(60, 5)
+    best = min(history.complete, key=lambda o: o.loss).config
+
+    def distance(power: float) -> float:
+        tpe = TPE(rank_weights=power, joint_every=None)
+        points = [tpe.suggest(space, history, 1, np.random.default_rng(s))[0] for s in range(60)]
+        return float(np.median([math.dist(list(p.values()), list(best.values())) for p in points]))
+
+    assert distance(2.0) < 0.85 * distance(0.0)
+
+
+def test_a_tpe_stored_before_rank_weights_reopens_with_equal_weights(tmp_path: Path) -> None:
+    spec = spec_of(TPE())
+    assert from_spec(spec).rank_weights == 3.0
+    del spec["options"]["rank_weights"]  # what the previous release stored
+    assert from_spec(spec).rank_weights == 0.0
+    auto = spec_of(Auto())
+    del auto["options"]["tpe"]["optimizer"]["options"]["rank_weights"]
+    assert from_spec(auto).tpe.rank_weights == 0.0
+
+    space = {"x": Real(0, 1)}
+    study = Study.create(name="s", space=space, storage=tmp_path / "s.db", algo="tpe", seed=0)
+    stored = spec_of(study.optimizer)
+    del stored["options"]["rank_weights"]
+    study.storage.set_study_attr(study.study_id, "optimizer", stored)
+    assert Study.load("s", space=space, storage=tmp_path / "s.db").optimizer.rank_weights == 0.0

@@ -15,7 +15,7 @@ SPACE = {"x": tf.Real(0.0, 1.0)}
 def test_saved_files_and_bytes_sit_beside_the_sqlite_file_and_are_listed(tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
     model = tmp_path / "model.bin"
-    model.write_bytes(b"weights" * 1000)
+    model.write_bytes(b"payload" * 1000)
 
     def objective(params: dict[str, float], trial: tf.Trial) -> float:
         trial.save_artifact(model)
@@ -34,7 +34,7 @@ def test_saved_files_and_bytes_sit_beside_the_sqlite_file_and_are_listed(tmp_pat
     study.storage.close()
     with sqlite3.connect(db) as raw:  # the database holds the list, never the content
         dump = "\n".join(raw.iterdump())
-    assert "weights" not in dump and "model.bin" in dump
+    assert "payload" not in dump and "model.bin" in dump
 
 
 def test_a_second_save_of_a_name_replaces_it(tmp_path: Path) -> None:

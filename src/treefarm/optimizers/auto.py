@@ -82,10 +82,11 @@ class Auto(Optimizer):
         range) or ``"model"`` (the GP's warped scale, as the GP's own rule).
     gp, tpe:
         The optimizers of flat and conditional spaces (by default ``GP()``,
-        alone on numeric spaces, and ``TPE(n_startup=5, bounds_as_neighbours=True, joint_every=None)``:
-        TPE proposes only after the GP's space-filling start, which serves as
-        its start-up too; the paper's bandwidths at the bounds, with which this
-        design was measured, as ``TPE()``'s defaults changed after it).
+        alone on numeric spaces, and ``TPE(n_startup=5, bounds_as_neighbours=True,
+        joint_every=None, rank_weights=0.0)``: TPE proposes only after the GP's
+        space-filling start, which serves as its start-up too; the paper's
+        bandwidths at the bounds and equal weights, with which this design was
+        measured, as ``TPE()``'s defaults changed after it).
     grammar:
         The optimizer of recursive spaces (by default ``GrammarSearch()``,
         whose own prior draws are the start there).
@@ -128,7 +129,9 @@ class Auto(Optimizer):
         self.patience = patience
         self.tpe_every = tpe_every
         self.gp = gp if gp is not None else GP()
-        self.tpe = tpe if tpe is not None else TPE(n_startup=5, bounds_as_neighbours=True, joint_every=None)
+        self.tpe = tpe if tpe is not None else TPE(
+            n_startup=5, bounds_as_neighbours=True, joint_every=None, rank_weights=0.0
+        )
         self.grammar = grammar if grammar is not None else GrammarSearch()
         self.front = front if front is not None else GP(objectives="ehvi")
 

@@ -28,6 +28,12 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "tpe": ("treefarm.optimizers.tpe", "TPE"),
 }
 
+#: Options added after a release, with the value that rebuilds a spec stored before them as it
+#: was: a study created then and reopened without ``algo`` goes on as it started.
+_LATER_OPTIONS: dict[str, dict[str, Any]] = {
+    "tpe": {"rank_weights": 0.0},
+}
+
 
 def available() -> list[str]:
     """The registered optimizer names."""
@@ -84,7 +90,9 @@ def spec_of(optimizer: Optimizer) -> dict[str, Any]:
 
 
 def from_spec(spec: dict[str, Any]) -> Optimizer:
-    """The optimizer a stored :func:`spec_of` describes; StudyError if it cannot be rebuilt."""
+    """The optimizer a stored :func:`spec_of` describes; StudyError if it cannot be rebuilt.
+    An option the spec does not name because it came later takes the value that
+    behaves as before it (``_LATER_OPTIONS``), not today's default."""
     if not spec.get("exact", False):
         raise StudyError(
             "the stored optimizer must be rebuildable from its settings (pass algo= to reopen the study), "
@@ -94,4 +102,4 @@ def from_spec(spec: dict[str, Any]) -> Optimizer:
         key: from_spec(value["optimizer"]) if isinstance(value, dict) and set(value) == {"optimizer"} else value
         for key, value in spec["options"].items()
     }
-    return make_optimizer(spec["algo"], **options)
+    return make_optimizer(spec["algo"], **(_LATER_OPTIONS.get(spec["algo"], {}) | options))

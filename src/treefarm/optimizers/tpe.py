@@ -23,7 +23,10 @@ Densities are Parzen estimators mixing the prior (:mod:`treefarm.bo.models.parze
 bandwidths are the distance to the farther neighbour, clipped ("magic
 clip"); observations are down-weighted by linear forgetting beyond the
 ``forget`` newest (hyperopt's code and Optuna's), so the start-up's verdict
-on an option fades. Failed trials and, with ``constant_liar``, pending ones
+on an option fades. The numeric estimators of ``l`` weigh their good trials
+by rank as well (``rank_weights``: CMA-ES's recombination weights, Hansen
+2016, cubed), so candidates are drawn mostly around the best few points at
+the same bandwidths. Failed trials and, with ``constant_liar``, pending ones
 count in ``g``, so parallel workers spread out. Every ``joint_every``-th
 trial is a joint turn: one multivariate estimator over the numbers active in
 every trial (Falkner, Klein & Hutter 2018, BOHB's KDE; Optuna's multivariate
@@ -69,7 +72,7 @@ from ..space import (
     walk,
 )
 from ..space.config import Decision, Scalar
-from ..validation import check_bool, check_int, check_positive
+from ..validation import check_bool, check_int, check_nonnegative, check_positive
 from .base import History, Optimizer
 from .tpe_constraints import constrained_scores, constraint_splits
 from .unseen import unseen
@@ -85,6 +88,8 @@ _Key = TypeVar("_Key", str, int)
 _Tied = tuple[dict[int, list[Scalar]], dict[int, list[Scalar]]]
 #: A constraint's good and worse columns (address -> values).
 _Split = tuple[dict[str, list[Scalar]], dict[str, list[Scalar]]]
+#: The rank weight of each good value, per address (aligned with the good columns).
+_Weights = dict[str, np.ndarray]
 
 
 class TPE(Optimizer):
@@ -113,6 +118,12 @@ class TPE(Optimizer):
         Whether a parameter's bounds count as neighbours of its lowest and
         highest observations in the bandwidth rule (the paper's); ``False``,
         the default, is hyperopt's code and Optuna's ``consider_endpoints=False``.
+    rank_weights:
+        The power ``p`` of the good trials' rank weights in the numeric
+        estimators of ``l``: the ``i``-th best of ``k`` good trials weighs
+        ``(ln(k + 1/2) - ln i) ** p`` (tied losses share their mean rank) times
+        its forgetting weight. ``0`` weighs them equally (the paper's);
+        ``auto``'s TPE turns keep ``0``.
     joint_every:
         Every ``joint_every``-th trial is a joint turn (Optuna's multivariate
         view, see the module docstring) when 3 to 10 numbers are active in
@@ -139,12 +150,16 @@ class TPE(Optimizer):
         bounds_as_neighbours: bool = False,
         joint_every: int | None = 4,
         constraints: str = "ctpe",
+        rank_weights: float = 3.0,
     ) -> None:
         if not callable(gamma) and not (isinstance(gamma, (int, float)) and 0 < gamma < 1):
             raise ConfigError(f"gamma must be in (0, 1) or a function of n, but got gamma={gamma!r}")
         check_int("n_candidates", n_candidates)
         check_int("n_startup", n_startup, minimum=0)
         check_positive("prior_weight", prior_weight)
+        check_nonnegative("rank_weights", rank_weights)
+        if not math.isfinite(rank_weights):
+            raise ConfigError(f"rank_weights must be a finite number >= 0, but got rank_weights={rank_weights!r}")
         for name, flag in (
             ("multivariate", multivariate),
             ("constant_liar", constant_liar),
@@ -167,12 +182,13 @@ class TPE(Optimizer):
         self.bounds_as_neighbours = bounds_as_neighbours
         self.joint_every = joint_every
         self.constraints = constraints
+        self.rank_weights = float(rank_weights)
 
     @classmethod
     def hyperopt(cls, **options: object) -> TPE:
         """The TPE of Bergstra et al. 2011 as hyperopt documents it: gamma 0.25, 24
         candidates, 20 start-up trials, the prior weighing as one observation,
-        the bounds as neighbours, every observation weighing 1 (no forgetting);
+        the bounds as neighbours, every observation weighing 1 (no forgetting, no rank weights);
         ``options`` override any of them."""
         settings: dict[str, object] = {
             "gamma": 0.25,
@@ -182,6 +198,7 @@ class TPE(Optimizer):
             "bounds_as_neighbours": True,
             "forget": None,
             "joint_every": None,
+            "rank_weights": 0.0,
         }
         return cls(**(settings | options))  # type: ignore[arg-type]
 
@@ -204,7 +221,9 @@ class TPE(Optimizer):
         losses = np.array([o.loss for o in complete])
         order = np.argsort(losses, kind="stable")
         k = _strictly_below(losses[order], self.n_below(len(complete)))
-        good = [complete[i].config for i in np.sort(order[:k])]
+        good_indices = np.sort(order[:k])
+        good = [complete[i].config for i in good_indices]
+        ranked = _weight_columns(good, rank_weights(losses[good_indices], self.rank_weights)) if self.rank_weights else {}
         worse = [complete[i].config for i in np.sort(order[k:])]
         below, (n_worse, worse_columns) = _columns(good), _columns(worse)
         splits = constraint_splits(complete, self.n_below) if self.constraints == "ctpe" else []
@@ -223,7 +242,7 @@ class TPE(Optimizer):
             extra = [*history.failed, *((*history.pending, *out) if self.constant_liar else ())]
             above = (n_worse + len(extra), _concat(worse_columns, _columns(extra)[1]))
             tied = (tied_good, _concat(tied_worse, _node_columns(root, extra))) if recursive else None
-            propose = functools.partial(self._propose, root, below, above, rng, tied, constrained, gammas)
+            propose = functools.partial(self._propose, root, below, above, rng, tied, constrained, gammas, ranked)
             out.append(unseen(root, propose, [*seen, *out], rng))
         return out
 
@@ -251,6 +270,7 @@ class TPE(Optimizer):
         tied: _Tied | None = None,
         extra: Sequence[_Split] = (),
         gammas: Sequence[float] = (1.0,),
+        ranked: _Weights | None = None,
     ) -> Config:
         """The best of ``n_candidates`` whole configurations drawn from ``l``.
 
@@ -262,11 +282,13 @@ class TPE(Optimizer):
         space), an address no good trial reached uses its node's estimators
         pooled over every position (see the module docstring). ``extra`` holds
         each constraint's good and worse columns and ``gammas`` every term's good
-        share (c-TPE, :func:`treefarm.optimizers.tpe_constraints.constrained_scores`)."""
-        fixed = self._joint(root, below, above, rng) if self.multivariate else {}
+        share (c-TPE, :func:`treefarm.optimizers.tpe_constraints.constrained_scores`);
+        ``ranked`` the good values' rank weights per address (none: equal)."""
+        ranked = ranked or {}
+        fixed = self._joint(root, below, above, rng, ranked) if self.multivariate else {}
         flat = _flat_addresses(root)
         if flat is not None:
-            return self._propose_flat(root, flat, below, above, fixed, rng, extra, gammas)
+            return self._propose_flat(root, flat, below, above, fixed, rng, extra, gammas, ranked)
         pools: dict[tuple[str, tuple[int, ...]], tuple[list[Scalar], np.ndarray]] = {}
         configs: list[Config] = []
         scores = np.zeros((len(gammas), self.n_candidates))
@@ -278,10 +300,12 @@ class TPE(Optimizer):
                 key = (address, allowed)
                 if key not in pools:
                     good, bad = below[1].get(address, []), above[1].get(address, [])
+                    weights = ranked.get(address)
                     if not good and tied is not None:
                         good, bad = tied[0].get(id(node), []), tied[1].get(id(node), [])
+                        weights = None
                     sides = [(g.get(address, []), b.get(address, [])) for g, b in extra]
-                    pools[key] = self._draws(node, allowed, good, bad, rng, sides)
+                    pools[key] = self._draws(node, allowed, good, bad, rng, sides, weights)
                 values, log_ratio = pools[key]
                 scores[:, j] += log_ratio[:, j]
                 return values[j]
@@ -299,6 +323,7 @@ class TPE(Optimizer):
         rng: np.random.Generator,
         extra: Sequence[_Split] = (),
         gammas: Sequence[float] = (1.0,),
+        ranked: _Weights | None = None,
     ) -> Config:
         """:meth:`_propose` for a space without joins, where every candidate
         visits every address: the same draws, in walk order, and the same
@@ -309,7 +334,8 @@ class TPE(Optimizer):
             if address not in fixed:
                 good, bad = below[1].get(address, []), above[1].get(address, [])
                 sides = [(g.get(address, []), b.get(address, [])) for g, b in extra]
-                columns[address], log_ratio = self._draws(node, (), good, bad, rng, sides)
+                weights = (ranked or {}).get(address)
+                columns[address], log_ratio = self._draws(node, (), good, bad, rng, sides, weights)
                 scores += log_ratio
         j = int(np.argmax(constrained_scores(scores, gammas)))
         chosen = {a: column[j] for a, column in columns.items()} | fixed
@@ -323,10 +349,12 @@ class TPE(Optimizer):
         bad: list[Scalar],
         rng: np.random.Generator,
         sides: Sequence[tuple[list[Scalar], list[Scalar]]] = (),
+        ranked: np.ndarray | None = None,
     ) -> tuple[list[Scalar], np.ndarray]:
         """``n_candidates`` draws from one address's ``l_a`` and, per row, their
         ``log l_a - log g_a``: the objective's, then each constraint's of ``sides``
-        (its good and worse values here).
+        (its good and worse values here); ``ranked``: the good values' rank
+        weights in a numeric ``l_a``.
 
         An address no trial has reached is drawn from the space's prior, and
         adds nothing to a score (l and g are both the prior there)."""
@@ -335,7 +363,7 @@ class TPE(Optimizer):
         if not good and not bad:
             return [draw_decision(node, allowed, rng) for _ in range(m)], ratios
         if isinstance(node, (Real, Int)):
-            l_est, g_est = self._numeric(node, good), self._numeric(node, bad)
+            l_est, g_est = self._numeric(node, good, ranked), self._numeric(node, bad)
             x = np.clip(l_est.sample(rng, m), node.low, node.high)
             ratios[0] = l_est.logpdf(x) - g_est.logpdf(x)
             for row, (yes, no) in enumerate(sides, start=1):
@@ -353,8 +381,11 @@ class TPE(Optimizer):
                 ratios[row] = self._categorical(prior, index, yes).logpdf(draws) - self._categorical(prior, index, no).logpdf(draws)
         return [labels[d] for d in draws.tolist()], ratios
 
-    def _numeric(self, node: Real | Int, values: list[Scalar]) -> NumericParzen:
+    def _numeric(self, node: Real | Int, values: list[Scalar], ranked: np.ndarray | None = None) -> NumericParzen:
+        """The Parzen estimator of ``values`` with forgetting (and, given, rank) weights."""
         weights = forgetting_weights(len(values), self.forget)
+        if ranked is not None:
+            weights = weights * ranked
         return numeric_parzen(
             node,
             np.array(values, dtype=float),
@@ -372,7 +403,7 @@ class TPE(Optimizer):
         return CategoricalParzen.fit(prior, indices, prior_weight=self.prior_weight, weights=weights[known])
 
     def _joint(
-        self, root: Space, below: _Columns, above: _Columns, rng: np.random.Generator
+        self, root: Space, below: _Columns, above: _Columns, rng: np.random.Generator, ranked: _Weights
     ) -> dict[str, Scalar]:
         """Values for the numeric addresses active in every trial, chosen jointly.
 
@@ -384,7 +415,7 @@ class TPE(Optimizer):
         common = _common_numeric(root, below, above)
         if len(common) < 2:
             return {}
-        l_dims = [self._numeric(nodes[a], good.get(a, [])) for a in common]
+        l_dims = [self._numeric(nodes[a], good.get(a, []), ranked.get(a)) for a in common]
         g_dims = [self._numeric(nodes[a], bad.get(a, [])) for a in common]
         k = rng.choice(len(l_dims[0].w), size=self.n_candidates, p=l_dims[0].w)
         X = [est.sample_components(rng, k) for est in l_dims]
@@ -409,6 +440,31 @@ def _columns(configs: Sequence[Config]) -> _Columns:
         for address, values in zip(keys, zip(*(tuple(row.values()) for row in run))):
             columns.setdefault(address, []).extend(values)
     return len(configs), columns
+
+
+def rank_weights(losses: np.ndarray, power: float) -> np.ndarray:
+    """Each of ``k`` good trials' weight from its loss: ``(ln(k + 1/2) - ln r) ** power``
+    for its rank ``r`` (1 the best; tied losses share their mean rank), scaled to
+    mean 1 so that the good set weighs as much against the prior as unweighted.
+    With ``power = 1`` these are CMA-ES's recombination weights (Hansen 2016), all
+    positive; a larger power moves more of ``l``'s mass to the best points."""
+    from scipy.stats import rankdata
+
+    k = len(losses)
+    if k == 0:
+        return np.ones(0)
+    w = (math.log(k + 0.5) - np.log(rankdata(losses, method="average"))) ** power
+    return w / w.mean()
+
+
+def _weight_columns(configs: Sequence[Config], weights: np.ndarray) -> _Weights:
+    """Each address's weights, aligned with :func:`_columns`' values for the same
+    ``configs``: the weight of every config in which the address was active."""
+    columns: dict[str, list[float]] = {}
+    for config, weight in zip(configs, weights.tolist()):
+        for address in config.to_dict():
+            columns.setdefault(address, []).append(weight)
+    return {address: np.array(values) for address, values in columns.items()}
 
 
 def _strictly_below(sorted_losses: np.ndarray, k: int) -> int:
