@@ -478,6 +478,8 @@ def test_rank_weights_favour_the_best_keep_mean_one_and_share_ties() -> None:
     np.testing.assert_allclose(rank_weights(losses, 0.0), np.ones(4))
     tied = rank_weights(np.array([1.0, 1.0, 2.0]), 2.0)
     assert tied[0] == tied[1] > tied[2]
+    steep = rank_weights(losses, 1e6)  # all on the best, without overflow
+    assert np.all(np.isfinite(steep)) and steep[1] == pytest.approx(4.0)
 
 
 def test_rank_weights_follow_the_trials_where_an_address_was_active() -> None:

@@ -453,7 +453,9 @@ def rank_weights(losses: np.ndarray, power: float) -> np.ndarray:
     k = len(losses)
     if k == 0:
         return np.ones(0)
-    w = (math.log(k + 0.5) - np.log(rankdata(losses, method="average"))) ** power
+    log_w = power * np.log(math.log(k + 0.5) - np.log(rankdata(losses, method="average")))
+    # in logs, since a large power would overflow; floored so that no log of a weight is -inf
+    w = np.maximum(np.exp(log_w - log_w.max()), np.finfo(float).tiny)
     return w / w.mean()
 
 
