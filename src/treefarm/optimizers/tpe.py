@@ -448,12 +448,12 @@ def rank_weights(losses: np.ndarray, power: float) -> np.ndarray:
     mean 1 so that the good set weighs as much against the prior as unweighted.
     With ``power = 1`` these are CMA-ES's recombination weights (Hansen 2016), all
     positive; a larger power moves more of ``l``'s mass to the best points."""
-    from scipy.stats import rankdata
-
     k = len(losses)
     if k == 0:
         return np.ones(0)
-    log_w = power * np.log(math.log(k + 0.5) - np.log(rankdata(losses, method="average")))
+    _, tie, counts = np.unique(losses, return_inverse=True, return_counts=True)
+    ranks = (np.cumsum(counts) - (counts - 1) / 2.0)[tie]  # 1 the best; a tie's mean rank
+    log_w = power * np.log(math.log(k + 0.5) - np.log(ranks))
     # in logs, since a large power would overflow; floored so that no log of a weight is -inf
     w = np.maximum(np.exp(log_w - log_w.max()), np.finfo(float).tiny)
     return w / w.mean()
