@@ -21,7 +21,8 @@ COLUMNS = ("tpe", "optuna-tpe")
 BEFORE = {"tf-tpe": "tpe-unranked", "optuna-tpe": "optuna-tpe"}
 NOW = {"tf-tpe": "tpe"}
 MEASURE = "regret after 100 evaluations, instances pooled"
-METHODS = "--methods tf-tpe,optuna-tpe --in-process"
+#: Optuna's rows; the files' ``tf-tpe`` rows are the unranked ``TPE()`` of their commits.
+METHODS = "--methods optuna-tpe --in-process"
 RANKED = "tpe_ranked.jsonl"
 NEW = f"--methods tf-tpe --in-process --seeds 30 --out bench/results/{RANKED}"
 MORE_SEEDS = "tpe_seeds10_29.jsonl"
@@ -51,7 +52,7 @@ SUITES = (
         "(`tpe_seeds10_29.jsonl`): the first two commands with `--seeds 30` on copies of their files.",
         MEASURE, "tpe", COLUMNS, ("tpe_bbob5.jsonl", "tpe_mixint.jsonl", MORE_SEEDS, RANKED),
         (f"python -m bench.harness.bbob run --dims 5 {METHODS} --out bench/results/tpe_bbob5.jsonl",
-         "python -m bench.harness.mixint run --functions 1-12 --in-process",
+         f"python -m bench.harness.mixint run --functions 1-12 {METHODS}",
          f"python -m bench.harness.bbob run --dims 5 {NEW}",
          f"python -m bench.harness.mixint run --functions 1-12 {NEW}"),
         lambda: _part(False), resolved_only=True),
@@ -59,7 +60,7 @@ SUITES = (
         "tpe-held-out", "TPE(), held out",
         "bbob-mixint f13-f24 (5-d, 10-d), held out before any row was read.",
         MEASURE, "tpe", COLUMNS, ("tpe_mixint_held.jsonl", MORE_SEEDS, RANKED),
-        ("python -m bench.harness.mixint run --functions 13-24 --in-process --out bench/results/tpe_mixint_held.jsonl",
+        (f"python -m bench.harness.mixint run --functions 13-24 {METHODS} --out bench/results/tpe_mixint_held.jsonl",
          f"python -m bench.harness.mixint run --functions 13-24 {NEW}"),
         lambda: _part(True), held_out=True, resolved_only=True),
 )
