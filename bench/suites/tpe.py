@@ -4,11 +4,13 @@ treefarm's ``TPE()`` with its defaults (``tf-tpe``, with rank weights since
 ``tpe_ranked.jsonl``; the ``TPE()`` before them, equal weights in ``l``, is
 loaded as ``tpe-unranked`` and compared in ``docs/design/tpe.md``) and
 Optuna 5's default ``TPESampler(seed=...)``
-(``optuna-tpe``, multivariate), 100 evaluations, seeds 0-29. BBOB (Hansen
+(``optuna-tpe``, multivariate), 100 evaluations, seeds 0-59. BBOB (Hansen
 et al. 2009): the 24 noiseless functions in 5-d, instances 1-3 pooled.
 bbob-mixint (Tušar, Brockhoff & Hansen 2019): the same functions with four
 fifths of the variables integer (``Int`` for treefarm, int distributions for
-Optuna), in 5-d and 10-d, regret against COCO's logged optimum. Functions
+Optuna), in 5-d and 10-d, regret against COCO's logged optimum; seeds 30-59
+of both in ``tpe_seeds30_59.jsonl`` (the commands with ``--seeds 30`` and
+``--seeds 60`` on copies of their files). Functions
 13-24 of bbob-mixint were held out before any row was read: no choice of
 ``TPE()``'s was made on them, and they are reported apart.
 """
@@ -26,6 +28,8 @@ METHODS = "--methods optuna-tpe --in-process"
 RANKED = "tpe_ranked.jsonl"
 NEW = f"--methods tf-tpe --in-process --seeds 30 --out bench/results/{RANKED}"
 MORE_SEEDS = "tpe_seeds10_29.jsonl"
+#: Seeds 30-59 of both ``TPE()`` with rank weights and Optuna's TPE.
+SIXTY = "tpe_seeds30_59.jsonl"
 
 
 def _held(problem: str) -> bool:
@@ -37,7 +41,7 @@ def _all(unranked: bool) -> Finals:
     names = BEFORE if unranked else {"optuna-tpe": "optuna-tpe"}
     before = merge(*(runner_finals(f, names) for f in ("tpe_bbob5.jsonl", "tpe_mixint.jsonl",
                                                         "tpe_mixint_held.jsonl", MORE_SEEDS)))
-    return merge(before, runner_finals(RANKED, NOW))
+    return merge(before, runner_finals(RANKED, NOW), runner_finals(SIXTY, {"tf-tpe": "tpe", "optuna-tpe": "optuna-tpe"}))
 
 
 def _part(held: bool, *, unranked: bool = False) -> Finals:
@@ -48,9 +52,8 @@ def _part(held: bool, *, unranked: bool = False) -> Finals:
 SUITES = (
     Suite(
         "tpe", "TPE() vs Optuna's TPE",
-        "BBOB 5-d and bbob-mixint f1-f12 (5-d, 10-d); Optuna's default `TPESampler`. Its seeds 10-29 "
-        "(`tpe_seeds10_29.jsonl`): the first two commands with `--seeds 30` on copies of their files.",
-        MEASURE, "tpe", COLUMNS, ("tpe_bbob5.jsonl", "tpe_mixint.jsonl", MORE_SEEDS, RANKED),
+        "BBOB 5-d and bbob-mixint f1-f12 (5-d, 10-d); Optuna's default `TPESampler`.",
+        MEASURE, "tpe", COLUMNS, ("tpe_bbob5.jsonl", "tpe_mixint.jsonl", MORE_SEEDS, RANKED, SIXTY),
         (f"python -m bench.harness.bbob run --dims 5 {METHODS} --out bench/results/tpe_bbob5.jsonl",
          f"python -m bench.harness.mixint run --functions 1-12 {METHODS}",
          f"python -m bench.harness.bbob run --dims 5 {NEW}",
@@ -59,7 +62,7 @@ SUITES = (
     Suite(
         "tpe-held-out", "TPE(), held out",
         "bbob-mixint f13-f24 (5-d, 10-d), held out before any row was read.",
-        MEASURE, "tpe", COLUMNS, ("tpe_mixint_held.jsonl", MORE_SEEDS, RANKED),
+        MEASURE, "tpe", COLUMNS, ("tpe_mixint_held.jsonl", MORE_SEEDS, RANKED, SIXTY),
         (f"python -m bench.harness.mixint run --functions 13-24 {METHODS} --out bench/results/tpe_mixint_held.jsonl",
          f"python -m bench.harness.mixint run --functions 13-24 {NEW}"),
         lambda: _part(True), held_out=True, resolved_only=True),
