@@ -15,7 +15,7 @@ from treefarm import Auto, Choice, Config, History, Int, Join, Observation, Opti
 from treefarm.bo.models.parzen import bandwidths
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.registry import from_spec, spec_of
-from treefarm.optimizers.tpe import TPE, _weight_columns, rank_weights
+from treefarm.optimizers.tpe import TPE, _weighted_columns, rank_weights
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
@@ -484,21 +484,33 @@ def test_rank_weights_favour_the_best_keep_mean_one_and_share_ties() -> None:
 
 def test_rank_weights_follow_the_trials_where_an_address_was_active() -> None:
     configs = [Config({"a": 1, "x": 0.1}), Config({"a": 2}), Config({"a": 1, "x": 0.3})]
-    columns = _weight_columns(configs, np.array([3.0, 2.0, 1.0]))
-    np.testing.assert_array_equal(columns["a"], [3.0, 2.0, 1.0])
-    np.testing.assert_array_equal(columns["x"], [3.0, 1.0])
+    (n, values), weights = _weighted_columns(configs, np.array([3.0, 2.0, 1.0]))
+    assert n == 3 and values == {"a": [1, 2, 1], "x": [0.1, 0.3]}
+    np.testing.assert_array_equal(weights["a"], [3.0, 2.0, 1.0])
+    np.testing.assert_array_equal(weights["x"], [3.0, 1.0])
+    assert _weighted_columns(configs, None)[1] == {}
 
 
-def test_rank_weights_draw_the_proposals_towards_the_best_good_points() -> None:
+@pytest.mark.parametrize(
+    ("view", "options"),
+    [("product", {"joint_every": None}), ("joint", {"multivariate": True}), ("under a join", {"joint_every": None})],
+)
+def test_the_default_rank_weights_draw_the_proposals_towards_the_best_good_points(view: str, options: dict) -> None:
+    """Every path that builds l's numeric estimators takes the weights: the flat
+    product, the joint view and the walk of a space with a join."""
+    space: dict[str, Real | Join]
     space, history = _sphere_history(60, 5)
+    if view == "under a join":  # the same trials, in a space whose proposals walk a join
+        space = {**space, "c": Join(a={}, b={})}
+        history = History(complete=tuple(Observation(Config({**o.config, "c": "a"}), o.loss) for o in history.complete))
     best = min(history.complete, key=lambda o: o.loss).config
+    numbers = [f"x{i}" for i in range(5)]
 
-    def distance(power: float) -> float:
-        tpe = TPE(rank_weights=power, joint_every=None)
+    def distance(tpe: TPE) -> float:
         points = [tpe.suggest(space, history, 1, np.random.default_rng(s))[0] for s in range(60)]
-        return float(np.median([math.dist(list(p.values()), list(best.values())) for p in points]))
+        return float(np.median([math.dist([p[a] for a in numbers], [best[a] for a in numbers]) for p in points]))
 
-    assert distance(2.0) < 0.85 * distance(0.0)
+    assert distance(TPE(**options)) < 0.85 * distance(TPE(rank_weights=0.0, **options))
 
 
 def test_a_tpe_stored_before_rank_weights_reopens_with_equal_weights(tmp_path: Path) -> None:

@@ -223,9 +223,10 @@ class TPE(Optimizer):
         k = _strictly_below(losses[order], self.n_below(len(complete)))
         good_indices = np.sort(order[:k])
         good = [complete[i].config for i in good_indices]
-        ranked = _weight_columns(good, rank_weights(losses[good_indices], self.rank_weights)) if self.rank_weights else {}
+        weights = rank_weights(losses[good_indices], self.rank_weights) if self.rank_weights else None
+        below, ranked = _weighted_columns(good, weights)
         worse = [complete[i].config for i in np.sort(order[k:])]
-        below, (n_worse, worse_columns) = _columns(good), _columns(worse)
+        n_worse, worse_columns = _columns(worse)
         splits = constraint_splits(complete, self.n_below) if self.constraints == "ctpe" else []
         constrained = [(_columns(g)[1], _columns(b)[1]) for _, g, b in splits]
         gammas = [k / len(complete), *(gamma for gamma, _, _ in splits)]
@@ -321,9 +322,9 @@ class TPE(Optimizer):
         above: _Columns,
         fixed: dict[str, Scalar],
         rng: np.random.Generator,
-        extra: Sequence[_Split] = (),
-        gammas: Sequence[float] = (1.0,),
-        ranked: _Weights | None = None,
+        extra: Sequence[_Split],
+        gammas: Sequence[float],
+        ranked: _Weights,
     ) -> Config:
         """:meth:`_propose` for a space without joins, where every candidate
         visits every address: the same draws, in walk order, and the same
@@ -334,8 +335,7 @@ class TPE(Optimizer):
             if address not in fixed:
                 good, bad = below[1].get(address, []), above[1].get(address, [])
                 sides = [(g.get(address, []), b.get(address, [])) for g, b in extra]
-                weights = (ranked or {}).get(address)
-                columns[address], log_ratio = self._draws(node, (), good, bad, rng, sides, weights)
+                columns[address], log_ratio = self._draws(node, (), good, bad, rng, sides, ranked.get(address))
                 scores += log_ratio
         j = int(np.argmax(constrained_scores(scores, gammas)))
         chosen = {a: column[j] for a, column in columns.items()} | fixed
@@ -431,15 +431,26 @@ class TPE(Optimizer):
 
 def _columns(configs: Sequence[Config]) -> _Columns:
     """The number of configs and each address's decisions across them, in
-    order, from the configs where the address was active. Consecutive configs
-    with the same addresses are transposed at once (one run for a flat space),
-    so this costs O(total decisions) with little Python per decision."""
+    order, from the configs where the address was active (see :func:`_weighted_columns`)."""
+    return _weighted_columns(configs, None)[0]
+
+
+def _weighted_columns(configs: Sequence[Config], weights: np.ndarray | None) -> tuple[_Columns, _Weights]:
+    """:func:`_columns`, and given one weight per config, each address's weights
+    aligned with its values. Consecutive configs with the same addresses are
+    transposed at once (one run for a flat space), so this costs O(total
+    decisions) with little Python per decision."""
     columns: dict[str, list[Scalar]] = {}
-    rows = (config.to_dict() for config in configs)
-    for keys, run in itertools.groupby(rows, key=tuple):
-        for address, values in zip(keys, zip(*(tuple(row.values()) for row in run))):
+    weighted: dict[str, list[np.ndarray]] = {}
+    start = 0
+    for keys, group in itertools.groupby((config.to_dict() for config in configs), key=tuple):
+        run = [tuple(row.values()) for row in group]
+        for address, values in zip(keys, zip(*run)):
             columns.setdefault(address, []).extend(values)
-    return len(configs), columns
+            if weights is not None:
+                weighted.setdefault(address, []).append(weights[start : start + len(run)])
+        start += len(run)
+    return (len(configs), columns), {address: np.concatenate(parts) for address, parts in weighted.items()}
 
 
 def rank_weights(losses: np.ndarray, power: float) -> np.ndarray:
@@ -457,16 +468,6 @@ def rank_weights(losses: np.ndarray, power: float) -> np.ndarray:
     # in logs, since a large power would overflow; floored so that no log of a weight is -inf
     w = np.maximum(np.exp(log_w - log_w.max()), np.finfo(float).tiny)
     return w / w.mean()
-
-
-def _weight_columns(configs: Sequence[Config], weights: np.ndarray) -> _Weights:
-    """Each address's weights, aligned with :func:`_columns`' values for the same
-    ``configs``: the weight of every config in which the address was active."""
-    columns: dict[str, list[float]] = {}
-    for config, weight in zip(configs, weights.tolist()):
-        for address in config.to_dict():
-            columns.setdefault(address, []).append(weight)
-    return {address: np.array(values) for address, values in columns.items()}
 
 
 def _strictly_below(sorted_losses: np.ndarray, k: int) -> int:
