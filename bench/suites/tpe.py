@@ -22,6 +22,7 @@ from ..harness.suite import Finals, Suite, keep, merge, runner_finals
 COLUMNS = ("tpe", "optuna-tpe")
 BEFORE = {"tf-tpe": "tpe-unranked", "optuna-tpe": "optuna-tpe"}
 NOW = {"tf-tpe": "tpe"}
+BOTH = {"tf-tpe": "tpe", "optuna-tpe": "optuna-tpe"}
 MEASURE = "regret after 100 evaluations, instances pooled"
 #: Optuna's rows; the files' ``tf-tpe`` rows are the unranked ``TPE()`` of their commits.
 METHODS = "--methods optuna-tpe --in-process"
@@ -41,7 +42,7 @@ def _all(unranked: bool) -> Finals:
     names = BEFORE if unranked else {"optuna-tpe": "optuna-tpe"}
     before = merge(*(runner_finals(f, names) for f in ("tpe_bbob5.jsonl", "tpe_mixint.jsonl",
                                                         "tpe_mixint_held.jsonl", MORE_SEEDS)))
-    return merge(before, runner_finals(RANKED, NOW), runner_finals(SIXTY, {"tf-tpe": "tpe", "optuna-tpe": "optuna-tpe"}))
+    return merge(before, runner_finals(RANKED, NOW), runner_finals(SIXTY, BOTH))
 
 
 def _part(held: bool, *, unranked: bool = False) -> Finals:
