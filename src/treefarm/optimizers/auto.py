@@ -83,9 +83,9 @@ class Auto(Optimizer):
     gp, tpe:
         The optimizers of flat and conditional spaces (by default ``GP()``,
         alone on numeric spaces, and ``TPE(n_startup=5, bounds_as_neighbours=True,
-        joint_every=None, rank_weights=0.0)``: TPE proposes only after the GP's
+        joint_every=None, rank_weights=0.0, always_joint=0)``: TPE proposes only after the GP's
         space-filling start, which serves as its start-up too; the paper's
-        bandwidths at the bounds and equal weights, with which this design was
+        bandwidths at the bounds, equal weights and no joint turns, with which this design was
         measured, as ``TPE()``'s defaults changed after it).
     grammar:
         The optimizer of recursive spaces (by default ``GrammarSearch()``,
@@ -130,7 +130,7 @@ class Auto(Optimizer):
         self.tpe_every = tpe_every
         self.gp = gp if gp is not None else GP()
         self.tpe = tpe if tpe is not None else TPE(
-            n_startup=5, bounds_as_neighbours=True, joint_every=None, rank_weights=0.0
+            n_startup=5, bounds_as_neighbours=True, joint_every=None, rank_weights=0.0, always_joint=0
         )
         self.grammar = grammar if grammar is not None else GrammarSearch()
         self.front = front if front is not None else GP(objectives="ehvi")

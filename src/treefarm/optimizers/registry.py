@@ -31,7 +31,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
 #: Options added after a release, with the value that rebuilds a spec stored before them as it
 #: was: a study created then and reopened without ``algo`` goes on as it started.
 _LATER_OPTIONS: dict[str, dict[str, Any]] = {
-    "tpe": {"rank_weights": 0.0},
+    "tpe": {"rank_weights": 0.0, "always_joint": 0},
 }
 
 

@@ -30,7 +30,8 @@ the same bandwidths. Failed trials and, with ``constant_liar``, pending ones
 count in ``g``, so parallel workers spread out. Every ``joint_every``-th
 trial is a joint turn: one multivariate estimator over the numbers active in
 every trial (Falkner, Klein & Hutter 2018, BOHB's KDE; Optuna's multivariate
-TPE), which samples around whole good points where coordinates interact.
+TPE), which samples around whole good points where coordinates interact; with
+few such numbers (``always_joint``, 5) every turn is.
 With ``constraints="ctpe"`` each constraint the trials carry gets a density
 ratio of its own and the candidate's score becomes c-TPE's
 (:mod:`treefarm.optimizers.tpe_constraints`, Watanabe & Hutter 2023).
@@ -129,6 +130,11 @@ class TPE(Optimizer):
         view, see the module docstring) when 3 to 10 numbers are active in
         every trial; ``None`` for none. Ignored with ``multivariate=True``,
         where every turn is joint.
+    always_joint:
+        When 3 to ``always_joint`` numbers are active in every trial, every
+        turn is joint: the multivariate estimator at this TPE's ``gamma``, as
+        ``multivariate=True`` (``joint_every`` then plays no part). ``0`` for
+        never; ``auto``'s TPE turns keep ``0``.
     constraints:
         With constraints: ``"rank"`` (the trials' place in the feasible-first
         Pareto order is the loss, as without) or ``"ctpe"`` (that, and one
@@ -151,6 +157,7 @@ class TPE(Optimizer):
         joint_every: int | None = 4,
         constraints: str = "ctpe",
         rank_weights: float = 3.0,
+        always_joint: int = 5,
     ) -> None:
         if not callable(gamma) and not (isinstance(gamma, (int, float)) and 0 < gamma < 1):
             raise ConfigError(f"gamma must be in (0, 1) or a function of n, but got gamma={gamma!r}")
@@ -170,6 +177,7 @@ class TPE(Optimizer):
             check_int("forget", forget)
         if joint_every is not None:
             check_int("joint_every", joint_every)
+        check_int("always_joint", always_joint, minimum=0)
         if constraints not in ("rank", "ctpe"):
             raise ConfigError(f"constraints must be 'rank' or 'ctpe', but got constraints={constraints!r}")
         self.gamma = gamma
@@ -183,6 +191,7 @@ class TPE(Optimizer):
         self.joint_every = joint_every
         self.constraints = constraints
         self.rank_weights = float(rank_weights)
+        self.always_joint = always_joint
 
     @classmethod
     def hyperopt(cls, **options: object) -> TPE:
@@ -199,6 +208,7 @@ class TPE(Optimizer):
             "forget": None,
             "joint_every": None,
             "rank_weights": 0.0,
+            "always_joint": 0,
         }
         return cls(**(settings | options))  # type: ignore[arg-type]
 
@@ -227,6 +237,8 @@ class TPE(Optimizer):
         below, ranked = _weighted_columns(good, weights)
         worse = [complete[i].config for i in np.sort(order[k:])]
         n_worse, worse_columns = _columns(worse)
+        if self._always_joint(root, below, (n_worse, worse_columns)):
+            return TPE(**(vars(self) | {"multivariate": True})).suggest(space, history, n, rng)
         splits = constraint_splits(complete, self.n_below) if self.constraints == "ctpe" else []
         constrained = [(_columns(g)[1], _columns(b)[1]) for _, g, b in splits]
         gammas = [k / len(complete), *(gamma for gamma, _, _ in splits)]
@@ -255,6 +267,14 @@ class TPE(Optimizer):
         if self.joint_every is None or self.multivariate:
             return False
         return JOINT_MIN_NUMBERS <= len(_common_numeric(root, below, above)) <= JOINT_MAX_NUMBERS
+
+    def _always_joint(self, root: Space, below: _Columns, above: _Columns) -> bool:
+        """Whether every turn is joint: when this TPE is not already
+        multivariate and ``JOINT_MIN_NUMBERS`` to ``always_joint`` numeric
+        addresses were active in every completed trial."""
+        if self.multivariate:
+            return False
+        return JOINT_MIN_NUMBERS <= len(_common_numeric(root, below, above)) <= self.always_joint
 
     def _joint_view(self) -> TPE:
         """The optimizer of the joint turns: this TPE's settings with the
