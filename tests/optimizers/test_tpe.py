@@ -42,10 +42,11 @@ def test_hyperopt_is_the_seeds_settings() -> None:
 def test_the_default_differs_from_the_seed_by_forgetting_a_shorter_start_the_bounds_joint_turns_and_ranks() -> None:
     default, seed = vars(TPE()), vars(TPE.hyperopt())
     changed = {k for k in default if default[k] != seed[k]}
-    assert changed == {"forget", "n_startup", "bounds_as_neighbours", "joint_every", "rank_weights"}
+    assert changed == {"forget", "n_startup", "bounds_as_neighbours", "joint_every", "rank_weights", "always_joint"}
     assert (default["forget"], default["n_startup"], default["bounds_as_neighbours"]) == (25, 10, False)
     assert default["joint_every"] == 4 and seed["joint_every"] is None
     assert default["rank_weights"] == 3.0 and seed["rank_weights"] == 0.0
+    assert default["always_joint"] == 5 and seed["always_joint"] == 0
 
 
 def _sphere_history(n: int, dims: int, seed: int = 0) -> tuple[dict[str, Real], History]:
@@ -60,7 +61,8 @@ def _sphere_history(n: int, dims: int, seed: int = 0) -> tuple[dict[str, Real], 
 
 def test_every_fourth_suggestion_is_the_joint_views() -> None:
     """With 28 trials recorded, trials 28-30 are product turns and trial 31 the
-    fourth: the joint view's (multivariate, good set min(ceil(0.1 n), 25)), draw for draw."""
+    fourth: the joint view's (multivariate, good set min(ceil(0.1 n), 25)), draw
+    for draw (three numbers, every turn would be joint without ``always_joint=0``)."""
     from treefarm.optimizers.tpe import tenth
 
     space, history = _sphere_history(28, 3)
@@ -72,12 +74,13 @@ def test_every_fourth_suggestion_is_the_joint_views() -> None:
         by_joint = joint.suggest(space, at, 1, np.random.default_rng(7))
         by_product = product.suggest(space, at, 1, np.random.default_rng(7))
         assert by_joint != by_product
-        assert TPE().suggest(space, at, 1, np.random.default_rng(7)) == (by_joint if turn == 3 else by_product)
+        got = TPE(always_joint=0).suggest(space, at, 1, np.random.default_rng(7))
+        assert got == (by_joint if turn == 3 else by_product)
     assert tenth(30) == 3 and tenth(1000) == 25
 
 
 def test_a_batch_takes_its_joint_turn_at_its_place_reproducibly() -> None:
-    space, history = _sphere_history(31, 3)
+    space, history = _sphere_history(31, 6)
     batch = TPE().suggest(space, history, 3, np.random.default_rng(3))
     assert batch == TPE().suggest(space, history, 3, np.random.default_rng(3))
     assert len({tuple(c.to_dict().values()) for c in batch}) == 3
@@ -95,6 +98,23 @@ def test_joint_turns_need_three_to_ten_always_active_numbers(dims: int, joint: b
     got = TPE().suggest(space, history, 1, np.random.default_rng(1))
     product = TPE(joint_every=None).suggest(space, history, 1, np.random.default_rng(1))
     assert (got != product) == joint
+
+
+@pytest.mark.parametrize(("dims", "always"), [(2, False), (3, True), (5, True), (6, False)])
+def test_every_turn_is_joint_with_three_to_five_always_active_numbers(dims: int, always: bool) -> None:
+    """Up to ``always_joint`` numbers (5), each turn is the multivariate
+    estimator's at TPE()'s own gamma, draw for draw; with two there is no joint
+    view, and from six on only every fourth turn (mixint 5-d and 10-d, docs/design/tpe.md)."""
+    space, history = _sphere_history(28, dims)
+    joint = TPE(multivariate=True)
+    for turn in range(3):
+        at = History(history.complete, (), tuple(Config({f"x{i}": 0.1 * j for i in range(dims)}) for j in range(turn)))
+        got = TPE().suggest(space, at, 1, np.random.default_rng(5))
+        assert (got == joint.suggest(space, at, 1, np.random.default_rng(5))) == always
+        assert got == TPE(always_joint=dims if always else 0).suggest(space, at, 1, np.random.default_rng(5))
+    assert TPE(always_joint=0, joint_every=None).suggest(space, history, 1, np.random.default_rng(5)) == TPE(
+        joint_every=None
+    ).suggest(space, history, 1, np.random.default_rng(5))
 
 
 def test_a_number_under_a_join_is_no_joint_address() -> None:
@@ -441,6 +461,8 @@ def test_same_seed_same_study() -> None:
         ({"prior_weight": -1}, "prior_weight"),
         ({"forget": 0}, "forget"),
         ({"joint_every": 0}, "joint_every"),
+        ({"always_joint": -1}, "always_joint"),
+        ({"always_joint": 4.5}, "always_joint"),
         ({"multivariate": "yes"}, "multivariate"),
         ({"bounds_as_neighbours": "no"}, "bounds_as_neighbours"),
         ({"rank_weights": -1.0}, "rank_weights"),

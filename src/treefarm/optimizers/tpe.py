@@ -133,8 +133,8 @@ class TPE(Optimizer):
     always_joint:
         When 3 to ``always_joint`` numbers are active in every trial, every
         turn is joint: the multivariate estimator at this TPE's ``gamma``, as
-        ``multivariate=True`` (``joint_every`` then plays no part). ``0`` for
-        never; ``auto``'s TPE turns keep ``0``.
+        ``multivariate=True``. ``0`` for never; ``joint_every=None`` turns
+        joint turns off altogether; ``auto``'s TPE turns keep both off.
     constraints:
         With constraints: ``"rank"`` (the trials' place in the feasible-first
         Pareto order is the loss, as without) or ``"ctpe"`` (that, and one
@@ -269,10 +269,11 @@ class TPE(Optimizer):
         return JOINT_MIN_NUMBERS <= len(_common_numeric(root, below, above)) <= JOINT_MAX_NUMBERS
 
     def _always_joint(self, root: Space, below: _Columns, above: _Columns) -> bool:
-        """Whether every turn is joint: when this TPE is not already
-        multivariate and ``JOINT_MIN_NUMBERS`` to ``always_joint`` numeric
-        addresses were active in every completed trial."""
-        if self.multivariate:
+        """Whether every turn is joint: when this TPE takes joint turns
+        (``joint_every`` set), is not already multivariate, and
+        ``JOINT_MIN_NUMBERS`` to ``always_joint`` numeric addresses were
+        active in every completed trial."""
+        if self.joint_every is None or self.multivariate:
             return False
         return JOINT_MIN_NUMBERS <= len(_common_numeric(root, below, above)) <= self.always_joint
 
