@@ -535,18 +535,21 @@ def test_the_default_rank_weights_draw_the_proposals_towards_the_best_good_point
     assert distance(TPE(**options)) < 0.85 * distance(TPE(rank_weights=0.0, **options))
 
 
-def test_a_tpe_stored_before_rank_weights_reopens_with_equal_weights(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("option", "before", "default"), [("rank_weights", 0.0, 3.0), ("always_joint", 0, 5)])
+def test_a_tpe_stored_before_an_option_reopens_as_it_ran(tmp_path: Path, option: str, before: object, default: object) -> None:
+    """A spec stored by a release without ``option`` rebuilds with the value that
+    behaves as that release did, not today's default (alone, inside ``auto``, in a study)."""
     spec = spec_of(TPE())
-    assert from_spec(spec).rank_weights == 3.0
-    del spec["options"]["rank_weights"]  # what the previous release stored
-    assert from_spec(spec).rank_weights == 0.0
+    assert getattr(from_spec(spec), option) == default
+    del spec["options"][option]  # what a release before the option stored
+    assert getattr(from_spec(spec), option) == before
     auto = spec_of(Auto())
-    del auto["options"]["tpe"]["optimizer"]["options"]["rank_weights"]
-    assert from_spec(auto).tpe.rank_weights == 0.0
+    del auto["options"]["tpe"]["optimizer"]["options"][option]
+    assert getattr(from_spec(auto).tpe, option) == before
 
     space = {"x": Real(0, 1)}
     study = Study.create(name="s", space=space, storage=tmp_path / "s.db", algo="tpe", seed=0)
     stored = spec_of(study.optimizer)
-    del stored["options"]["rank_weights"]
+    del stored["options"][option]
     study.storage.set_study_attr(study.study_id, "optimizer", stored)
-    assert Study.load("s", space=space, storage=tmp_path / "s.db").optimizer.rank_weights == 0.0
+    assert getattr(Study.load("s", space=space, storage=tmp_path / "s.db").optimizer, option) == before

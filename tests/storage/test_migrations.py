@@ -116,6 +116,17 @@ def test_the_upgraded_release_database_takes_new_trials_within_its_budget(releas
     storage.close()
 
 
+def test_the_release_tpe_study_reopens_with_the_tpe_it_ran(release_copy: Path) -> None:
+    """Options added to ``TPE`` after the release take the values that behave as
+    it did (equal weights, a joint turn every fourth trial only), so the study
+    goes on as it started rather than with today's defaults."""
+    from treefarm import Int, Real, Study
+
+    study = Study.load("flat", space={"x": Real(-3, 3), "k": Int(1, 5)}, storage=release_copy)
+    tpe = study.optimizer
+    assert (tpe.rank_weights, tpe.always_joint, tpe.joint_every) == (0.0, 0, 4)
+
+
 def test_a_second_opening_runs_no_migration(release_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     SQLStorage(_url(release_copy), journal=None).close()
 
