@@ -36,7 +36,7 @@ import numpy as np
 from .problems import Param, Problem
 
 FOPT_FILE = Path(__file__).with_name("bbob_fopt.json")
-DIMS = (2, 5, 10, 20)
+DIMS = (2, 3, 5, 10, 20)
 INSTANCES = (1, 2, 3)
 FUNCTIONS = tuple(range(1, 25))
 #: A run whose best is this close to f_opt has converged, and its end is not counted as a stall.

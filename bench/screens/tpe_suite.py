@@ -28,13 +28,16 @@ from ..harness.runner import head_commit, key_of, read_rows
 from ..harness.screen import _parametrized, _variants
 
 
-def design_keys(seeds: int, budget: int, *, held_out: bool = False, only: str | None = None) -> list[tuple[str, int, int]]:
+def design_keys(
+    seeds: int, budget: int, *, held_out: bool = False, only: str | None = None, bbob_dims: tuple[int, ...] = (5,)
+) -> list[tuple[str, int, int]]:
     """(problem, seed, budget) of the design part, or of the held-out functions;
-    ``only="bbob"`` or ``"mixint"`` keeps one of the two suites."""
+    ``only="bbob"`` or ``"mixint"`` keeps one of the two suites; ``bbob_dims``
+    replaces BBOB's 5-d (a dimension the suite never had, to check a choice on)."""
     if held_out:
         runs = mixint.keys(list(range(13, 25)), [5, 10], ["-"], seeds, budget)
     else:
-        runs = bbob.keys(list(range(1, 25)), [5], ["-"], seeds, budget) if only != "mixint" else []
+        runs = bbob.keys(list(range(1, 25)), list(bbob_dims), ["-"], seeds, budget) if only != "mixint" else []
         runs += mixint.keys(list(range(1, 13)), [5, 10], ["-"], seeds, budget) if only != "bbob" else []
     return [(p, s, b) for p, _, s, b in runs]
 
@@ -46,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=100)
     parser.add_argument("--held-out", action="store_true")
     parser.add_argument("--only", choices=("bbob", "mixint"), default=None, help="one suite of the design part")
+    parser.add_argument("--bbob-dims", default="5", help="comma-separated dimensions of the BBOB part (5)")
     parser.add_argument("--out", type=Path, default=Path("bench/results/tpe_suite_screen.jsonl"))
     args = parser.parse_args(argv)
     made = _variants()
@@ -55,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         factory = made.get(variant) or _parametrized(variant)
         if factory is None:
             parser.error(f"unknown variant {variant!r}")
-        for problem, seed, budget in design_keys(args.seeds, args.budget, held_out=args.held_out, only=args.only):
+        for problem, seed, budget in design_keys(
+            args.seeds, args.budget, held_out=args.held_out, only=args.only,
+            bbob_dims=tuple(int(d) for d in args.bbob_dims.split(","))):
             row: dict[str, Any] = {"problem": problem, "method": f"tf-{variant}", "seed": seed, "budget": budget}
             if key_of(row) in done:
                 continue
