@@ -237,15 +237,14 @@ class TPE(Optimizer):
         below, ranked = _weighted_columns(good, weights)
         worse = [complete[i].config for i in np.sort(order[k:])]
         n_worse, worse_columns = _columns(worse)
-        if self._always_joint(root, below, (n_worse, worse_columns)):
-            return TPE(**(vars(self) | {"multivariate": True})).suggest(space, history, n, rng)
         splits = constraint_splits(complete, self.n_below) if self.constraints == "ctpe" else []
         constrained = [(_columns(g)[1], _columns(b)[1]) for _, g, b in splits]
         gammas = [k / len(complete), *(gamma for gamma, _, _ in splits)]
         recursive = analyze(root).recursive
         tied_good = _node_columns(root, good) if recursive else {}
         tied_worse = _node_columns(root, worse) if recursive else {}
-        every = self.joint_every if self._has_joint_turns(root, below, (n_worse, worse_columns)) else None
+        joint = self.multivariate or self._always_joint(root, below, (n_worse, worse_columns))
+        every = self.joint_every if not joint and self._has_joint_turns(root, below, (n_worse, worse_columns)) else None
         first = len(history.complete) + len(history.failed) + len(history.pending)
         for _ in range(n):
             if every is not None and (first + len(out)) % every == every - 1:
@@ -255,7 +254,7 @@ class TPE(Optimizer):
             extra = [*history.failed, *((*history.pending, *out) if self.constant_liar else ())]
             above = (n_worse + len(extra), _concat(worse_columns, _columns(extra)[1]))
             tied = (tied_good, _concat(tied_worse, _node_columns(root, extra))) if recursive else None
-            propose = functools.partial(self._propose, root, below, above, rng, tied, constrained, gammas, ranked)
+            propose = functools.partial(self._propose, root, below, above, rng, tied, constrained, gammas, ranked, joint)
             out.append(unseen(root, propose, [*seen, *out], rng))
         return out
 
@@ -269,11 +268,10 @@ class TPE(Optimizer):
         return JOINT_MIN_NUMBERS <= len(_common_numeric(root, below, above)) <= JOINT_MAX_NUMBERS
 
     def _always_joint(self, root: Space, below: _Columns, above: _Columns) -> bool:
-        """Whether every turn is joint: when this TPE takes joint turns
-        (``joint_every`` set), is not already multivariate, and
-        ``JOINT_MIN_NUMBERS`` to ``always_joint`` numeric addresses were
-        active in every completed trial."""
-        if self.joint_every is None or self.multivariate:
+        """Whether every turn is joint though this TPE is not multivariate: when
+        it takes joint turns (``joint_every`` set) and ``JOINT_MIN_NUMBERS``
+        to ``always_joint`` numeric addresses were active in every completed trial."""
+        if self.joint_every is None:
             return False
         return JOINT_MIN_NUMBERS <= len(_common_numeric(root, below, above)) <= self.always_joint
 
@@ -293,6 +291,7 @@ class TPE(Optimizer):
         extra: Sequence[_Split] = (),
         gammas: Sequence[float] = (1.0,),
         ranked: _Weights | None = None,
+        joint: bool = False,
     ) -> Config:
         """The best of ``n_candidates`` whole configurations drawn from ``l``.
 
@@ -305,9 +304,11 @@ class TPE(Optimizer):
         pooled over every position (see the module docstring). ``extra`` holds
         each constraint's good and worse columns and ``gammas`` every term's good
         share (c-TPE, :func:`treefarm.optimizers.tpe_constraints.constrained_scores`);
-        ``ranked`` the good values' rank weights per address (none: equal)."""
+        ``ranked`` the good values' rank weights per address (none: equal);
+        with ``joint`` the always-active numbers are drawn together first, from
+        the multivariate estimator (:meth:`_joint`)."""
         ranked = ranked or {}
-        fixed = self._joint(root, below, above, rng, ranked) if self.multivariate else {}
+        fixed = self._joint(root, below, above, rng, ranked) if joint else {}
         flat = _flat_addresses(root)
         if flat is not None:
             return self._propose_flat(root, flat, below, above, fixed, rng, extra, gammas, ranked)
