@@ -17,9 +17,10 @@ from bench.harness.bbob import (
 
 def test_every_function_instance_and_dimension_has_its_optimum() -> None:
     problems = bbob_problems()
-    assert len(problems) == len(FUNCTIONS) * 3 * 4
+    assert len(problems) == len(FUNCTIONS) * 3 * 5  # 2, 3, 5, 10 and 20 dimensions
     p = problems["bbob_f03_i1_d2"]
     assert p.optimum == pytest.approx(-462.09) and len(p.params) == 2
+    assert problems["bbob_f03_i1_d3"].optimum == p.optimum and len(problems["bbob_f03_i1_d3"].params) == 3
     assert {(q.low, q.high) for q in p.params} == {(-5.0, 5.0)}
 
 
