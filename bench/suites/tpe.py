@@ -4,7 +4,8 @@ treefarm's ``TPE()`` with its defaults (``tf-tpe``: rank weights since
 ``tpe_ranked.jsonl``, and every turn joint on the 5-d problems since
 ``tpe_joint5.jsonl``; the ``TPE()`` before the rank weights is loaded as
 ``tpe-unranked``, the one before ``always_joint`` as ``tpe-product``, and both
-are compared in ``docs/design/tpe.md``) and
+are compared in ``docs/design/tpe.md``; those two come from the committed rows:
+the commands run from scratch make today's ``TPE()`` in every file) and
 Optuna 5's default ``TPESampler(seed=...)``
 (``optuna-tpe``, multivariate), 100 evaluations, seeds 0-59. BBOB (Hansen
 et al. 2009): the 24 noiseless functions in 5-d, instances 1-3 pooled.
