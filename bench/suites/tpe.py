@@ -26,7 +26,6 @@ COLUMNS = ("tpe", "optuna-tpe")
 BEFORE = {"tf-tpe": "tpe-unranked", "optuna-tpe": "optuna-tpe"}
 NOW = {"tf-tpe": "tpe"}
 BOTH = {"tf-tpe": "tpe", "optuna-tpe": "optuna-tpe"}
-PRODUCT = {"tf-tpe": "tpe-product"}
 MEASURE = "regret after 100 evaluations, instances pooled"
 #: Optuna's rows; the files' ``tf-tpe`` rows are the unranked ``TPE()`` of their commits.
 METHODS = "--methods optuna-tpe --in-process"
