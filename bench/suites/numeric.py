@@ -8,7 +8,8 @@ measure is the simple regret at the end (``best loss - optimum``; on the
 tuning problems the error itself). The first 45 problems (synthetic, tuning,
 twelve BBOB functions in 2-d, 10-d and 20-d) are the ones the defaults were
 chosen on; the other twelve BBOB functions, in 2-d and 10-d, were added after
-and are reported apart.
+and are reported apart. The ``tpe`` column is today's ``TPE()``: seeds 0-9 of
+the rows the TPE benchmark ran for its own suites (``bench/notes/tpe.md``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from ..harness.suite import Finals, Suite, keep, merge, runner_finals, screen_fi
 COLUMNS = ("auto", "gp", "tpe", "optuna-gp", "optuna-tpe", "hyperopt-tpe", "skopt-gp", "smac-rf", "hebo", "random")
 #: Runner methods -> columns.
 PEERS = {"optuna-gp": "optuna-gp", "optuna-tpe": "optuna-tpe", "hyperopt-tpe": "hyperopt-tpe", "tf-random": "random"}
-OURS = {"tf-auto": "auto", "tf-gp": "gp", "tf-tpe": "tpe"}
+#: Runner methods of treefarm's -> columns (the files' ``tf-tpe`` rows are earlier ``TPE()``
+#: defaults: the ``tpe`` column is today's, from ``TPE_NOW``).
+OURS = {"tf-auto": "auto", "tf-gp": "gp"}
 SYNTHETIC = ("branin", "hartmann6", "ackley5", "rosenbrock4", "levy10", "styblinski8")
 TUNING = ("svc_digits", "hgb_cancer", "mlp_digits")
 BBOB_12 = "1,2,3,6,7,10,15,17,20,21,22,24"
@@ -30,44 +33,71 @@ BBOB_MEASURE = f"{MEASURE}, instances 1-3 pooled"
 SCREEN = "python -m bench.harness.screen run"
 
 
+#: Today's ``TPE()`` (rank weights, and every turn joint at 3-5 numbers): seeds 0-9 of the
+#: rows the TPE benchmark ran at 60 seeds (30 on the tuning set, 5-d in ``tpe_joint5.jsonl``).
+TPE_NOW = ("tpe60_ranked.jsonl", "tpe60_joint5.jsonl")
+TPE_NOW_TUNING = ("tpe30_tuning_ranked.jsonl", "tpe30_tuning_joint5.jsonl")
+TEN = range(10)
+TPE_RUNS_5D_FILE = "tpe_joint5.jsonl"
+_TPE60 = f"{SCREEN} --problems {{p}} --variants tpe --seeds 60 {{d}}--out bench/results/tpe60_ranked.jsonl"
+TPE_RUNS = {
+    "synthetic": (_TPE60.format(p="synthetic", d=""),
+                  f"{SCREEN} --problems ackley5,rosenbrock4 --variants tpe --seeds 60 --out bench/results/tpe60_joint5.jsonl"),
+    "tuning": (f"{SCREEN} --problems tuning --variants tpe --seeds 30 --out bench/results/tpe30_tuning_ranked.jsonl",
+               f"{SCREEN} --problems hgb_cancer --variants tpe --seeds 30 --out bench/results/tpe30_tuning_joint5.jsonl"),
+    **{f"{d}-d": (_TPE60.format(p=",".join(f"f{f}" for f in range(1, 25)), d=f"--dim {d} "),) for d in (2, 10)},
+    "20-d": (_TPE60.format(p=",".join("f" + f for f in BBOB_12.split(",")), d="--dim 20 "),),
+    "5-d": ("python -m bench.harness.bbob run --dims 5 --methods tf-tpe --in-process --seeds 60 "
+            "--out bench/results/tpe_joint5.jsonl",),
+}
+
+
+def _tpe_now(dims: list[int], functions: str | None = None, files: tuple[str, ...] = TPE_NOW) -> Finals:
+    """Today's ``TPE()`` on the screen problems of ``dims`` (0: named problems;
+    BBOB: only ``functions``, comma-separated numbers), seeds 0-9."""
+    now = keep(merge(*(screen_finals(f, {"tpe": "tpe"}, dims=dims) for f in files)), seeds=TEN)
+    if functions is None:
+        return now
+    return keep(now, problems=[f"f{f} {d}-d" for f in functions.split(",") for d in dims])
+
+
 def _synthetic() -> Finals:
-    screens = merge(screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[0]),
-                    screen_finals("tpe_screen.jsonl", {"tpe": "tpe"}, dims=[0]))
+    screens = screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[0])
     peers = runner_finals("main.jsonl", {**PEERS, "skopt-gp": "skopt-gp"})
-    return keep(merge(screens, peers), problems=SYNTHETIC)
+    return keep(merge(screens, peers, _tpe_now([0])), problems=SYNTHETIC)
 
 
 def _tuning() -> Finals:
-    screens = screen_finals("tuning_screen.jsonl", {"auto": "auto", "gp": "gp", "tpe": "tpe"})
+    screens = screen_finals("tuning_screen.jsonl", {"auto": "auto", "gp": "gp"})
     peers = runner_finals("main.jsonl", {**PEERS, "skopt-gp": "skopt-gp"})
-    return keep(merge(screens, peers), problems=TUNING)
+    return keep(merge(screens, peers, _tpe_now([0], files=TPE_NOW_TUNING)), problems=TUNING)
 
 
 def _bbob2() -> Finals:
-    screens = merge(screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[2]),
-                    screen_finals("tpe_screen.jsonl", {"tpe": "tpe"}, dims=[2]))
+    screens = screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[2])
     peers = merge(*(runner_finals(f, PEERS) for f in ("bbob.jsonl", "bbob_f02.jsonl", "bbob_hyperopt.jsonl")),
                   runner_finals("bbob_skopt_d2.jsonl", {"skopt-gp": "skopt-gp"}))
-    return merge(screens, peers)
+    return merge(screens, peers, _tpe_now([2], BBOB_12))
 
 
 def _bbob10() -> Finals:
     return merge(runner_finals("bbob_d10.jsonl", {**OURS, **PEERS}),
                  runner_finals("bbob_smac_d10.jsonl", {"smac-rf": "smac-rf"}),
-                 runner_finals("bbob_hebo_d10.jsonl", {"hebo": "hebo"}))
+                 runner_finals("bbob_hebo_d10.jsonl", {"hebo": "hebo"}), _tpe_now([10], BBOB_12))
 
 
 def _bbob20() -> Finals:
-    return runner_finals("bbob_d20.jsonl", {**OURS, **PEERS})
+    return merge(runner_finals("bbob_d20.jsonl", {**OURS, **PEERS}), _tpe_now([20], BBOB_12))
 
 
 def _bbob5() -> Finals:
-    return runner_finals("bbob_d5_f15_24.jsonl", {**OURS, **PEERS})
+    now = keep(runner_finals(TPE_RUNS_5D_FILE, {"tf-tpe": "tpe"}), seeds=TEN)
+    return merge(runner_finals("bbob_d5_f15_24.jsonl", {**OURS, **PEERS}), keep(now, problems=[f"f{f} 5-d" for f in range(15, 25)]))
 
 
 def _held_out() -> Finals:
     return merge(runner_finals("bbob_rest_d2.jsonl", {**OURS, **PEERS}),
-                 runner_finals("bbob_rest_d10.jsonl", {**OURS, **PEERS}))
+                 runner_finals("bbob_rest_d10.jsonl", {**OURS, **PEERS}), _tpe_now([2, 10], BBOB_REST))
 
 
 _MAIN = ("python -m bench run --problems {p} --methods optuna-gp,optuna-tpe,hyperopt-tpe,skopt-gp,tf-random "
@@ -78,31 +108,30 @@ SUITES = (
         "synthetic", "Synthetic functions",
         "Branin, Hartmann-6, Ackley-5, Rosenbrock-4, Levy-10, Styblinski-Tang-8 (4 real, 4 integer); "
         "known optima.",
-        MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", "tpe_screen.jsonl", "main.jsonl"),
+        MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", *TPE_NOW, "main.jsonl"),
         (f"{SCREEN} --problems synthetic --variants auto,gp --seeds 10 --out bench/results/stall_screen.jsonl",
-         f"{SCREEN} --problems synthetic --variants tpe --seeds 10 --out bench/results/tpe_screen.jsonl",
-         _MAIN.format(p="synthetic")),
+         *TPE_RUNS["synthetic"], _MAIN.format(p="synthetic")),
         _synthetic, headline=True),
     Suite(
         "tuning", "Tuning scikit-learn models",
         "SVC on digits (conditional kernel), HistGradientBoosting on breast cancer, an MLP of 1-3 layers "
         "(conditional sizes). treefarm's rows ran 100 evaluations, the peers' 50 (their budget in the "
         "suite's first runs): the peers' columns are read at 50.",
-        "validation error at the end (treefarm 100 evaluations, peers 50)", "auto", COLUMNS, ("tuning_screen.jsonl", "main.jsonl"),
-        (f"{SCREEN} --problems tuning --variants auto,gp,tpe --seeds 10 "
-         "--out bench/results/tuning_screen.jsonl", _MAIN.format(p="tuning")),
+        "validation error at the end (treefarm 100 evaluations, peers 50)", "auto", COLUMNS,
+        ("tuning_screen.jsonl", *TPE_NOW_TUNING, "main.jsonl"),
+        (f"{SCREEN} --problems tuning --variants auto,gp --seeds 10 "
+         "--out bench/results/tuning_screen.jsonl", *TPE_RUNS["tuning"], _MAIN.format(p="tuning")),
         _tuning, headline=True),
     Suite(
         "bbob-2d", "BBOB, 2-d",
         "Twelve BBOB noiseless functions (Hansen et al. 2009) in 2-d: separable, ill-conditioned, "
         "multi-modal and weakly structured ones; scikit-optimize's GP on the eleven it finished.",
         BBOB_MEASURE, "auto", COLUMNS,
-        ("stall_screen.jsonl", "tpe_screen.jsonl", "bbob.jsonl", "bbob_f02.jsonl", "bbob_hyperopt.jsonl",
+        ("stall_screen.jsonl", TPE_NOW[0], "bbob.jsonl", "bbob_f02.jsonl", "bbob_hyperopt.jsonl",
          "bbob_skopt_d2.jsonl"),
         (f"{SCREEN} --problems {','.join('f' + f for f in BBOB_12.split(','))} --variants auto,gp --seeds 10 "
          "--out bench/results/stall_screen.jsonl",
-         f"{SCREEN} --problems {','.join('f' + f for f in BBOB_12.split(','))} --variants tpe --seeds 10 --dim 2 "
-         "--out bench/results/tpe_screen.jsonl",
+         *TPE_RUNS["2-d"],
          f"{RUN} --functions {BBOB_12} --dims 2 --methods optuna-gp,optuna-tpe,tf-random --seeds 10 "
          "--out bench/results/bbob.jsonl",
          f"{RUN} --functions {BBOB_12} --dims 2 --methods hyperopt-tpe --seeds 10 --out bench/results/bbob_hyperopt.jsonl",
@@ -112,23 +141,25 @@ SUITES = (
     Suite(
         "bbob-10d", "BBOB, 10-d", "The same twelve BBOB functions in 10-d; SMAC3's random forest and HEBO "
         "(HEBO in a venv of its own) on the ones they finished.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d10.jsonl", "bbob_smac_d10.jsonl", "bbob_hebo_d10.jsonl"),
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d10.jsonl", "bbob_smac_d10.jsonl", "bbob_hebo_d10.jsonl", TPE_NOW[0]),
         (f"{RUN} --functions {BBOB_12} --dims 10 {ALL} --out bench/results/bbob_d10.jsonl",
          f"{RUN} --functions {BBOB_12} --dims 10 --methods smac-rf --seeds 10 --out bench/results/bbob_smac_d10.jsonl",
-         f"{RUN} --functions 1,10 --dims 10 --methods hebo --seeds 10 --out bench/results/bbob_hebo_d10.jsonl"),
+         f"{RUN} --functions 1,10 --dims 10 --methods hebo --seeds 10 --out bench/results/bbob_hebo_d10.jsonl",
+         *TPE_RUNS["10-d"]),
         _bbob10, headline=True),
     Suite(
         "bbob-20d", "BBOB, 20-d", "The same twelve BBOB functions in 20-d.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d20.jsonl",),
-        (f"{RUN} --functions {BBOB_12} --dims 20 {ALL} --out bench/results/bbob_d20.jsonl",),
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d20.jsonl", TPE_NOW[0]),
+        (f"{RUN} --functions {BBOB_12} --dims 20 {ALL} --out bench/results/bbob_d20.jsonl", *TPE_RUNS["20-d"]),
         _bbob20, headline=True),
     Suite(
         "bbob-held-out", "BBOB, held out: the other twelve functions, 2-d and 10-d",
         "Functions 4, 5, 8, 9, 11-14, 16, 18, 19 and 23, run after the defaults were chosen on the suites "
         "above.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_rest_d2.jsonl", "bbob_rest_d10.jsonl"),
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_rest_d2.jsonl", "bbob_rest_d10.jsonl", TPE_NOW[0]),
         (f"{RUN} --functions {BBOB_REST} --dims 2 {ALL} --out bench/results/bbob_rest_d2.jsonl",
-         f"{RUN} --functions {BBOB_REST} --dims 10 {ALL} --out bench/results/bbob_rest_d10.jsonl"),
+         f"{RUN} --functions {BBOB_REST} --dims 10 {ALL} --out bench/results/bbob_rest_d10.jsonl",
+         *TPE_RUNS["2-d"], *TPE_RUNS["10-d"]),
         _held_out, held_out=True, headline=True),
     Suite(
         "bbob-5d", "BBOB, 5-d, the multimodal functions 15-24",
@@ -138,8 +169,8 @@ SUITES = (
         "bench/results/bbob_d10.jsonl bench/results/bbob_rest_d10.jsonl --functions 15-24 --methods "
         "tf-auto,tf-gp,tf-tpe,optuna-gp,optuna-tpe,hyperopt-tpe,tf-random --best-of tf-auto` sets `auto` "
         "against the best peer on each of them in 5-d and 10-d.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d5_f15_24.jsonl",),
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d5_f15_24.jsonl", TPE_RUNS_5D_FILE),
         (f"{RUN} --functions 15-24 --dims 5 {ALL.replace(' --jobs 2', ' --jobs 1')} "
-         "--out bench/results/bbob_d5_f15_24.jsonl",),
+         "--out bench/results/bbob_d5_f15_24.jsonl", *TPE_RUNS["5-d"]),
         _bbob5, held_out=True, resolved_only=True),
 )
