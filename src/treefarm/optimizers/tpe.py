@@ -243,8 +243,7 @@ class TPE(Optimizer):
         recursive = analyze(root).recursive
         tied_good = _node_columns(root, good) if recursive else {}
         tied_worse = _node_columns(root, worse) if recursive else {}
-        joint = self.multivariate or self._always_joint(root, below, (n_worse, worse_columns))
-        every = self.joint_every if not joint and self._has_joint_turns(root, below, (n_worse, worse_columns)) else None
+        joint, every = self._turns(root, below, (n_worse, worse_columns))
         first = len(history.complete) + len(history.failed) + len(history.pending)
         for _ in range(n):
             if every is not None and (first + len(out)) % every == every - 1:
@@ -258,22 +257,21 @@ class TPE(Optimizer):
             out.append(unseen(root, propose, [*seen, *out], rng))
         return out
 
-    def _has_joint_turns(self, root: Space, below: _Columns, above: _Columns) -> bool:
-        """Whether every ``joint_every``-th suggestion is the joint view's: when
-        set, when this TPE is not itself multivariate, and when
-        ``JOINT_MIN_NUMBERS`` to ``JOINT_MAX_NUMBERS`` numeric addresses were
-        active in every completed trial (see the module docstring)."""
-        if self.joint_every is None or self.multivariate:
-            return False
-        return JOINT_MIN_NUMBERS <= len(_common_numeric(root, below, above)) <= JOINT_MAX_NUMBERS
-
-    def _always_joint(self, root: Space, below: _Columns, above: _Columns) -> bool:
-        """Whether every turn is joint though this TPE is not multivariate: when
-        it takes joint turns (``joint_every`` set) and ``JOINT_MIN_NUMBERS``
-        to ``always_joint`` numeric addresses were active in every completed trial."""
+    def _turns(self, root: Space, below: _Columns, above: _Columns) -> tuple[bool, int | None]:
+        """Whether every turn is joint and, if not, every how many trials a joint
+        turn comes (``None``: never), from the number of numeric addresses active
+        in every completed trial: every turn with ``multivariate`` or with
+        ``JOINT_MIN_NUMBERS`` to ``always_joint`` of them, every ``joint_every``-th
+        with up to ``JOINT_MAX_NUMBERS`` (see the module docstring); none when
+        ``joint_every`` is ``None``."""
+        if self.multivariate:
+            return True, None
         if self.joint_every is None:
-            return False
-        return JOINT_MIN_NUMBERS <= len(_common_numeric(root, below, above)) <= self.always_joint
+            return False, None
+        numbers = len(_common_numeric(root, below, above))
+        if JOINT_MIN_NUMBERS <= numbers <= self.always_joint:
+            return True, None
+        return False, self.joint_every if JOINT_MIN_NUMBERS <= numbers <= JOINT_MAX_NUMBERS else None
 
     def _joint_view(self) -> TPE:
         """The optimizer of the joint turns: this TPE's settings with the
