@@ -15,6 +15,7 @@ the rows the TPE benchmark ran for its own suites (``bench/notes/tpe.md``).
 from __future__ import annotations
 
 from ..harness.suite import Finals, Suite, keep, merge, runner_finals, screen_finals
+from .tpe import JOINT5, JOINT5_RUNS
 
 COLUMNS = ("auto", "gp", "tpe", "optuna-gp", "optuna-tpe", "hyperopt-tpe", "skopt-gp", "smac-rf", "hebo", "random")
 #: Runner methods -> columns.
@@ -34,11 +35,10 @@ SCREEN = "python -m bench.harness.screen run"
 
 
 #: Today's ``TPE()`` (rank weights, and every turn joint at 3-5 numbers): seeds 0-9 of the
-#: rows the TPE benchmark ran at 60 seeds (30 on the tuning set, 5-d in ``tpe_joint5.jsonl``).
+#: rows the TPE benchmark ran at 60 seeds (30 on the tuning set, 5-d in its ``JOINT5``).
 TPE_NOW = ("tpe60_ranked.jsonl", "tpe60_joint5.jsonl")
 TPE_NOW_TUNING = ("tpe30_tuning_ranked.jsonl", "tpe30_tuning_joint5.jsonl")
 TEN = range(10)
-TPE_RUNS_5D_FILE = "tpe_joint5.jsonl"
 _TPE60 = f"{SCREEN} --problems {{p}} --variants tpe --seeds 60 {{d}}--out bench/results/tpe60_ranked.jsonl"
 TPE_RUNS = {
     "synthetic": (_TPE60.format(p="synthetic", d=""),
@@ -47,8 +47,7 @@ TPE_RUNS = {
                f"{SCREEN} --problems hgb_cancer --variants tpe --seeds 30 --out bench/results/tpe30_tuning_joint5.jsonl"),
     **{f"{d}-d": (_TPE60.format(p=",".join(f"f{f}" for f in range(1, 25)), d=f"--dim {d} "),) for d in (2, 10)},
     "20-d": (_TPE60.format(p=",".join("f" + f for f in BBOB_12.split(",")), d="--dim 20 "),),
-    "5-d": ("python -m bench.harness.bbob run --dims 5 --methods tf-tpe --in-process --seeds 60 "
-            "--out bench/results/tpe_joint5.jsonl",),
+    "5-d": JOINT5_RUNS[:1],
 }
 
 
@@ -91,7 +90,7 @@ def _bbob20() -> Finals:
 
 
 def _bbob5() -> Finals:
-    now = keep(runner_finals(TPE_RUNS_5D_FILE, {"tf-tpe": "tpe"}), seeds=TEN)
+    now = keep(runner_finals(JOINT5, {"tf-tpe": "tpe"}), seeds=TEN)
     return merge(runner_finals("bbob_d5_f15_24.jsonl", {**OURS, **PEERS}), keep(now, problems=[f"f{f} 5-d" for f in range(15, 25)]))
 
 
@@ -169,7 +168,7 @@ SUITES = (
         "bench/results/bbob_d10.jsonl bench/results/bbob_rest_d10.jsonl --functions 15-24 --methods "
         "tf-auto,tf-gp,tf-tpe,optuna-gp,optuna-tpe,hyperopt-tpe,tf-random --best-of tf-auto` sets `auto` "
         "against the best peer on each of them in 5-d and 10-d.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d5_f15_24.jsonl", TPE_RUNS_5D_FILE),
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d5_f15_24.jsonl", JOINT5),
         (f"{RUN} --functions 15-24 --dims 5 {ALL.replace(' --jobs 2', ' --jobs 1')} "
          "--out bench/results/bbob_d5_f15_24.jsonl", *TPE_RUNS["5-d"]),
         _bbob5, held_out=True, resolved_only=True),
