@@ -69,13 +69,13 @@ from ..space import (
     convert,
     draw_decision,
     sample,
-    trace,
     walk,
 )
 from ..space.config import Decision, Scalar
 from ..validation import check_bool, check_int, check_nonnegative, check_positive
 from .base import History, Optimizer
 from .tpe_constraints import constrained_scores, constraint_splits
+from .tpe_pooled import node_columns
 from .unseen import unseen
 
 __all__ = ["TPE"]
@@ -87,6 +87,8 @@ _Columns = tuple[int, dict[str, list[Scalar]]]
 _Key = TypeVar("_Key", str, int)
 #: Good and bad values per decision node (its identity), over all the positions it was reached at.
 _Tied = tuple[dict[int, list[Scalar]], dict[int, list[Scalar]]]
+_Estimator = NumericParzen | CategoricalParzen
+_Fitted = tuple[_Estimator, _Estimator, list[tuple[_Estimator, _Estimator] | None], list[Scalar]]
 #: A constraint's good and worse columns (address -> values).
 _Split = tuple[dict[str, list[Scalar]], dict[str, list[Scalar]]]
 #: The rank weight of each good value, per address (aligned with the good columns).
@@ -241,8 +243,8 @@ class TPE(Optimizer):
         constrained = [(_columns(g)[1], _columns(b)[1]) for _, g, b in splits]
         gammas = [k / len(complete), *(gamma for gamma, _, _ in splits)]
         recursive = analyze(root).recursive
-        tied_good = _node_columns(root, good) if recursive else {}
-        tied_worse = _node_columns(root, worse) if recursive else {}
+        tied_good = node_columns(root, good) if recursive else {}
+        tied_worse = node_columns(root, worse) if recursive else {}
         joint, every = self._turns(root, below, (n_worse, worse_columns))
         first = len(history.complete) + len(history.failed) + len(history.pending)
         for _ in range(n):
@@ -252,9 +254,11 @@ class TPE(Optimizer):
                 continue
             extra = [*history.failed, *((*history.pending, *out) if self.constant_liar else ())]
             above = (n_worse + len(extra), _concat(worse_columns, _columns(extra)[1]))
-            tied = (tied_good, _concat(tied_worse, _node_columns(root, extra))) if recursive else None
-            propose = functools.partial(self._propose, root, below, above, rng, tied, constrained, gammas, ranked, joint)
-            out.append(unseen(root, propose, [*seen, *out], rng))
+            tied = (tied_good, _concat(tied_worse, node_columns(root, extra))) if recursive else None
+            propose = functools.partial(
+                self._propose, root, below, above, rng, tied, constrained, gammas, ranked, joint, {}
+            )
+            out.append(unseen(root, propose, [*seen, *out], rng, explore=functools.partial(sample, root, rng)))
         return out
 
     def _turns(self, root: Space, below: _Columns, above: _Columns) -> tuple[bool, int | None]:
@@ -290,6 +294,7 @@ class TPE(Optimizer):
         gammas: Sequence[float] = (1.0,),
         ranked: _Weights | None = None,
         joint: bool = False,
+        fits: dict[object, _Fitted] | None = None,
     ) -> Config:
         """The best of ``n_candidates`` whole configurations drawn from ``l``.
 
@@ -304,8 +309,11 @@ class TPE(Optimizer):
         share (c-TPE, :func:`treefarm.optimizers.tpe_constraints.constrained_scores`);
         ``ranked`` the good values' rank weights per address (none: equal);
         with ``joint`` the always-active numbers are drawn together first, from
-        the multivariate estimator (:meth:`_joint`)."""
+        the multivariate estimator (:meth:`_joint`). ``fits`` keeps the fitted
+        estimators between proposals from the same columns (a node's pooled
+        ones once for all its addresses), so a redrawn proposal refits nothing."""
         ranked = ranked or {}
+        fits = {} if fits is None else fits
         fixed = self._joint(root, below, above, rng, ranked) if joint else {}
         flat = _flat_addresses(root)
         if flat is not None:
@@ -321,12 +329,14 @@ class TPE(Optimizer):
                 key = (address, allowed)
                 if key not in pools:
                     good, bad = below[1].get(address, []), above[1].get(address, [])
-                    weights = ranked.get(address)
+                    weights, fit_key = ranked.get(address), key
                     if not good and tied is not None:
                         good, bad = tied[0].get(id(node), []), tied[1].get(id(node), [])
-                        weights = None
+                        weights, fit_key = None, key if extra else (f"@{id(node)}", allowed)
                     sides = [(g.get(address, []), b.get(address, [])) for g, b in extra]
-                    pools[key] = self._draws(node, allowed, good, bad, rng, sides, weights)
+                    if (good or bad) and fit_key not in fits:
+                        fits[fit_key] = self._fit(node, allowed, good, bad, sides, weights)
+                    pools[key] = self._draws(node, allowed, good, bad, rng, sides, weights, fits.get(fit_key))
                 values, log_ratio = pools[key]
                 scores[:, j] += log_ratio[:, j]
                 return values[j]
@@ -370,11 +380,13 @@ class TPE(Optimizer):
         rng: np.random.Generator,
         sides: Sequence[tuple[list[Scalar], list[Scalar]]] = (),
         ranked: np.ndarray | None = None,
+        fitted: _Fitted | None = None,
     ) -> tuple[list[Scalar], np.ndarray]:
         """``n_candidates`` draws from one address's ``l_a`` and, per row, their
         ``log l_a - log g_a``: the objective's, then each constraint's of ``sides``
         (its good and worse values here); ``ranked``: the good values' rank
-        weights in a numeric ``l_a``.
+        weights in a numeric ``l_a``; ``fitted``: these estimators, already fitted
+        (:meth:`_fit`).
 
         An address no trial has reached is drawn from the space's prior, and
         adds nothing to a score (l and g are both the prior there)."""
@@ -382,24 +394,43 @@ class TPE(Optimizer):
         ratios = np.zeros((1 + len(sides), m))
         if not good and not bad:
             return [draw_decision(node, allowed, rng) for _ in range(m)], ratios
+        l_est, g_est, side_estimators, labels = fitted or self._fit(node, allowed, good, bad, sides, ranked)
         if isinstance(node, (Real, Int)):
-            l_est, g_est = self._numeric(node, good, ranked), self._numeric(node, bad)
             x = np.clip(l_est.sample(rng, m), node.low, node.high)
-            ratios[0] = l_est.logpdf(x) - g_est.logpdf(x)
-            for row, (yes, no) in enumerate(sides, start=1):
-                if yes or no:
-                    ratios[row] = self._numeric(node, yes).logpdf(x) - self._numeric(node, no).logpdf(x)
-            values: list[Scalar] = [int(v) for v in np.round(x)] if isinstance(node, Int) else x.tolist()
-            return values, ratios
-        labels, prior = _options(node, allowed)
-        index = {label: i for i, label in enumerate(labels)}
-        l_cat, g_cat = self._categorical(prior, index, good), self._categorical(prior, index, bad)
-        draws = l_cat.sample(rng, m)
-        ratios[0] = l_cat.logpdf(draws) - g_cat.logpdf(draws)
-        for row, (yes, no) in enumerate(sides, start=1):
-            if yes or no:
-                ratios[row] = self._categorical(prior, index, yes).logpdf(draws) - self._categorical(prior, index, no).logpdf(draws)
-        return [labels[d] for d in draws.tolist()], ratios
+        else:
+            x = l_est.sample(rng, m)
+        ratios[0] = l_est.logpdf(x) - g_est.logpdf(x)
+        for row, pair in enumerate(side_estimators, start=1):
+            if pair is not None:
+                ratios[row] = pair[0].logpdf(x) - pair[1].logpdf(x)
+        if isinstance(node, Int):
+            return [int(v) for v in np.round(x)], ratios
+        if isinstance(node, Real):
+            return x.tolist(), ratios
+        return [labels[d] for d in x.tolist()], ratios
+
+    def _fit(
+        self,
+        node: Decision,
+        allowed: tuple[int, ...],
+        good: list[Scalar],
+        bad: list[Scalar],
+        sides: Sequence[tuple[list[Scalar], list[Scalar]]] = (),
+        ranked: np.ndarray | None = None,
+    ) -> _Fitted:
+        """The estimators :meth:`_draws` draws from and scores by: ``l_a``, ``g_a``,
+        each constraint's pair (``None`` where it has no value here) and a
+        categorical node's labels."""
+        estimate: Callable[[list[Scalar]], _Estimator]
+        labels: list[Scalar] = []
+        if isinstance(node, (Real, Int)):
+            estimate = functools.partial(self._numeric, node)
+        else:
+            labels, prior = _options(node, allowed)
+            estimate = functools.partial(self._categorical, prior, {label: i for i, label in enumerate(labels)})
+        pairs = [(estimate(yes), estimate(no)) if yes or no else None for yes, no in sides]
+        l_est = self._numeric(node, good, ranked) if isinstance(node, (Real, Int)) else estimate(good)
+        return l_est, estimate(bad), pairs, labels
 
     def _numeric(self, node: Real | Int, values: list[Scalar], ranked: np.ndarray | None = None) -> NumericParzen:
         """The Parzen estimator of ``values`` with forgetting (and, given, rank) weights."""
@@ -499,21 +530,6 @@ def _strictly_below(sorted_losses: np.ndarray, k: int) -> int:
     if k >= len(sorted_losses):
         return k
     return int(np.searchsorted(sorted_losses, sorted_losses[k], side="left"))
-
-
-def _node_columns(root: Space, configs: Sequence[Config]) -> dict[int, list[Scalar]]:
-    """Each decision node's values across ``configs`` at every position where
-    they reached it, keyed by the node's identity (a recursive space visits one
-    node at many addresses). A config the space no longer accepts adds nothing."""
-    columns: dict[int, list[Scalar]] = {}
-    for config in configs:
-        try:
-            decisions = trace(root, config)
-        except ConfigError:
-            continue
-        for address, node in decisions:
-            columns.setdefault(id(node), []).append(config[address])
-    return columns
 
 
 def _concat(a: dict[_Key, list[Scalar]], b: dict[_Key, list[Scalar]]) -> dict[_Key, list[Scalar]]:

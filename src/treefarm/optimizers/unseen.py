@@ -5,7 +5,9 @@ already evaluated, failed, pending, or earlier in the same batch is drawn
 again, a few times. When the proposals keep repeating, the space may be
 nearly exhausted: a finite space small enough to list then gives a uniform
 draw among its unseen points, so the last few points of a small grid are
-found rather than repeats. Only when none is left is a repeat returned (the
+found rather than repeats; in a larger space, ``explore`` (a draw from the
+prior, which a model that has narrowed onto a few points no longer offers)
+is tried as often. Only when none is left is a repeat returned (the
 study then evaluates it: a finished study of a finite space repeats rather
 than stops). The study adds the one check this cannot make, equality of the
 built expressions under the ops' algebraic rules (:mod:`treefarm.study.dedupe`).
@@ -32,15 +34,25 @@ def unseen(
     rng: np.random.Generator,
     *,
     tries: int = 10,
+    explore: Callable[[], Config] | None = None,
 ) -> Config:
     """A proposal not in ``seen`` (see the module docstring). ``propose`` is tried
-    ``tries + 1`` times; then a small finite space's unseen points are drawn from."""
+    ``tries + 1`` times; then a small finite space's unseen points are drawn
+    from, or ``explore`` is tried ``tries`` times in a larger one."""
     config = propose()
     for _ in range(tries):
         if config not in seen:
             return config
         config = propose()
-    if config not in seen or size(space) > ENUMERATION_LIMIT:
+    if config not in seen:
+        return config
+    if size(space) > ENUMERATION_LIMIT:
+        for _ in range(tries):
+            if explore is None:
+                break
+            config = explore()
+            if config not in seen:
+                return config
         return config
     left = [c for c in enumerate_configs(space) if c not in seen]
     return left[int(rng.integers(len(left)))] if left else config
