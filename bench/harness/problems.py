@@ -342,9 +342,9 @@ def _symbolic(target: Any) -> Problem:
 
 
 def _symbolic_problems(group: str = "suite") -> dict[str, Problem]:
-    from .symbolic import FRESH, HELD_OUT, SMALL, TARGETS
+    from .symbolic import FRESH, HELD_OUT, SMALL, SMALL_DESIGN, TARGETS
 
-    targets = {"suite": TARGETS, "held_out": HELD_OUT, "fresh": FRESH, "small": SMALL}[group]
+    targets = {"suite": TARGETS, "held_out": HELD_OUT, "fresh": FRESH, "small": SMALL, "small_design": SMALL_DESIGN}[group]
     return {t.name: _symbolic(t) for t in targets}
 
 
@@ -355,11 +355,13 @@ HELD_OUT = _symbolic_problems("held_out")
 FRESH = _symbolic_problems("fresh")
 #: A third held-out set: small expressions drawn from the grammar by a fixed rule (bench.harness.symbolic.SMALL).
 SMALL = _symbolic_problems("small")
+#: Small expressions drawn by the same rule and another seed: where exact recovery is designed on.
+SMALL_DESIGN = _symbolic_problems("small_design")
 
 
 def all_problems() -> dict[str, Problem]:
     from .bbob import bbob_problems
     from .mixint import mixint_problems
 
-    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **SMALL, **bbob_problems(),
+    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **SMALL, **SMALL_DESIGN, **bbob_problems(),
             **mixint_problems()}

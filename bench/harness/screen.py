@@ -109,6 +109,7 @@ def _variants() -> dict[str, Callable[[], Any]]:
         "auto-tpe-4": lambda: tf.Auto(stalled_tpe_every=4),
         "auto-model-scale": lambda: tf.Auto(stall_scale="model"),
         "grammar": lambda: tf.GrammarSearch(),
+        "random": lambda: tf.RandomSearch(),
         "anneal": lambda: tf.Anneal(),
         "cycle-ga": lambda: _tree_cycle("grammar", "anneal"),
         "cycle-gga": lambda: _tree_cycle("grammar", "grammar", "anneal"),
@@ -299,11 +300,11 @@ def report(
 
 def expand(names: str) -> list[str]:
     """Comma-separated problem names, where a set's name (``synthetic``, ``tuning``,
-    ``symbolic``, ``held_out``, ``fresh``, ``small``) stands for its problems."""
-    from .problems import FRESH, HELD_OUT, SMALL, SYMBOLIC, SYNTHETIC, TUNING
+    ``symbolic``, ``held_out``, ``fresh``, ``small``, ``small_design``) stands for its problems."""
+    from .problems import FRESH, HELD_OUT, SMALL, SMALL_DESIGN, SYMBOLIC, SYNTHETIC, TUNING
 
     sets = {"synthetic": SYNTHETIC, "tuning": TUNING, "symbolic": SYMBOLIC, "held_out": HELD_OUT, "fresh": FRESH,
-            "small": SMALL}
+            "small": SMALL, "small_design": SMALL_DESIGN}
     return [p for name in names.split(",") if name for p in sets.get(name, [name])]
 
 
@@ -313,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
     r.add_argument("--problems", required=True,
-                   help="comma-separated: problem names, sets (synthetic, tuning, symbolic, held_out, fresh, small), BBOB f1..f24")
+                   help="comma-separated: problem names, sets (synthetic, tuning, symbolic, held_out, fresh, small, small_design), BBOB f1..f24")
     r.add_argument("--variants", required=True, help=f"comma-separated, of {sorted(_variants())}")
     r.add_argument("--seeds", type=int, default=10)
     r.add_argument("--dim", type=int, default=2, help="dimension of the BBOB problems")

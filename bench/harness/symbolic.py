@@ -41,6 +41,10 @@ many variables (one would not recover the other exactly: ``loss`` at least
 below, so a later change of the grammar or of the prior cannot change the
 set (:func:`draw_small` redraws them by the rule, to check).
 
+``SMALL_DESIGN``: twelve more by the same rule with seed 45, each also
+differing from every ``SMALL`` target: the set grammar search's moves for
+exact recovery are designed on, so that ``SMALL`` stays held out.
+
 Every problem searches the same grammar shape: an expression is
 
     E = E + E | E - E | E * E | E / E | sin(E) | cos(E) | exp(E) | log(E) | x [| y] [| c]
@@ -59,7 +63,7 @@ A run recovers the target *exactly* when its loss falls below ``EXACT``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -276,13 +280,15 @@ SMALL_RANGES = {1: (-1.0, 1.0), 2: (0.0, 1.0)}
 SMALL_SEED = 44
 
 
-def draw_small(n_vars: int, n: int = 6, *, seed: int = SMALL_SEED) -> list[Expr]:
+def draw_small(n_vars: int, n: int = 6, *, seed: int = SMALL_SEED, avoid: Sequence[Expr] = ()) -> list[Expr]:
     """The first ``n`` draws from the grammar in ``n_vars`` variables that the
-    rule of the module docstring keeps (``SMALL`` holds its result, written out)."""
+    rule of the module docstring keeps, each also differing from every tree of
+    ``avoid`` (``SMALL`` and ``SMALL_DESIGN`` hold the results, written out)."""
     low, high = SMALL_RANGES[n_vars]
     X = np.random.default_rng(0).uniform(low, high, size=(20, n_vars))
     with np.errstate(all="ignore"):
         others = [t.formula(*X.T) for t in (*TARGETS, *HELD_OUT, *FRESH) if t.n_vars == n_vars]
+        others += [a(X) for a in avoid]
     space, rng = grammar(n_vars, max_depth=5), np.random.default_rng((seed, n_vars))
     kept: list[Expr] = []
     while len(kept) < n:
@@ -324,5 +330,34 @@ SMALL_TREES = {
 SMALL = [
     tree_target(f"small{6 * (n_vars - 1) + i + 1}", expr, n_vars, *SMALL_RANGES[n_vars])
     for n_vars, trees in SMALL_TREES.items()
+    for i, expr in enumerate(trees)
+]
+
+#: The seed of the design set's draws.
+SMALL_DESIGN_SEED = 45
+
+#: The design set's trees, as ``draw_small(n_vars, seed=SMALL_DESIGN_SEED, avoid=SMALL_TREES[n_vars])`` drew them.
+SMALL_DESIGN_TREES = {
+    1: [
+        _f("sin", _f("cos", _f("div", _f("div", _x, _x), _f("sin", _x)))),
+        _f("cos", _f("div", _f("sin", _f("exp", _x)), _f("sin", _f("log", _x)))),
+        _f("cos", _f("log", _f("add", _f("sin", _x), _f("exp", _x)))),
+        _f("sin", _f("exp", _f("exp", _f("mul", _x, _x)))),
+        _f("sin", _f("cos", _f("sub", _f("log", _x), _f("cos", _x)))),
+        _f("sin", _f("log", _f("cos", _f("sin", _x)))),
+    ],
+    2: [
+        _f("sin", _f("exp", _f("div", _f("cos", _y), _f("sub", _y, _x)))),
+        _f("log", _f("cos", _f("sin", _f("mul", _y, _x)))),
+        _f("cos", _f("sin", _f("add", _x, _x))),
+        _f("exp", _f("log", _f("cos", _f("sub", _x, _y)))),
+        _f("exp", _f("div", _f("add", _f("div", _y, _y), _y), _x)),
+        _f("exp", _f("div", _y, _f("add", _f("mul", _x, _x), _x))),
+    ],
+}
+
+SMALL_DESIGN = [
+    tree_target(f"dsmall{6 * (n_vars - 1) + i + 1}", expr, n_vars, *SMALL_RANGES[n_vars])
+    for n_vars, trees in SMALL_DESIGN_TREES.items()
     for i, expr in enumerate(trees)
 ]

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 from bench.harness.problems import SMALL, all_problems
-from bench.harness.symbolic import EXACT, FRESH, HELD_OUT, SMALL_TREES, TARGETS, draw_small, loss, size
+from bench.harness.symbolic import (
+    EXACT,
+    FRESH,
+    HELD_OUT,
+    SMALL_DESIGN_SEED,
+    SMALL_DESIGN_TREES,
+    SMALL_TREES,
+    TARGETS,
+    draw_small,
+    loss,
+    size,
+)
 from bench.suites.grammars import head_to_head, recoveries
 
 
@@ -15,6 +26,11 @@ def test_the_small_targets_are_what_the_rule_draws_from_the_grammar() -> None:
             f"draw_small({n_vars}) drew {drawn}, not the committed SMALL_TREES[{n_vars}] {trees}: the grammar or "
             "the prior changed; the committed trees stay the set (a changed set would not be held out)"
         )
+
+
+def test_the_small_design_targets_are_drawn_by_the_same_rule_apart_from_the_held_out_ones() -> None:
+    for n_vars, trees in SMALL_DESIGN_TREES.items():
+        assert draw_small(n_vars, seed=SMALL_DESIGN_SEED, avoid=SMALL_TREES[n_vars]) == trees
 
 
 def test_the_small_targets_keep_the_rule() -> None:

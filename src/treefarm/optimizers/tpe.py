@@ -14,7 +14,10 @@ more factor, so the parameters under an option are drawn only when that
 option is. A recursive space is the same product over the positions of a
 derivation tree, with the estimators of one grammar node pooled over every
 position it takes (hierarchical pooling), since deep positions are reached
-by few trials. A candidate is a whole configuration (a
+by few trials; there a long study's good trials can narrow the model onto
+expressions already tried, and once its proposals keep repeating, a draw
+from the prior takes their place (:func:`treefarm.optimizers.unseen.unseen`).
+A candidate is a whole configuration (a
 :func:`treefarm.space.walk` drawing each decision from ``l_a``), scored by
 ``sum_a log l_a(x_a) - log g_a(x_a)``; hyperopt's and Optuna's univariate
 samplers keep each address's own best draw instead, which is greedier.
@@ -246,6 +249,7 @@ class TPE(Optimizer):
         tied_good = node_columns(root, good) if recursive else {}
         tied_worse = node_columns(root, worse) if recursive else {}
         joint, every = self._turns(root, below, (n_worse, worse_columns))
+        explore = functools.partial(sample, root, rng) if recursive else None
         first = len(history.complete) + len(history.failed) + len(history.pending)
         for _ in range(n):
             if every is not None and (first + len(out)) % every == every - 1:
@@ -258,7 +262,7 @@ class TPE(Optimizer):
             propose = functools.partial(
                 self._propose, root, below, above, rng, tied, constrained, gammas, ranked, joint, {}
             )
-            out.append(unseen(root, propose, [*seen, *out], rng, explore=functools.partial(sample, root, rng)))
+            out.append(unseen(root, propose, [*seen, *out], rng, explore=explore))
         return out
 
     def _turns(self, root: Space, below: _Columns, above: _Columns) -> tuple[bool, int | None]:
