@@ -28,9 +28,11 @@ SEEDS = range(30)
 PEERS = {"optuna-tpe": "optuna-tpe", "tf-random": "random"}
 MEASURE = "best loss after 100 evaluations (MSE on the target's data; forecast RMSE for kernel search)"
 SCREEN = "python -m bench.harness.screen run"
-#: Today's ``TPE()`` on the design problems with numbers (its rank weights and joint turns act
-#: only on them; on the others its suggestions are those of ``grammar_tpe_bounds.jsonl``).
-TPE_NOW = "grammar_tpe_now.jsonl"
+#: Today's ``TPE()`` (a prior draw where its proposals keep repeating) on the design, held-out and
+#: small targets.
+TPE_NOW = "grammar_tpe_explore.jsonl"
+TPE_NOW_HELD_OUT = "grammar_tpe_held_out_explore.jsonl"
+TPE_NOW_SMALL = "grammar_small_tpe_explore.jsonl"
 
 
 def _design() -> Finals:
@@ -40,7 +42,6 @@ def _design() -> Finals:
                   *(runner_finals(f, {"neps-re": "neps-re", "neps-random": "neps-random"})
                     for f in ("grammar_neps.jsonl", "grammar_neps30.jsonl")))
     ours = merge(screen_finals("grammar_defaults_screen.jsonl", {"grammar": "grammar", "anneal": "anneal"}),
-                 screen_finals("grammar_tpe_bounds.jsonl", {"tpe[bounds_as_neighbours=false]": "tpe"}),
                  screen_finals(TPE_NOW, {"tpe": "tpe"}))
     return keep(merge(peers, ours), problems=DESIGN, seeds=SEEDS)
 
@@ -53,13 +54,14 @@ def _held_out() -> Finals:
                   *(runner_finals(f, {"gplearn": "gplearn"}) for f in
                     ("grammar_gplearn_held_out.jsonl", "grammar_gplearn_fresh.jsonl", "grammar_gplearn_fresh2.jsonl")))
     ours = merge(screen_finals("grammar_defaults_screen.jsonl", {"grammar": "grammar", "anneal": "anneal"}),
-                 screen_finals("grammar_tpe_held_out.jsonl", {"tpe[n_startup=10;bounds_as_neighbours=false]": "tpe"}))
+                 screen_finals(TPE_NOW_HELD_OUT, {"tpe": "tpe"}))
     return keep(merge(peers, ours), problems=(*HELD_OUT, *FRESH), seeds=SEEDS)
 
 
 def _small() -> Finals:
     peers = runner_finals("grammar_small_peers.jsonl", {"tf-random": "random"})
-    ours = screen_finals("grammar_small_screen.jsonl", {"grammar": "grammar", "tpe": "tpe"})
+    ours = merge(screen_finals("grammar_small_screen.jsonl", {"grammar": "grammar"}),
+                 screen_finals(TPE_NOW_SMALL, {"tpe": "tpe"}))
     return keep(merge(peers, ours), problems=tuple(SMALL), seeds=SEEDS)
 
 
@@ -115,14 +117,12 @@ SUITES = (
         "grammar for a GP forecast, and `examples/`' symbolic regression. Hyperopt, scikit-optimize and "
         "Optuna's GPSampler cannot express a recursive space.",
         MEASURE, "grammar", COLUMNS,
-        ("grammar_defaults_screen.jsonl", "grammar_tpe_bounds.jsonl", "grammar.jsonl", "grammar_peers2.jsonl",
+        ("grammar_defaults_screen.jsonl", "grammar.jsonl", "grammar_peers2.jsonl",
          "grammar_peers3.jsonl", "grammar_peers30.jsonl", "grammar_gplearn.jsonl", "grammar_neps.jsonl",
          "grammar_neps30.jsonl", TPE_NOW),
         (f"{SCREEN} --problems kernel_search,symbolic_regression,symbolic --variants grammar,anneal --seeds 30 "
          "--out bench/results/grammar_defaults_screen.jsonl",
-         f"{SCREEN} --problems kernel_search,symbolic_regression,symbolic --variants 'tpe[bounds_as_neighbours=false]' "
-         "--seeds 30 --out bench/results/grammar_tpe_bounds.jsonl",
-         f"{SCREEN} --problems keijzer1,kernel_search,symbolic_regression --variants tpe --seeds 30 "
+         f"{SCREEN} --problems symbolic,kernel_search,symbolic_regression --variants tpe --seeds 30 "
          f"--out bench/results/{TPE_NOW}",
          f"{_RUN} {_NGUYEN_1_9} --methods optuna-tpe,tf-random --out bench/results/grammar.jsonl",
          f"{_RUN} keijzer1,koza2,koza3,nguyen11,nguyen12 --methods optuna-tpe,tf-random "
@@ -140,13 +140,12 @@ SUITES = (
         "`HELD_OUT` (14 Livermore targets) and `FRESH` (eight more Livermore, Keijzer-11, 14, 15, R1-R3), "
         "kept out of grammar search's design; NePS was not run on them.",
         MEASURE, "grammar", COLUMNS,
-        ("grammar_defaults_screen.jsonl", "grammar_tpe_held_out.jsonl", "grammar_held_out.jsonl",
+        ("grammar_defaults_screen.jsonl", TPE_NOW_HELD_OUT, "grammar_held_out.jsonl",
          "grammar_fresh_peers.jsonl", "grammar_fresh_peers2.jsonl", "grammar_peers30.jsonl",
          "grammar_gplearn_held_out.jsonl", "grammar_gplearn_fresh.jsonl", "grammar_gplearn_fresh2.jsonl"),
         (f"{SCREEN} --problems held_out,fresh --variants grammar,anneal --seeds 30 "
          "--out bench/results/grammar_defaults_screen.jsonl",
-         f"{SCREEN} --problems held_out,fresh --variants 'tpe[n_startup=10;bounds_as_neighbours=false]' --seeds 30 "
-         "--out bench/results/grammar_tpe_held_out.jsonl",
+         f"{SCREEN} --problems held_out,fresh --variants tpe --seeds 30 --out bench/results/{TPE_NOW_HELD_OUT}",
          f"{_RUN} held_out --methods optuna-tpe,tf-random --out bench/results/grammar_held_out.jsonl",
          f"{_RUN} fresh --methods tf-random --out bench/results/grammar_fresh_peers.jsonl",
          f"{_RUN} fresh --methods optuna-tpe --out bench/results/grammar_fresh_peers2.jsonl",
@@ -162,9 +161,9 @@ SUITES = (
         "`SMALL`: 12 expressions of 4 to 8 nodes drawn from the grammar by a rule fixed before any run "
         "(6 in x, 6 in x, y); grammar search (`auto` on recursive spaces), `TPE()` and random search.",
         "best log1p(MSE) after 100 evaluations", "grammar", ("grammar", "tpe", "random"),
-        ("grammar_small_screen.jsonl", "grammar_small_peers.jsonl"),
+        ("grammar_small_screen.jsonl", TPE_NOW_SMALL, "grammar_small_peers.jsonl"),
         (f"{SCREEN} --problems small --variants grammar --seeds 30 --out bench/results/grammar_small_screen.jsonl",
-         f"{SCREEN} --problems small --variants tpe --seeds 30 --out bench/results/grammar_small_screen.jsonl",
+         f"{SCREEN} --problems small --variants tpe --seeds 30 --out bench/results/{TPE_NOW_SMALL}",
          f"{_RUN} small --methods tf-random --seeds 30 --out bench/results/grammar_small_peers.jsonl"),
         _small, held_out=True, notes=_small_notes),
 )
