@@ -67,6 +67,7 @@ def per_address_tpe(**options: Any) -> Any:
             gammas: Any = (1.0,),
             ranked: Any = None,
             joint: bool = False,
+            fits: Any = None,
         ) -> Any:
             def decide(address: str, node: Any, allowed: tuple[int, ...]) -> Any:
                 good, bad = below[1].get(address, []), above[1].get(address, [])
