@@ -8,7 +8,7 @@ and ``--label before``.
 
 Usage (resumable: a (label, problem, seed) already in the file is skipped)::
 
-    python -m bench.screens.tpe_grammar_cost --problems nguyen7,koza3 --seeds 2 --trials 1000 --label now
+    python -m bench.screens.tpe_grammar_cost --problems nguyen7,small6 --seeds 1 --trials 1000 --label now
     python -m bench.screens.tpe_grammar_cost --report
 """
 
@@ -53,11 +53,16 @@ def measure(problem: str, seed: int, trials: int) -> list[dict[str, object]]:
 
 
 def report(path: Path) -> str:
+    """Mean (largest) ms per ask per window, and the repeated configurations, one line per run."""
     rows = [json.loads(line) for line in path.open()]
-    out = ["| label | problem | seed | " + " | ".join(f"{w['to']}" for w in rows[0]["windows"]) + " |"]
+    longest = max((r["windows"] for r in rows), key=len)
+    out = ["| label | problem | seed | " + " | ".join(f"{w['to']}" for w in longest) + " | repeats |",
+           "|---" * (len(longest) + 4) + "|"]
     for r in rows:
-        out.append(f"| {r['label']} | {r['problem']} | {r['seed']} | "
-                   + " | ".join(f"{w['mean_ms']:.0f} ({w['max_ms']:.0f})" for w in r["windows"]) + " |")
+        cells = [f"{w['mean_ms']:.0f} ({w['max_ms']:.0f})" for w in r["windows"]]
+        cells += [""] * (len(longest) - len(cells))
+        out.append(f"| {r['label']} | {r['problem']} | {r['seed']} | " + " | ".join(cells)
+                   + f" | {sum(w['repeats'] for w in r['windows'])} |")
     return "\n".join(out)
 
 
