@@ -298,7 +298,7 @@ class TPE(Optimizer):
         gammas: Sequence[float] = (1.0,),
         ranked: _Weights | None = None,
         joint: bool = False,
-        fits: dict[object, _Fitted] | None = None,
+        fits: dict[tuple[str, tuple[int, ...]], _Fitted] | None = None,
     ) -> Config:
         """The best of ``n_candidates`` whole configurations drawn from ``l``.
 

@@ -4,8 +4,9 @@ every position where the given configurations reached it.
 A recursive space visits one node at many addresses; an address no good
 trial reached takes its node's estimators pooled over every position (see
 :mod:`treefarm.optimizers.tpe`). Building the pool walks every trial, so each
-configuration's walk is kept (:data:`CACHE_SIZE` of them): a suggestion then
-costs one walk per new trial, not one per trial of the study.
+configuration's walk is kept (:data:`CACHE_SIZE` of them, keyed by the
+space object itself, whose nodes' identities the columns hold): a suggestion
+then costs one walk per new trial, not one per trial of the study.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ..space.config import Scalar
 
 __all__ = ["CACHE_SIZE", "node_columns"]
 
-#: Configurations whose decision nodes are kept (one study's trials, many times over).
+#: Configurations whose walks are kept (every trial of a study of up to this many).
 CACHE_SIZE = 20_000
 
 
