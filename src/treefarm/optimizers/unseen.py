@@ -47,12 +47,7 @@ def unseen(
     if config not in seen:
         return config
     if size(space) > ENUMERATION_LIMIT:
-        for _ in range(tries):
-            if explore is None:
-                break
-            config = explore()
-            if config not in seen:
-                return config
-        return config
+        draws = (explore() for _ in range(tries)) if explore is not None else iter(())
+        return next((c for c in draws if c not in seen), config)
     left = [c for c in enumerate_configs(space) if c not in seen]
     return left[int(rng.integers(len(left)))] if left else config
