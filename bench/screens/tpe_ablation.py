@@ -71,7 +71,7 @@ def per_address_tpe(**options: Any) -> Any:
         ) -> Any:
             def decide(address: str, node: Any, allowed: tuple[int, ...]) -> Any:
                 good, bad = below[1].get(address, []), above[1].get(address, [])
-                values, log_ratio = self._draws(node, allowed, good, bad, rng)
+                values, log_ratio = self._draws(node, allowed, self._fit(node, allowed, good, bad), rng)
                 return values[int(np.argmax(log_ratio[0]))]
 
             return walk(root, decide)[0]

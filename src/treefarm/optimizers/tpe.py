@@ -298,7 +298,7 @@ class TPE(Optimizer):
         gammas: Sequence[float] = (1.0,),
         ranked: _Weights | None = None,
         joint: bool = False,
-        fits: dict[tuple[str, tuple[int, ...]], _Fitted] | None = None,
+        fits: dict[tuple[str, tuple[int, ...]], _Fitted | None] | None = None,
     ) -> Config:
         """The best of ``n_candidates`` whole configurations drawn from ``l``.
 
@@ -338,9 +338,9 @@ class TPE(Optimizer):
                         good, bad = tied[0].get(id(node), []), tied[1].get(id(node), [])
                         weights, fit_key = None, key if extra else (f"@{id(node)}", allowed)
                     sides = [(g.get(address, []), b.get(address, [])) for g, b in extra]
-                    if (good or bad) and fit_key not in fits:
+                    if fit_key not in fits:
                         fits[fit_key] = self._fit(node, allowed, good, bad, sides, weights)
-                    pools[key] = self._draws(node, allowed, good, bad, rng, sides, weights, fits.get(fit_key))
+                    pools[key] = self._draws(node, allowed, fits[fit_key], rng, 1 + len(extra))
                 values, log_ratio = pools[key]
                 scores[:, j] += log_ratio[:, j]
                 return values[j]
@@ -369,36 +369,27 @@ class TPE(Optimizer):
             if address not in fixed:
                 good, bad = below[1].get(address, []), above[1].get(address, [])
                 sides = [(g.get(address, []), b.get(address, [])) for g, b in extra]
-                columns[address], log_ratio = self._draws(node, (), good, bad, rng, sides, ranked.get(address))
+                fitted = self._fit(node, (), good, bad, sides, ranked.get(address))
+                columns[address], log_ratio = self._draws(node, (), fitted, rng, 1 + len(extra))
                 scores += log_ratio
         j = int(np.argmax(constrained_scores(scores, gammas)))
         chosen = {a: column[j] for a, column in columns.items()} | fixed
         return walk(root, lambda address, node, allowed: chosen[address])[0]
 
     def _draws(
-        self,
-        node: Decision,
-        allowed: tuple[int, ...],
-        good: list[Scalar],
-        bad: list[Scalar],
-        rng: np.random.Generator,
-        sides: Sequence[tuple[list[Scalar], list[Scalar]]] = (),
-        ranked: np.ndarray | None = None,
-        fitted: _Fitted | None = None,
+        self, node: Decision, allowed: tuple[int, ...], fitted: _Fitted | None, rng: np.random.Generator, rows: int = 1
     ) -> tuple[list[Scalar], np.ndarray]:
-        """``n_candidates`` draws from one address's ``l_a`` and, per row, their
-        ``log l_a - log g_a``: the objective's, then each constraint's of ``sides``
-        (its good and worse values here); ``ranked``: the good values' rank
-        weights in a numeric ``l_a``; ``fitted``: these estimators, already fitted
-        (:meth:`_fit`).
+        """``n_candidates`` draws from one address's ``l_a`` (``fitted``, :meth:`_fit`)
+        and, per row of ``rows``, their ``log l_a - log g_a``: the objective's, then
+        each constraint's.
 
-        An address no trial has reached is drawn from the space's prior, and
-        adds nothing to a score (l and g are both the prior there)."""
+        An address no trial has reached (``fitted`` is ``None``) is drawn from the
+        space's prior, and adds nothing to a score (l and g are both the prior there)."""
         m = self.n_candidates
-        ratios = np.zeros((1 + len(sides), m))
-        if not good and not bad:
+        ratios = np.zeros((rows, m))
+        if fitted is None:
             return [draw_decision(node, allowed, rng) for _ in range(m)], ratios
-        l_est, g_est, side_estimators, labels = fitted or self._fit(node, allowed, good, bad, sides, ranked)
+        l_est, g_est, side_estimators, labels = fitted
         if isinstance(node, (Real, Int)):
             x = np.clip(l_est.sample(rng, m), node.low, node.high)
         else:
@@ -421,10 +412,14 @@ class TPE(Optimizer):
         bad: list[Scalar],
         sides: Sequence[tuple[list[Scalar], list[Scalar]]] = (),
         ranked: np.ndarray | None = None,
-    ) -> _Fitted:
-        """The estimators :meth:`_draws` draws from and scores by: ``l_a``, ``g_a``,
-        each constraint's pair (``None`` where it has no value here) and a
-        categorical node's labels."""
+    ) -> _Fitted | None:
+        """The estimators :meth:`_draws` draws from and scores by: ``l_a`` from the
+        ``good`` values (``ranked``: their rank weights in a numeric one), ``g_a``
+        from the ``bad``, each constraint's pair of ``sides`` (``None`` where it has
+        no value here) and a categorical node's labels; ``None`` where no trial
+        reached the address."""
+        if not good and not bad:
+            return None
         estimate: Callable[[list[Scalar]], _Estimator]
         labels: list[Scalar] = []
         if isinstance(node, (Real, Int)):
