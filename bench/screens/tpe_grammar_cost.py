@@ -77,8 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", action="store_true")
     args = parser.parse_args(argv)
     if args.report:
+        if not args.out.exists():
+            raise SystemExit(f"no rows to report: {args.out} does not exist (run the screen first)")
         print(report(args.out))
         return 0
+    from ..harness.problems import all_problems
+
+    unknown = sorted(set(args.problems.split(",")) - set(all_problems()))
+    if unknown:
+        raise SystemExit(f"unknown problems {unknown}: give names of bench.harness.problems, e.g. nguyen7,small6")
     done = set()
     if args.out.exists():
         done = {(r["label"], r["problem"], r["seed"]) for r in map(json.loads, args.out.open())}
