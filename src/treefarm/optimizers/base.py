@@ -22,10 +22,27 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..space import Config, Space
+from ..exceptions import SpaceError
+from ..space import Config, Space, addresses, analyze
+from ..space.config import Decision
 from .hints import Hint
 
-__all__ = ["History", "Observation", "Optimizer"]
+__all__ = ["RECURSIVE_ALGOS", "History", "Observation", "Optimizer", "fixed_addresses"]
+
+#: The algorithms that search a recursive space, named in the error of those that cannot.
+RECURSIVE_ALGOS = ("auto", "grammar", "tpe", "gp", "anneal", "nsga2", "random")
+
+
+def fixed_addresses(root: Space, algo: str) -> list[tuple[str, Decision]]:
+    """Every decision address of ``root`` (:func:`treefarm.space.addresses`), for
+    an optimizer whose coordinates are that fixed list; a recursive space, which
+    has unboundedly many, is refused with the algorithms that search it."""
+    if analyze(root).recursive:
+        raise SpaceError(
+            f"algo={algo!r} needs a space with a fixed set of decisions (flat or conditional), but got a "
+            f"recursive space={root!r}; search it with one of algo={', '.join(map(repr, RECURSIVE_ALGOS))}"
+        )
+    return addresses(root)
 
 
 @dataclass(frozen=True)

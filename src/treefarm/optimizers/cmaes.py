@@ -60,10 +60,10 @@ import numpy as np
 
 from ..encoding.unit import numeric_unit, numeric_value
 from ..exceptions import ConfigError
-from ..space import Choice, Config, Int, Join, Real, Space, addresses, convert, walk
+from ..space import Choice, Config, Int, Join, Real, Space, convert, walk
 from ..space.config import ROOT_ADDRESS, Decision, Scalar
 from ..validation import check_int, check_positive
-from .base import History, Observation, Optimizer
+from .base import History, Observation, Optimizer, fixed_addresses
 from .seeds import design_seed
 from .unseen import unseen
 
@@ -304,7 +304,7 @@ class CMAES(Optimizer):
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
-        decisions = addresses(root)  # refuses a recursive space
+        decisions = fixed_addresses(root, "cmaes")
         numbers = [(a, node) for a, node in decisions if isinstance(node, (Real, Int))]
         complete = [o for o in history.complete if math.isfinite(o.loss)]
         state = self.replay(space, numbers, complete, design_seed(rng, "cmaes")) if numbers else None

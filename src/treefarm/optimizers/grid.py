@@ -51,7 +51,7 @@ from ..space import (
 )
 from ..space.config import ROOT_ADDRESS, Scalar, child_address
 from ..validation import check_int
-from .base import History, Optimizer
+from .base import RECURSIVE_ALGOS, History, Optimizer
 from .seeds import design_seed
 
 __all__ = ["Grid", "GridExhaustedError", "grid_points", "grid_values"]
@@ -90,7 +90,10 @@ class _Lattice:
         self.space = space
         self.root = convert(space)
         if analyze(self.root).recursive:
-            raise SpaceError(f"a grid needs a finite space, but got a recursive space={self.root!r}")
+            raise SpaceError(
+                f"algo='grid' needs a finite space, but got a recursive space={self.root!r}; search it with one "
+                f"of algo={', '.join(map(repr, RECURSIVE_ALGOS))}"
+            )
         self.resolution = resolution
         self._counts: dict[int, int] = {}
         self._values: dict[int, tuple[Scalar, ...]] = {}

@@ -26,11 +26,11 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..space import Config, Space, addresses, convert, walk
+from ..space import Config, Space, convert, walk
 from ..space.config import ROOT_ADDRESS, Decision, Scalar
 from ..space.sample import decision_at
 from ..validation import check_int
-from .base import History, Optimizer
+from .base import History, Optimizer, fixed_addresses
 from .seeds import design_seed
 from .unseen import unseen
 
@@ -72,7 +72,7 @@ class QMC(Optimizer):
         """The converted space and the coordinate of each address (kept for the last space: speed only)."""
         if self._columns is None or self._columns[0] is not space:
             root = convert(space)
-            self._columns = (space, root, {a: j for j, (a, _) in enumerate(addresses(root))})
+            self._columns = (space, root, {a: j for j, (a, _) in enumerate(fixed_addresses(root, "qmc"))})
         return self._columns[1], self._columns[2]
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
