@@ -98,20 +98,31 @@ def head_to_head(finals: Finals, ours: str, peers: Sequence[str]) -> tuple[int, 
 
 
 def _small_notes(finals: Finals) -> str:
-    """Exact recoveries per target and method, then the grammar default's counts against each peer and all."""
+    """Exact recoveries per target and method at 100 and 300 evaluations, then the grammar
+    default's counts against each peer and all at each budget."""
+    later = _small_300()
     methods = [m for m in ("grammar", "tpe", "random") if any(mm == m for _, mm in finals)]
     problems = [p for p in SMALL if any((p, m) in finals for m in methods)]
-    out = ["Exact recoveries (loss < 1e-10), seeds:", "",
+
+    seeds = {len(f[key]) for f in (finals, later) for key in f}
+    same = len(seeds) == 1
+
+    def cell(p: str, m: str) -> str:
+        runs = [f"{recoveries(f, p, m)}" + ("" if same else f"/{len(f[(p, m)])}") for f in (finals, later)
+                if (p, m) in f]
+        return " · ".join(runs) or "·"
+
+    out = [f"Exact recoveries (loss < 1e-10), seeds{f' of {seeds.pop()}' if same else ''}, at 100 · 300 "
+           f"evaluations (the runs above carried on to 300: `{SMALL_300}`):", "",
            "|method|" + "|".join(problems) + "|", "|---" * (len(problems) + 1) + "|"]
-    for m in methods:
-        out.append(f"|{m}|" + "|".join(f"{recoveries(finals, p, m)}/{len(finals[(p, m)])}" if (p, m) in finals
-                                        else "·" for p in problems) + "|")
+    out += [f"|{m}|" + "|".join(cell(p, m) for p in problems) + "|" for m in methods]
     groups = [[m] for m in methods[1:]] + ([methods[1:]] if len(methods) > 2 else [])
-    counts = [(" and ".join(g), *head_to_head(finals, "grammar", g)) for g in groups]
-    if counts:
-        out += ["", "On the seeds all compared ran, grammar search has more recoveries than "
-                + ", ".join(f"{g} on {more}" for g, _, more, _ in counts) + f" of {counts[0][1]} targets, "
-                "and a lower median than " + ", ".join(f"{g} on {lower}" for g, _, _, lower in counts) + "."]
+    for budget, f in ((100, finals), (300, later)):
+        counts = [(" and ".join(g), *head_to_head(f, "grammar", g)) for g in groups]
+        if counts:
+            out += ["", f"At {budget} evaluations, on the seeds all compared ran, grammar search has more recoveries than "
+                    + ", ".join(f"{g} on {more}" for g, _, more, _ in counts) + f" of {counts[0][1]} targets, "
+                    "and a lower median than " + ", ".join(f"{g} on {lower}" for g, _, _, lower in counts) + "."]
     return "\n".join(out)
 
 
@@ -169,18 +180,11 @@ SUITES = (
         "`SMALL`: 12 expressions of 4 to 8 nodes drawn from the grammar by a rule fixed before any run "
         "(6 in x, 6 in x, y); grammar search (`auto` on recursive spaces), `TPE()` and random search.",
         "best log1p(MSE) after 100 evaluations", "grammar", ("grammar", "tpe", "random"),
-        ("grammar_small_screen.jsonl", TPE_NOW_SMALL, "grammar_small_peers.jsonl"),
+        ("grammar_small_screen.jsonl", TPE_NOW_SMALL, "grammar_small_peers.jsonl", SMALL_300),
         (f"{SCREEN} --problems small --variants grammar --seeds 30 --out bench/results/grammar_small_screen.jsonl",
          f"{SCREEN} --problems small --variants tpe --seeds 30 --out bench/results/{TPE_NOW_SMALL}",
-         f"{_RUN} small --methods tf-random --seeds 30 --out bench/results/grammar_small_peers.jsonl"),
+         f"{_RUN} small --methods tf-random --seeds 30 --out bench/results/grammar_small_peers.jsonl",
+         f"{SCREEN} --problems small --variants grammar,tpe,random --seeds 30 --budget 300 "
+         f"--out bench/results/{SMALL_300}"),
         _small, held_out=True, notes=_small_notes),
-    Suite(
-        "grammars-small-300", "Grammars, small held-out targets at 300 evaluations",
-        "`SMALL` as above, the same three methods run on to 300 evaluations (the first 100 of each run are "
-        "the rows above, to the bit): how exact recovery grows with the budget.",
-        "best log1p(MSE) after 300 evaluations", "grammar", ("grammar", "tpe", "random"),
-        (SMALL_300,),
-        (f"{SCREEN} --problems small --variants grammar,tpe,random --seeds 30 --budget 300 "
-         f"--out bench/results/{SMALL_300}",),
-        _small_300, held_out=True, notes=_small_notes),
 )

@@ -43,8 +43,7 @@ def test_the_headline_keeps_the_held_out_problems_apart() -> None:
     assert "**45 problems, the suites the defaults were chosen on**" in text
     assert "**24 problems, held out from the design decisions**" in text
     held = [s.name for s in all_suites() if s.held_out]
-    assert held == ["bbob-held-out", "bbob-5d", "tpe-held-out", "grammars-held-out", "grammars-small",
-                    "grammars-small-300"], held
+    assert held == ["bbob-held-out", "bbob-5d", "tpe-held-out", "grammars-held-out", "grammars-small"], held
 
 
 def test_a_suite_of_many_commands_points_to_its_dry_run() -> None:
