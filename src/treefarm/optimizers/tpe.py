@@ -321,7 +321,7 @@ class TPE(Optimizer):
         fixed = self._joint(root, below, above, rng, ranked) if joint else {}
         flat = _flat_addresses(root)
         if flat is not None:
-            return self._propose_flat(root, flat, below, above, fixed, rng, extra, gammas, ranked)
+            return self._propose_flat(root, flat, below, above, fixed, rng, extra, gammas, ranked, fits)
         pools: dict[tuple[str, tuple[int, ...]], tuple[list[Scalar], np.ndarray]] = {}
         configs: list[Config] = []
         scores = np.zeros((len(gammas), self.n_candidates))
@@ -359,6 +359,7 @@ class TPE(Optimizer):
         extra: Sequence[_Split],
         gammas: Sequence[float],
         ranked: _Weights,
+        fits: dict[tuple[str, tuple[int, ...]], _Fitted | None],
     ) -> Config:
         """:meth:`_propose` for a space without joins, where every candidate
         visits every address: the same draws, in walk order, and the same
@@ -369,8 +370,9 @@ class TPE(Optimizer):
             if address not in fixed:
                 good, bad = below[1].get(address, []), above[1].get(address, [])
                 sides = [(g.get(address, []), b.get(address, [])) for g, b in extra]
-                fitted = self._fit(node, (), good, bad, sides, ranked.get(address))
-                columns[address], log_ratio = self._draws(node, (), fitted, rng, 1 + len(extra))
+                if (address, ()) not in fits:
+                    fits[address, ()] = self._fit(node, (), good, bad, sides, ranked.get(address))
+                columns[address], log_ratio = self._draws(node, (), fits[address, ()], rng, 1 + len(extra))
                 scores += log_ratio
         j = int(np.argmax(constrained_scores(scores, gammas)))
         chosen = {a: column[j] for a, column in columns.items()} | fixed
