@@ -12,8 +12,9 @@ from treefarm.testing.optimizer_suite import SPACES
 @pytest.mark.parametrize("algo", RECURSIVE_ALGOS)
 def test_every_named_algorithm_searches_a_recursive_space(algo: str) -> None:
     study = tf.Study.create(space=SPACES["recursive"](), algo=algo, seed=0)
-    study.optimize(lambda config: 0.0, n_trials=12)
-    assert len(study.trials) == 12
+    study.optimize(lambda expression: float(len(repr(expression))), n_trials=12)
+    assert [t.state for t in study.trials] == [tf.TrialState.COMPLETE] * 12
+    assert len({repr(t.params) for t in study.trials}) == 12, "each trial a new configuration"
 
 
 @pytest.mark.parametrize("algo", sorted(set(tf.optimizers.available()) - set(RECURSIVE_ALGOS)))
