@@ -27,21 +27,27 @@ from ..space import Config, Space, addresses, analyze
 from ..space.config import Decision
 from .hints import Hint
 
-__all__ = ["RECURSIVE_ALGOS", "History", "Observation", "Optimizer", "fixed_addresses"]
+__all__ = ["RECURSIVE_ALGOS", "History", "Observation", "Optimizer", "fixed_addresses", "refuse_recursive"]
 
 #: The algorithms that search a recursive space, named in the error of those that cannot.
 RECURSIVE_ALGOS = ("auto", "grammar", "tpe", "gp", "anneal", "nsga2", "random")
 
 
+def refuse_recursive(root: Space, algo: str, needs: str) -> None:
+    """Raise, for an optimizer that ``needs`` a kind of space a recursive ``root``
+    is not, the error naming the algorithms that search it; nothing otherwise."""
+    if analyze(root).recursive:
+        raise SpaceError(
+            f"algo={algo!r} needs {needs}, but got a recursive space={root!r}; search it with one of "
+            f"algo={', '.join(map(repr, RECURSIVE_ALGOS))}"
+        )
+
+
 def fixed_addresses(root: Space, algo: str) -> list[tuple[str, Decision]]:
     """Every decision address of ``root`` (:func:`treefarm.space.addresses`), for
     an optimizer whose coordinates are that fixed list; a recursive space, which
-    has unboundedly many, is refused with the algorithms that search it."""
-    if analyze(root).recursive:
-        raise SpaceError(
-            f"algo={algo!r} needs a space with a fixed set of decisions (flat or conditional), but got a "
-            f"recursive space={root!r}; search it with one of algo={', '.join(map(repr, RECURSIVE_ALGOS))}"
-        )
+    has unboundedly many, is refused (:func:`refuse_recursive`)."""
+    refuse_recursive(root, algo, "a space with a fixed set of decisions (flat or conditional)")
     return addresses(root)
 
 

@@ -45,13 +45,12 @@ from ..space import (
     Op,
     Real,
     Space,
-    analyze,
     convert,
     validate,
 )
 from ..space.config import ROOT_ADDRESS, Scalar, child_address
 from ..validation import check_int
-from .base import RECURSIVE_ALGOS, History, Optimizer
+from .base import History, Optimizer, refuse_recursive
 from .seeds import design_seed
 
 __all__ = ["Grid", "GridExhaustedError", "grid_points", "grid_values"]
@@ -89,11 +88,7 @@ class _Lattice:
     def __init__(self, space: Space, resolution: int | None) -> None:
         self.space = space
         self.root = convert(space)
-        if analyze(self.root).recursive:
-            raise SpaceError(
-                f"algo='grid' needs a finite space, but got a recursive space={self.root!r}; search it with one "
-                f"of algo={', '.join(map(repr, RECURSIVE_ALGOS))}"
-            )
+        refuse_recursive(self.root, "grid", "a finite space")
         self.resolution = resolution
         self._counts: dict[int, int] = {}
         self._values: dict[int, tuple[Scalar, ...]] = {}
