@@ -104,7 +104,6 @@ def _small_notes(finals: Finals) -> str:
     later = _small_300()
     methods = [m for m in ("grammar", "tpe", "random") if any(mm == m for _, mm in finals)]
     problems = [p for p in SMALL if any((p, m) in finals for m in methods)]
-
     runs = [{len(v) for v in f.values()} for f in (finals, later)]
     uniform = all(len(n) == 1 for n in runs)
 
