@@ -4,6 +4,15 @@ A refactoring of the optimizers, the model-based core or the study must leave
 these to the bit; a change in behaviour is made on purpose, with the file
 rewritten by ``python -m tests.golden.record`` and the reason in the commit.
 
+The policy for a float difference: the file records the environment it was
+written in (NumPy, SciPy, the CPU's SIMD level NumPy dispatches to, the
+machine). In that environment every suggestion must match to the bit. In another
+one, NumPy's vectorized ``exp``/``log`` may round the last bit otherwise and an
+acquisition's optimum then moves by about 1e-7; there the runs are compared
+suggestion by suggestion, every decision exactly and every float to a relative
+1e-5, up to the first decision that differs (from there the histories differ),
+and at least the first ``AGREE_AT_LEAST`` suggestions of each run must agree.
+
 Two views are recorded for each optimizer, space and batch size (1 and 4):
 the optimizer alone (``suggest`` over a growing history of a deterministic
 loss) and a study (ask/tell in memory, so the study's seeding, history and
@@ -25,9 +34,27 @@ from treefarm.optimizers.registry import make_optimizer
 from treefarm.testing.optimizer_suite import SPACES, _loss
 
 FILE = Path(__file__).with_name("suggestions.json")
-ALGOS = ("random", "anneal", "tpe", "gp", "auto", "grammar")
+ALGOS = ("random", "anneal", "tpe", "gp", "auto", "grammar", "cmaes", "qmc", "grid", "nsga2")
 N_TRIALS = 30
 BATCHES = (1, 4)
+AGREE_AT_LEAST = 5
+ENVIRONMENT_KEY = "_environment"
+
+
+def environment() -> dict[str, Any]:
+    """What decides the last bit of a suggestion besides the code: the numeric
+    libraries' versions, the SIMD level NumPy dispatches to, and the machine."""
+    import platform
+
+    import scipy
+
+    simd = np.show_config(mode="dicts")["SIMD Extensions"]  # type: ignore[index]
+    return {
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "simd": sorted(simd.get("found", [])),
+        "machine": platform.machine(),
+    }
 
 
 def _plain(config: tf.Config) -> dict[str, Any]:
@@ -71,7 +98,7 @@ def study_run(algo: str, space_name: str, batch: int) -> list[Any]:
 
 
 def record() -> dict[str, Any]:
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = {ENVIRONMENT_KEY: environment()}
     for algo in ALGOS:
         for space_name in SPACES:
             for batch in BATCHES:
