@@ -11,7 +11,16 @@ import pytest
 
 from treefarm.testing.optimizer_suite import SPACES
 
-from .record import AGREE_AT_LEAST, ALGOS, BATCHES, ENVIRONMENT_KEY, FILE, environment, optimizer_run, study_run
+from .record import (
+    AGREE_AT_LEAST,
+    ALGOS,
+    BATCHES,
+    ENVIRONMENT_KEY,
+    FILE,
+    environment,
+    optimizer_run,
+    study_run,
+)
 
 GOLDEN = json.loads(FILE.read_text())
 SAME_ENVIRONMENT = GOLDEN[ENVIRONMENT_KEY] == environment()
