@@ -74,6 +74,7 @@ class StudyBase:
         self._cache = TrialCache(
             storage, record.study_id, space, sign=sign, name=record.name, directions=self.directions
         )
+        self._cache.full_fidelity = None if fidelity is None else fidelity.high
         dedupe = Deduplicator(space)
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
         self._keep_alive = KeepAlive(storage, record.study_id, lambda: self.running, self.heartbeat_interval)
