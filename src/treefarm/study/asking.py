@@ -28,7 +28,7 @@ from ..fidelity import Fidelity
 from ..optimizers import GridExhaustedError, History, Optimizer
 from ..optimizers.hints import apply_hints
 from ..pruners.promotion import Next, next_evaluation
-from ..space import Config, validate, within_support
+from ..space import Config, sample, validate, within_support
 from ..storage import JSON, REQUEUED, NotFoundError, Storage, TrialState
 from .cache import TrialCache
 from .dedupe import Deduplicator
@@ -197,6 +197,17 @@ class Asker:
         self._storage.set_trial_params(self._study_id, number, config.to_dict(), owner=owner)
         return config
 
+    def _fresh(self, history: History, rng: np.random.Generator) -> tuple[Config, bool]:
+        """A configuration drawn from the space that no evaluation at any rung holds, when
+        the optimizer, shown one rung, keeps proposing one that another rung holds."""
+        seen = {self.dedupe.key(c) for c in history.seen()}
+        config = sample(self._space, rng)
+        for _ in range(self.dedupe.max_redraws):
+            if self.dedupe.key(config) not in seen:
+                return config, True
+            config = sample(self._space, rng)
+        return config, False
+
     def _source(self, plan: Next) -> int:
         """The number of the evaluation ``plan`` promotes: its configuration at the rung below."""
         assert self._fidelity is not None
@@ -241,7 +252,8 @@ class Asker:
 
         if self._fidelity is not None:
             every = self._cache.history(exclude=number)
-            return self.dedupe.suggest(propose, view_for(optimizer, every, self._fidelity), taken=every.seen())
+            config, new = self.dedupe.suggest(propose, view_for(optimizer, every, self._fidelity), taken=every.seen())
+            return (config, True) if new else self._fresh(every, rng)
         if not self._check_dupes:
             if optimizer.needs_history:
                 return propose(self._cache.history(exclude=number))[0], False
