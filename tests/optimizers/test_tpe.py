@@ -15,7 +15,9 @@ from treefarm import Auto, Choice, Config, History, Int, Join, Observation, Opti
 from treefarm.bo.models.parzen import bandwidths
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.registry import from_spec, spec_of
-from treefarm.optimizers.tpe import TPE, _weighted_columns, rank_weights
+from treefarm.optimizers.tpe import TPE
+from treefarm.optimizers.tpe.parzen import Parzen
+from treefarm.optimizers.tpe.split import rank_weights, weighted_columns
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
@@ -63,7 +65,7 @@ def test_every_fourth_suggestion_is_the_joint_views() -> None:
     """With 28 trials recorded, trials 28-30 are product turns and trial 31 the
     fourth: the joint view's (multivariate, good set min(ceil(0.1 n), 25)), draw
     for draw (three numbers, every turn would be joint without ``always_joint=0``)."""
-    from treefarm.optimizers.tpe import tenth
+    from treefarm.optimizers.tpe.split import tenth
 
     space, history = _sphere_history(28, 3)
     joint = TPE(multivariate=True, gamma=tenth, joint_every=None)
@@ -181,7 +183,9 @@ def test_without_bounds_as_neighbours_the_edge_points_take_their_inner_neighbour
     np.testing.assert_allclose(with_bounds[[0, -1]], [0.3, 0.3])
     np.testing.assert_allclose(without, clip)
     np.testing.assert_allclose(bandwidths(np.array([0.4]), 0.0, 1.0, bounds_as_neighbours=False), [0.6])
-    est = TPE(bounds_as_neighbours=False)._numeric(Real(0.0, 1.0), points.tolist())
+    tpe = TPE(bounds_as_neighbours=False)
+    parzen = Parzen(tpe.n_candidates, tpe.prior_weight, tpe.forget, tpe.bounds_as_neighbours)
+    est = parzen.numeric(Real(0.0, 1.0), points.tolist())
     np.testing.assert_allclose(est.sigma[1:], clip)
 
 
@@ -327,7 +331,7 @@ def test_a_space_without_joins_gets_the_same_proposals_from_its_array_path(
 ) -> None:
     """The one-walk path of a join-free space is only faster: with it switched off
     (every candidate walked), the same history and seeds give the same configs."""
-    import treefarm.optimizers.tpe as tpe_module
+    import treefarm.optimizers.tpe.proposal as proposal_module
 
     space = {"x": Real(-5, 10), "n": Int(1, 100, log=True), "k": Choice("a", "b", "c")}
     rng = np.random.default_rng(0)
@@ -341,7 +345,7 @@ def test_a_space_without_joins_gets_the_same_proposals_from_its_array_path(
         return [TPE().suggest(space, history, 2, np.random.default_rng(s))[1] for s in range(20)]  # type: ignore[arg-type]
 
     fast = proposals()
-    monkeypatch.setattr(tpe_module, "_flat_addresses", lambda root: None)
+    monkeypatch.setattr(proposal_module, "flat_addresses", lambda root: None)
     assert proposals() == fast
 
 
@@ -506,11 +510,11 @@ def test_rank_weights_favour_the_best_keep_mean_one_and_share_ties() -> None:
 
 def test_rank_weights_follow_the_trials_where_an_address_was_active() -> None:
     configs = [Config({"a": 1, "x": 0.1}), Config({"a": 2}), Config({"a": 1, "x": 0.3})]
-    (n, values), weights = _weighted_columns(configs, np.array([3.0, 2.0, 1.0]))
-    assert n == 3 and values == {"a": [1, 2, 1], "x": [0.1, 0.3]}
+    columns, weights = weighted_columns(configs, np.array([3.0, 2.0, 1.0]))
+    assert columns.size == 3 and columns.values == {"a": [1, 2, 1], "x": [0.1, 0.3]}
     np.testing.assert_array_equal(weights["a"], [3.0, 2.0, 1.0])
     np.testing.assert_array_equal(weights["x"], [3.0, 1.0])
-    assert _weighted_columns(configs, None)[1] == {}
+    assert weighted_columns(configs, None)[1] == {}
 
 
 @pytest.mark.parametrize(

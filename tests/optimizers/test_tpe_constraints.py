@@ -10,7 +10,7 @@ import pytest
 import treefarm as tf
 from treefarm import TPE, History, Observation, Real
 from treefarm.exceptions import ConfigError
-from treefarm.optimizers.tpe_constraints import constrained_scores, constraint_splits
+from treefarm.optimizers.tpe.constraints import constrained_scores, constraint_splits
 from treefarm.space import Config, sample
 
 SPACE = {"x": Real(0.0, 1.0), "y": Real(0.0, 1.0)}
@@ -23,12 +23,12 @@ def _observations(constraints: list[tuple[float, ...]]) -> list[Observation]:
 def test_a_constraint_splits_at_feasibility_or_at_the_good_set_size_when_few_satisfy_it() -> None:
     complete = _observations([(-1.0, 2.0, -1.0), (0.0, 1.0, -1.0), (3.0, -1.0, -1.0), (2.0, math.nan, -1.0)])
     splits = constraint_splits(complete, lambda n: 1)
-    assert [gamma for gamma, _, _ in splits] == [0.5, 0.25]  # the third holds everywhere: no say
-    assert [c["x"] for c in splits[0][1]] == [0.0, 0.1] and [c["x"] for c in splits[0][2]] == [0.2, 0.3]
-    assert [c["x"] for c in splits[1][1]] == [0.2]
+    assert [s.gamma for s in splits] == [0.5, 0.25]  # the third holds everywhere: no say
+    assert [c["x"] for c in splits[0].good] == [0.0, 0.1] and [c["x"] for c in splits[0].worse] == [0.2, 0.3]
+    assert [c["x"] for c in splits[1].good] == [0.2]
     few = constraint_splits(complete, lambda n: 3)
-    assert few[0][0] == 0.75 and [c["x"] for c in few[0][1]] == [0.0, 0.1, 0.3]
-    assert [c["x"] for c in few[1][1]] == [0.0, 0.1, 0.2]
+    assert few[0].gamma == 0.75 and [c["x"] for c in few[0].good] == [0.0, 0.1, 0.3]
+    assert [c["x"] for c in few[1].good] == [0.0, 0.1, 0.2]
 
 
 def test_the_score_is_the_objective_ratio_alone_without_constraints_and_cTPEs_product_with() -> None:

@@ -9,7 +9,7 @@ import numpy as np
 
 from treefarm import Config, History, Observation, Var, op, sample
 from treefarm.optimizers.tpe import TPE
-from treefarm.optimizers.tpe_pooled import node_columns
+from treefarm.optimizers.tpe.pooled import node_columns
 from treefarm.optimizers.unseen import unseen
 from treefarm.space import convert, trace
 

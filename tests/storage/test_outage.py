@@ -17,7 +17,7 @@ import pytest
 from treefarm.cli.main import main
 from treefarm.exceptions import StorageUnavailableError
 from treefarm.storage import SQLStorage, TrialState
-from treefarm.storage.journal import replay
+from treefarm.storage.journal import finish_entry, replay
 from treefarm.storage.resilience import Failure, RetryClock
 
 from . import outage_workers
@@ -38,7 +38,7 @@ def lose_first_ack(monkeypatch: pytest.MonkeyPatch) -> Any:
     the server's acknowledgement never arrives."""
 
     def arm(storage: SQLStorage) -> list[int]:
-        dialect = storage._engine.dialect
+        dialect = storage.engine.dialect
         original = dialect.do_commit
         lost: list[int] = []
 
@@ -139,7 +139,7 @@ def test_a_finish_past_the_deadline_goes_to_the_journal_and_is_replayed_once(
     assert journal.read_text() == ""
     # replaying the same entry again (a copy of the journal, another process) records nothing twice
     journal.write_text(line + "\n")
-    done = replay(journal, storage._finish_entry)
+    done = replay(journal, lambda item: finish_entry(storage.finish_trial, item))  # as `treefarm recover`
     assert len(done.recorded) == 1 and not done.refused
     record = storage.get_trial(study_id, number)
     assert (record.state, record.value, record.user_attrs) == (COMPLETE, 1.5, {"a": 1})

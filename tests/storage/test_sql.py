@@ -46,7 +46,7 @@ def test_reopening_a_file_keeps_everything(sqlite_path: Path) -> None:
 
 def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(sqlite_path: Path) -> None:
     storage = SQLStorage(_url(sqlite_path))
-    connection = storage._engine.raw_connection()
+    connection = storage.engine.raw_connection()
     try:
         assert connection.execute("PRAGMA busy_timeout").fetchone()[0] == BUSY_TIMEOUT_MS == 30_000
         assert connection.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL

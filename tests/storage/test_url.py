@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treefarm.exceptions import StorageError
-from treefarm.storage import InMemoryStorage, SQLStorage, open_storage
+from treefarm.storage import InMemoryStorage, SQLStorage, StorageURL, open_storage
 
 
 @pytest.mark.parametrize("spec", [None, ":memory:"])
@@ -79,3 +81,49 @@ def test_importing_the_storage_package_does_not_import_sqlalchemy() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == "False"
+
+
+def test_a_path_and_a_relative_or_absolute_sqlite_url_are_one_location(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    location = StorageURL.parse("runs.db")
+    assert location.dialect == "sqlite" and location.path == tmp_path.resolve() / "runs.db"
+    assert location.url == f"sqlite:///{tmp_path.resolve() / 'runs.db'}"
+    for spec in (Path("runs.db"), "sqlite:///runs.db", location.url, location):
+        assert StorageURL.parse(spec) == location, spec
+
+
+def test_a_password_is_kept_in_the_url_and_hidden_everywhere_it_is_shown() -> None:
+    location = StorageURL.parse("postgresql://me:secret@db-host:5432/runs", read_only=True)
+    assert location.dialect == "postgresql" and location.path is None and location.read_only
+    assert "secret" in location.url
+    for shown in (location.shown, repr(location), str(location)):
+        assert "secret" not in shown and "db-host:5432/runs" in shown, shown
+    assert location.shown == "postgresql+psycopg://me:***@db-host:5432/runs"  # the driver it connects with
+
+
+def test_memory_and_uris_name_what_they_name() -> None:
+    assert StorageURL.parse(":memory:").memory
+    uri = StorageURL.parse("sqlite:///file:/data/runs%20a.db?mode=ro&uri=true")
+    assert uri.uri and uri.path == Path("/data/runs a.db") and uri.url.endswith("?mode=ro&uri=true")
+    assert StorageURL.parse(uri, read_only=True).read_only and not uri.read_only
+
+
+@given(name=st.text(alphabet="ab ?#%@:+", min_size=1, max_size=8).filter(lambda s: s.strip() == s))
+@settings(max_examples=40, deadline=None)
+def test_any_file_name_survives_its_url(name: str) -> None:
+    """A file name with URL syntax in it (``?``, ``#``, ``%``, ``@``) is quoted in the
+    URL, so the URL names that file and parsing it again gives the same location."""
+    path = Path("/data") / f"{name}.db"
+    location = StorageURL.parse(path)
+    assert location.path == path
+    assert StorageURL.parse(location.url) == location
+
+
+def test_a_file_named_with_url_syntax_is_the_file_opened(tmp_path: Path) -> None:
+    path = tmp_path / "runs?a#b%20.db"
+    storage = open_storage(path)
+    storage.create_study("s", direction="minimize", seed=None, attrs={})
+    storage.close()
+    assert path.is_file() and sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".db") == [path.name]

@@ -18,8 +18,7 @@ import pytest
 
 import treefarm as tf
 from treefarm.exceptions import StorageError
-from treefarm.storage import SQLStorage, TrialState, sqlite_file
-from treefarm.storage import sql as sql_module
+from treefarm.storage import SQLStorage, TrialState, sqlite_file, transactions
 from treefarm.storage.sqlite_file import read_only_flags
 
 
@@ -72,11 +71,11 @@ def test_the_exit_hook_closes_a_storage_that_wrote_and_was_left_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "s.db"
-    monkeypatch.setattr(sql_module, "_OPEN", weakref.WeakSet())  # this test's storages only
+    monkeypatch.setattr(transactions, "_OPEN", weakref.WeakSet())  # this test's storages only
     storage = SQLStorage(_url(db), journal=None)
     _fill(storage, 3)
     reader = SQLStorage(_url(db), read_only=True)  # wrote nothing: left alone
-    sql_module._close_at_exit()
+    transactions._close_at_exit()
     assert _numbers(_alone(db, tmp_path / "copy")) == [0, 1, 2]
     assert reader.count_trials(reader.get_study("s").study_id) == 3
     reader.close()
@@ -168,7 +167,7 @@ def test_a_read_only_opening_reads_a_wal_that_holds_data(
     frozen = _frozen(tmp_path, "-shm")
     monkeypatch.setattr(sqlite_file, "_writable", lambda path: False)  # as in a read-only folder
     reader = SQLStorage(_url(frozen), read_only=True)
-    assert str(reader._engine.url.database).endswith("?mode=ro")  # not immutable: the -wal is read
+    assert str(reader.engine.url.database).endswith("?mode=ro")  # not immutable: the -wal is read
     assert [t.number for t in reader.get_trials(reader.get_study("s").study_id)] == [0, 1, 2, 3, 4]
     reader.close()
     assert main(["show", str(frozen), "--study", "s"]) == 0

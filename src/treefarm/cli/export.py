@@ -19,7 +19,7 @@ __all__ = ["COMMAND", "cmd_export"]
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    with as_found(args.storage), open_storage(args.storage, read_only=True) as storage:
+    with as_found(args.storage) as location, open_storage(location) as storage:
         record = storage.get_study(args.study)
         rows = trial_rows(storage.get_trials(record.study_id))
     out = io.StringIO()

@@ -22,7 +22,7 @@ from typing import Any
 from ..exceptions import StorageError, format_values
 from ..space import convert
 from ..storage import Storage, open_storage
-from ..storage.url import sqlite_file
+from ..storage.url import StorageURL
 from ..study.hinting import checked_hint
 from .arguments import unit
 from .command import Command
@@ -42,17 +42,18 @@ def _config(text: str) -> dict[str, Any]:
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
-    path = sqlite_file(args.storage)
+    location = StorageURL.parse(args.storage)
+    path = location.path
     if path is not None and not path.exists():  # a mistyped path: refused, not created
         raise StorageError(f"the storage of a study to hint must exist, but got {format_values(path=str(path))}")
     if args.list or args.remove is not None:
-        with open_storage(args.storage, read_only=args.list) as storage:
+        with open_storage(location, read_only=args.list) as storage:
             _list_or_remove(storage, args)
         return 0
     config = args.config
     if args.space is not None:
         config = checked_hint(convert(space_from(args.space)), config, bad=args.bad)
-    with open_storage(args.storage) as storage:  # closing copies a SQLite file's -wal into it
+    with open_storage(location) as storage:  # closing copies a SQLite file's -wal into it
         study = storage.get_study(args.study)
         record = storage.add_hint(
             study.study_id,

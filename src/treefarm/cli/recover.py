@@ -20,7 +20,7 @@ from typing import Any
 
 from ..storage import open_storage
 from ..storage.journal import finish_entry, replay
-from ..storage.url import sqlite_file
+from ..storage.url import StorageURL
 from .command import Command
 
 __all__ = ["COMMAND", "cmd_recover"]
@@ -34,11 +34,12 @@ def cmd_recover(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    database = sqlite_file(args.storage)
+    location = StorageURL.parse(args.storage)
+    database = location.path
     if database is not None and not database.exists():  # a mistyped path: refused, not created
         print(f"treefarm: error: the storage must exist, but got path={str(database)!r}", file=sys.stderr)
         return 2
-    storage = open_storage(args.storage, journal=None)
+    storage = open_storage(location, journal=None)
 
     def finish(item: Mapping[str, Any]) -> object:
         return finish_entry(storage.finish_trial, item)

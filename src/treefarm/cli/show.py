@@ -47,7 +47,7 @@ GATE_HELP = (
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    with as_found(args.storage), open_storage(args.storage, read_only=True, **deadline_option(args)) as storage:
+    with as_found(args.storage) as location, open_storage(location, **deadline_option(args)) as storage:
         return _show(storage, args)
 
 

@@ -12,7 +12,7 @@ __all__ = ["COMMAND", "cmd_studies"]
 
 
 def cmd_studies(args: argparse.Namespace) -> int:
-    with as_found(args.storage), open_storage(args.storage, read_only=True) as storage:
+    with as_found(args.storage) as location, open_storage(location) as storage:
         return _list_studies(storage, args)
 
 

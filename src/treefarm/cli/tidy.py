@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..storage.url import sqlite_file
+from ..storage.url import StorageURL
 
 __all__ = ["as_found"]
 
@@ -26,12 +26,14 @@ def _companions(path: Path) -> list[Path]:
 
 
 @contextlib.contextmanager
-def as_found(spec: str) -> Iterator[None]:
-    """Run a read-only command on the storage ``spec``; see the module docstring."""
-    path = sqlite_file(spec)
+def as_found(spec: str) -> Iterator[StorageURL]:
+    """Run a read-only command on the storage ``spec``, parsed once and given to the
+    ``with`` block (opened read-only); see the module docstring."""
+    location = StorageURL.parse(spec, read_only=True)
+    path = None if location.uri else location.path
     before = path is not None and any(p.exists() for p in _companions(path))
     try:
-        yield
+        yield location
     finally:
         if path is not None and not before and any(p.exists() for p in _companions(path)):
             _close_last(path)

@@ -14,18 +14,14 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..exceptions import StorageError, format_values
-from ..storage import Storage, open_storage
+from ..storage import Storage, StorageURL, open_storage
 
 __all__ = ["artifact_root", "open_for_writes", "open_read_only"]
 
 
-def _sqlite_path(spec: str) -> Path | None:
+def _sqlite_path(location: StorageURL) -> Path | None:
     """The file a plain path or ``sqlite:///`` URL names, None for other URLs."""
-    if spec.startswith("sqlite:///"):
-        return Path(spec[len("sqlite:///") :].split("?", 1)[0])
-    if "://" in spec:
-        return None
-    return Path(spec).expanduser()
+    return location.path if location.dialect == "sqlite" else None
 
 
 def open_read_only(spec: str | os.PathLike[str]) -> Storage:
@@ -33,34 +29,34 @@ def open_read_only(spec: str | os.PathLike[str]) -> Storage:
     from ..storage.sql import SQLStorage
 
     text = os.fspath(spec)
-    path = _sqlite_path(text)
     if text == ":memory:":
         raise StorageError(
             f"the dashboard needs a SQLite file or a PostgreSQL URL, but got {format_values(storage=text)}"
         )
+    location = StorageURL.parse(text)
+    path = _sqlite_path(location)
     if path is not None:
         if not path.is_file():
             raise StorageError(f"the SQLite file must exist, but got {format_values(storage=text)}")
-        return SQLStorage(f"sqlite:///file:{quote(str(path.resolve()))}?mode=ro&uri=true")
-    if text.split(":", 1)[0].split("+", 1)[0] == "postgresql":
-        options = {"connect_args": {"options": "-c default_transaction_read_only=on"}}
-        return SQLStorage(text, engine_kwargs=options)
-    return open_storage(text)
+        return SQLStorage(f"sqlite:///file:{quote(str(path))}?mode=ro&uri=true")
+    options = {"connect_args": {"options": "-c default_transaction_read_only=on"}}
+    return SQLStorage(location, engine_kwargs=options)
 
 
 def open_for_writes(spec: str | os.PathLike[str]) -> Storage:
     """The storage ``spec`` names, opened for writing (``--allow-writes``): a SQLite file
     must exist, as for reading, so a mistyped path is refused rather than created."""
     text = os.fspath(spec)
-    path = _sqlite_path(text)
-    if text == ":memory:" or (path is not None and not path.is_file()):
+    location = None if text == ":memory:" else StorageURL.parse(text)
+    path = None if location is None else _sqlite_path(location)
+    if location is None or (path is not None and not path.is_file()):
         open_read_only(text).close()  # raises the same StorageError naming it
-    return open_storage(text)
+    return open_storage(location or text)
 
 
 def artifact_root(spec: str | os.PathLike[str]) -> str:
     """Where the studies of ``spec`` keep their artifacts by default, as a study finds it
     (:func:`treefarm.study.artifacts.default_root`): ``<file>.artifacts`` beside a SQLite
     file, else ``treefarm.artifacts`` in the working directory."""
-    path = _sqlite_path(os.fspath(spec))
-    return f"{path.resolve()}.artifacts" if path is not None else str(Path("treefarm.artifacts").resolve())
+    path = _sqlite_path(StorageURL.parse(spec))
+    return f"{path}.artifacts" if path is not None else str(Path("treefarm.artifacts").resolve())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 from typing import Any
 
 from ..exceptions import StudyError
@@ -62,14 +63,7 @@ def spec_of(optimizer: Optimizer) -> dict[str, Any]:
     registered class or an option is not JSON (a function, say): the study
     then cannot rebuild it alone and asks for it when reopened.
     """
-    name = next(
-        (
-            n
-            for n, (m, c) in _REGISTRY.items()
-            if type(optimizer).__name__ == c and type(optimizer).__module__ == m
-        ),
-        None,
-    )
+    name = _registered_name(type(optimizer))
     options: dict[str, Any] = {}
     exact = name is not None
     for key, value in vars(optimizer).items():
@@ -87,6 +81,18 @@ def spec_of(optimizer: Optimizer) -> dict[str, Any]:
             options[key] = repr(value)
             exact = False
     return {"algo": name or type(optimizer).__qualname__, "options": options, "exact": exact}
+
+
+def _registered_name(cls: type) -> str | None:
+    """The name ``cls`` is registered under, if any: the class its import path names
+    (which may re-export it from a submodule, as ``treefarm.optimizers.tpe`` does).
+    Only modules already imported are looked at: an instance's class is loaded, and
+    so is the package that exports it."""
+    for name, (module, attribute) in _REGISTRY.items():
+        loaded = sys.modules.get(module)
+        if loaded is not None and getattr(loaded, attribute, None) is cls:
+            return name
+    return None
 
 
 def from_spec(spec: dict[str, Any]) -> Optimizer:

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 from .base import Storage
 from .checks import NotFoundError
 from .memory import InMemoryStorage
+from .opening import open_storage
 from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, TrialState
-from .url import open_storage
+from .url import StorageURL
 
 if TYPE_CHECKING:
     from .sql import SQLStorage
@@ -25,6 +26,7 @@ __all__ = [
     "NotFoundError",
     "SQLStorage",
     "Storage",
+    "StorageURL",
     "StudyRecord",
     "TrialRecord",
     "TrialState",

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -34,13 +35,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from ..exceptions import StorageUnavailableError, StudyError
-from .checks import NotFoundError
+from ..exceptions import StorageError, StorageReplacedError, StorageUnavailableError, StudyError
+from .checks import NotFoundError, Outcome
 from .records import JSON, TrialState
 
 _R = TypeVar("_R")
 
-__all__ = ["DEFAULT_JOURNAL", "Replay", "append", "entry", "finish_entry", "pending", "replay", "replaying"]
+__all__ = [
+    "DEFAULT_JOURNAL",
+    "Replay",
+    "StorageJournal",
+    "append",
+    "entry",
+    "finish_entry",
+    "pending",
+    "replay",
+    "replaying",
+]
 
 DEFAULT_JOURNAL = "treefarm-journal.jsonl"
 """The journal's file name, in the worker's working directory, unless configured."""
@@ -207,3 +218,83 @@ def _replay(
         handle.flush()
         os.fsync(handle.fileno())
     return done
+
+
+class StorageJournal:
+    """One storage's journal at ``path``: the finishes it could not take, kept
+    (:meth:`keep`), and written when a later call succeeds (:meth:`replay_new`);
+    ``url`` is the storage's URL as shown (without a password), which its entries carry."""
+
+    def __init__(self, path: Path, url: str) -> None:
+        self.path = path
+        self.url = url
+        self._seen: tuple[float, int] | None = None
+        self._replaying = threading.Lock()
+
+    def replay_new(self, finish: Callable[[Mapping[str, Any]], object]) -> None:
+        """Write this storage's entries with ``finish``, when the file changed since the
+        last look (one ``stat`` per call otherwise); one thread at a time, and never
+        from inside a replay."""
+        if replaying():
+            return
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return
+        seen = (stat.st_mtime, stat.st_size)
+        if stat.st_size == 0 or seen == self._seen or not self._replaying.acquire(blocking=False):
+            return
+        try:
+            self._report(replay(self.path, finish, url=self.url))
+            stat = self.path.stat()
+            self._seen = (stat.st_mtime, stat.st_size)
+        except OSError:
+            return
+        finally:
+            self._replaying.release()
+
+    def _report(self, done: Replay) -> None:
+        for item in done.recorded:
+            print(f"treefarm: recorded trial {item['number']} from the journal {self.path}", file=sys.stderr)
+        for item in done.refused:
+            what = f"trial {item['number']}" if "number" in item else "an entry"
+            print(
+                f"treefarm: the storage refused {what} from the journal "
+                f"{self.path} ({item['refused']}); kept in {self.path}.rejected",
+                file=sys.stderr,
+            )
+
+    def keep(
+        self,
+        error: StorageUnavailableError | StorageReplacedError,
+        study_id: int,
+        number: int,
+        *,
+        outcome: Outcome,
+        user_attrs: Mapping[str, JSON],
+        system_attrs: Mapping[str, JSON],
+        owner: str | None,
+    ) -> StorageError:
+        """Keep a finish the storage could not take (flushed and fsynced); the error
+        to raise, saying where the result went."""
+        item = entry(
+            url=self.url,
+            study_id=study_id,
+            number=number,
+            state=outcome.state.value,
+            value=outcome.value,
+            values=outcome.values,
+            constraints=outcome.constraints,
+            user_attrs=user_attrs,
+            system_attrs=system_attrs,
+            owner=owner,
+        )
+        append(self.path, item)
+        message = (
+            f"the result of trial {number} was kept in the journal {self.path}: it is written when "
+            f"the storage answers again, or by `treefarm recover {self.path} STORAGE` ({error})"
+            if isinstance(error, StorageUnavailableError)
+            else f"the result of trial {number} was kept in the journal {self.path}, since {error}"
+        )
+        print(f"treefarm: {message}", file=sys.stderr)
+        return type(error)(message, journal=str(self.path))

@@ -8,9 +8,10 @@ The storage is split by concern, as the storages worth imitating are
   and the Alembic steps that upgrade it;
 * :mod:`.sqlite_file`: SQLite's pragmas, read-only openings, the file's
   identity and the checkpoint on close;
+* :mod:`.url`: the storage's location, parsed once (:class:`~.url.StorageURL`);
 * :mod:`.transactions`: the engine, one transaction per call, retries of lock
-  contention and lost connections (:mod:`.resilience`) and the journal of
-  finishes the storage could not take (:mod:`.journal`);
+  contention and lost connections (:mod:`.resilience`);
+* :mod:`.journal`: the finishes the storage could not take, kept and replayed;
 * :mod:`.queries`: rows to records, locks, numbering, claims and pages;
 * this module: the :class:`SQLStorage` methods of the contract.
 
@@ -36,14 +37,13 @@ study row's lock: one row whatever the length of the history.
 
 from __future__ import annotations
 
-import atexit
-import contextlib
+import functools
 import math
 import os
 import time
-import weakref
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import exc
@@ -58,6 +58,7 @@ from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, Trial
 from .schema import HEAD, hints_table, intermediate, studies, trials
 from .sqlite_file import BUSY_TIMEOUT_MS, CLOSE_CHECKPOINT_MS, SYNCHRONOUS, read_only_flags
 from .transactions import RETRY_DEADLINE, SQLConnection
+from .url import StorageURL
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -72,15 +73,18 @@ __all__ = [
     "trials",
 ]
 
+_T = TypeVar("_T")
+
 SCHEMA_VERSION = int(HEAD)
 """``treefarm_meta.schema_version`` as this treefarm writes it: the number of its schema
 revision (the revision in ``treefarm_alembic_version`` is the truth; see :mod:`.migrate`)."""
 
 
-class SQLStorage(SQLConnection, Storage):
+class SQLStorage(Storage):
     """A storage in a SQLite file or a PostgreSQL database; see :class:`Storage`.
 
-    ``url`` is a SQLAlchemy URL (``sqlite:///runs.db``, ``postgresql://user@host/db``);
+    ``url`` is a SQLAlchemy URL (``sqlite:///runs.db``, ``postgresql://user@host/db``)
+    or a :class:`~treefarm.storage.url.StorageURL` (a SQLite file named by its absolute path);
     ``engine_kwargs`` are passed to :func:`sqlalchemy.create_engine`. The tables
     are created on first open, and a database of an older schema revision is
     upgraded (see :mod:`.migrate`); one written by a newer treefarm is refused
@@ -98,7 +102,7 @@ class SQLStorage(SQLConnection, Storage):
 
     def __init__(
         self,
-        url: str,
+        url: str | StorageURL,
         *,
         engine_kwargs: Mapping[str, Any] | None = None,
         read_only: bool = False,
@@ -106,16 +110,69 @@ class SQLStorage(SQLConnection, Storage):
         journal: str | os.PathLike[str] | None = journal_file.DEFAULT_JOURNAL,
         synchronous: str = "NORMAL",
     ) -> None:
-        super().__init__(
-            url,
-            engine_kwargs=engine_kwargs,
-            read_only=read_only,
-            retry_deadline=retry_deadline,
-            journal=journal,
-            synchronous=synchronous,
+        location = StorageURL.parse(url, read_only=read_only)
+        self._connection = SQLConnection(
+            location, engine_kwargs=engine_kwargs, retry_deadline=retry_deadline, synchronous=synchronous
         )
-        if self._sqlite:
-            _OPEN.add(self)
+        self._journal = (
+            None
+            if journal is None or location.read_only
+            else journal_file.StorageJournal(Path(journal).expanduser().resolve(), location.shown)
+        )
+        self._replay_journal()
+
+    @property
+    def url(self) -> str:
+        """The database's URL (a SQLite file's absolute path in it; with its password)."""
+        return self._connection.url.url
+
+    @property
+    def location(self) -> StorageURL:
+        """Where this storage is, parsed (its ``repr`` hides a password)."""
+        return self._connection.url
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this storage was opened only to look (every write is refused)."""
+        return self._connection.url.read_only
+
+    @property
+    def retry_deadline(self) -> float:
+        """Seconds a call keeps reconnecting to a storage that went away before it gives up."""
+        return self._connection.retry_deadline
+
+    @retry_deadline.setter
+    def retry_deadline(self, seconds: float) -> None:
+        self._connection.retry_deadline = float(seconds)
+
+    @property
+    def journal(self) -> Path | None:
+        """The file keeping finishes this storage could not take (None: they raise)."""
+        return None if self._journal is None else self._journal.path
+
+    @property
+    def engine(self) -> sa.Engine:
+        """The SQLAlchemy engine, for bulk tools writing rows directly (no retries, journal or checks)."""
+        return self._connection.engine
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def _read(self, body: Callable[[sa.Connection], _T]) -> _T:
+        result = self._connection.read(body)
+        self._replay_journal()
+        return result
+
+    def _write(self, body: Callable[[sa.Connection], _T]) -> _T:
+        result = self._connection.write(body)
+        self._replay_journal()
+        return result
+
+    def _replay_journal(self) -> None:
+        """Write the journal's results after a call that succeeded; a replaced file
+        takes none (the journal keeps them for ``treefarm recover``)."""
+        if self._journal is not None and not self._connection.replaced():
+            self._journal.replay_new(functools.partial(journal_file.finish_entry, self.finish_trial))
 
     # ----------------------------------------------------------------- studies
     def create_study(
@@ -351,46 +408,11 @@ class SQLStorage(SQLConnection, Storage):
                 study_id, number, outcome=outcome, user_attrs=user_attrs, system_attrs=system_attrs, owner=owner
             )
         except (StorageUnavailableError, StorageReplacedError) as error:
-            if self.journal is None:
+            if self._journal is None or journal_file.replaying():  # a replay's finish stays in the journal
                 raise
-            item = journal_file.entry(
-                url=self._shown,
-                study_id=study_id,
-                number=number,
-                state=outcome.state.value,
-                value=outcome.value,
-                values=outcome.values,
-                constraints=outcome.constraints,
-                user_attrs=user_attrs,
-                system_attrs=system_attrs,
-                owner=owner,
-            )
-            raise self._journaled(error, number, item) from error
-
-    def _finish_entry(self, item: Mapping[str, Any]) -> TrialRecord:
-        return journal_file.finish_entry(self._finish_unjournaled, item)
-
-    def _finish_unjournaled(
-        self,
-        study_id: int,
-        number: int,
-        *,
-        state: TrialState,
-        value: float | None = None,
-        user_attrs: Mapping[str, JSON] = _NO_ATTRS,
-        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
-        owner: str | None = None,
-        values: Sequence[float] | None = None,
-        constraints: Sequence[float] | None = None,
-    ) -> TrialRecord:
-        """:meth:`finish_trial` without the journal: a failure to write raises (used to
-        replay the journal itself)."""
-        outcome = checks.check_finish(
-            state, value, user_attrs, system_attrs, values=values, constraints=constraints
-        )
-        return self._finish(
-            study_id, number, outcome=outcome, user_attrs=user_attrs, system_attrs=system_attrs, owner=owner
-        )
+            raise self._journal.keep(
+                error, study_id, number, outcome=outcome, user_attrs=user_attrs, system_attrs=system_attrs, owner=owner
+            ) from error
 
     def _finish(
         self,
@@ -592,18 +614,3 @@ class SQLStorage(SQLConnection, Storage):
     def trial_summary(self, study_id: int) -> TrialSummary:
         """See :meth:`Storage.trial_summary`: one ``GROUP BY state`` query."""
         return self._read(lambda connection: q.trial_summary(connection, study_id))
-
-
-_OPEN: weakref.WeakSet[SQLStorage] = weakref.WeakSet()
-"""The SQLite storages of this process, closed (their ``-wal`` copied into the file) at exit."""
-
-
-@atexit.register
-def _close_at_exit() -> None:
-    """Close every SQLite storage of this process that wrote since its last close, so that
-    a program that never closes its storage (``Study.optimize`` and exit) leaves a
-    database file that holds every trial."""
-    for storage in list(_OPEN):
-        if storage._dirty and storage._pid == os.getpid():
-            with contextlib.suppress(Exception):
-                storage.close()

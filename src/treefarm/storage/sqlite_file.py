@@ -44,7 +44,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
@@ -60,7 +60,6 @@ __all__ = [
     "install_hooks",
     "read_only_flags",
     "read_only_url",
-    "sqlite_file",
     "unreadable_wal",
 ]
 
@@ -104,7 +103,7 @@ def read_only_flags(path: Path) -> str:
     return "mode=ro&immutable=1"
 
 
-def read_only_url(parsed: sa.URL, kwargs: dict[str, Any], *, shown: str) -> tuple[sa.URL, dict[str, Any]]:
+def read_only_url(parsed: sa.URL, kwargs: dict[str, Any]) -> tuple[sa.URL, dict[str, Any]]:
     """The URL and engine arguments of a read-only opening; a SQLite file must exist.
 
     SQLite opens the file with :func:`read_only_flags`. PostgreSQL sessions
@@ -142,16 +141,6 @@ def file_identity(path: Path) -> tuple[int, int] | None:
     except FileNotFoundError:
         return None
     return found.st_dev, found.st_ino
-
-
-def sqlite_file(parsed: sa.URL) -> Path | None:
-    """The file a SQLite URL names (also as a ``file:`` URI), made absolute; None without one."""
-    database = parsed.database or ""
-    if database.startswith("file:"):
-        database = unquote(database[len("file:") :].split("?", 1)[0])
-    if not database or database == ":memory:":
-        return None
-    return Path(database).expanduser().resolve()
 
 
 def install_hooks(engine: sa.Engine, *, read_only: bool, synchronous: str) -> None:

@@ -1,27 +1,40 @@
-"""Turning what a user wrote (a path, a URL, a storage, nothing) into a storage.
+"""Where a storage is: a :class:`StorageURL`, parsed once from what a user wrote.
 
-``None`` and ``":memory:"`` give an :class:`InMemoryStorage`; a plain path
-(``"runs.db"``, a ``pathlib.Path``) a SQLite file; ``sqlite:///...`` and
-``postgresql://...`` (any ``postgresql+driver://``) URLs a :class:`SQLStorage`.
-Anything that looks like a URL of another kind is refused by name, so a typo
-(``"sqlit://x"``) never silently creates a file called ``sqlit:``.
+``":memory:"`` names the in-memory storage; a plain path (``"runs.db"``, a
+``pathlib.Path``) a SQLite file; ``sqlite:///...`` and ``postgresql://...`` (any
+``postgresql+driver://``) URLs a SQLite file or a PostgreSQL database. Anything
+that looks like a URL of another kind is refused by name, so a typo
+(``"sqlit://x"``) never silently creates a file called ``sqlit:``. A SQLite file
+is named by its absolute path (``sqlite:///runs.db`` is relative to the working
+directory), so one file has one URL: two handles on it, one opened as
+``runs.db`` and one as ``sqlite:///runs.db``, are one storage. The value never
+shows a password (:attr:`StorageURL.shown`, its ``repr``).
+
+SQLAlchemy parses the URLs (``sqlalchemy.engine.make_url``), imported only when a
+URL or a path is parsed, so that importing the storage package stays light.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import unquote
 
-from ..exceptions import StorageError, StorageUnavailableError, format_values
-from .base import Storage
-from .memory import InMemoryStorage
+from ..exceptions import StorageError, format_values
 
-__all__ = ["FIRST_OPEN_DEADLINE", "SQL_SCHEMES", "check_sqlite_path", "open_storage", "sqlite_file"]
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
+__all__ = ["MEMORY", "SQL_SCHEMES", "Dialect", "StorageURL"]
+
+MEMORY = ":memory:"
+"""What names the in-memory storage."""
 SQL_SCHEMES = ("sqlite", "postgresql")
 """URL dialects served by SQLStorage (``sqlite+pysqlite``, ``postgresql+psycopg`` included)."""
+Dialect = Literal["memory", "sqlite", "postgresql"]
 _SCHEME = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]+):")
 _EXPECTED = (
     "None or ':memory:', a file path such as 'runs.db', "
@@ -29,133 +42,114 @@ _EXPECTED = (
 )
 
 
+@dataclass(frozen=True, repr=False)
+class StorageURL:
+    """A storage's location, parsed and checked once (:meth:`parse`).
+
+    ``url`` is the normalized URL (a SQLite file's absolute path in it; ``":memory:"``
+    for memory), ``dialect`` one of ``"memory"``, ``"sqlite"``, ``"postgresql"``,
+    ``path`` the SQLite file it names, absolute (None for memory or a database
+    server), ``uri`` whether SQLite opens that file through a ``file:`` URI whose
+    options the URL keeps, ``read_only`` whether the storage is opened only to look,
+    and ``shown`` the URL with its password hidden (the ``repr`` and ``str`` too).
+    """
+
+    url: str
+    dialect: Dialect
+    path: Path | None
+    shown: str
+    read_only: bool = False
+    uri: bool = False
+
+    @classmethod
+    def parse(cls, spec: str | os.PathLike[str] | StorageURL, *, read_only: bool = False) -> StorageURL:
+        """The location ``spec`` names; StorageError naming it and what is expected if none.
+        ``read_only=True`` marks it opened only to look (a parsed location keeps its own
+        mark as well)."""
+        if isinstance(spec, StorageURL):
+            return replace(spec, read_only=True) if read_only else spec
+        if isinstance(spec, os.PathLike):
+            return _file(Path(spec), read_only)
+        if not isinstance(spec, str):
+            raise _refuse(spec, f"not a {type(spec).__name__}")
+        if spec == MEMORY:
+            return cls(MEMORY, "memory", None, MEMORY, read_only)
+        if not spec.strip():
+            raise _refuse(spec, "the name is empty")
+        match = _SCHEME.match(spec)
+        if match is None:
+            return _file(Path(spec), read_only)
+        dialect = match["scheme"].split("+", 1)[0].lower()
+        if dialect not in SQL_SCHEMES:
+            raise _refuse(spec, f"unsupported scheme {match['scheme']!r}")
+        if not spec[match.end() :].startswith("//"):
+            raise _refuse(spec, "a URL needs '://' after its scheme")
+        return _sqlite(spec, read_only) if dialect == "sqlite" else _server(spec, read_only)
+
+    @property
+    def memory(self) -> bool:
+        """Whether this names the in-memory storage."""
+        return self.dialect == "memory"
+
+    def driver_url(self) -> sa.URL:
+        """The SQLAlchemy URL to connect with: plain ``postgresql`` means psycopg 3."""
+        return _driver_url(self.url)
+
+    def __repr__(self) -> str:
+        return f"StorageURL({self.shown!r}{', read_only=True' if self.read_only else ''})"
+
+    def __str__(self) -> str:
+        return self.shown
+
+
 def _refuse(spec: object, why: str) -> StorageError:
     return StorageError(f"a storage must be {_EXPECTED} ({why}), but got {format_values(storage=spec)}")
 
 
-def open_storage(
-    spec: str | os.PathLike[str] | Storage | None, *, read_only: bool = False, **sql_options: Any
-) -> Storage:
-    """The storage ``spec`` names; StorageError naming it and what is expected if none.
+def _file(path: Path, read_only: bool) -> StorageURL:
+    """A plain path: the SQLite file, made absolute."""
+    import sqlalchemy as sa
 
-    ``read_only=True`` is for commands that only look (``show``, ``export``, a
-    dashboard): a SQLite file that does not exist is refused, naming the path,
-    instead of being created, and every write raises a StorageError.
-    ``sql_options`` (``retry_deadline``, ``journal``, ``synchronous``,
-    ``engine_kwargs``) go to :class:`~treefarm.storage.SQLStorage` and are
-    ignored by the in-memory storage.
-    """
-
-    def _sql(url: str) -> Storage:
-        from .sql import SQLStorage
-
-        path = sqlite_file(url)
-        if path is None and not url.lower().startswith("sqlite"):
-            return _open_server(url, read_only, sql_options)
-        if path is not None:
-            check_sqlite_path(path, read_only=read_only)
-        return SQLStorage(url, read_only=read_only, **sql_options)
-
-    if spec is None or isinstance(spec, Storage):
-        return spec if spec is not None else InMemoryStorage()
-    if isinstance(spec, os.PathLike):
-        return _sql(f"sqlite:///{Path(spec).expanduser().resolve()}")
-    if not isinstance(spec, str):
-        raise _refuse(spec, f"not a {type(spec).__name__}")
-    if spec == ":memory:":
-        return InMemoryStorage()
-    if not spec.strip():
-        raise _refuse(spec, "the name is empty")
-    match = _SCHEME.match(spec)
-    if match is None:
-        return _sql(f"sqlite:///{Path(spec).expanduser().resolve()}")
-    dialect = match["scheme"].split("+", 1)[0].lower()
-    if dialect not in SQL_SCHEMES:
-        raise _refuse(spec, f"unsupported scheme {match['scheme']!r}")
-    if not spec[match.end() :].startswith("//"):
-        raise _refuse(spec, "a URL needs '://' after its scheme")
-    return _sql(_absolute_sqlite(spec) if dialect == "sqlite" else spec)
+    absolute = path.expanduser().resolve()
+    url = sa.URL.create("sqlite", database=str(absolute))
+    return StorageURL(url.render_as_string(hide_password=False), "sqlite", absolute, _shown(url), read_only)
 
 
-def check_sqlite_path(path: Path, *, read_only: bool = False) -> None:
-    """StorageError naming the cause when SQLite could not open ``path`` and would only
-    say "unable to open database file": a missing folder, a folder in the file's place,
-    a folder or a file this process may not write (SQLite writes the file and, beside
-    it, its ``-wal`` and ``-shm`` files). A read-only opening needs no write access."""
-    folder = path.parent
-    if path.is_dir():
-        raise StorageError(f"a SQLite storage must be a file, but got {format_values(path=str(path))}, a directory")
-    if not folder.is_dir():
-        what = "a file" if folder.exists() else "missing"
-        raise StorageError(
-            f"the folder of a SQLite file must exist, but got {format_values(path=str(path))}, "
-            f"whose folder {str(folder)!r} is {what}"
-        )
-    if read_only:
-        return
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise StorageError(
-            "the folder of a SQLite file must be writable (SQLite keeps its -wal and -shm files beside "
-            f"the file), but got {format_values(path=str(path))} in the read-only folder {str(folder)!r}"
-        )
-    if path.exists() and not os.access(path, os.W_OK):
-        raise StorageError(
-            "a SQLite file opened for writing must be writable (open it read-only to look), "
-            f"but got {format_values(path=str(path))}, which is read-only"
-        )
+def _sqlite(spec: str, read_only: bool) -> StorageURL:
+    """A ``sqlite://`` URL: a file (made absolute), or a ``file:`` URI (kept as written)."""
+    parsed = _driver_url(spec)
+    database = parsed.database or ""
+    if database.startswith("file:"):
+        path = Path(unquote(database[len("file:") :].split("?", 1)[0])).expanduser().resolve()
+        return StorageURL(spec, "sqlite", path, _shown(parsed), read_only, uri=True)
+    path = Path(database).expanduser().resolve()
+    absolute = parsed.set(database=str(path))
+    return StorageURL(absolute.render_as_string(hide_password=False), "sqlite", path, _shown(absolute), read_only)
 
 
-FIRST_OPEN_DEADLINE = 5.0
-"""Seconds a database server gets to answer a storage's first opening. Retrying until
-the storage's ``retry_deadline`` is for a server that answered once and went away; one
-never reached is most often a wrong address, which should not cost a minute of silence."""
+def _server(spec: str, read_only: bool) -> StorageURL:
+    """A ``postgresql://`` URL, kept as written."""
+    return StorageURL(spec, "postgresql", None, _shown(_driver_url(spec)), read_only)
 
 
-def _open_server(url: str, read_only: bool, sql_options: dict[str, Any]) -> Storage:
-    """A SQLStorage on a database server, opened within :data:`FIRST_OPEN_DEADLINE`
-    (or its own ``retry_deadline`` if shorter), then keeping its own deadline."""
-    from .sql import RETRY_DEADLINE, SQLStorage
+def _shown(url: sa.URL) -> str:
+    return url.render_as_string(hide_password=True)
 
-    deadline = sql_options.get("retry_deadline", RETRY_DEADLINE)
-    if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or not deadline >= 0:
-        return SQLStorage(url, read_only=read_only, **sql_options)  # which names the bad value
-    first = min(float(deadline), FIRST_OPEN_DEADLINE)
+
+def _driver_url(url: str) -> sa.URL:
+    """The SQLAlchemy URL for ``url`` (``postgresql`` means psycopg 3); StorageError
+    when it does not parse or, for SQLite, names no file."""
+    import sqlalchemy as sa
+
     try:
-        storage = SQLStorage(url, read_only=read_only, **{**sql_options, "retry_deadline": first})
-    except StorageUnavailableError as error:
-        raise StorageUnavailableError(
-            f"the database server must answer when a storage is first opened (within {first:g} s; "
-            f"the retry deadline of {float(deadline):g} s applies once it has answered), but: {error}"
-        ) from error
-    storage.retry_deadline = float(deadline)
-    return storage
-
-
-def _absolute_sqlite(spec: str) -> str:
-    """A SQLite URL with its file path made absolute (``sqlite:///runs.db`` is
-    relative to the working directory): one file has one URL, so two handles on
-    it, one opened as ``runs.db`` and one as ``sqlite:///runs.db``, are one storage."""
-    from sqlalchemy.engine import make_url
-
-    path = sqlite_file(spec)
-    return spec if path is None else make_url(spec).set(database=str(path)).render_as_string(hide_password=False)
-
-
-def sqlite_file(spec: str | os.PathLike[str] | Storage | None) -> Path | None:
-    """The SQLite file a storage spec names (a path, or a ``sqlite://`` URL with a
-    file), made absolute; None for memory, another database or a storage object."""
-    if isinstance(spec, os.PathLike):
-        return Path(spec).expanduser().resolve()
-    if not isinstance(spec, str) or spec == ":memory:" or not spec.strip():
-        return None
-    match = _SCHEME.match(spec)
-    if match is None:
-        return Path(spec).expanduser().resolve()
-    if match["scheme"].split("+", 1)[0].lower() != "sqlite":
-        return None
-    from sqlalchemy.engine import make_url
-
-    database = make_url(spec).database
-    if not database or database == ":memory:" or database.startswith("file:"):
-        return None
-    return Path(database).expanduser().resolve()
+        parsed = sa.make_url(url)
+    except sa.exc.ArgumentError as error:
+        raise StorageError(f"a storage URL must parse, but got {format_values(url=url)} ({error})") from None
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", MEMORY):
+        raise StorageError(
+            "a SQLite URL must name a file (use ':memory:' for an in-memory storage), "
+            f"but got {format_values(url=url)}"
+        )
+    return parsed

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..exceptions import StudyError, format_values
 from ..storage import Storage
-from ..storage.url import sqlite_file
+from ..storage.url import StorageURL
 
 __all__ = ["ARTIFACTS_ATTR", "default_root", "load", "records", "save"]
 
@@ -37,7 +37,8 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,199}$")
 
 def default_root(storage: Storage) -> str:
     """``<file>.artifacts`` beside a SQLite file, else ``treefarm.artifacts`` here."""
-    path = sqlite_file(getattr(storage, "url", None))
+    location = getattr(storage, "location", None)
+    path = location.path if isinstance(location, StorageURL) else None
     return f"{path}.artifacts" if path is not None else str(Path("treefarm.artifacts").resolve())
 
 

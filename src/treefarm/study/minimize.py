@@ -26,7 +26,7 @@ from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Apply, Config, Op, convert
 from ..storage import NotFoundError, Storage, TrialRecord, open_storage
-from ..storage.url import sqlite_file
+from ..storage.url import StorageURL
 from ..validation import check_int
 from .study import Study
 
@@ -104,17 +104,12 @@ def default_name(objective: Callable[..., Any] | None, space: Any) -> str:
     return name if isinstance(name, str) and name.isidentifier() else "study"
 
 
-def where(storage: Storage, spec: object) -> str:
+def where(storage: Storage) -> str:
     """Where a storage keeps its studies, for a person: a file's absolute path, a
     database's URL without its password, or that memory keeps nothing."""
-    path = sqlite_file(spec if isinstance(spec, (str, os.PathLike)) else getattr(storage, "url", None))
-    if path is not None:
-        return str(path)
-    url = getattr(storage, "url", None)
-    if isinstance(url, str):
-        from sqlalchemy.engine import make_url
-
-        return make_url(url).render_as_string(hide_password=True)
+    location = getattr(storage, "location", None)
+    if isinstance(location, StorageURL):
+        return str(location.path) if location.path is not None else location.shown
     return "memory (storage=None: gone when the process ends)"
 
 
@@ -205,7 +200,7 @@ def minimize(
         if not isinstance(storage, Storage):
             store.close()
         raise
-    log.info("minimize: study %r in %s (resume it with study_name=%r)", study.name, where(store, storage), study.name)
+    log.info("minimize: study %r in %s (resume it with study_name=%r)", study.name, where(store), study.name)
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None
     try:

@@ -14,7 +14,7 @@ from ..exceptions import StudyError, format_values
 from ..optimizers import Optimizer, make_optimizer
 from ..space import Space, convert, sample
 from ..storage import NotFoundError, Storage, StudyRecord, open_storage
-from ..storage.url import sqlite_file
+from ..storage.url import StorageURL
 from ..validation import check_int
 from .identity import DEFAULT_ALGO, creation_attrs, reconcile
 from .objectives import DIRECTIONS, check_directions
@@ -97,10 +97,11 @@ def load(
 ) -> Opened:
     """An existing study's parts, reconciled; a SQLite file that does not exist is
     refused by name, not created (a mistyped path)."""
-    path = sqlite_file(storage)
+    location = storage if isinstance(storage, Storage) else StorageURL.parse(storage)
+    path = location.path if isinstance(location, StorageURL) else None
     if path is not None and not path.exists():
         raise NotFoundError(f"the study must exist in the storage, but got {format_values(name=name, path=str(path))}")
-    store = open_storage(storage)
+    store = open_storage(location)
     record = store.get_study(name)
     root = check_space(space)
     optimizer = reconcile(

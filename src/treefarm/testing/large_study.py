@@ -75,7 +75,7 @@ def write_large_study(
     try:
         record = storage.create_study(name, direction="minimize", seed=seed, attrs={"space": "synthetic"})
         rows, steps = _rows(record.study_id, n_trials, np.random.default_rng(seed), t0=1.7e9)
-        with storage._engine.connect() as connection, connection.begin():
+        with storage.engine.connect() as connection, connection.begin():
             connection.execute(sa.insert(trials), rows)
             claimed = sa.update(studies).where(studies.c.study_id == record.study_id)
             connection.execute(claimed.values(n_claimed=studies.c.n_claimed + n_trials))

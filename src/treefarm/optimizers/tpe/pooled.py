@@ -3,7 +3,7 @@ every position where the given configurations reached it.
 
 A recursive space visits one node at many addresses; an address no good
 trial reached takes its node's estimators pooled over every position (see
-:mod:`treefarm.optimizers.tpe`). Building the pool walks every trial, so each
+:mod:`treefarm.optimizers.tpe.proposal`). Building the pool walks every trial, so each
 configuration's walk is kept (:data:`CACHE_SIZE` of them, keyed by the
 space object itself, whose nodes' identities the columns hold): a suggestion
 then costs one walk per new trial, not one per trial of the study.
@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from ..exceptions import ConfigError
-from ..space import Config, Space, trace
-from ..space.config import Scalar
+from ...exceptions import ConfigError
+from ...space import Config, Space, trace
+from ...space.config import Scalar
 
 __all__ = ["CACHE_SIZE", "node_columns"]
 

@@ -24,20 +24,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..space import Config
-from .base import Observation
+from ...space import Config
+from ..base import Observation
 
 __all__ = ["ConstraintSplit", "constrained_scores", "constraint_splits"]
 
-#: The share of trials on a constraint's good side, with its good and worse trials.
-ConstraintSplit = tuple[float, list[Config], list[Config]]
+
+@dataclass(frozen=True)
+class ConstraintSplit:
+    """One constraint's split: the share ``gamma`` of trials on its good side,
+    its good trials' configurations and its worse ones', each in trial order."""
+
+    gamma: float
+    good: list[Config]
+    worse: list[Config]
 
 
 def constraint_splits(complete: Sequence[Observation], n_below: Callable[[int], int]) -> list[ConstraintSplit]:
-    """Per constraint the completed trials carry: ``(gamma_i, good, worse)``,
+    """Per constraint the completed trials carry, its split (``gamma_i``, good, worse),
     good being the trials satisfying it, or the ``n_below(n)`` lowest when
     fewer do; constraints every trial satisfies are left out. A missing or
     non-finite constraint value counts as the largest."""
@@ -58,10 +66,10 @@ def constraint_splits(complete: Sequence[Observation], n_below: Callable[[int], 
         chosen = np.zeros(n, dtype=bool)
         chosen[order[:k]] = True
         out.append(
-            (
-                k / n,
-                [o.config for o, c in zip(complete, chosen) if c],
-                [o.config for o, c in zip(complete, chosen) if not c],
+            ConstraintSplit(
+                gamma=k / n,
+                good=[o.config for o, c in zip(complete, chosen) if c],
+                worse=[o.config for o, c in zip(complete, chosen) if not c],
             )
         )
     return out
