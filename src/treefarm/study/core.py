@@ -19,6 +19,7 @@ import numpy as np
 
 from ..exceptions import StudyError, format_values
 from ..execution.liveness import KeepAlive
+from ..objectives import Objectives
 from ..optimizers import History
 from ..pruners import Pruner
 from ..storage import Storage, TrialRecord
@@ -64,10 +65,7 @@ class StudyBase:
         if pruner is not None and not isinstance(pruner, Pruner):
             raise StudyError(f"pruner must be a Pruner or None, but got pruner={pruner!r}")
         self.pruner = pruner
-        sign = 1.0 if record.direction == "minimize" else -1.0
-        self._cache = TrialCache(
-            storage, record.study_id, space, sign=sign, name=record.name, directions=self.directions
-        )
+        self._cache = TrialCache(storage, record.study_id, space, name=record.name, objectives=record.objectives)
         dedupe = Deduplicator(space)
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
         self._keep_alive = KeepAlive(storage, record.study_id, lambda: self.running, self.heartbeat_interval)
@@ -101,6 +99,11 @@ class StudyBase:
     def directions(self) -> tuple[str, ...]:
         """One ``"minimize"``/``"maximize"`` per objective."""
         return tuple(self._record.directions)
+
+    @property
+    def objectives(self) -> Objectives:
+        """The study's objectives: their directions and names, and how values compare."""
+        return self._record.objectives
 
     @property
     def seed(self) -> int:
@@ -163,12 +166,12 @@ class StudyBase:
         if self.pruner is None:
             return False
         records = self._cache.finished_and_unfinished()
-        return self.pruner.prune(curves_for(records, number, directions=self.directions))
+        return self.pruner.prune(curves_for(records, number, self.objectives))
 
     def finish(self, number: int, outcome: Outcome) -> TrialRecord:
         """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`);
         values that do not match the study's objectives in count fail the trial, saying so."""
-        return self._recorder.finish(number, count_failure(outcome, self.directions) or outcome)
+        return self._recorder.finish(number, count_failure(outcome, self.objectives) or outcome)
 
     # ----------------------------------------------------------------- recovery
     def recover(self, *, limit: int = REQUEUE_LOST) -> list[int]:

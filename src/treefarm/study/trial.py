@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
 from ..exceptions import StudyError
+from ..objectives import Objectives
 from ..pruners import Pruner
 from ..space import Config
 from ..storage import Storage
@@ -36,6 +37,9 @@ class TrialHost(Protocol):
 
     @property
     def directions(self) -> tuple[str, ...]: ...
+
+    @property
+    def objectives(self) -> Objectives: ...
 
     @property
     def artifact_store(self) -> str: ...

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..exceptions import StudyError, format_values
+from ..objectives import Objectives
 from ..storage import Storage, TrialRecord, TrialState
 from ..study import Study
 
@@ -22,22 +23,33 @@ __all__ = ["StudyData", "StudyLike", "as_study_data", "complete_trials", "losses
 @dataclass(frozen=True)
 class StudyData:
     """A study as the plots see it: ``trials`` ordered by number; ``direction`` is
-    the first of ``directions`` (one per objective)."""
+    the first of ``directions`` (one per objective), ``names`` the objectives'
+    names (None when they have none); :attr:`objectives` is the two as one value."""
 
     name: str
     direction: str
     trials: Sequence[TrialRecord]
     directions: tuple[str, ...] = ()
+    names: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not self.directions:
             object.__setattr__(self, "directions", (self.direction,))
 
+    @property
+    def objectives(self) -> Objectives:
+        return Objectives(tuple(self.directions), self.names)
+
     @classmethod
     def load(cls, storage: Storage, name: str) -> StudyData:
         """Read the study ``name`` from ``storage`` (every trial, one query)."""
         record = storage.get_study(name)
-        return cls(record.name, record.direction, storage.get_trials(record.study_id), tuple(record.directions))
+        return cls.of(record.name, record.objectives, storage.get_trials(record.study_id))
+
+    @classmethod
+    def of(cls, name: str, objectives: Objectives, trials: Sequence[TrialRecord]) -> StudyData:
+        """The plots' view of a study with these ``objectives``."""
+        return cls(name, objectives.directions[0], trials, objectives.directions, objectives.names)
 
 
 StudyLike = Study | StudyData
@@ -48,7 +60,7 @@ def as_study_data(study: StudyLike) -> StudyData:
     if isinstance(study, StudyData):
         return study
     if isinstance(study, Study):
-        return StudyData(study.name, study.directions[0], study.trials, study.directions)
+        return StudyData.of(study.name, study.objectives, study.trials)
     raise StudyError(
         f"a plot needs a Study or a StudyData, but got {format_values(study=type(study).__name__)}"
     )
@@ -56,7 +68,7 @@ def as_study_data(study: StudyLike) -> StudyData:
 
 def sign(direction: str) -> float:
     """+1 to minimize, -1 to maximize: ``sign * value`` is a loss (lower is better)."""
-    return 1.0 if direction == "minimize" else -1.0
+    return Objectives.single(direction).sign(0)
 
 
 def complete_trials(trials: Sequence[TrialRecord]) -> list[TrialRecord]:
