@@ -16,6 +16,7 @@ from .exceptions import (
     TrialPruned,
     TrialStateError,
 )
+from .objectives import Objectives
 from .optimizers import (
     CMAES,
     GP,
@@ -100,6 +101,7 @@ __all__ = [
     "Loop",
     "MedianPruner",
     "Normal",
+    "Objectives",
     "Observation",
     "Optimizer",
     "PatiencePruner",

@@ -164,7 +164,7 @@ class TrialCache:
         C = constraint_matrix([r for r, ok in zip(scored, whole) if ok])
         keys = ranking_losses(Y[whole], C)
         ranked = [
-            replace(o, loss=float(key), losses=tuple(map(float, row)), constraints=() if C is None else tuple(map(float, c)))
+            o.ranked(key, row, () if c is None else c)
             for o, key, row, c in zip(kept, keys, Y[whole], C if C is not None else [None] * len(kept))
         ]
         return ranked, [o.config for o, ok in zip(complete, whole) if not ok]

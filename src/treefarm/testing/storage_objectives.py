@@ -36,7 +36,7 @@ class ObjectivesSuite:
 
     def test_a_study_keeps_one_direction_per_objective(self, storage: Storage) -> None:
         made = storage.create_study("mo", directions=list(TWO), seed=1, attrs={})
-        assert made.directions == TWO and made.direction == "minimize"
+        assert made.objectives == Objectives(TWO) and made.direction == TWO[0]
         assert storage.get_study("mo") == made and storage.list_studies() == [made]
         assert storage.create_study("mo", direction="maximize", seed=2, attrs={}, load_if_exists=True) == made
         single = storage.create_study("one", direction="maximize", seed=1, attrs={})
