@@ -73,7 +73,7 @@ def optimize(
             "target and patience take a study with one objective, but got "
             f"{format_values(target=target, patience=patience, directions=study.objectives.argument)}"
         )
-    stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.objectives.maximizes(0))
+    stopper = Stopper(n_new_trials, timeout, target, patience, objectives=study.objectives)
     shown = show_progress(progress)
     study.recover(limit=requeue_lost)
     reporter = Reporter(study, total=bar_total(study.storage, study.study_id, n_trials, n_new_trials) if shown else None, progress=shown)
