@@ -185,7 +185,7 @@ class Objectives:
         """Whether value ``a`` is strictly better than ``b`` on objective ``i``."""
         return self.sign(i) * a < self.sign(i) * b
 
-    def best(self, values: Sequence[float], i: int = 0) -> float:
+    def best(self, values: Sequence[float] | np.ndarray, i: int = 0) -> float:
         """The best of ``values`` of objective ``i`` (NaN ignored; NaN when none is a number)."""
         finite = np.asarray(values, dtype=float)
         finite = finite[~np.isnan(finite)]
@@ -193,7 +193,7 @@ class Objectives:
             return float("nan")
         return float(finite.max() if self.maximizes(i) else finite.min())
 
-    def best_index(self, values: Sequence[float], i: int = 0) -> int | None:
+    def best_index(self, values: Sequence[float] | np.ndarray, i: int = 0) -> int | None:
         """The position of the best of ``values`` of objective ``i`` (the first
         of ties), or None when none is a number."""
         losses = self.sign(i) * np.asarray(values, dtype=float)
@@ -201,7 +201,7 @@ class Objectives:
             return None
         return int(np.nanargmin(losses))
 
-    def running_best(self, values: Sequence[float], i: int = 0) -> np.ndarray:
+    def running_best(self, values: Sequence[float] | np.ndarray, i: int = 0) -> np.ndarray:
         """The best value so far at each position (a convergence curve), shape (n,)."""
         losses = self.sign(i) * np.asarray(values, dtype=float)
         return self.sign(i) * np.fmin.accumulate(losses) if losses.size else losses

@@ -51,8 +51,8 @@ def study_entry(record: StudyRecord, summary: TrialSummary, front: dict[str, Any
     (one objective) or its feasible front (several: ``front``, :func:`front_summary`)."""
     objectives = record.objectives
     best = None
-    if not objectives.several:
-        best = summary.max_value if objectives.maximizes(0) else summary.min_value
+    if not objectives.several and summary.min_value is not None and summary.max_value is not None:
+        best = objectives.best([summary.min_value, summary.max_value])
     return {
         "id": record.study_id,
         "name": record.name,

@@ -232,7 +232,8 @@ class TrialCache:
         if done:
             if any(t.constraints for t in done):
                 return feasible_front(done, self._objectives.pick(0))[0]
-            return min(done, key=lambda t: (self._sign * (t.value or 0.0), t.number))
+            values = np.array([t.value for t in done], dtype=float)
+            return done[self._objectives.best_index(values) or 0]  # the first of ties: done is by number
         failed = [
             self._finished[n] for n in sorted(self._finished) if self._finished[n].state is TrialState.FAILED
         ]

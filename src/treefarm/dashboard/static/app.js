@@ -203,7 +203,8 @@ async function showTrial(number, withPosterior = true) {
   const fileRows = files.map((a) => `<li><a href="/api/studies/${state.study.id}/trials/${t.number}/artifacts/${encodeURIComponent(a.name)}" download>${escape(a.name)}</a>
     <small>${escape(fmt(a.size))} bytes · sha256 ${escape(String(a.sha256 || "").slice(0, 12))}…</small></li>`).join("");
   const several = Array.isArray(t.values) && t.values.length > 1;
-  const shown = several ? `values ${escape(t.values.map(fmt).join(", "))}` : `value ${fmt(t.value)}`;
+  const names = labels(state.study);
+  const shown = several ? escape(t.values.map((v, i) => `${names[i] ?? `value ${i}`} ${fmt(v)}`).join(", ")) : `${escape(names[0])} ${fmt(t.value)}`;
   const limits = Array.isArray(t.constraints) ? ` · constraints ${escape(t.constraints.map(fmt).join(", "))} (${t.feasible ? "feasible" : "infeasible"})` : "";
   d.innerHTML = `<h3>trial ${t.number} · ${escape(t.state)} · ${shown}${limits}
       <button id="close-trial" type="button">close</button> <button id="use-config" type="button">use in the act form</button></h3>
@@ -404,7 +405,7 @@ const draw = {
     const cat = s.categories.length > 0;
     const marks = s.hints || [];
     chart({ scales: { x: { time: false, distr: s.log ? 3 : 1 } },
-      axes: [{ label: s.address, values: cat ? (u, ticks) => ticks.map((t) => (Number.isInteger(t) ? s.categories[t] || "" : "")) : s.log ? logTicks : undefined }, { label: "value" }],
+      axes: [{ label: s.address, values: cat ? (u, ticks) => ticks.map((t) => (Number.isInteger(t) ? s.categories[t] || "" : "")) : s.log ? logTicks : undefined }, { label: labels(state.study)[0] }],
       hooks: { draw: [(u) => marks.forEach((m) => vline(u, m.x, m.bad ? "#c0392b" : "#27ae60", m.window || null, 0.05 + 0.15 * m.credibility))] },
       series: [{}, pointsOnly("value", "#1f5fa0")] }, [s.x, s.y]);
     const told = marks.length ? `; ${marks.length} hint${marks.length > 1 ? "s" : ""} drawn (green good, red bad; the band is the hint's spread)` : "";
