@@ -100,10 +100,11 @@ class _Studies:
                 record = None
             if record is not None and record.study_id == study_id:
                 return record
-        self._names = {r.study_id: r.name for r in self.storage.list_studies()}
-        if study_id not in self._names:
+        every = {r.study_id: r for r in self.storage.list_studies()}
+        self._names = {i: r.name for i, r in every.items()}
+        if study_id not in every:
             raise NotFoundError(f"the study must exist in the storage, but got study_id={study_id}")
-        return self.storage.get_study(self._names[study_id])
+        return every[study_id]
 
     def cache(self, study_id: int) -> StudyCache:
         with self._lock:
