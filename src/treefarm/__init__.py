@@ -17,6 +17,7 @@ from .exceptions import (
     TrialStateError,
 )
 from .fidelity import Fidelity
+from .objectives import Objectives
 from .optimizers import (
     CMAES,
     GP,
@@ -102,6 +103,7 @@ __all__ = [
     "Loop",
     "MedianPruner",
     "Normal",
+    "Objectives",
     "Observation",
     "Optimizer",
     "PatiencePruner",

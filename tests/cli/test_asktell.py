@@ -146,3 +146,12 @@ def test_several_objectives_and_constraints_are_told(
     with pytest.raises(SystemExit):
         main(["tell", str(db), "--study", "two", "--trial", "0", "--value", "1,x"])
     assert "expected comma-separated numbers" in capsys.readouterr().err
+
+
+def test_named_objectives_are_created_from_the_command_line(tmp_path: Path) -> None:
+    db = tmp_path / "n.db"
+    args = ["create", str(db), "--study", "named", "--space", str(SPACE), "--directions", "error=minimize,size=maximize"]
+    assert main(args) == 0
+    storage = tf.open_storage(db, read_only=True)
+    assert storage.get_study("named").objectives.argument == {"error": "minimize", "size": "maximize"}
+    storage.close()

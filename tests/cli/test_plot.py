@@ -70,3 +70,22 @@ def test_plot_reads_only_and_names_a_bad_dpi(tmp_path: Path, db: str, capsys: py
     with pytest.raises(SystemExit) as info:
         main(["plot", db, "--study", "demo", "-o", str(tmp_path / "x.png"), "--dpi", "0"])
     assert info.value.code == 2 and "expected an integer >= 1, but got '0'" in capsys.readouterr().err
+
+
+def test_a_study_of_several_objectives_is_drawn_as_its_front_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(tmp_path / "mo.db")
+    study = tf.Study.create(
+        "mo", space={"x": tf.Real(0, 1)}, storage=path, directions={"error": "minimize", "size": "maximize"},
+        algo="random", seed=0,
+    )
+    study.optimize(lambda p: [p["x"], p["x"] ** 2], 10)
+    study.storage.close()
+    seen = []
+    from treefarm import viz
+
+    drawn = viz.KINDS["front"]
+    monkeypatch.setitem(viz.KINDS, "front", lambda data: seen.append(data.objectives.names) or drawn(data))
+    assert main(["plot", path, "--study", "mo", "-o", str(tmp_path / "f.png")]) == 0
+    assert seen == [("error", "size")] and (tmp_path / "f.png").stat().st_size > 0

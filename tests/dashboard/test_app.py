@@ -241,6 +241,41 @@ def test_a_study_of_two_objectives_shows_its_front_with_infeasible_trials_marked
     storage.close()
 
 
+def test_a_study_of_named_objectives_is_listed_and_shown_by_its_names_and_front(tmp_path: Path) -> None:
+    path = tmp_path / "named.db"
+    study = tf.Study.create(
+        "named", space={"x": tf.Real(0, 1)}, storage=str(path), directions={"error": "minimize", "size": "maximize"},
+        algo="random", seed=0,
+    )
+    study.optimize(lambda p: [p["x"], p["x"] ** 2], 20)
+    front = sorted(t.number for t in study.best_trials)
+    study.storage.close()
+    storage = open_read_only(path)
+    with TestClient(create_app(storage)) as c:
+        (entry,) = get(c, "/api/studies")["studies"]
+        assert entry["objectives"] == {"directions": ["minimize", "maximize"], "names": ["error", "size"], "named": True}
+        assert entry["best"] is None, "a study of two objectives has no one best value"
+        assert entry["front"]["size"] == len(front) and [t["number"] for t in entry["front"]["trials"]] == front[:10]
+        row = get(c, "/api/studies/1/trials?limit=1")["rows"][0]
+        assert row["values"][1] == pytest.approx(row["values"][0] ** 2) and row["value"] == row["values"][0]
+        assert get(c, "/api/studies/1/plots/pareto")["labels"] == ["error", "size"]
+    storage.close()
+
+
+def test_a_study_is_found_by_id_without_listing_every_study_on_each_poll(db: Path) -> None:
+    storage = open_read_only(db)
+    listed = []
+    every = storage.list_studies
+    storage.list_studies = lambda: listed.append(1) or every()  # type: ignore[method-assign]
+    with TestClient(create_app(storage)) as c:
+        for _ in range(5):
+            get(c, "/api/studies/1/version")
+            get(c, "/api/studies/1/notes")
+        assert len(listed) == 1, "only the first look-up of an id lists the studies"
+        assert "study_id=9" in get(c, "/api/studies/9/version", 404)["error"]
+    storage.close()
+
+
 def test_a_study_of_one_objective_has_no_front(client: TestClient) -> None:
     assert get(client, "/api/studies/1/plots/pareto") == {"objectives": None, "count": 1}
 

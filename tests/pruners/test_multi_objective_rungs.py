@@ -7,18 +7,19 @@ from __future__ import annotations
 import numpy as np
 
 from treefarm import SuccessiveHalvingPruner
+from treefarm.objectives import Objectives
 from treefarm.pareto import dominates, pareto_order
 from treefarm.pruners import Curves
 from treefarm.pruners.halving import promotable_vector
 
-DIRS = ("minimize", "minimize")
+DIRS = Objectives(("minimize", "minimize"))
 
 
 def curves(own: tuple[float, float], rivals: list[tuple[float, float]], step: int = 1) -> Curves:
     vectors = {n: {step: v} for n, v in enumerate(rivals)}
     vectors[len(rivals)] = {step: own}
     earlier = {n: {step: v[0]} for n, v in enumerate(rivals)}
-    return Curves(len(rivals), {step: own[0]}, earlier, False, vectors, DIRS)
+    return Curves(len(rivals), {step: own[0]}, earlier, DIRS, vectors)
 
 
 def test_a_front_member_goes_on_and_a_dominated_trial_stops() -> None:
@@ -43,7 +44,7 @@ def test_a_nan_vector_stops_and_a_maximized_objective_is_negated() -> None:
     rivals = [(0.0, 1.0), (1.0, 0.0)]
     pruner = SuccessiveHalvingPruner(min_resource=1, reduction_factor=2)
     assert pruner.prune(curves((float("nan"), 0.0), rivals))
-    maximize = Curves(2, {1: 5.0}, {0: {1: 1.0}, 1: {1: 2.0}}, False, {0: {1: (1.0, 1.0)}, 1: {1: (2.0, 2.0)}, 2: {1: (5.0, 5.0)}}, ("maximize", "maximize"))
+    maximize = Curves(2, {1: 5.0}, {0: {1: 1.0}, 1: {1: 2.0}}, Objectives(("maximize", "maximize")), {0: {1: (1.0, 1.0)}, 1: {1: (2.0, 2.0)}, 2: {1: (5.0, 5.0)}})
     assert not pruner.prune(maximize)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import treefarm as tf
 from treefarm.exceptions import StudyError
+from treefarm.objectives import Objectives
 from treefarm.pruners import Curves
 from treefarm.pruners.hyperband import bracket_edges, bracket_of, bracket_sizes
 
@@ -18,7 +19,7 @@ EARLIER = {0: {1: 1.0, 2: 0.5}, 1: {1: 2.0, 2: 1.5}, 2: {1: 3.0, 2: 2.5}}
 def curves(
     curve: dict[int, float], earlier: dict = EARLIER, *, number: int = 3, maximize: bool = False
 ) -> Curves:
-    return Curves(number, curve, earlier, maximize)
+    return Curves(number, curve, earlier, Objectives.single("maximize" if maximize else "minimize"))
 
 
 # ------------------------------------------------------------------ median / percentile

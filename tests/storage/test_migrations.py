@@ -310,6 +310,18 @@ def test_step_0005_starts_every_trial_at_version_0_and_a_write_counts(release_co
     storage.close()
 
 
+def test_step_0006_leaves_the_objectives_unnamed_and_a_named_study_follows(release_copy: Path) -> None:
+    _step(release_copy, "0005")
+    _step(release_copy, "0006")
+    assert _revision(release_copy) == "0006"
+    assert _rows(release_copy, "SELECT names FROM treefarm_studies") == [(None,), (None,)]
+    storage = SQLStorage(_url(release_copy))
+    assert [s.objectives.names for s in storage.list_studies()] == [None, None]
+    made = storage.create_study("named", directions={"error": "minimize", "size": "maximize"}, seed=1, attrs={})
+    assert storage.get_study("named").objectives.argument == {"error": "minimize", "size": "maximize"} == made.objectives.argument
+    storage.close()
+
+
 def _layout(path: Path) -> dict[str, Any]:
     """Every treefarm table's columns (name, type, nullability, default) and indexes."""
     engine = sa.create_engine(_url(path))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 
 import treefarm as tf
+from treefarm.objectives import Objectives
 from treefarm.space import convert
 from treefarm.storage import SQLStorage, TrialState
 from treefarm.study.cache import TrialCache
@@ -32,7 +33,7 @@ def _writer(url: str, study_id: int, seed: int, trials: int) -> None:
 def test_a_study_reading_while_four_writers_write_ends_with_what_a_fresh_read_sees(url: str) -> None:
     storage = SQLStorage(url)
     study_id = storage.create_study("s", direction="minimize", seed=0, attrs={}).study_id
-    cache = TrialCache(storage, study_id, convert({"x": tf.Real(0.0, 1.0)}), sign=1.0, name="s")
+    cache = TrialCache(storage, study_id, convert({"x": tf.Real(0.0, 1.0)}), name="s", objectives=Objectives.single())
     writers = [threading.Thread(target=_writer, args=(url, study_id, seed, 12)) for seed in range(4)]
     for w in writers:
         w.start()

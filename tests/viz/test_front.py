@@ -25,18 +25,18 @@ def _study(m: int = 2) -> tf.Study:
 
 def test_the_marked_front_is_the_studys_best_trials() -> None:
     study = _study()
-    f = front(study.trials, study.directions)
+    f = front(study.trials, study.objectives)
     assert set(f.numbers[f.on_front]) == {t.number for t in study.best_trials}
     assert not f.on_front[~f.feasible].any()
 
 
 def test_the_hypervolume_history_rises_to_the_studys_hypervolume() -> None:
     study = _study()
-    h = hypervolume_history(study.trials, study.directions, [1.0, 0.0])
+    h = hypervolume_history(study.trials, study.objectives, [1.0, 0.0])
     assert np.all(np.diff(h.hypervolume) >= -1e-12)
     assert h.hypervolume[-1] == pytest.approx(study.hypervolume([1.0, 0.0]))
     with pytest.raises(tf.StudyError, match="reference"):
-        hypervolume_history(study.trials, study.directions, [1.0])
+        hypervolume_history(study.trials, study.objectives, [1.0])
 
 
 @pytest.mark.parametrize("m", [2, 3])

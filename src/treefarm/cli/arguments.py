@@ -7,6 +7,9 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..exceptions import ConfigError
+from ..objectives import Objectives
+
 __all__ = [
     "PRUNER_HELP",
     "RETRY_DEADLINE_HELP",
@@ -40,15 +43,24 @@ positive_float = _checked(float, lambda v: v > 0, "a number > 0")
 unit = _checked(float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
 
 
-def directions_list(text: str) -> list[str]:
-    """``--directions``: comma-separated ``minimize``/``maximize``, one per objective."""
+def directions_list(text: str) -> list[str] | dict[str, str]:
+    """``--directions``: comma-separated ``minimize``/``maximize``, one per objective,
+    each named or none (``minimize,maximize`` or ``error=minimize,size=maximize``)."""
     parts = [p.strip() for p in text.split(",")]
-    bad = [p for p in parts if p not in ("minimize", "maximize")]
-    if bad or not text.strip():
+    named = [p.partition("=") for p in parts]
+    given: list[str] | dict[str, str] = parts
+    if all(eq for _, eq, _ in named):
+        given = {name.strip(): direction.strip() for name, _, direction in named}
+    try:
+        if len(given) != len(parts) or not text.strip():
+            raise ConfigError("the objectives' names must differ")
+        Objectives.parse(directions=given)
+    except ConfigError:
         raise argparse.ArgumentTypeError(
-            f"expected comma-separated minimize or maximize (e.g. minimize,maximize), but got {text!r}"
-        )
-    return parts
+            "expected comma-separated minimize or maximize, each named or none (e.g. minimize,maximize "
+            f"or error=minimize,size=maximize), but got {text!r}"
+        ) from None
+    return given
 
 
 #: The ``--retry-deadline`` option of ``run`` and ``show``.

@@ -28,6 +28,7 @@ import sys
 from typing import Any
 
 from ..exceptions import StudyError, format_values
+from ..objectives import DIRECTIONS
 from ..space.files import read_space_data, space_from_data
 from ..storage import Storage, open_storage
 from ..study import Study
@@ -138,7 +139,7 @@ def _create_arguments(create: argparse.ArgumentParser) -> None:
     create.add_argument("--space", required=True, metavar="FILE", help="a .json, .yaml or .yml space file")
     create.add_argument("--algo", default=None, help="optimizer (default: auto)")
     create.add_argument(
-        "--direction", default=None, choices=["minimize", "maximize"], help="(default: minimize)"
+        "--direction", default=None, choices=DIRECTIONS, help="(default: minimize)"
     )
     create.add_argument(
         "--directions",

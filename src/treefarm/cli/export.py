@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..exceptions import TreefarmError, format_values
 from ..storage import open_storage
-from ..study.rows import ROW_COLUMNS, trial_rows
+from ..study.rows import ROW_COLUMNS, trial_rows, value_columns
 from .command import Command
 from .tidy import as_found
 
@@ -21,13 +21,13 @@ __all__ = ["COMMAND", "cmd_export"]
 def cmd_export(args: argparse.Namespace) -> int:
     with as_found(args.storage) as location, open_storage(location) as storage:
         record = storage.get_study(args.study)
-        rows = trial_rows(storage.get_trials(record.study_id))
+        rows = trial_rows(storage.get_trials(record.study_id), record.objectives)
     out = io.StringIO()
     if args.format == "json":
         json.dump(rows, out, indent=1)
         out.write("\n")
     else:
-        columns = list(dict.fromkeys([*ROW_COLUMNS, *(k for r in rows for k in r)]))
+        columns = list(dict.fromkeys([*ROW_COLUMNS, *value_columns(record.objectives), *(k for r in rows for k in r)]))
         writer = csv.DictWriter(out, fieldnames=columns)
         writer.writeheader()
         # a mapping or a list (a user attribute) as JSON, which a reader can parse back

@@ -37,6 +37,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
     finally:
         storage.close()
     data = studies[0]
+    if args.kind is None:  # a study with several objectives is read by its front first
+        args.kind = "front" if data.objectives.several and len(studies) == 1 else "convergence"
     if len(studies) > 1 and args.kind != "convergence":
         raise UsageError(f"several --study need --kind convergence, but got --kind={args.kind}")
     if len(studies) > 1:
@@ -60,7 +62,9 @@ def _arguments(plot: argparse.ArgumentParser) -> None:
         action="append",
         help="repeat for several studies' median and band (convergence)",
     )
-    plot.add_argument("--kind", choices=KIND_NAMES, default="convergence")
+    plot.add_argument(
+        "--kind", choices=KIND_NAMES, default=None, help="(default: front for several objectives, else convergence)"
+    )
     plot.add_argument("-o", "--output", required=True, help="image file: .png, .svg or .pdf")
     plot.add_argument("--param", default=None, help="parameter of --kind gp (default: the most important)")
     plot.add_argument("--axis", choices=["number", "time"], default="number", help="x axis of convergence")

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 from ..exceptions import TreefarmError
+from ..objectives import DIRECTIONS
 from ..optimizers import available
 from ..storage import open_storage
 from ..study import DEFAULT_STORAGE, Study
@@ -39,14 +40,16 @@ def _summary(study: Study, storage: str) -> None:
         counts[t.state.value] = counts.get(t.state.value, 0) + 1
     states = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     print(f"study {study.name!r} in {storage}: {sum(counts.values())} trials ({states})")
-    if len(study.directions) > 1:
+    objectives = study.objectives
+    if objectives.several:
         front = study.best_trials
-        print(f"Pareto front ({', '.join(study.directions)}): {len(front)} trials")
+        print(f"Pareto front ({objectives.describe()}): {len(front)} trials")
         for trial in front:
-            print(f"  trial {trial.number}: values {list(trial.values or ())!r} config {json.dumps(dict(trial.params))}")
+            shown = ", ".join(f"{label}={v!r}" for label, v in zip(objectives.labels, trial.values or ()))
+            print(f"  trial {trial.number}: {shown} config {json.dumps(dict(trial.params))}")
         return
     best = study.best_trial
-    print(f"best value: {best.value!r} (trial {best.number})")
+    print(f"best {objectives.label()}: {best.value!r} (trial {best.number})")
     print(f"best config: {json.dumps(dict(best.params))}")
     print(f"best params: {study.best_params!r}")
 
@@ -131,7 +134,7 @@ def _arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--retry-deadline", type=positive_float, default=None, help=RETRY_DEADLINE_HELP)
     run.add_argument("--study", default=None, help="study name (default: the file's stem)")
     run.add_argument(
-        "--direction", default=None, choices=["minimize", "maximize"], help="(default: stored, else minimize)"
+        "--direction", default=None, choices=DIRECTIONS, help="(default: stored, else minimize)"
     )
     run.add_argument(
         "--directions",

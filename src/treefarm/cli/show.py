@@ -9,7 +9,7 @@ from typing import Any
 
 from ..storage import Storage, open_storage
 from ..study.objectives import feasible_front
-from ..study.rows import trial_rows
+from ..study.rows import trial_rows, value_columns
 from ..study.warm import GATE_TRIALS, gate_open, warm_source
 from .arguments import RETRY_DEADLINE_HELP, deadline_option, positive_float, positive_int
 from .command import Command
@@ -54,11 +54,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 def _show(storage: Storage, args: argparse.Namespace) -> int:
     record = storage.get_study(args.study)
     trials = storage.get_trials(record.study_id)
-    rows = trial_rows(trials)
+    objectives = record.objectives
+    rows = trial_rows(trials, objectives)
     for row in rows:
         row["reason"] = _one_line(row.get("fail_reason"))
-    several = len(record.directions) > 1
-    columns = ["number", "state", *(f"values.{i}" for i in range(len(record.directions)))] if several else ["number", "state", "value"]
+    several = objectives.several
+    columns = ["number", "state", *(value_columns(objectives) or ["value"])]
     columns += ["duration"]
     columns += [c for c in ("feasible",) if any(r.get(c) is not None for r in rows)]
     columns += [c for c in ("last_step", "fidelity", *FOLD_COLUMNS) if any(r.get(c) is not None for r in rows)]
@@ -72,7 +73,7 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
     print("\nstates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     if any(t.cost for t in trials):
         print(f"cost spent: {sum(t.cost for t in trials):g}")
-    sign = 1.0 if record.direction == "minimize" else -1.0
+    sign = objectives.sign(0)
     for h in storage.get_hints(record.study_id):
         kind = "bad" if h.weight < 0 else "good"
         source = warm_source(h.author)
@@ -90,11 +91,14 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
         if t.value is not None and t.state.value == "complete" and t.system_attrs.get("fidelity") in (None, full)
     ]
     if several:
-        front = feasible_front(trials, record.directions)
-        print(f"Pareto front ({', '.join(record.directions)}): trials {[t.number for t in front]}")
+        front = feasible_front(trials, objectives)
+        print(f"Pareto front ({objectives.describe()}): trials {[t.number for t in front]}")
+        for t in front:
+            shown = ", ".join(f"{label}={v!r}" for label, v in zip(objectives.labels, t.values or ()))
+            print(f"  trial {t.number}: {shown}")
     elif complete:
-        best = feasible_front(complete, record.directions)[0]
-        print(f"best: trial {best.number} value {best.value!r} config {json.dumps(dict(best.params))}")
+        best = feasible_front(complete, objectives)[0]
+        print(f"best: trial {best.number} {objectives.label()} {best.value!r} config {json.dumps(dict(best.params))}")
     return 0
 
 

@@ -22,7 +22,7 @@ def _list_studies(storage: Storage, args: argparse.Namespace) -> int:
         print(f"no studies in {args.storage}")
     for s in studies:
         n = storage.count_trials(s.study_id)
-        print(f"{s.name}\t{s.direction}\t{n} trials\tseed={s.seed}")
+        print(f"{s.name}\t{s.objectives.describe()}\t{n} trials\tseed={s.seed}")
     return 0
 
 

@@ -11,8 +11,8 @@ the Study API, guarded by a start-up token (:mod:`.security`, :mod:`.writes`).
 Starlette and uvicorn are imported only when serving.
 """
 
-from .app import create_app
+from .app import DashboardAPI, create_app
 from .readonly import open_read_only
 from .serve import is_loopback, serve
 
-__all__ = ["create_app", "is_loopback", "open_read_only", "serve"]
+__all__ = ["DashboardAPI", "create_app", "is_loopback", "open_read_only", "serve"]

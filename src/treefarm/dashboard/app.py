@@ -31,8 +31,11 @@ the request through: token, Origin, Host):
 
 The table is paged, sorted and filtered by the storage (:meth:`Storage.trial_page`);
 plots are computed from :class:`~treefarm.dashboard.cache.StudyCache` by the
-same functions as the static figures (:mod:`treefarm.viz`). Read endpoints are
-plain functions, run by Starlette in its thread pool. Every response carries a
+same functions as the static figures (:mod:`treefarm.viz`). The server is a
+:class:`DashboardAPI` (the storage and the settings, one method per route) and
+the table :data:`READS` and :data:`WRITES` of which path calls which method; the
+methods parse the request and answer, the data comes from :mod:`.payloads` and
+:mod:`.views`. Read endpoints are plain methods, run by Starlette in its thread pool. Every response carries a
 Content-Security-Policy that allows the page's own scripts only and no framing.
 With writes on, a request whose ``Host`` is not the bound address is refused,
 reads too (a rebound DNS name cannot read the studies through a person's browser).
@@ -42,19 +45,23 @@ from __future__ import annotations
 
 import getpass
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..exceptions import TreefarmError, format_values
-from ..storage import Storage, StudyRecord
+from ..exceptions import TreefarmError
+from ..storage import NotFoundError, Storage, StudyRecord
 from ..study import artifacts as stored_artifacts
 from . import payloads, views
 from .cache import StudyCache, marker
 from .security import WriteAccess
 from .writes import MAX_BODY, WriteError, Writer, parse_body
 
-__all__ = ["STATIC", "create_app"]
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+__all__ = ["READS", "STATIC", "WRITES", "DashboardAPI", "create_app"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 POLL_SECONDS = 1.0
@@ -66,22 +73,38 @@ POLICY = (
 """The page runs its own scripts only (no inline script, so injected markup cannot run) and is never framed."""
 READ_ONLY = "the dashboard was started read-only: start it with --allow-writes to act from the page"
 
+Action = Callable[[Writer, StudyRecord, dict[str, Any], Mapping[str, int]], dict[str, Any]]
+"""A write: the writer, the study's record, the request's JSON body and its path's ids -> the answer."""
+
 
 class _Studies:
-    """The storage's studies by id, each with its cache (created on first use)."""
+    """The storage's studies by id, each with its cache (created on first use).
+
+    A study is found by id through its name (a study's name never changes): one
+    indexed read of its row, not a scan of every study; the ids are listed again
+    only for an id not seen yet (a study created since)."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self._lock = threading.Lock()
+        self._names: dict[int, str] = {}
         self._caches: dict[int, StudyCache] = {}
 
     def record(self, study_id: int) -> StudyRecord:
-        for r in self.storage.list_studies():
-            if r.study_id == study_id:
-                return r
-        from ..storage import NotFoundError
-
-        raise NotFoundError(f"no study has study_id={study_id}")
+        """The study's record as stored now (its notes may have changed)."""
+        name = self._names.get(study_id)
+        if name is not None:
+            try:
+                record = self.storage.get_study(name)
+            except NotFoundError:  # deleted since
+                record = None
+            if record is not None and record.study_id == study_id:
+                return record
+        every = {r.study_id: r for r in self.storage.list_studies()}
+        self._names = {i: r.name for i, r in every.items()}
+        if study_id not in every:
+            raise NotFoundError(f"the study must exist in the storage, but got study_id={study_id}")
+        return every[study_id]
 
     def cache(self, study_id: int) -> StudyCache:
         with self._lock:
@@ -90,29 +113,230 @@ class _Studies:
             return self._caches[study_id]
 
 
-def _int(params: Any, name: str, default: int) -> int:
-    text = params.get(name)
-    try:
-        return default if text in (None, "") else int(text)
-    except ValueError:
-        raise TreefarmError(f"{name} must be an integer, but got {name}={text!r}") from None
+def _ids(request: Request) -> dict[str, int]:
+    return {k: int(v) for k, v in request.path_params.items() if k != "kind" and k != "name"}
 
 
-def _float(params: Any, name: str) -> float | None:
-    text = params.get(name)
-    try:
-        return None if text in (None, "") else float(text)
-    except ValueError:
-        raise TreefarmError(f"{name} must be a number, but got {name}={text!r}") from None
+class DashboardAPI:
+    """The dashboard's server over ``storage``: read-only unless given a ``writer``
+    and the ``access`` every write must show; a trial's artifacts are served from
+    the store at ``artifacts`` (listed only, without it). One method per route
+    (:data:`READS`, :data:`WRITES`); :meth:`app` builds the Starlette application."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        writer: Writer | None = None,
+        access: WriteAccess | None = None,
+        artifacts: str | None = None,
+    ) -> None:
+        if (writer is None) != (access is None):
+            raise TreefarmError("writes need both a writer and the access rule, or neither")
+        self.storage = storage
+        self.writer = writer
+        self.access = access
+        self.artifacts = artifacts
+        self.studies = _Studies(storage)
+        self._one_write = threading.Lock()  # writes run one at a time: a Study object is not shared across threads
+
+    # ------------------------------------------------------------------ reads
+    def index(self, request: Request) -> Response:
+        from starlette.responses import FileResponse
+
+        return FileResponse(STATIC / "index.html")
+
+    def config(self, request: Request) -> Response:
+        return _json({"writes": self.writer is not None, "author": getpass.getuser(), "poll_seconds": POLL_SECONDS})
+
+    def list_studies(self, request: Request) -> Response:
+        out = [self._entry(r) for r in self.storage.list_studies()]
+        return _json({"studies": out, "poll_seconds": POLL_SECONDS})
+
+    def _entry(self, record: StudyRecord) -> dict[str, Any]:
+        summary = self.storage.trial_summary(record.study_id)
+        if not record.objectives.several:
+            return views.study_entry(record, summary)
+        cache = self.studies.cache(record.study_id)
+        front = cache.computed("front", "", lambda ts: views.front_summary(ts, record.objectives))
+        return views.study_entry(record, summary, front)
+
+    def version(self, request: Request) -> Response:
+        record = self.studies.record(_ids(request)["study_id"])
+        return _json({"version": marker(self.studies.cache(record.study_id), record)})
+
+    def trials(self, request: Request) -> Response:
+        study_id = _ids(request)["study_id"]
+        total, page = self.storage.trial_page(study_id, **payloads.page_query(request.query_params))
+        return _json({"total": total, "rows": [payloads.trial_row(t) for t in page]})
+
+    def trial(self, request: Request) -> Response:
+        ids = _ids(request)
+        return _json(payloads.trial_detail(self.storage.get_trial(ids["study_id"], ids["number"])))
+
+    def posterior(self, request: Request) -> Response:
+        ids = _ids(request)
+        cache = self.studies.cache(ids["study_id"])
+        direction, number = cache.record.direction, ids["number"]
+        return _computed(cache, "posterior", str(number), lambda ts: views.trial_posterior(ts, direction, number))
+
+    def plot(self, request: Request) -> Response:
+        study_id, kind = _ids(request)["study_id"], request.path_params["kind"]
+        param = request.query_params.get("param", "")
+        cache = self.studies.cache(study_id)
+        if kind == "pareto":
+            objectives = cache.record.objectives
+            return _computed(cache, kind, param, lambda ts: views.pareto(ts, objectives, param))
+        compute = {**payloads.PLOTS, "relationship": views.relationship}.get(kind)
+        if compute is None:
+            kinds = [*payloads.PLOTS, "relationship", "pareto"]
+            return _json({"error": f"kind must be one of {kinds}, but got kind={kind[:100]!r}"}, 404)
+        direction = cache.record.direction
+        if kind == "slices":
+            data = cache.computed(kind, param, lambda ts: compute(ts, direction, param))
+            return _json(views.hints_on_slices(data, self.storage.get_hints(study_id)))
+        return _computed(cache, kind, param, lambda ts: compute(ts, direction, param))
+
+    def artifact(self, request: Request) -> Response:
+        from starlette.responses import Response
+
+        ids, name = _ids(request), request.path_params["name"]
+        trial = self.storage.get_trial(ids["study_id"], ids["number"])
+        entry, why = payloads.artifact_entry(trial, name, served=self.artifacts is not None)
+        if entry is None or self.artifacts is None:
+            return _json({"error": why}, 404)
+        study = self.studies.record(ids["study_id"]).name
+        content = stored_artifacts.load(self.artifacts, study, ids["number"], entry)
+        # an attachment, never shown in the dashboard's origin: an HTML artifact cannot run there
+        headers = {"Content-Disposition": f'attachment; filename="{entry["name"]}"', "Content-Security-Policy": "sandbox"}
+        return Response(content, media_type="application/octet-stream", headers=headers)
+
+    def hints(self, request: Request) -> Response:
+        found = self.storage.get_hints(_ids(request)["study_id"])
+        return _json({"hints": [views.hint_row(h) for h in found]})
+
+    def notes(self, request: Request) -> Response:
+        found = self.studies.record(_ids(request)["study_id"]).attrs.get("notes")
+        return _json({"notes": found if isinstance(found, list) else []})
+
+    def asked(self, request: Request) -> Response:
+        record = self.studies.record(_ids(request)["study_id"])
+        return _json({"asked": [] if self.writer is None else self.writer.asked(record)})
+
+    def compare(self, request: Request) -> Response:
+        chosen = []
+        for study_id in payloads.study_ids(request.query_params.get("studies", "")):
+            cache = self.studies.cache(study_id)
+            chosen.append((cache.record.name, cache.record.direction, cache.trials()[1]))
+        return _json(views.comparison(chosen))
+
+    # ----------------------------------------------------------------- writes
+    async def write(self, request: Request, action: Action) -> Response:
+        """Run ``action`` for a POST: refused without writes or without access, and for a
+        body over :data:`~.writes.MAX_BODY`; one write at a time, in the thread pool."""
+        from starlette.concurrency import run_in_threadpool
+
+        if self.writer is None or self.access is None:
+            return _json({"error": READ_ONLY}, 403)
+        refusal = self.access.refusal(request.headers)
+        if refusal is not None:
+            return _json({"error": refusal}, 403)
+        raw = bytearray()
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_BODY:
+                return _json({"error": f"a request body must be at most {MAX_BODY} bytes"}, 413)
+        body, ids = parse_body(bytes(raw)), _ids(request)
+        record = await run_in_threadpool(self.studies.record, ids["study_id"])
+        return _json(await run_in_threadpool(self._locked, action, self.writer, record, body, ids))
+
+    def _locked(self, action: Action, *args: Any) -> dict[str, Any]:
+        with self._one_write:
+            return action(*args)
+
+    # ------------------------------------------------------------ the server
+    async def error(self, request: Request, exc: Exception) -> Response:
+        return _json({"error": str(exc)}, 404 if isinstance(exc, KeyError) else 400)
+
+    async def secure(self, request: Request, call_next: Any) -> Response:
+        access = self.access
+        if access is not None and request.headers.get("host") not in access.hosts:  # DNS rebinding
+            return _json({"error": access.refusal(request.headers)}, 403, headers={"Content-Security-Policy": POLICY})
+        response: Response = await call_next(request)
+        response.headers.setdefault("Content-Security-Policy", POLICY)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
+
+    def routes(self) -> list[Any]:
+        """The routes of :data:`READS` and :data:`WRITES`, and the static files."""
+        from starlette.routing import Mount, Route
+        from starlette.staticfiles import StaticFiles
+
+        reads = [Route(path, getattr(self, method)) for path, method in READS]
+        writes = [Route(path, self._poster(action), methods=["POST"]) for path, action in WRITES]
+        return [*reads, *writes, Mount("/static", StaticFiles(directory=STATIC), name="static")]
+
+    def _poster(self, action: Action) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            return await self.write(request, action)
+
+        return endpoint
+
+    def app(self) -> Any:
+        """The Starlette application."""
+        from starlette.applications import Starlette
+        from starlette.middleware import Middleware
+        from starlette.middleware.base import BaseHTTPMiddleware
+
+        return Starlette(
+            routes=self.routes(),
+            middleware=[Middleware(BaseHTTPMiddleware, dispatch=self.secure)],
+            exception_handlers={TreefarmError: self.error, WriteError: self.error},
+        )
 
 
-def _ids(text: str) -> list[int]:
-    try:
-        return [int(part) for part in text.split(",") if part]
-    except ValueError:
-        raise TreefarmError(
-            f"studies must be study ids separated by commas, but got studies={text[:100]!r}"
-        ) from None
+def _json(content: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
+    from starlette.responses import JSONResponse
+
+    return JSONResponse(content, status, headers=headers)
+
+
+def _computed(cache: StudyCache, kind: str, key: str, compute: Callable[[list[Any]], Any]) -> Response:
+    """``compute``'s JSON for the study's current version, encoded once per version and key."""
+    from starlette.responses import JSONResponse, Response
+
+    body = cache.computed(kind, key, lambda ts: JSONResponse(compute(ts)).body)
+    return Response(body, media_type="application/json")
+
+
+STUDY = "/api/studies/{study_id:int}"
+READS: tuple[tuple[str, str], ...] = (
+    ("/", "index"),
+    ("/api/config", "config"),
+    ("/api/studies", "list_studies"),
+    ("/api/compare", "compare"),
+    (f"{STUDY}/version", "version"),
+    (f"{STUDY}/trials", "trials"),
+    (f"{STUDY}/trials/{{number:int}}", "trial"),
+    (f"{STUDY}/trials/{{number:int}}/posterior", "posterior"),
+    (f"{STUDY}/trials/{{number:int}}/artifacts/{{name}}", "artifact"),
+    (f"{STUDY}/plots/{{kind}}", "plot"),
+    (f"{STUDY}/hints", "hints"),
+    (f"{STUDY}/notes", "notes"),
+    (f"{STUDY}/asked", "asked"),
+)
+"""The GET routes: path -> the :class:`DashboardAPI` method that answers it."""
+WRITES: tuple[tuple[str, Action], ...] = (
+    (f"{STUDY}/hints", lambda w, r, b, i: w.hint(r, b)),
+    (f"{STUDY}/hints/{{hint_id:int}}/remove", lambda w, r, b, i: w.remove_hint(r, i["hint_id"])),
+    (f"{STUDY}/enqueue", lambda w, r, b, i: w.enqueue(r, b)),
+    (f"{STUDY}/notes", lambda w, r, b, i: w.note(r, b)),
+    (f"{STUDY}/trials/{{number:int}}/notes", lambda w, r, b, i: w.note(r, b, i["number"])),
+    (f"{STUDY}/ask", lambda w, r, b, i: w.ask(r, b)),
+    (f"{STUDY}/trials/{{number:int}}/tell", lambda w, r, b, i: w.tell(r, i["number"], b)),
+)
+"""The POST routes: path -> what the :class:`~.writes.Writer` does (see :meth:`DashboardAPI.write`)."""
 
 
 def create_app(
@@ -122,212 +346,7 @@ def create_app(
     access: WriteAccess | None = None,
     artifacts: str | None = None,
 ) -> Any:
-    """The Starlette application serving ``storage``: read-only (open it with
-    :func:`~.readonly.open_read_only`) unless given a ``writer`` and the ``access``
-    every write must show; a trial's artifacts are served from the store at
-    ``artifacts`` (listed only, without it)."""
-    from starlette.applications import Starlette
-    from starlette.concurrency import run_in_threadpool
-    from starlette.middleware import Middleware
-    from starlette.requests import Request
-    from starlette.responses import FileResponse, JSONResponse, Response
-    from starlette.routing import Mount, Route
-    from starlette.staticfiles import StaticFiles
-
-    if (writer is None) != (access is None):
-        raise TreefarmError("writes need both a writer and the access rule, or neither")
-    studies = _Studies(storage)
-    one_write = threading.Lock()  # writes run one at a time: a Study object is not shared across threads
-
-    def locked(action: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
-        with one_write:
-            return action(*args)
-
-    def index(request: Request) -> FileResponse:
-        return FileResponse(STATIC / "index.html")
-
-    def config(request: Request) -> JSONResponse:
-        return JSONResponse(
-            {"writes": writer is not None, "author": getpass.getuser(), "poll_seconds": POLL_SECONDS}
-        )
-
-    def list_studies(request: Request) -> JSONResponse:
-        out = []
-        for r in storage.list_studies():
-            s = storage.trial_summary(r.study_id)
-            best = s.min_value if r.direction == "minimize" else s.max_value
-            out.append(
-                {
-                    "id": r.study_id,
-                    "name": r.name,
-                    "direction": r.direction,
-                    "directions": list(r.directions),
-                    "counts": s.counts,
-                    "total": s.total,
-                    "best": best,
-                }
-            )
-        return JSONResponse({"studies": out, "poll_seconds": POLL_SECONDS})
-
-    def version(request: Request) -> JSONResponse:
-        record = studies.record(int(request.path_params["study_id"]))
-        return JSONResponse({"version": marker(studies.cache(record.study_id), record)})
-
-    def trials(request: Request) -> JSONResponse:
-        study_id = int(request.path_params["study_id"])
-        q = request.query_params
-        state = q.get("state") or None
-        total, page = storage.trial_page(
-            study_id,
-            offset=_int(q, "offset", 0),
-            limit=_int(q, "limit", 50),
-            order_by=q.get("order_by", "number"),
-            descending=q.get("descending", "false") == "true",
-            states=None if state is None else state.split(","),
-            value_min=_float(q, "value_min"),
-            value_max=_float(q, "value_max"),
-        )
-        return JSONResponse({"total": total, "rows": [payloads.trial_row(t) for t in page]})
-
-    def trial(request: Request) -> JSONResponse:
-        study_id, number = int(request.path_params["study_id"]), int(request.path_params["number"])
-        return JSONResponse(payloads.trial_detail(storage.get_trial(study_id, number)))
-
-    def posterior(request: Request) -> Response:
-        study_id, number = int(request.path_params["study_id"]), int(request.path_params["number"])
-        cache = studies.cache(study_id)
-        direction = cache.record.direction
-        body = cache.computed(
-            "posterior",
-            str(number),
-            lambda ts: JSONResponse(views.trial_posterior(ts, direction, number)).body,
-        )
-        return Response(body, media_type="application/json")
-
-    def plot(request: Request) -> Response:
-        study_id, kind = int(request.path_params["study_id"]), request.path_params["kind"]
-        param = request.query_params.get("param", "")
-        if kind == "pareto":
-            cache = studies.cache(study_id)
-            directions = cache.record.directions
-            body = cache.computed(kind, param, lambda ts: JSONResponse(views.pareto(ts, directions, param)).body)
-            return Response(body, media_type="application/json")
-        compute = {**payloads.PLOTS, "relationship": views.relationship}.get(kind)
-        if compute is None:
-            kinds = [*payloads.PLOTS, "relationship", "pareto"]
-            return JSONResponse({"error": f"kind must be one of {kinds}, but got kind={kind[:100]!r}"}, 404)
-        cache = studies.cache(study_id)
-        direction = cache.record.direction
-        if kind == "slices":
-            data = cache.computed(kind, param, lambda ts: compute(ts, direction, param))
-            return JSONResponse(views.hints_on_slices(data, storage.get_hints(study_id)))
-        body = cache.computed(kind, param, lambda ts: JSONResponse(compute(ts, direction, param)).body)
-        return Response(body, media_type="application/json")
-
-    def artifact(request: Request) -> Response:
-        study_id, number = int(request.path_params["study_id"]), int(request.path_params["number"])
-        name = request.path_params["name"]
-        entry = next((e for e in stored_artifacts.records(storage.get_trial(study_id, number).user_attrs) if e.get("name") == name), None)
-        if entry is None or artifacts is None:
-            why = "the dashboard was not given the artifact store" if entry is not None else "the trial lists no artifact of that name"
-            return JSONResponse({"error": f"{why}, but got {format_values(number=number, name=name[:200])}"}, 404)
-        content = stored_artifacts.load(artifacts, studies.record(study_id).name, number, entry)
-        # an attachment, never shown in the dashboard's origin: an HTML artifact cannot run there
-        headers = {"Content-Disposition": f'attachment; filename="{entry["name"]}"', "Content-Security-Policy": "sandbox"}
-        return Response(content, media_type="application/octet-stream", headers=headers)
-
-    def hints(request: Request) -> JSONResponse:
-        study_id = int(request.path_params["study_id"])
-        return JSONResponse({"hints": [views.hint_row(h) for h in storage.get_hints(study_id)]})
-
-    def notes(request: Request) -> JSONResponse:
-        found = studies.record(int(request.path_params["study_id"])).attrs.get("notes")
-        return JSONResponse({"notes": found if isinstance(found, list) else []})
-
-    def asked(request: Request) -> JSONResponse:
-        record = studies.record(int(request.path_params["study_id"]))
-        return JSONResponse({"asked": [] if writer is None else writer.asked(record)})
-
-    def compare(request: Request) -> JSONResponse:
-        chosen = []
-        for study_id in _ids(request.query_params.get("studies", "")):
-            cache = studies.cache(study_id)
-            chosen.append((cache.record.name, cache.record.direction, cache.trials()[1]))
-        return JSONResponse(views.comparison(chosen))
-
-    def write(action: Callable[[Writer, StudyRecord, dict[str, Any], dict[str, int]], dict[str, Any]]) -> Any:
-        async def endpoint(request: Request) -> JSONResponse:
-            if writer is None or access is None:
-                return JSONResponse({"error": READ_ONLY}, 403)
-            refusal = access.refusal(request.headers)
-            if refusal is not None:
-                return JSONResponse({"error": refusal}, 403)
-            raw = bytearray()
-            async for chunk in request.stream():
-                raw += chunk
-                if len(raw) > MAX_BODY:
-                    return JSONResponse({"error": f"a request body must be at most {MAX_BODY} bytes"}, 413)
-            body = parse_body(bytes(raw))
-            ids = {k: int(v) for k, v in request.path_params.items()}
-            record = await run_in_threadpool(studies.record, ids["study_id"])
-            return JSONResponse(await run_in_threadpool(locked, action, writer, record, body, ids))
-
-        return endpoint
-
-    async def error(request: Request, exc: Exception) -> JSONResponse:
-        status = 404 if isinstance(exc, KeyError) else 400
-        return JSONResponse({"error": str(exc)}, status)
-
-    async def secure(request: Request, call_next: Any) -> Response:
-        if access is not None and request.headers.get("host") not in access.hosts:  # DNS rebinding
-            return JSONResponse({"error": access.refusal(request.headers)}, 403, headers={"Content-Security-Policy": POLICY})
-        response: Response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", POLICY)
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        return response
-
-    base = "/api/studies/{study_id:int}"
-    post = ["POST"]
-    routes = [
-        Route("/", index),
-        Route("/api/config", config),
-        Route("/api/studies", list_studies),
-        Route("/api/compare", compare),
-        Route(f"{base}/version", version),
-        Route(f"{base}/trials", trials),
-        Route(f"{base}/trials/{{number:int}}", trial),
-        Route(f"{base}/trials/{{number:int}}/posterior", posterior),
-        Route(f"{base}/trials/{{number:int}}/artifacts/{{name}}", artifact),
-        Route(f"{base}/plots/{{kind}}", plot),
-        Route(f"{base}/hints", hints),
-        Route(f"{base}/notes", notes),
-        Route(f"{base}/asked", asked),
-        Route(f"{base}/hints", write(lambda w, r, b, i: w.hint(r, b)), methods=post),
-        Route(
-            f"{base}/hints/{{hint_id:int}}/remove",
-            write(lambda w, r, b, i: w.remove_hint(r, i["hint_id"])),
-            methods=post,
-        ),
-        Route(f"{base}/enqueue", write(lambda w, r, b, i: w.enqueue(r, b)), methods=post),
-        Route(f"{base}/notes", write(lambda w, r, b, i: w.note(r, b)), methods=post),
-        Route(
-            f"{base}/trials/{{number:int}}/notes",
-            write(lambda w, r, b, i: w.note(r, b, i["number"])),
-            methods=post,
-        ),
-        Route(f"{base}/ask", write(lambda w, r, b, i: w.ask(r, b)), methods=post),
-        Route(
-            f"{base}/trials/{{number:int}}/tell",
-            write(lambda w, r, b, i: w.tell(r, i["number"], b)),
-            methods=post,
-        ),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    from starlette.middleware.base import BaseHTTPMiddleware
-
-    return Starlette(
-        routes=routes,
-        middleware=[Middleware(BaseHTTPMiddleware, dispatch=secure)],
-        exception_handlers={TreefarmError: error, WriteError: error},
-    )
+    """The Starlette application serving ``storage`` (see :class:`DashboardAPI`): read-only
+    (open it with :func:`~.readonly.open_read_only`) unless given a ``writer`` and the
+    ``access`` every write must show."""
+    return DashboardAPI(storage, writer=writer, access=access, artifacts=artifacts).app()

@@ -6,24 +6,84 @@ JSON has no NaN or infinity; they travel as ``null`` (a blank in a chart).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import viz
+from ..exceptions import TreefarmError, format_values
 from ..storage import TrialRecord
 from ..storage.checks import json_floats
+from ..study import artifacts as stored_artifacts
 from ..viz.history import _even
 from ..viz.posterior import numeric_addresses
 from ..viz.source import complete_trials
 from ..viz.structures import trial_expression
 
-__all__ = ["MAX_ESTIMATED", "PLOTS", "estimated_on", "trial_detail", "trial_row"]
+__all__ = [
+    "MAX_ESTIMATED",
+    "PLOTS",
+    "artifact_entry",
+    "estimated_on",
+    "page_query",
+    "study_ids",
+    "trial_detail",
+    "trial_row",
+]
 
 
 def _number(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
+
+
+def _int(params: Mapping[str, str], name: str, default: int) -> int:
+    text = params.get(name)
+    try:
+        return default if text in (None, "") else int(text)
+    except ValueError:
+        raise TreefarmError(f"{name} must be an integer, but got {name}={text!r}") from None
+
+
+def _float(params: Mapping[str, str], name: str) -> float | None:
+    text = params.get(name)
+    try:
+        return None if text in (None, "") else float(text)
+    except ValueError:
+        raise TreefarmError(f"{name} must be a number, but got {name}={text!r}") from None
+
+
+def page_query(params: Mapping[str, str]) -> dict[str, Any]:
+    """The arguments of :meth:`~treefarm.storage.Storage.trial_page` from the table's query:
+    offset, limit, order_by, descending, state (comma-separated), value_min, value_max."""
+    state = params.get("state") or None
+    return {
+        "offset": _int(params, "offset", 0),
+        "limit": _int(params, "limit", 50),
+        "order_by": params.get("order_by", "number"),
+        "descending": params.get("descending", "false") == "true",
+        "states": None if state is None else state.split(","),
+        "value_min": _float(params, "value_min"),
+        "value_max": _float(params, "value_max"),
+    }
+
+
+def study_ids(text: str) -> list[int]:
+    """The study ids of ``?studies=1,2``."""
+    try:
+        return [int(part) for part in text.split(",") if part]
+    except ValueError:
+        raise TreefarmError(
+            f"studies must be study ids separated by commas, but got studies={text[:100]!r}"
+        ) from None
+
+
+def artifact_entry(t: TrialRecord, name: str, *, served: bool) -> tuple[dict[str, Any] | None, str]:
+    """The trial's artifact ``name`` as listed in the trial, and what to answer without
+    it (or when the dashboard was not given the artifact store: not ``served``)."""
+    entry = next((e for e in stored_artifacts.records(t.user_attrs) if e.get("name") == name), None)
+    why = "the dashboard was not given the artifact store" if entry is not None else "the trial lists no artifact of that name"
+    return entry, f"{why}, but got {format_values(number=t.number, name=name[:200])}"
 
 
 def trial_row(t: TrialRecord) -> dict[str, Any]:
@@ -34,6 +94,7 @@ def trial_row(t: TrialRecord) -> dict[str, Any]:
         "number": t.number,
         "state": t.state.value,
         "value": _number(t.value),
+        "values": None if t.values is None else [_number(v) for v in t.values],
         "duration": duration,
         "finished": t.finished,
         "params": shown,

@@ -12,8 +12,10 @@ import numpy as np
 
 from .. import viz
 from ..exceptions import ConfigError, format_values
-from ..storage import HintRecord, TrialRecord
+from ..objectives import Objectives
+from ..storage import HintRecord, StudyRecord, TrialRecord
 from ..storage.checks import json_floats
+from ..storage.pages import TrialSummary
 from ..viz.front import front
 from ..viz.history import _even
 from ..viz.params import columns
@@ -22,11 +24,55 @@ from ..viz.relationship import relationship as relationship_data
 from ..viz.source import complete_trials
 from .payloads import estimated_on
 
-__all__ = ["MAX_FRONT_POINTS", "comparison", "hint_row", "hints_on_slices", "pareto", "relationship", "trial_posterior"]
+__all__ = [
+    "MAX_FRONT_LISTED",
+    "MAX_FRONT_POINTS",
+    "comparison",
+    "front_summary",
+    "hint_row",
+    "hints_on_slices",
+    "pareto",
+    "relationship",
+    "study_entry",
+    "trial_posterior",
+]
 
 MAX_FRONT_POINTS = 5_000
 """Past this many completed trials the Pareto view draws every trial on the front and
 every infeasible one up to the budget, and evenly spaced others."""
+
+
+MAX_FRONT_LISTED = 10
+"""How many trials of a study's front the studies list names (the Pareto view shows them all)."""
+
+
+def study_entry(record: StudyRecord, summary: TrialSummary, front: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A study in the studies list: its objectives by name, its counts, and its best value
+    (one objective) or its feasible front (several: ``front``, :func:`front_summary`)."""
+    objectives = record.objectives
+    best = None
+    if not objectives.several and summary.min_value is not None and summary.max_value is not None:
+        best = objectives.best([summary.min_value, summary.max_value])
+    return {
+        "id": record.study_id,
+        "name": record.name,
+        "direction": record.direction,
+        "directions": list(record.directions),
+        "objectives": objectives.as_json(),
+        "counts": summary.counts,
+        "total": summary.total,
+        "best": best,
+        "front": front,
+    }
+
+
+def front_summary(trials: Sequence[TrialRecord], objectives: Objectives) -> dict[str, Any]:
+    """The feasible front of a study with several objectives: its size and its first
+    :data:`MAX_FRONT_LISTED` trials (by number) with their values."""
+    f = front(trials, objectives)
+    on = np.flatnonzero(f.on_front)
+    listed = [{"number": int(f.numbers[k]), "values": json_floats(f.values[k])} for k in on[:MAX_FRONT_LISTED]]
+    return {"size": len(on), "trials": listed}
 
 
 def relationship(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
@@ -142,10 +188,10 @@ def comparison(studies: Sequence[tuple[str, str, Sequence[TrialRecord]]]) -> dic
     return {"studies": out}
 
 
-def pareto(trials: Sequence[TrialRecord], directions: Sequence[str], param: str) -> dict[str, Any]:
+def pareto(trials: Sequence[TrialRecord], objectives: Objectives, param: str) -> dict[str, Any]:
     """Two objectives of a study with several (``param`` is ``"i,j"``, default ``"0,1"``):
     every completed trial's values, which are feasible and which on the feasible front."""
-    m = len(directions)
+    m = len(objectives)
     if m < 2:
         return {"objectives": None, "count": m}
     try:
@@ -154,7 +200,7 @@ def pareto(trials: Sequence[TrialRecord], directions: Sequence[str], param: str)
         raise ConfigError(f"param must be two objective indices as 'i,j', but got {format_values(param=param[:100])}") from None
     if not (0 <= i < m and 0 <= j < m and i != j):
         raise ConfigError(f"param must name two different objectives below {m}, but got {format_values(param=param)}")
-    f = front(trials, directions)
+    f = front(trials, objectives)
     keep = np.flatnonzero(f.on_front | ~f.feasible)[:MAX_FRONT_POINTS]
     rest = np.flatnonzero(~f.on_front & f.feasible)
     rest = rest[_even(len(rest), max(0, MAX_FRONT_POINTS - len(keep)))] if len(rest) else rest
@@ -162,7 +208,8 @@ def pareto(trials: Sequence[TrialRecord], directions: Sequence[str], param: str)
     return {
         "objectives": [i, j],
         "count": m,
-        "directions": [directions[i], directions[j]],
+        "directions": [objectives.directions[i], objectives.directions[j]],
+        "labels": [objectives.label(i), objectives.label(j)],
         "numbers": f.numbers[shown].tolist(),
         "x": json_floats(f.values[shown, i]),
         "y": json_floats(f.values[shown, j]),

@@ -13,8 +13,7 @@ def check_direction(trial: Trial, metric: str, higher_is_better: bool | None) ->
     comparing AUCs in a minimizing study would stop the best trials."""
     if higher_is_better is None:
         return
-    maximize = trial.study.direction == "maximize"
-    if higher_is_better != maximize:
+    if higher_is_better != trial.study.objectives.maximizes(0):
         raise StudyError(
             f"the metric's direction must be the study's, but got metric={metric!r} "
             f"({'higher' if higher_is_better else 'lower'} is better), direction={trial.study.direction!r}"

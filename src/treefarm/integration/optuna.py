@@ -35,7 +35,6 @@ import math
 import secrets
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -102,10 +101,7 @@ def trials_to_history(
         k = max(map(len, constraints))
         C = np.array([c + (0.0,) * (k - len(c)) for c in constraints]) if k else None
         keys = ranking_losses(np.array(rows), C)
-        complete = [
-            replace(o, loss=float(key), losses=row, constraints=c)
-            for o, key, row, c in zip(complete, keys, rows, constraints)
-        ]
+        complete = [o.ranked(key, row, c) for o, key, row, c in zip(complete, keys, rows, constraints)]
     return History(tuple(complete), tuple(failed), tuple(pending))
 
 

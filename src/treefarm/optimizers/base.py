@@ -60,12 +60,13 @@ class Observation:
     with sample variance s^2: s^2 / k); 0 means exact or unknown. A model
     that can (the GP) weighs each observation by it.
 
-    With several objectives or constraints, ``losses`` holds every objective's
-    loss (each minimized) and ``constraints`` the constraint values (feasible
-    when every one is <= 0); ``loss`` is then the trial's place in the Pareto
-    order (:func:`treefarm.pareto.ranking_losses`), so that an optimizer made
-    for one loss still prefers the front and feasible trials, while one made for
-    several (NSGA-II) reads the vectors.
+    With several objectives or constraints the observation is *ranked*
+    (:meth:`ranked`, :attr:`is_ranked`): ``losses`` holds every objective's
+    loss (each minimized), ``constraints`` the constraint values (feasible
+    when every one is <= 0), and ``loss`` is no objective's loss but the
+    trial's place in the Pareto order (:func:`treefarm.pareto.ranking_losses`),
+    so that an optimizer made for one loss still prefers the front and feasible
+    trials, while one made for several (NSGA-II) reads the vectors.
 
     ``fidelity`` is the resource at which ``loss`` was measured (a fidelity
     parameter's value, or the last step of a stopped learning curve; None: the full
@@ -80,6 +81,20 @@ class Observation:
     constraints: tuple[float, ...] = ()
     fidelity: float | None = None
     curve: tuple[tuple[float, float], ...] = ()
+
+    @property
+    def is_ranked(self) -> bool:
+        """Whether ``loss`` is the trial's place in the Pareto order (``losses`` holds
+        the objectives' losses) rather than the one objective's loss."""
+        return bool(self.losses)
+
+    def ranked(self, place: float, losses: Sequence[float], constraints: Sequence[float] = ()) -> Observation:
+        """This observation in a study of several objectives or constraints: each
+        objective's ``losses``, the ``constraints``, and as ``loss`` its ``place`` in the
+        Pareto order (:func:`treefarm.pareto.ranking_losses`)."""
+        return replace(
+            self, loss=float(place), losses=tuple(map(float, losses)), constraints=tuple(map(float, constraints))
+        )
 
 
 @dataclass(frozen=True)

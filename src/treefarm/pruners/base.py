@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..exceptions import StudyError
+from ..objectives import Objectives
 from ..validation import is_integral
 
 __all__ = ["Curves", "Pruner", "check_int", "loss_curve"]
@@ -34,15 +35,16 @@ class Curves:
 
     ``curve`` is the trial's reported values; ``earlier`` maps each trial
     numbered below it that reported anything to its curve; values are as the
-    objective reported them (``maximize`` says which way is better).
+    objective reported them (``objectives`` says which way is better). With
+    several objectives, ``vectors`` maps trial numbers (the trial's own too) to
+    the vectors they reported, step by step.
     """
 
     number: int
     curve: Curve
     earlier: Mapping[int, Curve]
-    maximize: bool = False
+    objectives: Objectives = field(default_factory=Objectives.single)
     vectors: Mapping[int, Mapping[int, tuple[float, ...]]] = field(default_factory=dict)
-    directions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         later = [n for n in self.earlier if n >= self.number]
@@ -53,16 +55,20 @@ class Curves:
     @property
     def several(self) -> bool:
         """Whether the study has several objectives, so rungs compare vectors."""
-        return len(self.directions) > 1
+        return self.objectives.several
+
+    @property
+    def maximize(self) -> bool:
+        """Whether the (first) objective is maximized."""
+        return self.objectives.maximizes(0)
 
     def loss_vector(self, number: int, step: int) -> np.ndarray | None:
         """Trial ``number``'s losses at ``step`` (maximized objectives negated, NaN
         as the worst), or None if it reported no vector there."""
         vector = self.vectors.get(number, {}).get(step)
-        if vector is None or len(vector) != len(self.directions):
+        if vector is None or len(vector) != len(self.objectives):
             return None
-        signs = np.array([1.0 if d == "minimize" else -1.0 for d in self.directions])
-        losses = np.asarray(vector, dtype=float) * signs
+        losses = self.objectives.losses(vector)
         return np.where(np.isnan(losses), np.inf, losses)
 
     @property
@@ -74,7 +80,7 @@ class Curves:
         """``value`` as a loss (lower is better); NaN counts as the worst loss."""
         if math.isnan(value):
             return math.inf
-        return -value if self.maximize else value
+        return self.objectives.sign(0) * value
 
     def losses_at(self, step: int) -> np.ndarray:
         """The earlier trials' losses at exactly ``step``, shape (n_reported,)."""

@@ -6,6 +6,7 @@ import abc
 from collections.abc import Collection, Mapping, Sequence
 from types import TracebackType
 
+from ..objectives import Objectives
 from .pages import PageQuery, TrialSummary, page_of, summary_of
 from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
 
@@ -136,14 +137,16 @@ class Storage(abc.ABC):
         seed: int | None,
         attrs: Mapping[str, JSON],
         load_if_exists: bool = False,
-        directions: Sequence[str] | None = None,
+        directions: Sequence[str] | Mapping[str, str] | Objectives | None = None,
     ) -> StudyRecord:
         """Create the study ``name``; if it exists, return it when ``load_if_exists``
-        (its stored directions, seed and attrs win), else raise StorageError naming it.
+        (its stored objectives, seed and attrs win), else raise StorageError naming it.
 
-        ``directions`` holds one ``"minimize"``/``"maximize"`` per objective; without it
-        the study has the one ``direction``. Given both, ``direction`` must be the first
-        of ``directions``; the record's ``direction`` is always that first."""
+        The study has the one ``direction``, or ``directions``: one direction per
+        objective, or a mapping of the objectives' names to their directions (kept as
+        the record's ``names``); one of the two, never both
+        (:meth:`treefarm.objectives.Objectives.parse`). The record's ``direction``
+        is always the first."""
 
     @abc.abstractmethod
     def get_study(self, name: str) -> StudyRecord:

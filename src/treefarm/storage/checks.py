@@ -17,14 +17,13 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import ConfigError, DuplicateParamsError, StorageError, TrialStateError, format_values
+from ..objectives import Objectives
 from .records import JSON, TrialState
 
 __all__ = [
     "STALE_REASON",
     "NotFoundError",
     "Outcome",
-    "check_direction",
-    "check_directions",
     "check_finish",
     "check_hint",
     "check_intermediate_length",
@@ -69,7 +68,6 @@ def trial_not_found(study_id: int, number: int) -> NotFoundError:
 
 
 STALE_REASON = "stale heartbeat: worker presumed dead"
-DIRECTIONS = ("minimize", "maximize")
 SEED_LIMIT = 2**63
 """Seeds are kept in a signed 64-bit column: |seed| < 2**63."""
 
@@ -152,12 +150,6 @@ def cost(value: object) -> float:
     return float(value)  # type: ignore[arg-type]
 
 
-def check_direction(direction: str) -> None:
-    if direction not in DIRECTIONS:
-        got = format_values(direction=direction)
-        raise StorageError(f"direction must be one of {DIRECTIONS}, but got {got}")
-
-
 def check_seed(seed: int | None) -> None:
     if seed is None:
         return
@@ -166,38 +158,15 @@ def check_seed(seed: int | None) -> None:
         raise StorageError(f"seed must be None or an int with |seed| < 2**63, but got {got}")
 
 
-def check_directions(direction: str | None, directions: Sequence[str] | None) -> tuple[str, ...]:
-    """A new study's directions, one per objective: ``directions`` if given (``direction``,
-    if given too, must be its first), else ``(direction,)``; errors name the bad one."""
-    if directions is None:
-        if direction is None:
-            raise StorageError("a study needs a direction or directions, but got neither")
-        check_direction(direction)
-        return (direction,)
-    if isinstance(directions, str) or not isinstance(directions, Sequence) or not directions:
-        raise StorageError(
-            f"directions must be a non-empty list of {DIRECTIONS}, but got {format_values(directions=directions)}"
-        )
-    for each in directions:
-        if each not in DIRECTIONS:
-            raise StorageError(
-                f"each of directions must be one of {DIRECTIONS}, but got "
-                f"{format_values(direction=each, directions=list(directions))}"
-            )
-    if direction is not None and direction != directions[0]:
-        raise StorageError(
-            "direction must be the first of directions, but got "
-            f"{format_values(direction=direction, directions=list(directions))}"
-        )
-    return tuple(directions)
-
-
 def check_study(
-    direction: str | None, seed: int | None, attrs: Mapping[str, JSON], directions: Sequence[str] | None = None
-) -> tuple[tuple[str, ...], str]:
-    """A new study's arguments checked (errors name the bad one): its directions, and
-    its attrs as stored text."""
-    checked = check_directions(direction, directions)
+    direction: str | None, seed: int | None, attrs: Mapping[str, JSON], directions: object = None
+) -> tuple[Objectives, str]:
+    """A new study's arguments checked (errors name the bad one): its objectives
+    (:meth:`Objectives.parse`'s one rule: ``direction`` or ``directions``, not both,
+    one of them given), and its attrs as stored text."""
+    checked = Objectives.parse(direction, directions, error=StorageError)
+    if checked is None:
+        raise StorageError("a study needs a direction or directions, but got neither")
     check_seed(seed)
     return checked, encode_attrs(attrs, what="attrs")
 

@@ -14,6 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..exceptions import StorageError, format_values
+from ..objectives import Objectives
 from . import checks
 from .base import _NO_ATTRS, Storage
 from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, TrialState
@@ -75,7 +76,7 @@ class InMemoryStorage(Storage):
         seed: int | None,
         attrs: Mapping[str, JSON],
         load_if_exists: bool = False,
-        directions: Sequence[str] | None = None,
+        directions: Sequence[str] | Mapping[str, str] | Objectives | None = None,
     ) -> StudyRecord:
         checked, text = checks.check_study(direction, seed, attrs, directions)
         with self._lock:
@@ -84,7 +85,7 @@ class InMemoryStorage(Storage):
                     return self.get_study(name)
                 raise StorageError(f"the study name must be new, but got {format_values(name=name)}")
             study_id, self._next_id = self._next_id, self._next_id + 1
-            record = StudyRecord(study_id, name, checked[0], seed, {}, time.time(), checked)
+            record = StudyRecord(study_id, name, checked.directions[0], seed, {}, time.time(), checked.directions, checked.names)
             self._studies[study_id] = _Study(record, text)
             self._names[name] = study_id
             return self._study_record(study_id)
@@ -379,7 +380,7 @@ class InMemoryStorage(Storage):
         study = self._studies[study_id]
         r = study.record
         return StudyRecord(
-            r.study_id, r.name, r.direction, r.seed, checks.decode(study.attrs), r.created, r.directions
+            r.study_id, r.name, r.direction, r.seed, checks.decode(study.attrs), r.created, r.directions, r.names
         )
 
     def _trial_record(self, study_id: int, t: _Trial) -> TrialRecord:

@@ -75,8 +75,9 @@ def updated_row(row: Any, changes: Mapping[str, Any]) -> tuple[Any, ...]:
 
 def study_record(row: Any) -> StudyRecord:
     directions = directions_of(row.direction, row.directions)
+    names = tuple(json.loads(row.names)) if row.names else None
     return StudyRecord(
-        row.study_id, row.name, row.direction, row.seed, checks.decode(row.attrs), row.created, directions
+        row.study_id, row.name, row.direction, row.seed, checks.decode(row.attrs), row.created, directions, names
     )
 
 

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from ..objectives import Objectives
+
 __all__ = ["JSON", "REQUEUED", "HintRecord", "StudyRecord", "TrialRecord", "TrialState"]
 
 JSON: TypeAlias = bool | int | float | str | list["JSON"] | dict[str, "JSON"] | None
@@ -42,11 +44,13 @@ class TrialState(str, enum.Enum):
 
 @dataclass(frozen=True)
 class StudyRecord:
-    """A study as stored: its id, unique name, direction, seed and JSON attributes.
+    """A study as stored: its id, unique name, objectives, seed and JSON attributes.
 
-    ``directions`` holds one ``"minimize"``/``"maximize"`` per objective;
-    ``direction`` is its first (the one direction of a single-objective study).
-    Left out, ``directions`` is ``(direction,)``.
+    ``directions`` holds one direction per objective and ``names`` their names
+    (None when the user gave none); :attr:`objectives` is the two as one
+    value, which is what every reader compares by. ``direction`` is the first
+    direction (the one of a single-objective study); left out, ``directions``
+    is ``(direction,)``.
     """
 
     study_id: int
@@ -56,10 +60,16 @@ class StudyRecord:
     attrs: Mapping[str, JSON]
     created: float
     directions: tuple[str, ...] = ()
+    names: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not self.directions:
             object.__setattr__(self, "directions", (self.direction,))
+
+    @property
+    def objectives(self) -> Objectives:
+        """The study's objectives: directions and names."""
+        return Objectives(tuple(self.directions), self.names)
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ tables; :mod:`treefarm.storage.migrate` upgrades older ones step by step
 :data:`HEAD` directly.
 
 * ``treefarm_meta`` (key, value): ``schema_version``, the number of the
-  revision (``"5"`` at revision ``0005``). Only the 0.1.0 release reads it
+  revision (``"6"`` at revision ``0006``). Only the 0.1.0 release reads it
   (it refuses anything but ``"1"``, so it never writes into a database it
   does not know).
 * ``treefarm_studies``: a unique ``name``; ``direction`` (the first of
   ``directions``, a JSON list of ``"minimize"``/``"maximize"``, one per
-  objective); ``seed``; ``attrs`` (JSON text); ``created``; ``n_claimed``,
+  objective); ``names``, a JSON list of the objectives' names (NULL when the
+  user named none); ``seed``; ``attrs`` (JSON text); ``created``; ``n_claimed``,
   how many of its trials are claimed (not WAITING), kept in the transaction
   of every claim and creation so that a budget check reads one row.
 * ``treefarm_trials``: unique per study and ``number``; ``state``;
@@ -51,7 +52,7 @@ __all__ = [
     "trials",
 ]
 
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
 """Every schema revision this treefarm knows, oldest first (Alembic's linear history)."""
 HEAD = REVISIONS[-1]
 """The revision of the tables below; a new database is created at it."""
@@ -76,6 +77,7 @@ studies = sa.Table(
     sa.Column("created", sa.Double, nullable=False),
     sa.Column("n_claimed", sa.Integer, nullable=False, server_default="0"),
     sa.Column("directions", sa.Text, nullable=True),
+    sa.Column("names", sa.Text, nullable=True),
 )
 trials = sa.Table(
     "treefarm_trials",

@@ -49,6 +49,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc
 
 from ..exceptions import StorageError, StorageReplacedError, StorageUnavailableError, format_values
+from ..objectives import Objectives
 from . import checks
 from . import journal as journal_file
 from . import queries as q
@@ -183,7 +184,7 @@ class SQLStorage(Storage):
         seed: int | None,
         attrs: Mapping[str, JSON],
         load_if_exists: bool = False,
-        directions: Sequence[str] | None = None,
+        directions: Sequence[str] | Mapping[str, str] | Objectives | None = None,
     ) -> StudyRecord:
         checked, text = checks.check_study(direction, seed, attrs, directions)
         exists = StorageError(f"the study name must be new, but got {format_values(name=name)}")
@@ -198,15 +199,18 @@ class SQLStorage(Storage):
                 raise exists
             values = {
                 "name": name,
-                "direction": checked[0],
-                "directions": checks.encode_value(list(checked), what="directions"),
+                "direction": checked.directions[0],
+                "directions": checks.encode_value(list(checked.directions), what="directions"),
+                "names": None if checked.names is None else checks.encode_value(list(checked.names), what="names"),
                 "seed": seed,
                 "attrs": text,
                 "created": created,
             }
             insert = sa.insert(studies).values(**values).returning(studies.c.study_id)
             study_id = int(connection.execute(insert).scalar_one())
-            return StudyRecord(study_id, name, checked[0], seed, checks.decode(text), created, checked)
+            return StudyRecord(
+                study_id, name, checked.directions[0], seed, checks.decode(text), created, checked.directions, checked.names
+            )
 
         try:
             return self._write(body)

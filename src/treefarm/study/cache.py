@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..exceptions import ConfigError, StudyError
+from ..objectives import Objectives
 from ..optimizers import History, Observation
 from ..optimizers.hints import Hint
 from ..pareto import ranking_losses
@@ -39,8 +40,8 @@ log = logging.getLogger("treefarm")
 
 
 class TrialCache:
-    """Finished trials of one study (see the module docstring); ``sign`` is +1 to
-    minimize and -1 to maximize, so losses handed to optimizers are always minimized."""
+    """Finished trials of one study (see the module docstring); values become
+    losses by the study's ``objectives``, so losses handed to optimizers are always minimized."""
 
     def __init__(
         self,
@@ -48,18 +49,17 @@ class TrialCache:
         study_id: int,
         space: Space,
         *,
-        sign: float,
         name: str,
-        directions: tuple[str, ...] = ("minimize",),
+        objectives: Objectives,
     ) -> None:
         self._storage = storage
         self._study_id = study_id
         self._space = space
-        self._sign = sign
+        self._sign = objectives.sign(0)
         self.full_fidelity: float | None = None
         """The full evaluation's fidelity in a study with one (set by the study)."""
         self._name = name
-        self._directions = directions
+        self._objectives = objectives
         self._reader = TrialReader(storage, study_id)
         self._configs: dict[int, Config | None] = {}
         self._checked_hints: dict[tuple[int, float], Hint | None] = {}
@@ -67,9 +67,9 @@ class TrialCache:
         self._hints: tuple[float, tuple[Hint, ...]] | None = None
 
     @property
-    def directions(self) -> tuple[str, ...]:
-        """The study's directions, one per objective."""
-        return self._directions
+    def objectives(self) -> Objectives:
+        """The study's objectives."""
+        return self._objectives
 
     def remember(self, number: int, config: Config) -> None:
         """Record the configuration of a trial this process started (already valid)."""
@@ -144,7 +144,7 @@ class TrialCache:
                 scored.append(r)
             elif r.state is not TrialState.COMPLETE:
                 failed.append(config)
-        if len(self._directions) > 1 or any(r.constraints for r in scored):
+        if self._objectives.several or any(r.constraints for r in scored):
             complete, more_failed = self._ranked(complete, scored)
             failed.extend(more_failed)
         pending = []
@@ -179,13 +179,13 @@ class TrialCache:
         trial's place in the Pareto order (see :class:`~treefarm.optimizers.Observation`).
         A trial without a value for every objective (a pruned one that reported one
         number) counts as failed."""
-        Y = loss_matrix(scored, self._directions)
+        Y = loss_matrix(scored, self._objectives)
         whole = np.all(np.isfinite(Y), axis=1)
         kept = [o for o, ok in zip(complete, whole) if ok]
         C = constraint_matrix([r for r, ok in zip(scored, whole) if ok])
         keys = ranking_losses(Y[whole], C)
         ranked = [
-            replace(o, loss=float(key), losses=tuple(map(float, row)), constraints=() if C is None else tuple(map(float, c)))
+            o.ranked(key, row, () if c is None else c)
             for o, key, row, c in zip(kept, keys, Y[whole], C if C is not None else [None] * len(kept))
         ]
         return ranked, [o.config for o, ok in zip(complete, whole) if not ok]
@@ -254,8 +254,9 @@ class TrialCache:
         done = self.completed()
         if done:
             if any(t.constraints for t in done):
-                return feasible_front(done, self._directions[:1])[0]
-            return min(done, key=lambda t: (self._sign * (t.value or 0.0), t.number))
+                return feasible_front(done, self._objectives.pick(0))[0]
+            values = np.array([t.value for t in done], dtype=float)
+            return done[self._objectives.best_index(values) or 0]  # the first of ties: done is by number
         failed = [
             self._finished[n] for n in sorted(self._finished) if self._finished[n].state is TrialState.FAILED
         ]

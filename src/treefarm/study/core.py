@@ -20,6 +20,7 @@ import numpy as np
 from ..exceptions import StudyError, format_values
 from ..execution.liveness import KeepAlive
 from ..fidelity import Fidelity
+from ..objectives import Objectives
 from ..optimizers import History
 from ..pruners import Pruner
 from ..storage import Storage, TrialRecord
@@ -70,10 +71,7 @@ class StudyBase:
         self.max_cost: float | None = None
         """The cost budget of the running :meth:`optimize` call (None: no budget)."""
         self._cost_spent = False
-        sign = 1.0 if record.direction == "minimize" else -1.0
-        self._cache = TrialCache(
-            storage, record.study_id, space, sign=sign, name=record.name, directions=self.directions
-        )
+        self._cache = TrialCache(storage, record.study_id, space, name=record.name, objectives=record.objectives)
         self._cache.full_fidelity = None if fidelity is None else fidelity.high
         dedupe = Deduplicator(space)
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
@@ -115,6 +113,11 @@ class StudyBase:
     def directions(self) -> tuple[str, ...]:
         """One ``"minimize"``/``"maximize"`` per objective."""
         return tuple(self._record.directions)
+
+    @property
+    def objectives(self) -> Objectives:
+        """The study's objectives: their directions and names, and how values compare."""
+        return self._record.objectives
 
     @property
     def seed(self) -> int:
@@ -179,7 +182,7 @@ class StudyBase:
         if self.pruner is None:
             return False
         records = self._cache.finished_and_unfinished()
-        return self.pruner.prune(curves_for(records, number, directions=self.directions))
+        return self.pruner.prune(curves_for(records, number, self.objectives))
 
     def fidelity_of(self, number: int) -> float | None:
         """The fidelity trial ``number`` evaluates at (None without a :class:`~treefarm.Fidelity`)."""
@@ -194,7 +197,7 @@ class StudyBase:
     def finish(self, number: int, outcome: Outcome) -> TrialRecord:
         """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`);
         values that do not match the study's objectives in count fail the trial, saying so."""
-        return self._recorder.finish(number, count_failure(outcome, self.directions) or outcome)
+        return self._recorder.finish(number, count_failure(outcome, self.objectives) or outcome)
 
     # ----------------------------------------------------------------- recovery
     def recover(self, *, limit: int = REQUEUE_LOST) -> list[int]:

@@ -23,6 +23,7 @@ import time
 from typing import Any, Protocol
 
 from ..exceptions import StudyError
+from ..objectives import Objectives
 from ..optimizers import Optimizer, make_optimizer
 from ..optimizers.registry import from_spec, spec_of
 from ..space import Space, addresses, analyze
@@ -94,16 +95,19 @@ def reconcile(
     space: Space,
     *,
     algo: str | Optimizer | None,
-    directions: tuple[str, ...] | None,
+    objectives: Objectives | None,
     seed: int | None,
     allow_space_change: bool,
 ) -> Optimizer:
     """The optimizer of a reopened study, after checking the caller's arguments
     against what is stored (see the module docstring)."""
-    if directions is not None and directions != tuple(record.directions):
-        if len(directions) == 1 and len(record.directions) == 1:
-            raise _refuse("direction", record.name, record.direction, directions[0])
-        raise _refuse("directions", record.name, list(record.directions), list(directions))
+    stored = record.objectives
+    if objectives is not None and (
+        objectives.directions != stored.directions or objectives.names not in (None, stored.names)
+    ):
+        if objectives.names is None and not objectives.several and not stored.several:
+            raise _refuse("direction", record.name, stored.directions[0], objectives.directions[0])
+        raise _refuse("directions", record.name, stored.argument, objectives.argument)
     if seed is not None and seed != record.seed:
         raise _refuse(
             "seed",

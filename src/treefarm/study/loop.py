@@ -68,13 +68,12 @@ def optimize(
     wants_trial = check_arguments(objective, n_jobs, backend, executor, requeue_lost)
     check_total(n_trials)
     caught = checked_catch(catch)
-    several = len(study.directions) > 1
-    if several and (target is not None or patience is not None):
+    if study.objectives.several and (target is not None or patience is not None):
         raise StudyError(
             "target and patience take a study with one objective, but got "
-            f"{format_values(target=target, patience=patience, directions=list(study.directions))}"
+            f"{format_values(target=target, patience=patience, directions=study.objectives.argument)}"
         )
-    stopper = Stopper(n_new_trials, timeout, target, patience, maximize=study.directions[0] == "maximize")
+    stopper = Stopper(n_new_trials, timeout, target, patience, objectives=study.objectives)
     shown = show_progress(progress)
     study.recover(limit=requeue_lost)
     reporter = Reporter(study, total=bar_total(study.storage, study.study_id, n_trials, n_new_trials) if shown else None, progress=shown)

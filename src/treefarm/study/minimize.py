@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,7 +155,7 @@ def minimize(
     study_name: str | None = None,
     seed: int | None = None,
     direction: str | None = None,
-    directions: Sequence[str] | None = None,
+    directions: Sequence[str] | Mapping[str, str] | None = None,
     n_jobs: int = 1,
     timeout: float | None = None,
     pruner: Pruner | None = None,
@@ -207,7 +207,7 @@ def minimize(
         study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor, progress=progress)
         front = study.best_trials
         best = None
-        if len(study.directions) == 1:
+        if not study.objectives.several:
             trial = study.best_trial
             best = (study.best_value, Config(trial.params), study.best_params)
         return Result(trials=study.trials, study=study, best_trials=front, best=best)

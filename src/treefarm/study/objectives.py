@@ -1,10 +1,10 @@
-"""A study's objectives: their directions, the count check of a trial's values,
+"""A study's objectives over its trials: the count check of a trial's values,
 and what a study with several objectives or constraints calls its best — the
 feasible Pareto front — and its hypervolume.
 
 Values are stored as the objective returned them; they are turned into losses
-(maximized objectives negated) only to compare trials, so every reading of the
-study shows the user's own numbers.
+(:meth:`treefarm.objectives.Objectives.losses`) only to compare trials, so every
+reading of the study shows the user's own numbers.
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..exceptions import StudyError, format_values
+from ..exceptions import StudyError
+from ..objectives import Objectives
 from ..pareto import hypervolume, nondominated_mask, violations
 from ..storage import TrialRecord, TrialState
 from .outcome import Outcome, failure
 
 __all__ = [
-    "DIRECTIONS",
-    "check_directions",
     "constraint_matrix",
     "count_failure",
     "feasible_front",
@@ -28,58 +27,24 @@ __all__ = [
     "study_hypervolume",
 ]
 
-DIRECTIONS = ("minimize", "maximize")
-
-
-def check_directions(direction: object, directions: object) -> tuple[str, ...] | None:
-    """The study's directions from ``direction`` or ``directions`` (at most one
-    given), or None when neither is; a bad value is a StudyError naming it."""
-    if direction is not None and directions is not None:
-        raise StudyError(
-            "give direction (one objective) or directions (one per objective), not both, but got "
-            f"{format_values(direction=direction, directions=directions)}"
-        )
-    if direction is not None:
-        if direction not in DIRECTIONS:
-            raise StudyError(f"direction must be one of {list(DIRECTIONS)}, but got direction={direction!r}")
-        return (str(direction),)
-    if directions is None:
-        return None
-    if isinstance(directions, str) or not isinstance(directions, Sequence) or not directions:
-        raise StudyError(
-            f"directions must be a non-empty list of {list(DIRECTIONS)}, but got directions={directions!r}"
-        )
-    for i, d in enumerate(directions):
-        if d not in DIRECTIONS:
-            raise StudyError(
-                f"directions must each be one of {list(DIRECTIONS)}, but got directions[{i}]={d!r} "
-                f"in directions={list(directions)!r}"
-            )
-    return tuple(str(d) for d in directions)
-
-
-def count_failure(outcome: Outcome, directions: tuple[str, ...]) -> Outcome | None:
+def count_failure(outcome: Outcome, objectives: Objectives) -> Outcome | None:
     """A failed outcome when ``outcome`` holds another count of values than the
     study has objectives, else None."""
-    values = outcome.values
-    if outcome.state is not TrialState.COMPLETE or values is None or len(values) == len(directions):
+    values, m = outcome.values, len(objectives)
+    if outcome.state is not TrialState.COMPLETE or values is None or len(values) == m:
         return None
     return failure(
-        f"the study has {len(directions)} objective{'s' if len(directions) > 1 else ''} "
-        f"(directions={list(directions)!r}) but the objective returned {len(values)} "
+        f"the study has {m} objective{'s' if m > 1 else ''} "
+        f"({objectives.describe()}) but the objective returned {len(values)} "
         f"value{'s' if len(values) > 1 else ''}: {list(values)!r:.80}"
     )
 
 
-def _signs(directions: Sequence[str]) -> np.ndarray:
-    return np.array([1.0 if d == "minimize" else -1.0 for d in directions])
-
-
-def loss_matrix(records: Sequence[TrialRecord], directions: Sequence[str]) -> np.ndarray:
-    """The trials' values as losses to minimize, shape (n, len(directions))."""
-    m = len(directions)
+def loss_matrix(records: Sequence[TrialRecord], objectives: Objectives) -> np.ndarray:
+    """The trials' values as losses to minimize, shape (n, m)."""
+    m = len(objectives)
     rows = [r.values if r.values is not None and len(r.values) == m else (np.nan,) * m for r in records]
-    return np.array(rows, dtype=float).reshape(len(records), m) * _signs(directions)
+    return objectives.losses(np.array(rows, dtype=float).reshape(len(records), m))
 
 
 def constraint_matrix(records: Sequence[TrialRecord]) -> np.ndarray | None:
@@ -91,11 +56,11 @@ def constraint_matrix(records: Sequence[TrialRecord]) -> np.ndarray | None:
     return np.array([tuple(r.constraints or ()) + (0.0,) * (k - len(r.constraints or ())) for r in records])
 
 
-def feasible_front(records: Sequence[TrialRecord], directions: Sequence[str]) -> list[TrialRecord]:
+def feasible_front(records: Sequence[TrialRecord], objectives: Objectives) -> list[TrialRecord]:
     """The completed trials no feasible trial dominates, among the feasible ones,
     by trial number; with no feasible trial, those of least total violation."""
     done = [r for r in records if r.state is TrialState.COMPLETE and r.values is not None]
-    done = [r for r, row in zip(done, loss_matrix(done, directions)) if np.all(np.isfinite(row))]
+    done = [r for r, row in zip(done, loss_matrix(done, objectives)) if np.all(np.isfinite(row))]
     if not done:
         return []
     C = constraint_matrix(done)
@@ -103,25 +68,25 @@ def feasible_front(records: Sequence[TrialRecord], directions: Sequence[str]) ->
     feasible = np.flatnonzero(v == 0)
     if feasible.size == 0:
         return sorted((done[i] for i in np.flatnonzero(v == v.min())), key=lambda r: r.number)
-    Y = loss_matrix([done[i] for i in feasible], directions)
+    Y = loss_matrix([done[i] for i in feasible], objectives)
     keep = feasible[nondominated_mask(Y)]
     return sorted((done[i] for i in keep), key=lambda r: r.number)
 
 
 def study_hypervolume(
-    records: Sequence[TrialRecord], directions: Sequence[str], reference: Sequence[float]
+    records: Sequence[TrialRecord], objectives: Objectives, reference: Sequence[float]
 ) -> float:
     """The hypervolume of the feasible front up to ``reference`` (in the user's
     own units: a maximized objective's reference is a value below every score
     that should count)."""
     ref = np.asarray(reference, dtype=float)
-    if ref.shape != (len(directions),) or not np.all(np.isfinite(ref)):
+    if ref.shape != (len(objectives),) or not np.all(np.isfinite(ref)):
         raise StudyError(
-            f"reference must hold {len(directions)} finite numbers (one per objective), "
+            f"reference must hold {len(objectives)} finite numbers (one per objective), "
             f"but got reference={[float(r) for r in np.atleast_1d(ref)]!r}"
         )
-    front = [r for r in feasible_front(records, directions) if r.feasible]
+    front = [r for r in feasible_front(records, objectives) if r.feasible]
     if not front:
         return 0.0
-    return hypervolume(loss_matrix(front, directions), ref * _signs(directions))
+    return hypervolume(loss_matrix(front, objectives), objectives.losses(ref))
 

@@ -11,15 +11,15 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import StudyError, format_values
+from ..objectives import Objectives
 from ..optimizers import Optimizer, make_optimizer
 from ..space import Space, convert, sample
 from ..storage import NotFoundError, Storage, StudyRecord, open_storage
 from ..storage.url import StorageURL
 from ..validation import check_int
 from .identity import DEFAULT_ALGO, creation_attrs, reconcile
-from .objectives import DIRECTIONS, check_directions
 
-__all__ = ["DIRECTIONS", "Opened", "check_space", "create", "load"]
+__all__ = ["Opened", "check_space", "create", "load"]
 
 
 #: The study attribute holding a token of the call that created the study (an existing
@@ -67,7 +67,7 @@ def create(
     directions: Any = None,
 ) -> Opened:
     """A new study's parts, or (``load_if_exists``) an existing one's, reconciled."""
-    given = check_directions(direction, directions)
+    given = Objectives.parse(direction, directions, error=StudyError)
     _check_seed(seed)
     root = check_space(space)
     optimizer = make_optimizer(algo if algo is not None else DEFAULT_ALGO)
@@ -75,14 +75,13 @@ def create(
     token = secrets.token_hex(8)
     record = store.create_study(
         name if name is not None else f"study-{secrets.token_hex(4)}",
-        direction=(given or ("minimize",))[0],
-        directions=given or ("minimize",),
+        directions=given or Objectives.single(),
         seed=seed if seed is not None else secrets.randbits(63),
         attrs={**creation_attrs(root, optimizer), CREATION: token},
         load_if_exists=load_if_exists,
     )
     kept = reconcile(
-        store, record, root, algo=algo, directions=given, seed=seed, allow_space_change=allow_space_change
+        store, record, root, algo=algo, objectives=given, seed=seed, allow_space_change=allow_space_change
     )
     return Opened(record, store, root, kept, created=record.attrs.get(CREATION) == token)
 
@@ -105,6 +104,6 @@ def load(
     record = store.get_study(name)
     root = check_space(space)
     optimizer = reconcile(
-        store, record, root, algo=algo, directions=None, seed=None, allow_space_change=allow_space_change
+        store, record, root, algo=algo, objectives=None, seed=None, allow_space_change=allow_space_change
     )
     return Opened(record, store, root, optimizer)

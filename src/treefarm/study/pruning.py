@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..objectives import Objectives
 from ..pruners import Curves
 from ..storage import TrialRecord, TrialState
 from .outcome import Outcome
@@ -20,13 +21,13 @@ from .outcome import Outcome
 __all__ = ["curves_for", "with_last_report"]
 
 
-def curves_for(records: Sequence[TrialRecord], number: int, *, directions: tuple[str, ...]) -> Curves:
+def curves_for(records: Sequence[TrialRecord], number: int, objectives: Objectives) -> Curves:
     """The curves trial ``number`` is judged by: its own and those of the trials numbered
     below it (with several objectives, their vectors too)."""
     own: Mapping[int, float] = {}
     earlier = {}
     vectors = {}
-    several = len(directions) > 1
+    several = objectives.several
     for r in records:  # records are snapshots with their own dicts: no copy needed
         if r.number == number:
             own = r.intermediate
@@ -34,7 +35,7 @@ def curves_for(records: Sequence[TrialRecord], number: int, *, directions: tuple
             earlier[r.number] = r.intermediate
         if several and r.number <= number and r.intermediate_vectors:
             vectors[r.number] = r.intermediate_vectors
-    return Curves(number, own, earlier, directions[0] == "maximize", vectors, directions if several else ())
+    return Curves(number, own, earlier, objectives, vectors)
 
 
 def with_last_report(outcome: Outcome, record: TrialRecord, *, several: bool = False) -> Outcome:

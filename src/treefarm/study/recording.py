@@ -36,7 +36,7 @@ class Recorder:
         trial keeps the value and step it last reported."""
         if outcome.state is TrialState.PRUNED:
             record = self._storage.get_trial(self._study_id, number)
-            outcome = with_last_report(outcome, record, several=len(self._cache.directions) > 1)
+            outcome = with_last_report(outcome, record, several=self._cache.objectives.several)
         system_attrs = dict(outcome.system_attrs)
         config = self._cache.known_config(number) if self._dedupe.rules else None
         if config is not None:

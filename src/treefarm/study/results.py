@@ -25,9 +25,10 @@ class Results(StudyBase):
         a feasible one first when trials have constraints; with none, the error
         quotes why the trials failed. A study with several objectives has no one
         best trial: the error points to :attr:`best_trials`."""
-        if len(self._cache.directions) > 1:
+        objectives = self._cache.objectives
+        if objectives.several:
             raise StudyError(
-                f"the study has {len(self._cache.directions)} objectives (directions={list(self._cache.directions)!r}), "
+                f"the study has {len(objectives)} objectives (directions={objectives.argument!r}), "
                 "so no single best trial: read study.best_trials (the Pareto front)"
             )
         return self._cache.best()
@@ -38,13 +39,13 @@ class Results(StudyBase):
         feasible trial dominates (no worse in every objective, better in one), by
         number. With no feasible trial, the trials of least total constraint
         violation. With one objective, the trials tied at the best value."""
-        return feasible_front(self._cache.completed(), self._cache.directions)
+        return feasible_front(self._cache.completed(), self._cache.objectives)
 
     def hypervolume(self, reference: Sequence[float]) -> float:
         """The hypervolume the feasible front dominates up to ``reference``, one
         value per objective in the objectives' own units (below every score that
         should count for a maximized one, above every loss for a minimized one)."""
-        return study_hypervolume(self._cache.completed(), self._cache.directions, reference)
+        return study_hypervolume(self._cache.completed(), self._cache.objectives, reference)
 
     @property
     def recommended_trial(self) -> TrialRecord:
@@ -87,5 +88,5 @@ class Results(StudyBase):
             raise StudyError("to_dataframe needs pandas: pip install 'treefarm[pandas]'") from exc
         from .rows import trial_rows
 
-        return pd.DataFrame(trial_rows(sorted(self._cache.finished_and_unfinished(), key=lambda t: t.number)))
+        return pd.DataFrame(trial_rows(sorted(self._cache.finished_and_unfinished(), key=lambda t: t.number), self._cache.objectives))
 

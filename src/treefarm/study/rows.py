@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..objectives import Objectives
 from ..storage import TrialRecord
 
-__all__ = ["ROW_COLUMNS", "trial_rows"]
+__all__ = ["ROW_COLUMNS", "trial_rows", "value_columns"]
 
 
 #: The columns every exported trial has, before its ``params.*`` and ``user_attrs.*``.
@@ -16,12 +17,24 @@ ROW_COLUMNS = (
 )  # fmt: skip
 
 
-def trial_rows(records: Sequence[TrialRecord]) -> list[dict[str, Any]]:
+def value_columns(objectives: Objectives) -> tuple[str, ...]:
+    """The columns of the objectives' values beside ``value`` (the first): one per
+    objective by name (``values.error``), or ``values.<i>`` for several unnamed
+    objectives; none for one unnamed objective."""
+    if objectives.names is not None:
+        return tuple(f"values.{name}" for name in objectives.names)
+    if objectives.several:
+        return tuple(f"values.{i}" for i in range(len(objectives)))
+    return ()
+
+
+def trial_rows(records: Sequence[TrialRecord], objectives: Objectives | None = None) -> list[dict[str, Any]]:
     """One flat dict per trial: number, state, value, timing, the last reported step, the
     fidelity it was evaluated at (None: full) and what it cost,
     ``params.<address>``, ``user_attrs.<key>`` and the failure reason, in a stable column order.
-    A trial with several objectives adds ``values.<i>`` (``value`` is ``values.0``), one
-    with constraints ``constraints.<i>`` and ``feasible``."""
+    The objectives' values follow in :func:`value_columns` (``value`` is the first; without
+    ``objectives``, a trial with several values adds ``values.<i>``); a trial with
+    constraints adds ``constraints.<i>`` and ``feasible``."""
     rows = []
     for r in records:
         duration = r.finished - r.started if r.finished is not None and r.started is not None else None
@@ -37,8 +50,8 @@ def trial_rows(records: Sequence[TrialRecord]) -> list[dict[str, Any]]:
             "cost": r.cost,
             "fail_reason": r.system_attrs.get("fail_reason"),
         }
-        if r.values is not None and len(r.values) > 1:
-            row.update({f"values.{i}": v for i, v in enumerate(r.values)})
+        columns = value_columns(objectives) if objectives is not None else _unnamed(r)
+        row.update(zip(columns, r.values or (None,) * len(columns)))
         if r.constraints is not None:
             row.update({f"constraints.{i}": c for i, c in enumerate(r.constraints)})
             row["feasible"] = r.feasible
@@ -46,3 +59,8 @@ def trial_rows(records: Sequence[TrialRecord]) -> list[dict[str, Any]]:
         row.update({f"user_attrs.{k}": v for k, v in r.user_attrs.items()})
         rows.append(row)
     return rows
+
+
+def _unnamed(record: TrialRecord) -> tuple[str, ...]:
+    n = len(record.values or ())
+    return tuple(f"values.{i}" for i in range(n)) if n > 1 else ()

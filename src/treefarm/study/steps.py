@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from ..exceptions import StorageUnavailableError, TrialStateError
+from ..objectives import Objectives
 from ..space import Config
 from ..storage import Storage, TrialRecord, TrialState
 from .outcome import Outcome
@@ -44,7 +45,7 @@ class Host(Protocol):
     def study_id(self) -> int: ...
 
     @property
-    def directions(self) -> tuple[str, ...]: ...
+    def objectives(self) -> Objectives: ...
 
     @property
     def stop_requested(self) -> bool: ...

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..exceptions import StudyError
+from ..objectives import Objectives
 
 __all__ = ["Stopper"]
 
@@ -28,13 +29,14 @@ def _check_positive(name: str, value: float | None, kind: type) -> None:
 
 @dataclass
 class Stopper:
-    """The stopping rules of one ``optimize`` call; ``maximize`` flips the target test."""
+    """The stopping rules of one ``optimize`` call; ``objectives`` says which value is
+    better (the first objective's: ``target`` and ``patience`` take one objective)."""
 
     n_trials: int | None = None
     timeout: float | None = None
     target: float | None = None
     patience: int | None = None
-    maximize: bool = False
+    objectives: Objectives = field(default_factory=Objectives.single)
     started: float = field(default_factory=time.monotonic)
     done_trials: int = 0
     best: float | None = None
@@ -57,7 +59,7 @@ class Stopper:
         self.done_trials += 1
         if value is None:
             return
-        better = self.best is None or (value > self.best if self.maximize else value < self.best)
+        better = self.best is None or self.objectives.better(value, self.best)
         self.since_best = 0 if better else self.since_best + 1
         if better:
             self.best = value
@@ -74,10 +76,10 @@ class Stopper:
         elapsed = time.monotonic() - self.started
         if self.timeout is not None and elapsed >= self.timeout:
             return f"timeout: {elapsed:.1f} s elapsed of timeout={self.timeout:g}"
-        if self.target is not None and self.best is not None:
-            reached = self.best >= self.target if self.maximize else self.best <= self.target
-            if reached:
-                return f"target reached: best value {self.best!r} {'>=' if self.maximize else '<='} target={self.target!r}"
+        reached = self.target is not None and self.best is not None and not self.objectives.better(self.target, self.best)
+        if reached:  # the best is at least as good as the target
+            sign = ">=" if self.objectives.maximizes(0) else "<="
+            return f"target reached: best value {self.best!r} {sign} target={self.target!r}"
         if self.patience is not None and self.since_best >= self.patience:
             return (
                 f"patience: no better value in the last {self.since_best} completed trials "

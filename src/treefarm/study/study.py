@@ -65,7 +65,7 @@ class Study(Results, Hinting):
         storage: str | os.PathLike[str] | Storage | None = None,
         algo: str | Optimizer | None = None,
         direction: str | None = None,
-        directions: Sequence[str] | None = None,
+        directions: Sequence[str] | Mapping[str, str] | None = None,
         seed: int | None = None,
         load_if_exists: bool = False,
         allow_space_change: bool = False,
@@ -82,7 +82,9 @@ class Study(Results, Hinting):
         ``"postgresql://..."``), a :class:`Storage`, or None for memory.
         A new study takes ``algo`` (default ``"auto"``), ``direction`` (default
         ``"minimize"``) or ``directions`` (one per objective, for several:
-        ``["minimize", "maximize"]``; see :attr:`best_trials`) and ``seed`` (None draws one and stores it, so the study
+        ``["minimize", "maximize"]``, or named: ``{"error": "minimize", "size":
+        "minimize"}``, the names shown wherever values are; see :attr:`best_trials`;
+        one of the two, never both) and ``seed`` (None draws one and stores it, so the study
         stays reproducible when resumed). A reopened one keeps what it stored:
         see :mod:`treefarm.study.identity` for what is checked and recorded.
         Trials not finished after ``STALE_FACTOR`` heartbeat intervals are
@@ -304,7 +306,9 @@ class Study(Results, Hinting):
         )
 
     def __repr__(self) -> str:
-        directions = f"direction={self.directions[0]!r}" if len(self.directions) == 1 else f"directions={list(self.directions)!r}"
+        objectives = self.objectives
+        several = objectives.several or objectives.names is not None
+        directions = f"directions={objectives.argument!r}" if several else f"direction={objectives.directions[0]!r}"
         return f"Study(name={self.name!r}, {directions}, optimizer={self.optimizer!r})"
 
 

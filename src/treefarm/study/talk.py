@@ -20,6 +20,7 @@ import multiprocessing
 import sys
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..objectives import Objectives
 from ..storage import Storage, TrialRecord, TrialState
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class Reported(Protocol):
     def name(self) -> str: ...
 
     @property
-    def directions(self) -> tuple[str, ...]: ...
+    def objectives(self) -> Objectives: ...
 
     @property
     def best_trial(self) -> TrialRecord: ...
@@ -141,7 +142,7 @@ class Reporter:
             )
 
     def _best(self) -> tuple[str, float | None]:
-        if len(self.study.directions) > 1:
+        if self.study.objectives.several:
             front = self.study.best_trials
             return (f"front of {len(front)} trials" if front else "none yet"), None
         try:

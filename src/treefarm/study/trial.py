@@ -10,6 +10,7 @@ from typing import Any, Protocol, cast
 
 from ..exceptions import StudyError
 from ..fidelity import Fidelity
+from ..objectives import Objectives
 from ..pruners import Pruner
 from ..space import Config
 from ..storage import Storage
@@ -37,6 +38,9 @@ class TrialHost(Protocol):
 
     @property
     def directions(self) -> tuple[str, ...]: ...
+
+    @property
+    def objectives(self) -> Objectives: ...
 
     @property
     def artifact_store(self) -> str: ...

@@ -46,6 +46,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..exceptions import ConfigError
+from ..objectives import Objectives
 from ..space import Config, Space
 from ..space.partial import check_partial, complete_partial, zero_weight
 from ..storage import TrialRecord, TrialState
@@ -76,7 +77,7 @@ class Source(Protocol):
     def name(self) -> str: ...
 
     @property
-    def direction(self) -> str: ...
+    def objectives(self) -> Objectives: ...
 
     @property
     def trials(self) -> list[TrialRecord]: ...
@@ -126,7 +127,7 @@ def _projected(space: Space, record: TrialRecord) -> dict[str, object] | None:
 
 def _ranked(source: Source) -> list[TrialRecord]:
     """The source's completed trials, best first (ties by trial number)."""
-    sign = 1.0 if source.direction == "minimize" else -1.0
+    sign = source.objectives.sign(0)
     done = [t for t in source.trials if t.state is TrialState.COMPLETE and t.value is not None]
     return sorted(done, key=lambda t: (sign * (t.value or 0.0), t.number))
 

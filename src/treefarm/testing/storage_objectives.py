@@ -2,7 +2,7 @@
 
 :class:`~treefarm.testing.storage_suite.StorageSuite` inherits these tests; they
 need the same ``storage`` fixture. What they hold a storage to: a study keeps
-one direction per objective; a trial keeps one value per objective (``value``
+one direction per objective (and their names, when given); a trial keeps one value per objective (``value``
 is the first, so single-objective readers are unchanged) and its constraint
 values, from which ``feasible`` follows; intermediate reports may be vectors;
 values are finite as a single value must be (NaN and infinities refused for
@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from ..exceptions import StorageError, TrialStateError
+from ..objectives import Objectives
 from ..storage import Storage, TrialState
 
 __all__ = ["ObjectivesSuite"]
@@ -35,7 +36,7 @@ class ObjectivesSuite:
 
     def test_a_study_keeps_one_direction_per_objective(self, storage: Storage) -> None:
         made = storage.create_study("mo", directions=list(TWO), seed=1, attrs={})
-        assert made.directions == TWO and made.direction == "minimize"
+        assert made.objectives == Objectives(TWO) and made.direction == TWO[0]
         assert storage.get_study("mo") == made and storage.list_studies() == [made]
         assert storage.create_study("mo", direction="maximize", seed=2, attrs={}, load_if_exists=True) == made
         single = storage.create_study("one", direction="maximize", seed=1, attrs={})
@@ -44,10 +45,12 @@ class ObjectivesSuite:
     @pytest.mark.parametrize(
         ("kwargs", "named"),
         [
-            ({"directions": ["minimize", "up"]}, "direction='up'"),
+            ({"directions": ["minimize", "up"]}, "directions\\[1\\]='up'"),
+            ({"directions": {"error": "minimize", "size": "down"}}, "directions\\['size'\\]='down'"),
+            ({"directions": {"": "minimize"}}, "names\\[0\\]=''"),
             ({"directions": []}, "directions=\\[\\]"),
             ({"directions": "minimize"}, "directions='minimize'"),
-            ({"direction": "maximize", "directions": ["minimize", "maximize"]}, "direction='maximize'"),
+            ({"direction": "minimize", "directions": ["minimize", "maximize"]}, "not both"),
             ({}, "direction or directions"),
         ],
     )
@@ -57,6 +60,14 @@ class ObjectivesSuite:
         with pytest.raises(StorageError, match=named):
             storage.create_study("bad", seed=1, attrs={}, **kwargs)
         assert storage.list_studies() == []
+
+    def test_a_study_keeps_its_objectives_names(self, storage: Storage) -> None:
+        made = storage.create_study("named", directions={"error": "minimize", "size": "maximize"}, seed=1, attrs={})
+        assert made.objectives == Objectives(("minimize", "maximize"), ("error", "size"))
+        assert made.directions == ("minimize", "maximize") and made.names == ("error", "size")
+        assert storage.get_study("named") == made and storage.list_studies() == [made]
+        unnamed = storage.create_study("plain", directions=Objectives(("maximize",)), seed=1, attrs={})
+        assert unnamed.names is None and unnamed.objectives == Objectives(("maximize",))
 
     def test_values_and_constraints_round_trip(self, storage: Storage) -> None:
         sid = _two(storage)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import StudyError
+from ..objectives import Objectives
 from . import history, params, posterior, structures
 from .source import StudyLike, as_study_data, complete_trials
 
@@ -52,7 +53,8 @@ def plot_convergence(study: StudyLike | Sequence[StudyLike], *, axis: str = "num
     ax = fig.add_subplot()
     if isinstance(study, Sequence):
         datas = [as_study_data(s) for s in study]
-        direction = datas[0].direction if datas else "minimize"
+        first = datas[0].objectives if datas else Objectives.single()
+        direction, label = first.directions[0], first.label(0)
         band = history.convergence_band([d.trials for d in datas], direction=direction)
         for d in datas:
             best = history.best_so_far(
@@ -64,6 +66,7 @@ def plot_convergence(study: StudyLike | Sequence[StudyLike], *, axis: str = "num
         ax.set_xlabel("completed trials")
     else:
         data = as_study_data(study)
+        label = data.objectives.label(0)
         c = history.convergence(data.trials, direction=data.direction, axis=axis)
         ax.scatter(c.x, c.value, s=6, color="0.6", label="trial value")
         best_x = np.append(c.best_x, c.x[-1]) if len(c.x) else c.best_x
@@ -72,7 +75,7 @@ def plot_convergence(study: StudyLike | Sequence[StudyLike], *, axis: str = "num
         ax.set_xlabel("trial number" if axis == "number" else "seconds since the first trial")
         ax.set_title(data.name)
         _note(fig, c.shown, c.total, "values")
-    ax.set_ylabel("value")
+    ax.set_ylabel(label)
     ax.legend(loc="upper right")
     return fig
 
@@ -145,8 +148,9 @@ def plot_parallel_coordinates(study: StudyLike) -> Figure:
     fig = _figure(max(4.0, 1.6 * len(p.addresses) + 1.5), 4.5)
     ax = fig.add_subplot()
     norm = Normalize(float(p.values.min()), float(p.values.max())) if len(p.values) else Normalize()
-    cmap = colormaps["viridis" if data.direction == "minimize" else "viridis_r"]
-    order = np.argsort(-p.values if data.direction == "minimize" else p.values, kind="stable")
+    maximize = data.objectives.maximizes(0)
+    cmap = colormaps["viridis_r" if maximize else "viridis"]
+    order = np.argsort(p.values if maximize else -p.values, kind="stable")
     xs = np.arange(len(p.addresses), dtype=float)
     segments, colors = [], []
     for i in order:

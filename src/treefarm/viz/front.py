@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import StudyError, format_values
-from ..pareto import hypervolume, nondominated_mask, reference_point
+from ..objectives import Objectives
+from ..pareto import hypervolume, reference_point
 from ..storage import TrialRecord, TrialState
 
 __all__ = ["Front", "HypervolumeHistory", "front", "hypervolume_history"]
@@ -30,7 +31,7 @@ class Front:
     values: np.ndarray
     feasible: np.ndarray
     on_front: np.ndarray
-    directions: tuple[str, ...]
+    objectives: Objectives
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,9 @@ class HypervolumeHistory:
     reference: np.ndarray
 
 
-def _signs(directions: Sequence[str]) -> np.ndarray:
-    return np.array([1.0 if d == "minimize" else -1.0 for d in directions])
-
-
-def front(trials: Sequence[TrialRecord], directions: Sequence[str]) -> Front:
+def front(trials: Sequence[TrialRecord], objectives: Objectives) -> Front:
     """The completed trials with a value for every objective, by number, marked."""
-    m = len(directions)
+    m = len(objectives)
     done = [
         t for t in trials
         if t.state is TrialState.COMPLETE and t.values is not None and len(t.values) == m
@@ -60,29 +57,29 @@ def front(trials: Sequence[TrialRecord], directions: Sequence[str]) -> Front:
     on_front = np.zeros(len(done), dtype=bool)
     if feasible.any():
         index = np.flatnonzero(feasible)
-        on_front[index[nondominated_mask(values[index] * _signs(directions))]] = True
-    return Front(np.array([t.number for t in done], dtype=int), values, feasible, on_front, tuple(directions))
+        on_front[index[objectives.front(values[index])]] = True
+    return Front(np.array([t.number for t in done], dtype=int), values, feasible, on_front, objectives)
 
 
 def hypervolume_history(
-    trials: Sequence[TrialRecord], directions: Sequence[str], reference: Sequence[float] | None = None
+    trials: Sequence[TrialRecord], objectives: Objectives, reference: Sequence[float] | None = None
 ) -> HypervolumeHistory:
     """The hypervolume of the feasible trials finished so far, at up to
     ``MAX_HISTORY_POINTS`` trial numbers. ``reference`` defaults to a point just
     beyond the worst feasible value of each objective."""
-    data = front(trials, directions)
-    signs = _signs(directions)
+    data = front(trials, objectives)
+    signs = objectives.signs
     losses = data.values * signs
     feasible = losses[data.feasible]
     if reference is None:
         if len(feasible) == 0:
-            return HypervolumeHistory(np.zeros(0, dtype=int), np.zeros(0), np.zeros(len(directions)))
+            return HypervolumeHistory(np.zeros(0, dtype=int), np.zeros(0), np.zeros(len(objectives)))
         ref_loss = reference_point(feasible)
     else:
         ref = np.asarray(reference, dtype=float)
-        if ref.shape != (len(directions),) or not np.all(np.isfinite(ref)):
+        if ref.shape != (len(objectives),) or not np.all(np.isfinite(ref)):
             raise StudyError(
-                f"reference must hold {len(directions)} finite numbers, but got {format_values(reference=reference)}"
+                f"reference must hold {len(objectives)} finite numbers, but got {format_values(reference=reference)}"
             )
         ref_loss = ref * signs
     n = len(data.numbers)

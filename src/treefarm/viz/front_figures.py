@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..exceptions import StudyError
+from ..objectives import Objectives
 from .cost import anytime
 from .figures import Figure, _figure
 from .front import front, hypervolume_history
@@ -18,8 +19,8 @@ from .source import StudyLike, as_study_data
 __all__ = ["plot_cost", "plot_hypervolume", "plot_pareto_front"]
 
 
-def _label(i: int, directions: Sequence[str]) -> str:
-    return f"objective {i} ({directions[i]})"
+def _label(i: int, objectives: Objectives) -> str:
+    return f"{objectives.label(i)} ({objectives.directions[i]})"
 
 
 def plot_pareto_front(study: StudyLike, *, objectives: Sequence[int] | None = None) -> Figure:
@@ -27,13 +28,14 @@ def plot_pareto_front(study: StudyLike, *, objectives: Sequence[int] | None = No
     infeasible trials as crosses, colour by trial number. ``objectives`` picks two
     or three of them (default: the first two, or all three of three)."""
     data = as_study_data(study)
-    m = len(data.directions)
+    every = data.objectives
+    m = len(every)
     if m < 2:
-        raise StudyError(f"a Pareto front needs a study with several objectives, but got directions={list(data.directions)!r}")
+        raise StudyError(f"a Pareto front needs a study with several objectives, but got directions={every.argument!r}")
     chosen = list(objectives) if objectives is not None else list(range(min(m, 3)))
     if len(chosen) not in (2, 3) or any(not isinstance(i, int) or not 0 <= i < m for i in chosen):
         raise StudyError(f"objectives must be two or three indices below {m}, but got objectives={objectives!r}")
-    f = front(data.trials, data.directions)
+    f = front(data.trials, every)
     fig = _figure(6.0, 5.0)
     three = len(chosen) == 3
     ax = fig.add_subplot(projection="3d") if three else fig.add_subplot()
@@ -46,9 +48,9 @@ def plot_pareto_front(study: StudyLike, *, objectives: Sequence[int] | None = No
     ax.scatter(*(c[on] for c in cols), facecolors="none", edgecolors="C3", s=60, linewidths=1.2, label="Pareto front")
     if not three and on.any():
         order = cols[0][on].argsort()
-        ax.plot(cols[0][on][order], cols[1][on][order], color="C3", linewidth=0.8, drawstyle="steps-post" if data.directions[chosen[1]] == "minimize" else "steps-pre")
+        ax.plot(cols[0][on][order], cols[1][on][order], color="C3", linewidth=0.8, drawstyle="steps-pre" if every.maximizes(chosen[1]) else "steps-post")
     for axis, i in zip(("x", "y", "z"), chosen):
-        getattr(ax, f"set_{axis}label")(_label(i, data.directions))
+        getattr(ax, f"set_{axis}label")(_label(i, every))
     fig.colorbar(scatter, ax=ax, label="trial number", shrink=0.8)
     ax.set_title(f"{data.name}: {int(on.sum())} trials on the front of {len(f.numbers)}")
     ax.legend(loc="best", fontsize=8)
@@ -59,7 +61,7 @@ def plot_hypervolume(study: StudyLike, *, reference: Sequence[float] | None = No
     """The feasible front's hypervolume after each trial, up to ``reference``
     (default: just beyond the worst feasible value of each objective)."""
     data = as_study_data(study)
-    h = hypervolume_history(data.trials, data.directions, reference)
+    h = hypervolume_history(data.trials, data.objectives, reference)
     fig = _figure()
     ax = fig.add_subplot()
     ax.plot(h.numbers, h.hypervolume, drawstyle="steps-post")

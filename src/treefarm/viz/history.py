@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import StudyError, format_values
+from ..objectives import Objectives
 from ..storage import TrialRecord
 from .source import complete_trials, sign
 
@@ -76,8 +77,7 @@ class Curves:
 
 def best_so_far(values: np.ndarray, direction: str) -> np.ndarray:
     """The running best of ``values`` (running minimum, or maximum to maximize), (n,) -> (n,)."""
-    s = sign(direction)
-    return s * np.minimum.accumulate(s * np.asarray(values, dtype=float)) if len(values) else np.array([])
+    return Objectives.single(direction).running_best(values) if len(values) else np.array([])
 
 
 def _change_points(best: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..exceptions import StudyError, format_values
+from ..objectives import Objectives
 from ..storage import Storage, TrialRecord, TrialState
 from ..study import Study
 
@@ -22,18 +23,25 @@ __all__ = ["StudyData", "StudyLike", "as_study_data", "complete_trials", "losses
 @dataclass(frozen=True)
 class StudyData:
     """A study as the plots see it: ``trials`` ordered by number; ``direction`` is
-    the first of ``directions`` (one per objective); ``fidelity`` is the full
-    evaluation of a study with a fidelity parameter (None otherwise)."""
+    the first of ``directions`` (one per objective), ``names`` the objectives'
+    names (None when they have none); :attr:`objectives` is the two as one value;
+    ``fidelity`` is the full evaluation of a study with a fidelity parameter (None
+    otherwise)."""
 
     name: str
     direction: str
     trials: Sequence[TrialRecord]
     directions: tuple[str, ...] = ()
+    names: tuple[str, ...] | None = None
     fidelity: float | None = None
 
     def __post_init__(self) -> None:
         if not self.directions:
             object.__setattr__(self, "directions", (self.direction,))
+
+    @property
+    def objectives(self) -> Objectives:
+        return Objectives(tuple(self.directions), self.names)
 
     @classmethod
     def load(cls, storage: Storage, name: str) -> StudyData:
@@ -41,9 +49,14 @@ class StudyData:
         record = storage.get_study(name)
         stored = record.attrs.get("fidelity")
         full = stored.get("high") if isinstance(stored, dict) else None
-        trials = storage.get_trials(record.study_id)
-        return cls(record.name, record.direction, trials, tuple(record.directions), full)  # type: ignore[arg-type]
+        return cls.of(record.name, record.objectives, storage.get_trials(record.study_id), full)  # type: ignore[arg-type]
 
+    @classmethod
+    def of(
+        cls, name: str, objectives: Objectives, trials: Sequence[TrialRecord], fidelity: float | None = None
+    ) -> StudyData:
+        """The plots' view of a study with these ``objectives`` (and the full ``fidelity``, if one)."""
+        return cls(name, objectives.directions[0], trials, objectives.directions, objectives.names, fidelity)
 
 
 StudyLike = Study | StudyData
@@ -55,7 +68,7 @@ def as_study_data(study: StudyLike) -> StudyData:
         return study
     if isinstance(study, Study):
         full = None if study.fidelity is None else study.fidelity.high
-        return StudyData(study.name, study.directions[0], study.trials, study.directions, full)
+        return StudyData.of(study.name, study.objectives, study.trials, full)
     raise StudyError(
         f"a plot needs a Study or a StudyData, but got {format_values(study=type(study).__name__)}"
     )
@@ -63,7 +76,7 @@ def as_study_data(study: StudyLike) -> StudyData:
 
 def sign(direction: str) -> float:
     """+1 to minimize, -1 to maximize: ``sign * value`` is a loss (lower is better)."""
-    return 1.0 if direction == "minimize" else -1.0
+    return Objectives.single(direction).sign(0)
 
 
 def complete_trials(trials: Sequence[TrialRecord]) -> list[TrialRecord]:

@@ -81,7 +81,8 @@ async function loadStudies() {
   for (const s of data.studies) {
     const li = document.createElement("li");
     li.dataset.id = s.id;
-    li.innerHTML = `${escape(s.name)}<small>${s.total} trials · best ${fmt(s.best)}</small>`;
+    const result = s.front ? `front of ${s.front.size}` : `best ${escape(labels(s)[0])} ${fmt(s.best)}`;
+    li.innerHTML = `${escape(s.name)}<small>${s.total} trials · ${result}</small>`;
     li.classList.toggle("active", state.study && state.study.id === s.id);
     li.onclick = () => selectStudy(s.id);
     list.appendChild(li);
@@ -92,13 +93,53 @@ async function loadStudies() {
   }
 }
 
+// The objectives' names as the server gives them ("value" for one unnamed objective; "value 0", "value 1"… for several).
+const labels = (s) => (s.objectives ? s.objectives.names : ["value"]);
+
+// "error (minimize), size (minimize)", or the one direction of one unnamed objective.
+function objectivesText(s) {
+  const o = s.objectives;
+  if (!o) return s.direction;
+  if (!o.named && o.names.length === 1) return o.directions[0];
+  return o.names.map((n, i) => `${n} (${o.directions[i]})`).join(", ");
+}
+
+// A study with several objectives has a front, not a best value: its size and its first trials by name.
+function frontText(s) {
+  const f = s.front || { size: 0, trials: [] };
+  const names = labels(s);
+  const listed = f.trials.map((t) => `#${t.number} (${t.values.map((v, i) => `${escape(names[i])} ${fmt(v)}`).join(", ")})`);
+  const more = f.size > f.trials.length ? [`${f.size - f.trials.length} more`] : [];
+  return `Pareto front of <b id="front">${f.size}</b> trials${f.size ? ": " + [...listed, ...more].join("; ") : ""}`;
+}
+
+// The table's value columns: one per objective, headed by its name (the first sorts and filters the table).
+function valueHeads(s) {
+  const names = labels(s);
+  const first = $("th[data-sort=value]");
+  first.textContent = names[0];
+  document.querySelectorAll("th.more-value").forEach((th) => th.remove());
+  let at = first;
+  for (const name of names.slice(1)) {
+    const th = document.createElement("th");
+    th.className = "more-value";
+    th.textContent = name;
+    at.after(th);
+    at = th;
+  }
+  $("#value-min").previousSibling.textContent = `${names[0]} ≥ `;
+  $("#value-max").previousSibling.textContent = `${names[0]} ≤ `;
+}
+
 function showSummary() {
   const s = state.study;
-  const several = (s.directions || []).length > 1;
+  const several = labels(s).length > 1;
   $("#pareto-option").hidden = !several;
   if (!several && $("#plot-kind").value === "pareto") $("#plot-kind").value = "convergence";
   const counts = Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(", ");
-  $("#summary").innerHTML = `<h2>${escape(s.name)}</h2><p>${escape((s.directions || [s.direction]).join(", "))} · ${s.total} trials (${escape(counts)}) · best value <b id="best">${fmt(s.best)}</b></p>`;
+  const result = several ? frontText(s) : `best ${escape(labels(s)[0])} <b id="best">${fmt(s.best)}</b>`;
+  $("#summary").innerHTML = `<h2>${escape(s.name)}</h2><p>${escape(objectivesText(s))} · ${s.total} trials (${escape(counts)}) · ${result}</p>`;
+  valueHeads(s);
 }
 
 async function selectStudy(id) {
@@ -108,6 +149,7 @@ async function selectStudy(id) {
   state.version = null;
   document.querySelectorAll("#studies li").forEach((li) => li.classList.toggle("active", Number(li.dataset.id) === id));
   showSummary();
+  if (labels(state.study).length > 1 && $("#plot-kind").value === "convergence") $("#plot-kind").value = "pareto"; // its front first
   $("#detail").hidden = true;
   state.selected = null;
   await Promise.all([loadTrials(), loadNotes(), loadHints(), loadAsked()]); // the table first: the first plot of a large study reads all of it
@@ -130,7 +172,9 @@ async function loadTrials() {
     const tr = document.createElement("tr");
     tr.className = r.state;
     tr.dataset.number = r.number;
-    tr.innerHTML = `<td>${r.number}</td><td>${r.state}</td><td>${fmt(r.value)}</td><td>${fmt(r.duration)}</td><td>${escape(r.params)}</td>`;
+    const m = labels(state.study).length;
+    const values = r.values && r.values.length === m ? r.values : [r.value, ...Array(m - 1).fill(null)];
+    tr.innerHTML = `<td>${r.number}</td><td>${r.state}</td>${values.map((v) => `<td>${fmt(v)}</td>`).join("")}<td>${fmt(r.duration)}</td><td>${escape(r.params)}</td>`;
     tr.onclick = () => showTrial(r.number);
     body.appendChild(tr);
   }
@@ -159,7 +203,8 @@ async function showTrial(number, withPosterior = true) {
   const fileRows = files.map((a) => `<li><a href="/api/studies/${state.study.id}/trials/${t.number}/artifacts/${encodeURIComponent(a.name)}" download>${escape(a.name)}</a>
     <small>${escape(fmt(a.size))} bytes · sha256 ${escape(String(a.sha256 || "").slice(0, 12))}…</small></li>`).join("");
   const several = Array.isArray(t.values) && t.values.length > 1;
-  const shown = several ? `values ${escape(t.values.map(fmt).join(", "))}` : `value ${fmt(t.value)}`;
+  const names = labels(state.study);
+  const shown = several ? escape(t.values.map((v, i) => `${names[i] ?? `value ${i}`} ${fmt(v)}`).join(", ")) : `${escape(names[0])} ${fmt(t.value)}`;
   const limits = Array.isArray(t.constraints) ? ` · constraints ${escape(t.constraints.map(fmt).join(", "))} (${t.feasible ? "feasible" : "infeasible"})` : "";
   d.innerHTML = `<h3>trial ${t.number} · ${escape(t.state)} · ${shown}${limits}
       <button id="close-trial" type="button">close</button> <button id="use-config" type="button">use in the act form</button></h3>
@@ -349,7 +394,7 @@ const draw = {
   convergence(d) {
     const xs = [...new Set([...d.x, ...d.best_x])].sort((a, b) => a - b);
     const at = new Map(d.x.map((x, i) => [x, d.value[i]]));
-    chart({ scales: { x: { time: false } }, axes: [{ label: d.axis === "time" ? "seconds" : "trial number" }, { label: "value" }],
+    chart({ scales: { x: { time: false } }, axes: [{ label: d.axis === "time" ? "seconds" : "trial number" }, { label: labels(state.study)[0] }],
       series: [{ label: d.axis === "time" ? "seconds" : "trial" }, pointsOnly("trial value", "#999"), { label: "best so far", stroke: "#1f5fa0", width: 2, paths: uPlot.paths.stepped({ align: 1 }), spanGaps: true }] },
       [xs, xs.map((x) => (at.has(x) ? at.get(x) : null)), stepAt(xs, d.best_x, d.best)]);
     return d.shown < d.total ? `showing ${d.shown} of ${d.total} values (sampled); the best-so-far line is exact` : "";
@@ -360,7 +405,7 @@ const draw = {
     const cat = s.categories.length > 0;
     const marks = s.hints || [];
     chart({ scales: { x: { time: false, distr: s.log ? 3 : 1 } },
-      axes: [{ label: s.address, values: cat ? (u, ticks) => ticks.map((t) => (Number.isInteger(t) ? s.categories[t] || "" : "")) : s.log ? logTicks : undefined }, { label: "value" }],
+      axes: [{ label: s.address, values: cat ? (u, ticks) => ticks.map((t) => (Number.isInteger(t) ? s.categories[t] || "" : "")) : s.log ? logTicks : undefined }, { label: labels(state.study)[0] }],
       hooks: { draw: [(u) => marks.forEach((m) => vline(u, m.x, m.bad ? "#c0392b" : "#27ae60", m.window || null, 0.05 + 0.15 * m.credibility))] },
       series: [{}, pointsOnly("value", "#1f5fa0")] }, [s.x, s.y]);
     const told = marks.length ? `; ${marks.length} hint${marks.length > 1 ? "s" : ""} drawn (green good, red bad; the band is the hint's spread)` : "";
@@ -467,8 +512,8 @@ draw.pareto = function (d) {
   g.textAlign = "right";
   ticks(y0, y1).forEach((t) => g.fillText(fmt(Number(t.toPrecision(3))), pad - 6, py(t) + 4));
   g.textAlign = "left";
-  g.fillText(`objective ${d.objectives[0]} (${d.directions[0]})`, w / 2 - 50, h - 14);
-  g.save(); g.translate(12, h / 2 + 50); g.rotate(-Math.PI / 2); g.fillText(`objective ${d.objectives[1]} (${d.directions[1]})`, 0, 0); g.restore();
+  g.fillText(`${d.labels[0]} (${d.directions[0]})`, w / 2 - 50, h - 14);
+  g.save(); g.translate(12, h / 2 + 50); g.rotate(-Math.PI / 2); g.fillText(`${d.labels[1]} (${d.directions[1]})`, 0, 0); g.restore();
   const front = d.numbers.map((n, k) => k).filter((k) => d.on_front[k]).sort((a, b) => d.x[a] - d.x[b]);
   d.numbers.forEach((n, k) => {
     const x = px(d.x[k]), y = py(d.y[k]);
@@ -544,7 +589,8 @@ async function loadPlot() {
     $("#param-label").hidden = options.length === 0;
     $("#param2-label").hidden = pair === null;
     for (const [el, chosen] of pair !== null ? [[select, pair[0]], [second, pair[1]]] : [[select, param]]) {
-      if (options.join() !== [...el.options].map((o) => o.value).join()) el.innerHTML = options.map((o) => `<option>${escape(o)}</option>`).join("");
+      const shown = kind === "pareto" ? labels(state.study) : options; // objectives by name
+      if (options.join() !== [...el.options].map((o) => o.value).join()) el.innerHTML = options.map((o, k) => `<option value="${escape(o)}">${escape(shown[k] ?? o)}</option>`).join("");
       if (options.includes(chosen)) el.value = chosen;
     }
     clearPlot();

@@ -6,8 +6,8 @@ study's cost budget sums the column in the claim's own transaction, so workers
 on many machines stop at one budget. Existing trials start at 0: a study
 stored before has spent nothing against a budget set from now on.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006"
-down_revision = "0005"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
     op.add_column("treefarm_trials", sa.Column("cost", sa.Double, nullable=False, server_default="0"))
-    op.execute("UPDATE treefarm_meta SET value = '6' WHERE key = 'schema_version'")
+    op.execute("UPDATE treefarm_meta SET value = '7' WHERE key = 'schema_version'")
