@@ -100,6 +100,8 @@ class Anneal(Optimizer):
         Probability of proposing from the best configuration instead.
     """
 
+    searches_recursive = True
+
     def __init__(
         self,
         *,

@@ -102,6 +102,8 @@ class Auto(Optimizer):
         Up to it the suggestions are the GP's. ``None``: the GP throughout.
     """
 
+    searches_recursive = True
+
     def __init__(
         self,
         *,

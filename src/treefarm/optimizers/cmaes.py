@@ -63,7 +63,8 @@ from ..exceptions import ConfigError
 from ..space import Choice, Config, Int, Join, Real, Space, convert, walk
 from ..space.config import ROOT_ADDRESS, Decision, Scalar
 from ..validation import check_int, check_positive
-from .base import History, Observation, Optimizer, fixed_addresses
+from .base import History, Observation, Optimizer
+from .scope import fixed_addresses
 from .seeds import design_seed
 from .unseen import unseen
 

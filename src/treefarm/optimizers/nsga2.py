@@ -96,6 +96,8 @@ class NSGA2(Optimizer):
         close to their parents).
     """
 
+    searches_recursive = True
+
     def __init__(
         self,
         population_size: int = 50,
