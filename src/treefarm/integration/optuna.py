@@ -49,7 +49,7 @@ from ..exceptions import StudyError
 from ..optimizers import History, Observation, Optimizer, make_optimizer
 from ..pareto import ranking_losses
 from ..space import Config
-from ..validation import check_int
+from ..validation import check_callable, check_int
 from .optuna_space import single_value
 from .optuna_tree import Tree, consistent_union, infer_tree
 
@@ -142,8 +142,7 @@ class TreefarmSampler(BaseSampler):
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         check_int("seed", seed, 0, error=StudyError, or_none=True)
-        if constraints_func is not None and not callable(constraints_func):
-            raise StudyError(f"constraints_func must be callable or None, but got constraints_func={constraints_func!r}")
+        check_callable("constraints_func", constraints_func, error=StudyError, or_none=True)
         self.algo = algo
         self.seed = seed
         self.constraints_func = constraints_func
