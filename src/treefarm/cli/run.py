@@ -11,13 +11,13 @@ from types import ModuleType
 from typing import Any
 
 from ..exceptions import TreefarmError
-from ..optimizers import available
 from ..storage import open_storage
 from ..study import DEFAULT_STORAGE, Study
 from .arguments import (
     ALLOW_SPACE_CHANGE_HELP,
     PRUNER_HELP,
     RETRY_DEADLINE_HELP,
+    algo_option,
     deadline_option,
     directions_list,
     positive_float,
@@ -111,9 +111,7 @@ def _arguments(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
     run.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
-    run.add_argument(
-        "--algo", default=None, choices=available(), help="optimizer (default: the study's stored one, else auto)"
-    )
+    algo_option(run, "optimizer (default: the study's stored one, else auto)")
     run.add_argument(
         "--n-trials",
         type=positive_int,
