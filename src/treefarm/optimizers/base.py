@@ -82,10 +82,6 @@ class History:
         """The losses of ``complete``, shape (n_complete,)."""
         return np.fromiter((o.loss for o in self.complete), dtype=float, count=len(self.complete))
 
-    def loss_variances(self) -> np.ndarray:
-        """The ``loss_variance`` of ``complete``, shape (n_complete,)."""
-        return np.fromiter((o.loss_variance for o in self.complete), dtype=float, count=len(self.complete))
-
     def loss_matrix(self) -> np.ndarray:
         """The objectives' losses of ``complete``, shape (n_complete, m): the
         ``losses`` of each observation, or its single ``loss``."""
