@@ -49,3 +49,9 @@ def test_a_missing_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match=r"'treefarm\.optimizers' has no attribute 'Nope'"):
         tf.optimizers.Nope  # noqa: B018
     assert not hasattr(tf, "Nope")
+
+
+def test_a_star_import_brings_every_public_name() -> None:
+    namespace: dict[str, object] = {}
+    exec("from treefarm import *", namespace)
+    assert set(tf.__all__) <= set(namespace) and namespace["GP"] is tf.GP
