@@ -28,6 +28,11 @@ def test_importing_treefarm_loads_no_optimizer_model_plot_dashboard_or_integrati
     optimizers = {f"treefarm.optimizers.{algo}" for algo in tf.optimizers.available()}
     assert not optimizers & set(loaded)
     assert [m for m in loaded if m.split(".")[0] == "scipy" or m.startswith(LAZY)] == []
+    # what the study needs of the optimizers: the protocol, the registry and the hints
+    kept = {m for m in loaded if m.startswith("treefarm.optimizers.")}
+    assert kept <= {"treefarm.optimizers.base", "treefarm.optimizers.registry"} | {
+        m for m in kept if m.startswith("treefarm.optimizers.hints")
+    }, kept
 
 
 def test_naming_an_optimizer_imports_its_module_only() -> None:
