@@ -8,7 +8,9 @@ import pytest
 from treefarm.exceptions import ConfigError, SpaceError, StudyError
 from treefarm.validation import (
     check_bool,
+    check_callable,
     check_int,
+    check_integral,
     check_nonnegative,
     check_positive,
     check_range,
@@ -50,3 +52,27 @@ def test_nonnegative_and_range_bounds_are_inclusive() -> None:
         check_nonnegative("min_delta", -0.1, error=StudyError)
     with pytest.raises(ConfigError, match=r"^gamma must lie in \[0, 1\], but got gamma=1.5$"):
         check_range("gamma", 1.5, 0.0, 1.0)
+
+
+def test_integral_takes_numpy_integers_and_gives_an_int() -> None:
+    assert check_integral("step", np.int64(3), 0) == 3 and type(check_integral("step", np.int64(3), 0)) is int
+    for bad in (True, 2.0, -1, "1"):
+        with pytest.raises(StudyError, match=rf"^step must be an integer >= 0, but got step={bad!r}$"):
+            check_integral("step", bad, 0, error=StudyError)
+
+
+def test_none_is_taken_only_when_allowed() -> None:
+    check_bool("progress", None, or_none=True)
+    check_callable("constraints_func", None, or_none=True)
+    with pytest.raises(StudyError, match=r"^progress must be True, False or None, but got progress='yes'$"):
+        check_bool("progress", "yes", error=StudyError, or_none=True)
+    with pytest.raises(ConfigError, match=r"^objective must be callable, but got objective=None$"):
+        check_callable("objective", None)
+    with pytest.raises(ConfigError, match=r"^constraints_func must be callable or None, but got constraints_func=3$"):
+        check_callable("constraints_func", 3, or_none=True)
+
+
+def test_finite_refuses_infinity() -> None:
+    check_nonnegative("eta", float("inf"))
+    with pytest.raises(ConfigError, match=r"^eta must be a finite number >= 0, but got eta=inf$"):
+        check_nonnegative("eta", float("inf"), finite=True)

@@ -1,8 +1,15 @@
 """treefarm: optimize expensive black-box functions over structured search spaces.
 
-Importing it loads NumPy and the pure-Python layers only; SciPy and
-SQLAlchemy are imported when an optimizer or a SQL storage first needs them.
+Importing it loads NumPy and the pure-Python layers only: each optimizer's
+module (and the models, SciPy with them) is imported when the optimizer is
+first named or built (PEP 562's module ``__getattr__``, by the import paths of
+:mod:`treefarm.optimizers.registry`), SQLAlchemy when a SQL storage is opened,
+and the plots, the dashboard and the integrations when they are imported.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from . import logs
 from .exceptions import (
@@ -18,21 +25,8 @@ from .exceptions import (
 )
 from .fidelity import Fidelity
 from .objectives import Objectives
-from .optimizers import (
-    CMAES,
-    GP,
-    NSGA2,
-    QMC,
-    TPE,
-    Anneal,
-    Auto,
-    GrammarSearch,
-    Grid,
-    History,
-    Observation,
-    Optimizer,
-    RandomSearch,
-)
+from .optimizers import History, Observation, Optimizer
+from .optimizers.registry import class_named
 from .pruners import (
     HyperbandPruner,
     MedianPruner,
@@ -71,6 +65,9 @@ from .space import (
 )
 from .storage import InMemoryStorage, Storage, StudyRecord, TrialRecord, TrialState, open_storage
 from .study import Result, Study, Trial, evaluate_folds, minimize
+
+if TYPE_CHECKING:
+    from .optimizers import CMAES, GP, NSGA2, QMC, TPE, Anneal, Auto, GrammarSearch, Grid, RandomSearch
 
 __version__ = "0.1.0"
 
@@ -146,3 +143,16 @@ __all__ = [
     "size",
     "validate",
 ]
+
+
+def __getattr__(name: str) -> type[Optimizer]:
+    """An optimizer class (``tf.GP``), its module imported on first use."""
+    cls = class_named(name)
+    if cls is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = cls
+    return cls
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

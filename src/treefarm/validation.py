@@ -11,6 +11,7 @@ format: the rule, then ``name=value``. A bool is never taken for a number
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import TypeGuard
 
@@ -18,7 +19,9 @@ from .exceptions import ConfigError, TreefarmError, format_values
 
 __all__ = [
     "check_bool",
+    "check_callable",
     "check_int",
+    "check_integral",
     "check_nonnegative",
     "check_positive",
     "check_range",
@@ -43,10 +46,22 @@ def is_number(value: object) -> TypeGuard[numbers.Real]:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def check_bool(name: str, value: object, *, error: type[TreefarmError] = ConfigError) -> None:
-    """``value`` is ``True`` or ``False``."""
-    if not isinstance(value, bool):
-        raise error(f"{name} must be True or False, but got {format_values(**{name: value})}")
+def check_bool(
+    name: str, value: object, *, error: type[TreefarmError] = ConfigError, or_none: bool = False
+) -> None:
+    """``value`` is ``True`` or ``False``, or None when ``or_none``."""
+    if not isinstance(value, bool) and not (or_none and value is None):
+        expected = "True, False or None" if or_none else "True or False"
+        raise error(f"{name} must be {expected}, but got {format_values(**{name: value})}")
+
+
+def check_callable(
+    name: str, value: object, *, error: type[TreefarmError] = ConfigError, or_none: bool = False
+) -> None:
+    """``value`` can be called, or is None when ``or_none``."""
+    if not callable(value) and not (or_none and value is None):
+        expected = "callable or None" if or_none else "callable"
+        raise error(f"{name} must be {expected}, but got {format_values(**{name: value})}")
 
 
 def check_int(
@@ -67,16 +82,35 @@ def check_int(
     raise error(f"{subject} must be {expected}, but got {format_values(**{name: value})}")
 
 
+def check_integral(
+    name: str, value: object, minimum: int = 1, *, error: type[TreefarmError] = ConfigError
+) -> int:
+    """``value`` as an int when it is an integer of at least ``minimum``, a NumPy
+    integer too (a step or a count computed with NumPy), but not a bool."""
+    if not (is_integral(value) and int(value) >= minimum):
+        raise error(f"{name} must be an integer >= {minimum}, but got {format_values(**{name: value})}")
+    return int(value)
+
+
 def check_positive(name: str, value: object, *, error: type[TreefarmError] = ConfigError) -> None:
     """``value`` is a Python number > 0 (an int or a float, not a bool)."""
     if not (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0):
         raise error(f"{name} must be a number > 0, but got {format_values(**{name: value})}")
 
 
-def check_nonnegative(name: str, value: object, *, error: type[TreefarmError] = ConfigError) -> None:
-    """``value`` is a Python number >= 0 (an int or a float, not a bool; NaN is refused)."""
-    if not (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0):
-        raise error(f"{name} must be a number >= 0, but got {format_values(**{name: value})}")
+def check_nonnegative(
+    name: str, value: object, *, error: type[TreefarmError] = ConfigError, finite: bool = False
+) -> None:
+    """``value`` is a Python number >= 0 (an int or a float, not a bool; NaN is refused),
+    and not infinite when ``finite``."""
+    if not (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and value >= 0
+        and (not finite or math.isfinite(value))
+    ):
+        expected = "a finite number >= 0" if finite else "a number >= 0"
+        raise error(f"{name} must be {expected}, but got {format_values(**{name: value})}")
 
 
 def check_range(

@@ -166,18 +166,46 @@ def test_a_parameter_present_under_two_values_is_left_to_independent_sampling() 
     assert space == kinds
 
 
-def test_a_multi_objective_study_with_constraints_ranks_feasible_trials_first() -> None:
-    sampler = TreefarmSampler("tpe", seed=0, constraints_func=lambda t: [t.params["x"] - 0.5])
-    study = optuna.create_study(directions=["minimize", "maximize"], sampler=sampler)
-    study.optimize(lambda t: (t.suggest_float("x", 0, 1), t.suggest_float("y", 0, 1)), n_trials=25)
-    assert all(list(t.system_attrs["constraints"]) == [t.params["x"] - 0.5] for t in study.trials)
-    history = trials_to_history(
-        study.trials, study.trials[0].distributions, directions=study.directions
-    )
+def _feasible_first(history: tf.optimizers.History) -> None:
     assert all(len(o.losses) == 2 and len(o.constraints) == 1 for o in history.complete)
     ranked = sorted(history.complete, key=lambda o: o.loss)
     feasible = [o.constraints[0] <= 0 for o in ranked]
     assert feasible == sorted(feasible, reverse=True), "an infeasible trial ranked before a feasible one"
+
+
+def test_a_multi_objective_study_with_constraints_ranks_feasible_trials_first() -> None:
+    sampler = TreefarmSampler("tpe", seed=0, constraints_func=lambda t: [t.params["x"] - 0.5])
+    study = optuna.create_study(directions=["minimize", "maximize"], sampler=sampler)
+    study.optimize(lambda t: (t.suggest_float("x", 0, 1), t.suggest_float("y", 0, 1)), n_trials=25)
+    history = trials_to_history(
+        study.trials, study.trials[0].distributions, directions=study.directions, constraints_func=sampler.constraints_func
+    )
+    _feasible_first(history)
+    assert [o.constraints[0] for o in history.complete] == [t.params["x"] - 0.5 for t in study.trials]
+
+
+def test_constraints_set_by_the_objective_are_read_and_optuna_sees_them_too() -> None:
+    """Optuna 5's own way (``trial.set_constraint``): the sampler ranks by them and
+    ``study.best_trials`` leaves the infeasible out."""
+
+    def objective(trial: optuna.Trial) -> tuple[float, float]:
+        x = trial.suggest_float("x", 0, 1)
+        trial.set_constraint("x_at_most_half", x - 0.5)
+        return x, trial.suggest_float("y", 0, 1)
+
+    study = optuna.create_study(directions=["minimize", "maximize"], sampler=TreefarmSampler("tpe", seed=0))
+    study.optimize(objective, n_trials=25)
+    history = trials_to_history(study.trials, study.trials[0].distributions, directions=study.directions)
+    _feasible_first(history)
+    assert all(t.params["x"] <= 0.5 for t in study.best_trials)
+
+
+def test_a_nan_constraint_is_named() -> None:
+    sampler = TreefarmSampler("tpe", seed=0, constraints_func=lambda t: [float("nan")])
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+    with pytest.raises(tf.StudyError, match=r"constraint values must not be NaN, but got constraints=\[nan\]"):
+        trials_to_history(study.trials, study.trials[0].distributions, constraints_func=sampler.constraints_func)
 
 
 def test_a_bad_constraints_func_is_named() -> None:

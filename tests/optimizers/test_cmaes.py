@@ -187,3 +187,22 @@ def test_options_are_checked_naming_them() -> None:
         CMAES(restarts="never")
     with pytest.raises(ConfigError, match="sigma0"):
         CMAES(sigma0=0)
+
+
+def test_mean0_is_where_the_first_generation_is_drawn_around() -> None:
+    space = _sphere_space(3)
+    start = (0.9, 0.1, 0.5)
+    points = CMAES(sigma0=0.01, mean0=start).suggest(space, History(), 6, np.random.default_rng(0))
+    for point in points:
+        u = np.array([(point[f"x{i}"] + 5) / 10 for i in range(3)])
+        assert np.abs(u - start).max() < 0.1, point
+
+
+@pytest.mark.parametrize(
+    ("mean0", "message"),
+    [((0.5, 1.5, 0.5), r"^mean0\[1\] must lie in \[0, 1\], but got mean0\[1\]=1.5$"),
+     ((0.5, 0.5), r"^mean0 must have one coordinate per number of the space \(3\), but got mean0=\[0.5, 0.5\]$")],
+)
+def test_a_bad_mean0_is_named(mean0: tuple[float, ...], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        CMAES(mean0=mean0).suggest(_sphere_space(3), History(), 1, np.random.default_rng(0))

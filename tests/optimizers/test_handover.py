@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
-from treefarm import Auto, History, Int, Study
+from treefarm import Auto, History, Int, Optimizer, Study
 from treefarm.encoding.unit import numeric_unit
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.gp import GP
-from treefarm.optimizers.handover import SIGMA_BOUNDS, handover_start
+from treefarm.optimizers.handover import SIGMA_BOUNDS, HandOver, handover_start
+from treefarm.testing.optimizer_suite import OptimizerSuite
 
 from .bowl import SPACE, bowl
 from .bowl import bowl_history as _history
@@ -20,6 +23,31 @@ def test_a_bad_handover_after_names_the_parameter_the_value_and_the_expectation(
     with pytest.raises(ConfigError) as info:
         Auto(handover_after=value)  # type: ignore[arg-type]
     assert str(info.value) == f"handover_after must be an integer >= 1 or None, but got handover_after={value!r}"
+
+
+class TestHandOverConformance(OptimizerSuite):
+    supports_recursive = False
+    history_sizes = (0, 30)
+
+    @pytest.fixture
+    def optimizer_factory(self) -> Callable[[], Optimizer]:
+        return lambda: HandOver(after=12)
+
+
+def test_past_the_handover_auto_suggests_what_the_handover_optimizer_does() -> None:
+    history = _history(40)
+    for n in (16, 30, 40):
+        head = History(complete=history.complete[:n])
+        auto = Auto(handover_after=15).suggest(SPACE, head, 2, np.random.default_rng(n))  # type: ignore[arg-type]
+        assert auto == HandOver(after=15).suggest(SPACE, head, 2, np.random.default_rng(n)), f"at {n} trials"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("options", "message"), [({"after": 0}, "after must be an integer >= 1, but got after=0"),
+                                                  ({"after": 5, "elite": 1.5}, "elite must be an integer >= 1, but got elite=1.5")])
+def test_bad_handover_options_are_named(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        HandOver(**options)  # type: ignore[arg-type]
+    assert str(info.value) == message
 
 
 def test_up_to_the_handover_auto_suggests_what_the_gp_does() -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 import treefarm as tf
-from treefarm.optimizers.base import RECURSIVE_ALGOS
+from treefarm.optimizers.registry import recursive_algos
 from treefarm.testing.optimizer_suite import SPACES
+
+RECURSIVE_ALGOS = recursive_algos()
 
 
 @pytest.mark.parametrize("algo", RECURSIVE_ALGOS)
@@ -23,3 +25,9 @@ def test_the_others_refuse_it_naming_the_ones_that_search_it(algo: str) -> None:
     with pytest.raises(tf.TreefarmError, match=rf"algo='{algo}'.*recursive.*'grammar'.*'tpe'") as caught:
         study.ask()
     assert all(f"'{name}'" in str(caught.value) for name in RECURSIVE_ALGOS)
+
+
+def test_the_recursive_ones_are_the_classes_that_say_so() -> None:
+    """Read from each registered class, so a new optimizer is named by its own attribute."""
+    assert RECURSIVE_ALGOS == ["auto", "grammar", "tpe", "gp", "anneal", "nsga2", "random"]
+    assert not any(tf.optimizers.optimizer_class(a).searches_recursive for a in ("cmaes", "grid", "qmc"))

@@ -9,14 +9,17 @@ from typing import Any, TypeVar
 
 from ..exceptions import ConfigError
 from ..objectives import Objectives
+from ..optimizers import available
 
 __all__ = [
     "PRUNER_HELP",
     "RETRY_DEADLINE_HELP",
+    "algo_option",
     "deadline_option",
     "directions_list",
     "positive_float",
     "positive_int",
+    "storage_argument",
     "unit",
 ]
 
@@ -94,3 +97,26 @@ PRUNER_HELP = (
     "name of a Pruner in the file, or of a function making one, to stop unpromising trials early "
     "(the objective takes (params, trial) and reports; default: no pruning)"
 )
+
+
+class _Given(argparse.Action):
+    """Store a value only when one is given: an empty ``STORAGE`` positional leaves ``--storage``'s."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None
+    ) -> None:
+        if values is not None:
+            setattr(namespace, self.dest, values)
+
+
+def storage_argument(parser: argparse.ArgumentParser, help: str = "path or URL of the storage") -> None:
+    """The storage as the positional ``STORAGE`` or as ``--storage`` (as ``run`` takes it):
+    exactly one of them, else a usage error naming both (``args.storage`` either way)."""
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("storage", nargs="?", metavar="STORAGE", action=_Given, help=help)
+    group.add_argument("--storage", dest="storage", metavar="STORAGE", action=_Given, help="the storage, as an option")
+
+
+def algo_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--algo``: a registered optimizer name, checked as ``run`` checks it."""
+    parser.add_argument("--algo", default=None, choices=available(), help=help)

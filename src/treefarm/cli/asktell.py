@@ -33,7 +33,7 @@ from ..space.files import read_space_data, space_from_data
 from ..storage import Storage, open_storage
 from ..study import Study
 from ..study.outcome import failure
-from .arguments import directions_list, positive_int
+from .arguments import algo_option, directions_list, positive_int, storage_argument
 from .command import Command
 
 __all__ = ["ASK", "BUDGET_SPENT", "CREATE", "TELL"]
@@ -134,10 +134,10 @@ def cmd_tell(args: argparse.Namespace) -> int:
 
 
 def _create_arguments(create: argparse.ArgumentParser) -> None:
-    create.add_argument("storage", metavar="STORAGE", help="path or URL of the storage")
+    storage_argument(create)
     create.add_argument("--study", required=True)
     create.add_argument("--space", required=True, metavar="FILE", help="a .json, .yaml or .yml space file")
-    create.add_argument("--algo", default=None, help="optimizer (default: auto)")
+    algo_option(create, "optimizer (default: auto)")
     create.add_argument(
         "--direction", default=None, choices=DIRECTIONS, help="(default: minimize)"
     )
@@ -161,7 +161,7 @@ def _create_arguments(create: argparse.ArgumentParser) -> None:
 
 
 def _ask_arguments(ask: argparse.ArgumentParser) -> None:
-    ask.add_argument("storage", metavar="STORAGE")
+    storage_argument(ask)
     ask.add_argument("--study", required=True)
     ask.add_argument("--json", action="store_true", help="print one JSON object: trial, config, params")
     ask.add_argument(
@@ -173,7 +173,7 @@ def _ask_arguments(ask: argparse.ArgumentParser) -> None:
 
 
 def _tell_arguments(tell: argparse.ArgumentParser) -> None:
-    tell.add_argument("storage", metavar="STORAGE")
+    storage_argument(tell)
     tell.add_argument("--study", required=True)
     tell.add_argument("--trial", type=int, required=True, metavar="N")
     outcome = tell.add_mutually_exclusive_group(required=True)

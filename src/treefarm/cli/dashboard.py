@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 
+from .arguments import storage_argument
 from .command import Command, UsageError
 from .loading import space_from
 
@@ -49,7 +50,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("storage", help="SQLite file or PostgreSQL URL")
+    storage_argument(p, "SQLite file or PostgreSQL URL")
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)"
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..exceptions import TreefarmError, format_values
 from ..storage import open_storage
 from ..study.rows import ROW_COLUMNS, trial_rows, value_columns
+from .arguments import storage_argument
 from .command import Command
 from .tidy import as_found
 
@@ -45,7 +46,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _arguments(export: argparse.ArgumentParser) -> None:
-    export.add_argument("storage")
+    storage_argument(export)
     export.add_argument("--study", required=True)
     export.add_argument("--format", choices=["csv", "json"], default="csv")
     export.add_argument("--output", default=None, help="file (default: standard output)")

@@ -24,7 +24,7 @@ from ..space import convert
 from ..storage import Storage, open_storage
 from ..storage.url import StorageURL
 from ..study.hinting import checked_hint
-from .arguments import unit
+from .arguments import storage_argument, unit
 from .command import Command
 from .loading import space_from
 
@@ -83,7 +83,7 @@ def _list_or_remove(storage: Storage, args: argparse.Namespace) -> None:
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("storage")
+    storage_argument(p)
     p.add_argument("--study", required=True)
     action = p.add_mutually_exclusive_group(required=True)
     action.add_argument(

@@ -14,7 +14,7 @@ import importlib.util
 from pathlib import Path
 
 from ..storage import open_storage
-from .arguments import positive_int
+from .arguments import positive_int, storage_argument
 from .command import Command, UsageError
 
 __all__ = ["COMMAND", "FORMATS", "cmd_plot"]
@@ -55,7 +55,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _arguments(plot: argparse.ArgumentParser) -> None:
-    plot.add_argument("storage")
+    storage_argument(plot)
     plot.add_argument(
         "--study",
         required=True,

@@ -21,6 +21,7 @@ from typing import Any
 from ..storage import open_storage
 from ..storage.journal import finish_entry, replay
 from ..storage.url import StorageURL
+from .arguments import storage_argument
 from .command import Command
 
 __all__ = ["COMMAND", "cmd_recover"]
@@ -103,7 +104,7 @@ def _loads(line: str) -> Any:
 
 def _arguments(recover: argparse.ArgumentParser) -> None:
     recover.add_argument("journal", metavar="JOURNAL", help="the journal file (JSON lines)")
-    recover.add_argument("storage", metavar="STORAGE", help="path or URL of the storage")
+    storage_argument(recover)
 
 
 COMMAND = Command(

@@ -12,7 +12,6 @@ from typing import Any
 
 from ..exceptions import TreefarmError
 from ..objectives import DIRECTIONS
-from ..optimizers import available
 from ..storage import open_storage
 from ..study import DEFAULT_STORAGE, Study
 from .arguments import (
@@ -21,6 +20,7 @@ from .arguments import (
     MAX_COST_HELP,
     PRUNER_HELP,
     RETRY_DEADLINE_HELP,
+    algo_option,
     deadline_option,
     directions_list,
     positive_float,
@@ -118,9 +118,7 @@ def _arguments(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--space", default="space", help="name of the space in the file (default: space)")
     run.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
-    run.add_argument(
-        "--algo", default=None, choices=available(), help="optimizer (default: the study's stored one, else auto)"
-    )
+    algo_option(run, "optimizer (default: the study's stored one, else auto)")
     run.add_argument(
         "--n-trials",
         type=positive_int,

@@ -11,7 +11,7 @@ from ..storage import Storage, open_storage
 from ..study.objectives import feasible_front
 from ..study.rows import trial_rows, value_columns
 from ..study.warm import GATE_TRIALS, gate_open, warm_source
-from .arguments import RETRY_DEADLINE_HELP, deadline_option, positive_float, positive_int
+from .arguments import RETRY_DEADLINE_HELP, deadline_option, positive_float, positive_int, storage_argument
 from .command import Command
 from .tidy import as_found
 
@@ -103,7 +103,7 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
 
 
 def _arguments(show: argparse.ArgumentParser) -> None:
-    show.add_argument("storage")
+    storage_argument(show)
     show.add_argument("--study", required=True)
     show.add_argument("--last", type=positive_int, default=None, help="only the last N trials")
     show.add_argument("--retry-deadline", type=positive_float, default=None, help=RETRY_DEADLINE_HELP)

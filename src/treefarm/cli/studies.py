@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..storage import Storage, open_storage
+from .arguments import storage_argument
 from .command import Command
 from .tidy import as_found
 
@@ -27,7 +28,7 @@ def _list_studies(storage: Storage, args: argparse.Namespace) -> int:
 
 
 def _arguments(studies: argparse.ArgumentParser) -> None:
-    studies.add_argument("storage")
+    storage_argument(studies)
 
 
 COMMAND = Command("studies", "list the studies in a storage", _arguments, cmd_studies)

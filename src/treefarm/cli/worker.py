@@ -32,8 +32,10 @@ from .arguments import (
     FIDELITY_HELP,
     MAX_COST_HELP,
     PRUNER_HELP,
+    algo_option,
     positive_float,
     positive_int,
+    storage_argument,
 )
 from .command import Command
 from .loading import attribute, fidelity_from, load_file, pruner_from
@@ -91,14 +93,14 @@ def _work(storage: Storage, objective: Any, space: Any, module: ModuleType, args
 
 
 def _arguments(worker: argparse.ArgumentParser) -> None:
-    worker.add_argument("storage", metavar="STORAGE", help="path or URL of the shared storage")
+    storage_argument(worker, "path or URL of the shared storage")
     worker.add_argument("--study", required=True, help="the study's name (created if absent)")
     worker.add_argument(
         "--file", default=None, metavar="FILE.py[:objective]", help="a Python file, executed, defining the objective and space (default: ./STUDY.py)"
     )
     worker.add_argument("--space", default="space", help="name of the space in the file (default: space)")
     worker.add_argument("--pruner", default=None, metavar="NAME", help=PRUNER_HELP)
-    worker.add_argument("--algo", default=None, help="optimizer of a new study (default: stored, else auto)")
+    algo_option(worker, "optimizer of a new study (default: stored, else auto)")
     worker.add_argument("--allow-space-change", action="store_true", help=ALLOW_SPACE_CHANGE_HELP)
     worker.add_argument(
         "--n-trials",

@@ -228,7 +228,3 @@ class UnitEncoding:
             return node.labels[max(allowed, key=lambda i: scores[i])]
 
         return walk(self.space, decide)[0]
-
-    def active_mask(self, configs: Sequence[Config]) -> np.ndarray:
-        """(n, d) activity of each column in each configuration."""
-        return self.encode(configs)[1]

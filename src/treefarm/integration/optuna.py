@@ -41,7 +41,6 @@ import numpy as np
 import optuna
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler
-from optuna.samplers._base import _CONSTRAINTS_KEY, _process_constraints_after_trial
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
@@ -49,7 +48,7 @@ from ..exceptions import StudyError
 from ..optimizers import History, Observation, Optimizer, make_optimizer
 from ..pareto import ranking_losses
 from ..space import Config
-from ..validation import check_int
+from ..validation import check_callable, check_int
 from .optuna_space import single_value
 from .optuna_tree import Tree, consistent_union, infer_tree
 
@@ -65,14 +64,16 @@ def trials_to_history(
     direction: StudyDirection = StudyDirection.MINIMIZE,
     directions: Sequence[StudyDirection] | None = None,
     exclude: int | None = None,
+    constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
 ) -> History:
     """Optuna trials as the treefarm history of ``tree`` (a search space is a flat tree).
 
     Trials without a parameter the tree asks of them (with the same
     distribution) are left out, as is trial number ``exclude`` (the one being
     sampled); see the module docstring for the states. With several
-    ``directions``, or constraint values stored by a ``constraints_func``
-    (Optuna's ``system_attrs["constraints"]``), each observation carries every
+    ``directions``, or constraints (``constraints_func(trial)`` when given, else
+    those the trial holds: Optuna's ``trial.constraints``, set by
+    ``trial.set_constraint`` or by an Optuna sampler's ``constraints_func``), each observation carries every
     objective's loss and the constraints, and its ``loss`` is its place in the
     Pareto order (:class:`~treefarm.optimizers.Observation`).
     """
@@ -92,7 +93,7 @@ def trials_to_history(
             losses = tuple(float(v) for v in np.asarray(values) * signs)
             complete.append(Observation(config, losses[0]))
             rows.append(losses)
-            constraints.append(tuple(float(c) for c in trial.system_attrs.get(_CONSTRAINTS_KEY, ())))
+            constraints.append(_constraints(trial, constraints_func))
         elif trial.state in _PENDING:
             pending.append(config)
         else:
@@ -105,6 +106,14 @@ def trials_to_history(
     return History(tuple(complete), tuple(failed), tuple(pending))
 
 
+def _constraints(trial: FrozenTrial, constraints_func: Callable[[FrozenTrial], Sequence[float]] | None) -> tuple[float, ...]:
+    """The trial's constraint values: ``constraints_func``'s, else those stored with the trial."""
+    values = tuple(float(c) for c in (trial.constraints.values() if constraints_func is None else constraints_func(trial)))
+    if any(math.isnan(c) for c in values):
+        raise StudyError(f"constraint values must not be NaN, but got constraints={list(values)} (trial {trial.number})")
+    return values
+
+
 class TreefarmSampler(BaseSampler):
     """Optuna sampler running a treefarm optimizer; see the module docstring.
 
@@ -112,9 +121,13 @@ class TreefarmSampler(BaseSampler):
     ``"random"``) or an :class:`~treefarm.optimizers.Optimizer` such as
     ``treefarm.GP(acquisition="ucb")``; ``seed`` None draws one. A study with
     several objectives is searched on its Pareto order (``"nsga2"`` reads the
-    vectors themselves); ``constraints_func(trial) -> [c1, ...]`` (feasible when
-    each is <= 0) makes infeasible trials rank after feasible ones, as Optuna's
-    own samplers take it.
+    vectors themselves). Constraints (feasible when each is <= 0) make
+    infeasible trials rank after feasible ones: those the objective sets with
+    Optuna's ``trial.set_constraint(key, value)`` (which Optuna's own
+    ``study.best_trials`` reads too), or ``constraints_func(trial) -> [c1, ...]``,
+    called on the completed trials whenever the sampler reads them (a function of
+    the trial, so every process computes the same values; Optuna 5 deprecates
+    its samplers' ``constraints_func`` for ``set_constraint``, and it is not stored).
     """
 
     def __init__(
@@ -125,8 +138,7 @@ class TreefarmSampler(BaseSampler):
         constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         check_int("seed", seed, 0, error=StudyError, or_none=True)
-        if constraints_func is not None and not callable(constraints_func):
-            raise StudyError(f"constraints_func must be callable or None, but got constraints_func={constraints_func!r}")
+        check_callable("constraints_func", constraints_func, error=StudyError, or_none=True)
         self.algo = algo
         self.seed = seed
         self.constraints_func = constraints_func
@@ -144,7 +156,9 @@ class TreefarmSampler(BaseSampler):
         history = History()
         if self._optimizer.needs_history:
             trials = study.get_trials(deepcopy=False)
-            history = trials_to_history(trials, tree, directions=study.directions, exclude=trial.number)
+            history = trials_to_history(
+                trials, tree, directions=study.directions, exclude=trial.number, constraints_func=self.constraints_func
+            )
         config = self._optimizer.suggest(tree.space(), history, 1, self._rng(trial, salt))[0]
         return tree.params(config)
 
@@ -184,15 +198,3 @@ class TreefarmSampler(BaseSampler):
             return single_value(param_distribution)
         salt = zlib.crc32(param_name.encode()) + 1
         return self._suggest(study, trial, Tree.flat({param_name: param_distribution}), salt)[param_name]
-
-    def after_trial(
-        self,
-        study: optuna.Study,
-        trial: FrozenTrial,
-        state: TrialState,
-        values: Sequence[float] | None,
-    ) -> None:
-        """Store the trial's constraint values (``constraints_func``) where Optuna's
-        samplers keep them, so every process reads them from the storage."""
-        if self.constraints_func is not None:
-            _process_constraints_after_trial(self.constraints_func, study, trial, state)

@@ -1,17 +1,29 @@
-"""Optimizers: stateless functions from the history to the next configurations."""
+"""Optimizers: stateless functions from the history to the next configurations.
 
-from .anneal import Anneal
-from .auto import Auto
-from .base import History, Observation, Optimizer
-from .cmaes import CMAES
-from .gp import GP
-from .grammar import GrammarSearch
-from .grid import Grid, GridExhaustedError
-from .nsga2 import NSGA2
-from .qmc import QMC
-from .random import RandomSearch
-from .registry import available, make_optimizer
-from .tpe import TPE
+Each optimizer's module is imported when its class is first named
+(``treefarm.optimizers.GP``) or built by name (:func:`make_optimizer`), by the
+import paths of :mod:`treefarm.optimizers.registry` (PEP 562's module
+``__getattr__``): ``import treefarm`` loads no optimizer and no model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .base import GridExhaustedError, History, Observation, Optimizer
+from .registry import available, class_named, make_optimizer, optimizer_class
+
+if TYPE_CHECKING:
+    from .anneal import Anneal
+    from .auto import Auto
+    from .cmaes import CMAES
+    from .gp import GP
+    from .grammar import GrammarSearch
+    from .grid import Grid
+    from .nsga2 import NSGA2
+    from .qmc import QMC
+    from .random import RandomSearch
+    from .tpe import TPE
 
 __all__ = [
     "CMAES",
@@ -30,4 +42,18 @@ __all__ = [
     "RandomSearch",
     "available",
     "make_optimizer",
+    "optimizer_class",
 ]
+
+
+def __getattr__(name: str) -> type[Optimizer]:
+    """A registered optimizer class (``GP``), its module imported on first use."""
+    cls = class_named(name)
+    if cls is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = cls
+    return cls
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,7 +1,7 @@
 """Simulated annealing over any space, reconstructed from the history.
 
-Kirkpatrick, Gelatt & Vecchi (1983); seeds/003. A random-walk chain over
-configurations: from the current state ``x_k`` a neighbour ``x'`` is
+Kirkpatrick, Gelatt & Vecchi (1983), "Optimization by simulated annealing".
+A random-walk chain over configurations: from the current state ``x_k`` a neighbour ``x'`` is
 proposed and accepted with the Metropolis probability
 
     r = min(1, exp((f(x_k) - f(x')) / T_k)),    T_k = T0 C^k
@@ -99,6 +99,8 @@ class Anneal(Optimizer):
     restart:
         Probability of proposing from the best configuration instead.
     """
+
+    searches_recursive = True
 
     def __init__(
         self,

@@ -102,6 +102,8 @@ class Auto(Optimizer):
         Up to it the suggestions are the GP's. ``None``: the GP throughout.
     """
 
+    searches_recursive = True
+
     def __init__(
         self,
         *,
@@ -120,7 +122,7 @@ class Auto(Optimizer):
         check_int("stalled_tpe_every", stalled_tpe_every)
         check_int("handover_after", handover_after, or_none=True)
         self.handover_after = handover_after
-        self._handover = HandOver()
+        self._handover: HandOver | None = None
         self._front_handover = NSGA2()
         self.stalled_tpe_every = stalled_tpe_every
         if stall_scale not in ("raw", "model"):
@@ -156,7 +158,9 @@ class Auto(Optimizer):
             if _two_objectives(history):
                 return (self._front_handover if past else self.front).suggest(root, history, n, rng)
             if past and after is not None:
-                return self._handover.suggest(space, history, after, n, rng)
+                if self._handover is None or self._handover.after != after:
+                    self._handover = HandOver(after)
+                return self._handover.suggest(space, history, n, rng)
             return self.gp.suggest(root, history, n, rng)
         started = stalled = False
         if categorical:

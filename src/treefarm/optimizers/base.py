@@ -19,36 +19,19 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 import numpy as np
 
-from ..exceptions import SpaceError
-from ..space import Config, Space, addresses, analyze
-from ..space.config import Decision
+from ..exceptions import StudyError
+from ..space import Config, Space
 from .hints import Hint
 
-__all__ = ["RECURSIVE_ALGOS", "History", "Observation", "Optimizer", "fixed_addresses", "refuse_recursive"]
-
-#: The algorithms that search a recursive space, named in the error of those that cannot.
-RECURSIVE_ALGOS = ("auto", "grammar", "tpe", "gp", "anneal", "nsga2", "random")
+__all__ = ["GridExhaustedError", "History", "Observation", "Optimizer"]
 
 
-def refuse_recursive(root: Space, algo: str, needs: str) -> None:
-    """Raise, for an optimizer that ``needs`` a kind of space a recursive ``root``
-    is not, the error naming the algorithms that search it; nothing otherwise."""
-    if analyze(root).recursive:
-        raise SpaceError(
-            f"algo={algo!r} needs {needs}, but got a recursive space={root!r}; search it with one of "
-            f"algo={', '.join(map(repr, RECURSIVE_ALGOS))}"
-        )
-
-
-def fixed_addresses(root: Space, algo: str) -> list[tuple[str, Decision]]:
-    """Every decision address of ``root`` (:func:`treefarm.space.addresses`), for
-    an optimizer whose coordinates are that fixed list; a recursive space, which
-    has unboundedly many, is refused (:func:`refuse_recursive`)."""
-    refuse_recursive(root, algo, "a space with a fixed set of decisions (flat or conditional)")
-    return addresses(root)
+class GridExhaustedError(StudyError):
+    """Every point of the grid is in the history: the grid search is done."""
 
 
 @dataclass(frozen=True)
@@ -125,10 +108,6 @@ class History:
         """The losses of ``complete``, shape (n_complete,)."""
         return np.fromiter((o.loss for o in self.complete), dtype=float, count=len(self.complete))
 
-    def loss_variances(self) -> np.ndarray:
-        """The ``loss_variance`` of ``complete``, shape (n_complete,)."""
-        return np.fromiter((o.loss_variance for o in self.complete), dtype=float, count=len(self.complete))
-
     def loss_matrix(self) -> np.ndarray:
         """The objectives' losses of ``complete``, shape (n_complete, m): the
         ``losses`` of each observation, or its single ``loss``."""
@@ -173,6 +152,10 @@ class Optimizer(abc.ABC):
     needs_history: bool = True
     hint_draws: bool = True
     uses_fidelities: bool = False
+    #: Whether it searches a recursive space (unboundedly many decisions): the
+    #: others refuse one naming the registered optimizers that do
+    #: (:func:`treefarm.optimizers.scope.refuse_recursive`).
+    searches_recursive: ClassVar[bool] = False
 
     @abc.abstractmethod
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:

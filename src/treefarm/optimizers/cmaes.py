@@ -38,7 +38,7 @@ How it fits a stateless optimizer:
   generations in a row); a restart's mean is a uniform point of the cube and
   its draws (the mean, BIPOP's ``U``) come from the study seed and the
   restart's index (:mod:`treefarm.optimizers.seeds`), so a replay makes the
-  same restarts. The first run starts at the centre of the cube.
+  same restarts. The first run starts at the centre of the cube, or at ``mean0``.
 - **Bounds**: a draw outside the cube is drawn again (Hansen's resampling), up
   to ``RESAMPLES`` times; then it is mirrored into the cube.
 - **Choices and join options** are not searched by CMA-ES: each is drawn with
@@ -62,8 +62,9 @@ from ..encoding.unit import numeric_unit, numeric_value
 from ..exceptions import ConfigError
 from ..space import Choice, Config, Int, Join, Real, Space, convert, walk
 from ..space.config import ROOT_ADDRESS, Decision, Scalar
-from ..validation import check_int, check_positive
-from .base import History, Observation, Optimizer, fixed_addresses
+from ..validation import check_int, check_positive, check_range
+from .base import History, Observation, Optimizer
+from .scope import fixed_addresses
 from .seeds import design_seed
 from .unseen import unseen
 
@@ -288,18 +289,32 @@ class CMAES(Optimizer):
         ``"ipop"`` (double the population at each restart), ``"bipop"``
         (alternate with small populations, Hansen 2009) or ``"none"`` (one
         run: a stagnated run keeps its state).
+    mean0:
+        The first run's mean in the unit cube, one coordinate in [0, 1] per
+        number of the space (in the order of :func:`treefarm.space.addresses`);
+        ``None`` for the centre. Set it to start from a known good point (as
+        ``algo="auto"`` does when it hands a long study over from the GP).
     """
 
     def __init__(
-        self, *, population: int | None = None, sigma0: float = 0.25, restarts: str = "ipop"
+        self,
+        *,
+        population: int | None = None,
+        sigma0: float = 0.25,
+        restarts: str = "ipop",
+        mean0: Sequence[float] | None = None,
     ) -> None:
         check_int("population", population, minimum=2, or_none=True)
         check_positive("sigma0", sigma0)
         if restarts not in ("ipop", "bipop", "none"):
             raise ConfigError(f"restarts must be 'ipop', 'bipop' or 'none', but got restarts={restarts!r}")
+        if mean0 is not None:
+            for j, x in enumerate(mean0):
+                check_range(f"mean0[{j}]", x, 0.0, 1.0)
         self.population = population
         self.sigma0 = float(sigma0)
         self.restarts = restarts
+        self.mean0 = None if mean0 is None else tuple(float(x) for x in mean0)
         self._cache: tuple[Space, int, _Replay] | None = None
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
@@ -359,12 +374,12 @@ class CMAES(Optimizer):
     def _start(
         self, d: int, seed: int, *, run: int, spent: tuple[int, int], doublings: int, small: bool = False
     ) -> State:
-        """Run ``run``'s first state: the centre of the cube for the first, else a uniform
-        point from the study seed and the run's index; BIPOP's small runs draw their
+        """Run ``run``'s first state: ``mean0`` (by default the centre of the cube) for
+        the first, else a uniform point from the study seed and the run's index; BIPOP's small runs draw their
         population and step size (Hansen 2009, with ``U`` from the same stream)."""
         lam0 = self.population or default_population(d)
         draws = np.random.default_rng([seed, run])
-        m = np.full(d, 0.5) if run == 0 else draws.random(d)
+        m = self._first_mean(d) if run == 0 else draws.random(d)
         lam, sigma = lam0 * 2**doublings, self.sigma0
         if small:
             u = float(draws.random())
@@ -372,6 +387,15 @@ class CMAES(Optimizer):
             sigma = self.sigma0 * 10 ** (-2 * u)
         start = initial_state(strategy_params(d, lam), m, sigma)
         return replace(start, run=run, spent=spent, doublings=doublings, small=small)
+
+    def _first_mean(self, d: int) -> np.ndarray:
+        if self.mean0 is None:
+            return np.full(d, 0.5)
+        if len(self.mean0) != d:
+            raise ConfigError(
+                f"mean0 must have one coordinate per number of the space ({d}), but got mean0={list(self.mean0)!r}"
+            )
+        return np.array(self.mean0)
 
     def _restart(self, state: State, d: int, seed: int) -> State:
         """The next run's state: IPOP doubles the population; BIPOP runs a small one

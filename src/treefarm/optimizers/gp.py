@@ -163,6 +163,8 @@ class GP(Optimizer):
         like its square and cube, no longer with the history).
     """
 
+    searches_recursive = True
+
     def __init__(
         self,
         *,

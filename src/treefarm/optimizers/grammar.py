@@ -107,6 +107,8 @@ class GrammarSearch(Optimizer):
     set, none higher beyond noise: most of the screened gain did not carry over.
     """
 
+    searches_recursive = True
+
     def __init__(
         self,
         *,

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from ..exceptions import SpaceError, StudyError
+from ..exceptions import SpaceError
 from ..space import (
     Apply,
     Choice,
@@ -50,17 +50,14 @@ from ..space import (
 )
 from ..space.config import ROOT_ADDRESS, Scalar, child_address
 from ..validation import check_int
-from .base import History, Optimizer, refuse_recursive
+from .base import GridExhaustedError, History, Optimizer
+from .scope import refuse_recursive
 from .seeds import design_seed
 
 __all__ = ["Grid", "GridExhaustedError", "grid_points", "grid_values"]
 
 #: Rounds of the Feistel permutation; four make a pseudo-random permutation (Luby & Rackoff 1988).
 ROUNDS = 4
-
-
-class GridExhaustedError(StudyError):
-    """Every point of the grid is in the history: the grid search is done."""
 
 
 def grid_values(node: Real | Int | Choice, resolution: int | None, address: str) -> tuple[Scalar, ...]:

@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 
 from ..encoding.unit import numeric_unit
 from ..space import Config, Int, Real, Space, addresses, convert
-from .base import History, Observation
-from .cmaes import CMAES, State
+from ..validation import check_int
+from .base import History, Observation, Optimizer
+from .cmaes import CMAES
 
 __all__ = ["ELITE", "HandOver", "handover_start"]
 
@@ -44,9 +44,12 @@ SIGMA_BOUNDS = (1e-3, 0.25)
 def handover_start(root: Space, head: Sequence[Observation], elite: int = ELITE) -> tuple[np.ndarray, float]:
     """CMA-ES's first mean (d,), the best of ``head`` in the unit cube, and its
     step size, the root-mean-square spread of the best ``elite`` (ties by trial
-    order), clipped to :data:`SIGMA_BOUNDS`."""
+    order), clipped to :data:`SIGMA_BOUNDS`; with no trial yet, CMA-ES's own start
+    (the centre, the largest step)."""
     numbers = [(a, node) for a, node in addresses(root) if isinstance(node, (Real, Int))]
     best = sorted(head, key=lambda o: o.loss)[:elite]
+    if not best:
+        return np.full(len(numbers), 0.5), SIGMA_BOUNDS[1]
     U = np.array([[_unit(node, o.config, a) for a, node in numbers] for o in best])
     sigma = float(np.sqrt(np.mean(U.var(axis=0)))) if len(numbers) else SIGMA_BOUNDS[1]
     return U[0], float(np.clip(sigma, *SIGMA_BOUNDS))
@@ -57,45 +60,43 @@ def _unit(node: Real | Int, config: Config, address: str) -> float:
     return numeric_unit(node, float(value)) if isinstance(value, (int, float)) else 0.5
 
 
-class _Started(CMAES):
-    """CMA-ES whose first run starts at ``mean`` (the unit cube) with step ``sigma0``."""
+class HandOver(Optimizer):
+    """CMA-ES started from the first ``after`` complete trials and replaying the later
+    ones (see the module docstring); an optimizer of its own, which ``algo="auto"``
+    hands a long numeric study over to.
 
-    def __init__(self, mean: np.ndarray, sigma0: float) -> None:
-        super().__init__(sigma0=sigma0)
-        self.mean = mean
+    Parameters
+    ----------
+    after:
+        The complete trials (with a finite loss, in the order of their numbers)
+        that set CMA-ES's start; the later ones are replayed.
+    elite:
+        How many of the best of them set the first step size.
+    """
 
-    def _start(
-        self, d: int, seed: int, *, run: int, spent: tuple[int, int], doublings: int, small: bool = False
-    ) -> State:
-        state = super()._start(d, seed, run=run, spent=spent, doublings=doublings, small=small)
-        return replace(state, m=self.mean.copy()) if run == 0 else state
-
-
-class HandOver:
-    """The suggestions past the hand-over (see the module docstring); the
-    CMA-ES object is kept between calls while its start is the same, only to
-    reuse its replay (which checks itself against the history)."""
-
-    def __init__(self, elite: int = ELITE) -> None:
+    def __init__(self, after: int, *, elite: int = ELITE) -> None:
+        check_int("after", after)
+        check_int("elite", elite)
+        self.after = after
         self.elite = elite
-        self._cmaes: _Started | None = None
+        self._cmaes: CMAES | None = None
 
-    def suggest(
-        self, space: Space, history: History, until: int, n: int, rng: np.random.Generator
-    ) -> list[Config]:
-        """``n`` suggestions from CMA-ES started at the first ``until`` complete
+    def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
+        """``n`` suggestions from CMA-ES started at the first ``after`` complete
         trials and replaying the later ones (pending and failed trials as the
-        history has them). ``space`` as the caller has it: CMA-ES keeps its
-        replay for the same space object."""
+        history has them). ``space`` as the caller has it: the CMA-ES object is
+        kept between calls while its start is the same, only to reuse its replay
+        for the same space object (which checks itself against the history)."""
         complete = [o for o in history.complete if math.isfinite(o.loss)]
-        mean, sigma = handover_start(convert(space), complete[:until], self.elite)
+        mean, sigma = handover_start(convert(space), complete[: self.after], self.elite)
+        start = tuple(float(x) for x in mean)
         cmaes = self._cmaes
-        if cmaes is None or cmaes.sigma0 != sigma or not np.array_equal(cmaes.mean, mean):
-            cmaes = self._cmaes = _Started(mean, sigma)
+        if cmaes is None or cmaes.sigma0 != sigma or cmaes.mean0 != start:
+            cmaes = self._cmaes = CMAES(sigma0=sigma, mean0=start)
         # the first trials are not replayed but stay seen: CMA-ES reads failed trials only as seen
-        head = tuple(o.config for o in complete[:until])
+        head = tuple(o.config for o in complete[: self.after])
         tail = History(
-            complete=tuple(complete[until:]),
+            complete=tuple(complete[self.after :]),
             failed=(*history.failed, *head),
             pending=history.pending,
             hints=history.hints,

@@ -34,10 +34,10 @@ import math
 import numpy as np
 
 from ..encoding.unit import numeric_unit, numeric_value
-from ..exceptions import ConfigError
 from ..pareto import crowding_distance, nondomination_ranks, violations
 from ..space import Choice, Config, Int, Join, Real, Space, convert, draw_decision, sample, walk
 from ..space.config import Decision, Scalar
+from ..validation import check_int, check_nonnegative, check_range
 from .base import History, Optimizer
 from .unseen import unseen
 
@@ -96,6 +96,8 @@ class NSGA2(Optimizer):
         close to their parents).
     """
 
+    searches_recursive = True
+
     def __init__(
         self,
         population_size: int = 50,
@@ -103,13 +105,10 @@ class NSGA2(Optimizer):
         eta_crossover: float = 20.0,
         eta_mutation: float = 20.0,
     ) -> None:
-        if isinstance(population_size, bool) or not isinstance(population_size, int) or population_size < 2:
-            raise ConfigError(f"population_size must be an integer >= 2, but got population_size={population_size!r}")
-        if not isinstance(crossover_prob, (int, float)) or not 0.0 <= crossover_prob <= 1.0:
-            raise ConfigError(f"crossover_prob must be in [0, 1], but got crossover_prob={crossover_prob!r}")
-        for name, eta in (("eta_crossover", eta_crossover), ("eta_mutation", eta_mutation)):
-            if isinstance(eta, bool) or not isinstance(eta, (int, float)) or not math.isfinite(eta) or eta < 0:
-                raise ConfigError(f"{name} must be a finite number >= 0, but got {name}={eta!r}")
+        check_int("population_size", population_size, 2)
+        check_range("crossover_prob", crossover_prob, 0.0, 1.0)
+        check_nonnegative("eta_crossover", eta_crossover, finite=True)
+        check_nonnegative("eta_mutation", eta_mutation, finite=True)
         self.population_size = population_size
         self.crossover_prob = float(crossover_prob)
         self.eta_crossover = float(eta_crossover)

@@ -30,7 +30,8 @@ from ..space import Config, Space, convert, walk
 from ..space.config import ROOT_ADDRESS, Decision, Scalar
 from ..space.sample import decision_at
 from ..validation import check_int
-from .base import History, Optimizer, fixed_addresses
+from .base import History, Optimizer
+from .scope import fixed_addresses
 from .seeds import design_seed
 from .unseen import unseen
 

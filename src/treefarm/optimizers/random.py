@@ -19,6 +19,7 @@ __all__ = ["RandomSearch"]
 class RandomSearch(Optimizer):
     """Draw each configuration independently from the prior of the space."""
 
+    searches_recursive = True
     needs_history = False
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:

@@ -14,19 +14,21 @@ from typing import Any
 from ..exceptions import StudyError
 from .base import Optimizer
 
-__all__ = ["available", "from_spec", "make_optimizer", "spec_of"]
+__all__ = ["available", "class_named", "from_spec", "make_optimizer", "optimizer_class", "recursive_algos", "spec_of"]
 
+#: The most general first: the order in which the refusal of a recursive space names
+#: those that search it (:func:`recursive_algos`).
 _REGISTRY: dict[str, tuple[str, str]] = {
-    "anneal": ("treefarm.optimizers.anneal", "Anneal"),
     "auto": ("treefarm.optimizers.auto", "Auto"),
-    "cmaes": ("treefarm.optimizers.cmaes", "CMAES"),
-    "gp": ("treefarm.optimizers.gp", "GP"),
     "grammar": ("treefarm.optimizers.grammar", "GrammarSearch"),
-    "grid": ("treefarm.optimizers.grid", "Grid"),
-    "nsga2": ("treefarm.optimizers.nsga2", "NSGA2"),
-    "qmc": ("treefarm.optimizers.qmc", "QMC"),
-    "random": ("treefarm.optimizers.random", "RandomSearch"),
     "tpe": ("treefarm.optimizers.tpe", "TPE"),
+    "gp": ("treefarm.optimizers.gp", "GP"),
+    "anneal": ("treefarm.optimizers.anneal", "Anneal"),
+    "nsga2": ("treefarm.optimizers.nsga2", "NSGA2"),
+    "random": ("treefarm.optimizers.random", "RandomSearch"),
+    "cmaes": ("treefarm.optimizers.cmaes", "CMAES"),
+    "qmc": ("treefarm.optimizers.qmc", "QMC"),
+    "grid": ("treefarm.optimizers.grid", "Grid"),
 }
 
 #: Options added after a release, with the value that rebuilds a spec stored before them as it
@@ -41,17 +43,34 @@ def available() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def optimizer_class(algo: str) -> type[Optimizer]:
+    """The class registered as ``algo``, its module imported now."""
+    if algo not in _REGISTRY:
+        raise StudyError(f"algo must be one of {available()}, but got algo={algo!r}")
+    module, name = _REGISTRY[algo]
+    cls: type[Optimizer] = getattr(importlib.import_module(module), name)
+    return cls
+
+
+def class_named(name: str) -> type[Optimizer] | None:
+    """The registered class called ``name`` (``"GP"``), imported now; None if none is."""
+    algo = next((algo for algo, (_, cls) in _REGISTRY.items() if cls == name), None)
+    return None if algo is None else optimizer_class(algo)
+
+
+def recursive_algos() -> list[str]:
+    """The registered names whose class searches a recursive space
+    (:attr:`Optimizer.searches_recursive`), in the registry's order; imports every optimizer."""
+    return [algo for algo in _REGISTRY if optimizer_class(algo).searches_recursive]
+
+
 def make_optimizer(algo: str | Optimizer, **options: Any) -> Optimizer:
     """The optimizer named ``algo`` built with ``options``, or ``algo`` itself."""
     if isinstance(algo, Optimizer):
         if options:
             raise StudyError(f"options are only taken with an optimizer name, but got options={options!r}")
         return algo
-    if algo not in _REGISTRY:
-        raise StudyError(f"algo must be one of {available()}, but got algo={algo!r}")
-    module, name = _REGISTRY[algo]
-    cls = getattr(importlib.import_module(module), name)
-    return cls(**options)
+    return optimizer_class(algo)(**options)
 
 
 def spec_of(optimizer: Optimizer) -> dict[str, Any]:

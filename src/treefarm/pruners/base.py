@@ -20,11 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..exceptions import StudyError
 from ..objectives import Objectives
-from ..validation import is_integral
 
-__all__ = ["Curves", "Pruner", "check_int", "loss_curve"]
+__all__ = ["Curves", "Pruner", "loss_curve"]
 
 Curve = Mapping[int, float]
 
@@ -93,11 +91,6 @@ def loss_curve(curves: Curves) -> tuple[np.ndarray, np.ndarray]:
     return steps, np.array([curves.loss(curves.curve[int(s)]) for s in steps], dtype=float)
 
 
-def check_int(name: str, value: object, minimum: int) -> int:
-    """``value`` (a NumPy integer too) as an int >= ``minimum``, else a StudyError naming it."""
-    if not is_integral(value) or value < minimum:
-        raise StudyError(f"{name} must be an integer >= {minimum}, but got {name}={value!r}")
-    return int(value)
 
 
 class Pruner(abc.ABC):

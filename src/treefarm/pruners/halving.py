@@ -29,7 +29,8 @@ import numpy as np
 
 from ..exceptions import StudyError
 from ..pareto import dominates, pareto_order
-from .base import Curve, Curves, Pruner, check_int
+from ..validation import check_integral
+from .base import Curve, Curves, Pruner
 
 __all__ = ["SuccessiveHalvingPruner", "promotable", "promotable_vector", "rung_value", "rungs_reached"]
 
@@ -74,9 +75,9 @@ def _check_resources(
     min_resource: int, reduction_factor: int, max_resource: int | None
 ) -> tuple[int, int, int | None]:
     """The three as ints (NumPy integers too), each checked; an error names the bad one."""
-    low = check_int("min_resource", min_resource, 1)
-    eta = check_int("reduction_factor", reduction_factor, 2)
-    high = None if max_resource is None else check_int("max_resource", max_resource, 1)
+    low = check_integral("min_resource", min_resource, 1, error=StudyError)
+    eta = check_integral("reduction_factor", reduction_factor, 2, error=StudyError)
+    high = None if max_resource is None else check_integral("max_resource", max_resource, 1, error=StudyError)
     if high is not None and high < low:
         raise StudyError(
             "min_resource <= max_resource must hold, "
@@ -105,7 +106,7 @@ class SuccessiveHalvingPruner(Pruner):
         self.min_resource, self.reduction_factor, self.max_resource = _check_resources(
             min_resource, reduction_factor, max_resource
         )
-        self.min_early_stopping_rate = check_int("min_early_stopping_rate", min_early_stopping_rate, 0)
+        self.min_early_stopping_rate = check_integral("min_early_stopping_rate", min_early_stopping_rate, 0, error=StudyError)
 
     def budget(self, number: int) -> int | None:
         return self.max_resource

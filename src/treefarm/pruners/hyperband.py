@@ -21,7 +21,9 @@ import math
 
 import numpy as np
 
-from .base import Curves, Pruner, check_int
+from ..exceptions import StudyError
+from ..validation import check_integral
+from .base import Curves, Pruner
 from .halving import _check_resources, judge, rung_resources
 
 __all__ = ["HyperbandPruner"]
@@ -52,7 +54,7 @@ class HyperbandPruner(Pruner):
     """Hyperband over ``min_resource..max_resource`` steps; see the module docstring."""
 
     def __init__(self, *, min_resource: int = 1, max_resource: int, reduction_factor: int = 3) -> None:
-        self.max_resource = check_int("max_resource", max_resource, 1)  # the brackets need the largest budget
+        self.max_resource = check_integral("max_resource", max_resource, 1, error=StudyError)  # the brackets need the largest budget
         self.min_resource, self.reduction_factor, _ = _check_resources(min_resource, reduction_factor, max_resource)
         self._edges = bracket_edges(bracket_sizes(self.min_resource, self.max_resource, self.reduction_factor))
 

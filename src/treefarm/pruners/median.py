@@ -15,7 +15,8 @@ import math
 import numpy as np
 
 from ..exceptions import StudyError
-from .base import Curves, Pruner, check_int, loss_curve
+from ..validation import check_integral, check_range
+from .base import Curves, Pruner, loss_curve
 
 __all__ = ["MedianPruner", "PercentilePruner"]
 
@@ -37,16 +38,11 @@ class PercentilePruner(Pruner):
         n_warmup_steps: int = 0,
         interval_steps: int = 1,
     ) -> None:
-        if (
-            isinstance(percentile, bool)
-            or not isinstance(percentile, (int, float))
-            or not (0.0 <= percentile <= 100.0)
-        ):
-            raise StudyError(f"0 <= percentile <= 100 must hold, but got percentile={percentile!r}")
+        check_range("percentile", percentile, 0.0, 100.0, error=StudyError)
         self.percentile = float(percentile)
-        self.n_startup_trials = check_int("n_startup_trials", n_startup_trials, 0)
-        self.n_warmup_steps = check_int("n_warmup_steps", n_warmup_steps, 0)
-        self.interval_steps = check_int("interval_steps", interval_steps, 1)
+        self.n_startup_trials = check_integral("n_startup_trials", n_startup_trials, 0, error=StudyError)
+        self.n_warmup_steps = check_integral("n_warmup_steps", n_warmup_steps, 0, error=StudyError)
+        self.interval_steps = check_integral("interval_steps", interval_steps, 1, error=StudyError)
 
     def prune(self, curves: Curves) -> bool:
         step = curves.step

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from ..exceptions import StudyError
-from ..validation import check_nonnegative, is_number
-from .base import Curves, Pruner, check_int, loss_curve
+from ..validation import check_integral, check_nonnegative, is_number
+from .base import Curves, Pruner, loss_curve
 
 __all__ = ["PatiencePruner", "ThresholdPruner"]
 
@@ -50,7 +50,7 @@ class ThresholdPruner(Pruner):
             )
         if self.lower is not None and self.upper is not None and self.lower > self.upper:
             raise StudyError(f"lower <= upper must hold, but got (lower={lower!r}, upper={upper!r})")
-        self.n_warmup_steps = check_int("n_warmup_steps", n_warmup_steps, 0)
+        self.n_warmup_steps = check_integral("n_warmup_steps", n_warmup_steps, 0, error=StudyError)
 
     def prune(self, curves: Curves) -> bool:
         step = curves.step
@@ -78,7 +78,7 @@ class PatiencePruner(Pruner):
     """
 
     def __init__(self, patience: int, *, min_delta: float = 0.0) -> None:
-        self.patience = check_int("patience", patience, 1)
+        self.patience = check_integral("patience", patience, 1, error=StudyError)
         check_nonnegative("min_delta", min_delta, error=StudyError)
         self.min_delta = float(min_delta)
 

@@ -10,7 +10,8 @@ Primitives make one decision each:
 - :class:`Choice` — a categorical over plain values;
 
 and :class:`Const` makes none. Combinators, following the thesis
-(``seeds/001``, "Structure and Construction of Search Spaces"):
+(Meier, "Bayesian Hyperparameter-Optimization in Grammar-Based Search
+Spaces", undated; section "Structure and Construction of Search Spaces"):
 
 - :class:`Join` ``A | B`` — one of its options; ``(A | B)' = A' ∪ B'``, but the
   join remembers its options, which are the decision it makes;

@@ -1,6 +1,7 @@
 """The thesis's variables: computation graphs, and values updated a bounded number of times.
 
-The thesis (seeds/001, "Constants and variables") lets an instance be a graph
+The thesis (Meier, "Bayesian Hyperparameter-Optimization in Grammar-Based Search
+Spaces", undated; section "Constants and variables") lets an instance be a graph
 rather than a tree: a constant is a sub-result that several later steps use
 (:class:`treefarm.space.Shared`: drawn and built once per instance, reused
 wherever it appears), and a *variable* may "change value in the computation

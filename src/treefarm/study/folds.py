@@ -5,9 +5,9 @@ on test set (fold) ``f`` of the model fitted to replica ``r`` (a resampled
 data set, or in a closure test a pseudo-data set drawn from a known
 underlying law). A 1-d array is one replica, shape ``(F,)``.
 
-Aggregations (seeds/000: pick a model that "minimises the bias for a test set
-consistently across different test sets and different underlying laws" and
-check "that the variance of the model has not been detrimentally affected"):
+Aggregations (a closure test picks the model whose bias is small consistently
+across test sets and underlying laws, and checks that its variance has not
+suffered for it):
 
 - ``mean``: ``mean(L)``;
 - ``max``: ``max(L)``, the worst fold;

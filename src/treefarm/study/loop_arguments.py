@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..exceptions import StudyError
-from ..validation import check_int
+from ..validation import check_callable, check_int
 
 __all__ = ["check_arguments", "check_total", "checked_catch"]
 
@@ -18,8 +18,7 @@ def check_arguments(objective: Callable[..., Any], n_jobs: int, backend: str, ex
     check_int("n_jobs", n_jobs, error=StudyError)
     if backend not in ("process", "thread"):
         raise StudyError(f"backend must be 'process' or 'thread', but got backend={backend!r}")
-    if not callable(objective):
-        raise StudyError(f"objective must be callable, but got objective={objective!r}")
+    check_callable("objective", objective, error=StudyError)
     if isinstance(executor, str):
         raise StudyError(
             "executor must be an object with submit; turn an address into a Dask client with "

@@ -53,7 +53,8 @@ class Results(StudyBase):
 
         For a noisy objective a lucky draw can make the best observed value
         misleading; an optimizer with a model (the GP) then recommends the
-        evaluated point with the best posterior mean (seeds/001). Otherwise
+        evaluated point with the best posterior mean (a recommendation strategy of
+        Hoffman & Shahriari (2014), "Modular mechanisms for Bayesian optimization"). Otherwise
         this is :attr:`best_trial`.
         """
         best = self.best_trial

@@ -1,7 +1,8 @@
 """When ``optimize`` stops: budget, wall clock, target, patience, or a user's call.
 
-Patience is the convergence criterion of seeds/002: stop when the best value
-has not improved over the last ``patience`` completed trials.
+Patience is the usual convergence criterion of Bayesian optimization (the
+improvements have become minimal): stop when the best value has not improved
+over the last ``patience`` completed trials.
 """
 
 from __future__ import annotations

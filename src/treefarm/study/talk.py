@@ -20,8 +20,10 @@ import multiprocessing
 import sys
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..exceptions import StudyError
 from ..objectives import Objectives
 from ..storage import Storage, TrialRecord, TrialState
+from ..validation import check_bool
 
 if TYPE_CHECKING:
     from .stopping import Stopper
@@ -67,10 +69,7 @@ def in_notebook() -> bool:
 
 def show_progress(progress: bool | None) -> bool:
     """``progress`` checked; None: a terminal or a notebook, never a worker process."""
-    if progress is not None and not isinstance(progress, bool):
-        from ..exceptions import StudyError
-
-        raise StudyError(f"progress must be True, False or None (automatic), but got progress={progress!r}")
+    check_bool("progress", progress, error=StudyError, or_none=True)
     if progress is not None:
         return progress
     if multiprocessing.parent_process() is not None:

@@ -14,7 +14,7 @@ from ..objectives import Objectives
 from ..pruners import Pruner
 from ..space import Config
 from ..storage import Storage
-from ..validation import is_integral
+from ..validation import check_integral
 from . import artifacts
 
 __all__ = ["Trial", "TrialHost"]
@@ -85,9 +85,7 @@ class Trial:
         """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch): a
         number, or in a study with several objectives one number per objective (which
         the successive-halving pruners compare as vectors)."""
-        if not is_integral(step) or step < 0:
-            raise StudyError(f"step must be an integer >= 0, but got step={step!r}")
-        step = int(step)  # NumPy integers too
+        step = check_integral("step", step, 0, error=StudyError)  # NumPy integers too
         self._spend_to(step)
         directions = self._study.directions
         if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:

@@ -1,4 +1,7 @@
-"""The GP's posterior along one parameter with the acquisition below it (seeds/003's figure).
+"""The GP's posterior along one parameter with the acquisition below it.
+
+The figure of Brochu, Cora & de Freitas (2010), "A tutorial on Bayesian
+optimization of expensive cost functions" (their Figure 1).
 
 Pure data on treefarm's own model code: the numeric parameters active in
 every complete trial are mapped to [0, 1] (on a log scale where

@@ -80,6 +80,8 @@ class TPE(Optimizer):
         are chosen without them).
     """
 
+    searches_recursive = True
+
     def __init__(
         self,
         *,
