@@ -402,9 +402,10 @@ def test_on_a_grammar_candidates_score_on_narrowed_columns_as_on_all_of_them(see
     configs = [o.config for o in study.history().complete]
     losses = np.array([o.loss for o in study.history().complete])
     gp, rng = _small_gp(), np.random.default_rng(seed)
-    candidates, n_cover = gp._candidates(G, None, configs, losses, (), rng)
+    parts = gp.parts(G, recursive=True)
+    candidates, n_cover = parts.candidates.draw(parts.encoding, configs, losses, (), rng)
     trees = TreeColumns(G, [*configs, *candidates])
-    fitted = gp._fit_at_refit_point(G, True, configs, losses, None, trees.encoding(configs))
+    fitted = parts.refitter.fitted(configs, losses, None, trees.encoding(configs))
     view = TreeView(
         trees,
         configs,

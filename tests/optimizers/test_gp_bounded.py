@@ -90,9 +90,9 @@ def test_past_the_threshold_a_fresh_worker_suggests_what_a_running_one_does() ->
 def test_past_the_threshold_the_gp_sees_the_subset_only() -> None:
     history = _history(45)
     configs, losses = [o.config for o in history.complete], history.losses()
-    gp, encoding = GP(full_until=20, subset_size=12), UnitEncoding(SPACE)  # type: ignore[arg-type]
-    assert gp._bounded(encoding, configs[:20], losses[:20]) is None
-    rows = gp._bounded(encoding, configs, losses)
+    parts, encoding = GP(full_until=20, subset_size=12).parts(SPACE), UnitEncoding(SPACE)  # type: ignore[arg-type]
+    assert parts.subset.keep(parts.encoding, configs[:20], losses[:20]) is None
+    rows = parts.subset.keep(parts.encoding, configs, losses)
     assert rows is not None and np.array_equal(rows, bounded_rows(encoding.encode(configs)[0], losses, 12))
 
 

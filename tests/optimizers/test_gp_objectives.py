@@ -9,7 +9,9 @@ import pytest
 
 import treefarm as tf
 from treefarm import ConfigError, History, Observation, Optimizer
+from treefarm.bo.refits import Refits
 from treefarm.optimizers.gp import GP
+from treefarm.optimizers.gp_parts import GPParts
 from treefarm.pareto import hypervolume, ranking_losses
 
 SPACE = {f"x{i}": tf.Real(0, 1) for i in range(5)}
@@ -159,3 +161,22 @@ def test_ehvi_gp_still_improves_the_front_past_full_until() -> None:
         outcomes.append((config, zdt1(config)))
     hv_end = hypervolume(np.array([f for _, (f, _) in outcomes]), ref)
     assert hv_end > hv_start + 0.2, f"20 bounded EHVI steps must grow the front: {hv_start} -> {hv_end}"
+
+
+def test_both_strategies_take_their_candidates_from_one_collaborator() -> None:
+    """One GP's single- and several-objective strategies draw their candidates from
+    the same collaborator: same seed, same configurations, the first ``n_cover``
+    covering the space, then the best's neighbours."""
+    space = {"x": tf.Real(0.0, 1.0), "k": tf.Choice("a", "b")}
+    configs = [tf.Config({"x": i / 10, "k": "ab"[i % 2]}) for i in range(10)]
+    losses = np.arange(10.0)
+    gp = GP(n_candidates=16, n_local=8, objectives="ehvi")
+    single, several = gp.parts(space), gp.parts(space, refits=Refits())  # each output's fits kept apart
+    assert single.candidates == several.candidates and single.encoding.flat is not None
+
+    def draw(parts: GPParts) -> list[tf.Config]:
+        return parts.candidates.draw(parts.encoding, configs, losses, (), np.random.default_rng(4)).configs
+
+    first = single.candidates.draw(single.encoding, configs, losses, (), np.random.default_rng(4))
+    assert first.n_cover == 16 and len(first.configs) == 16 + 8
+    assert draw(single) == draw(several) == first.configs

@@ -42,8 +42,8 @@ import numpy as np
 
 from ..bo.loop import Rules, suggest_batch
 from ..bo.models.threads import one_blas_thread
-from ..bo.refits import Refits, refit_point
-from ..bo.subset import SUBSET_SIZE, EncodedRows, bounded_rows
+from ..bo.refits import Refits
+from ..bo.subset import SUBSET_SIZE, EncodedRows
 from ..bo.views import EncodedView, TreeView, encoded_domain, is_noisy
 from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
@@ -51,20 +51,31 @@ from ..space import Config, Space, addresses, analyze, convert, sample
 from ..validation import check_bool, check_int
 from .base import History, Observation, Optimizer
 from .gp_objectives import has_several, suggest_several
-from .hints import BETA, Hint, hint_log_density, hint_windows, window_draws
+from .gp_parts import (
+    HINT_CANDIDATES,
+    Candidates,
+    CandidateSet,
+    GPParts,
+    HintPrior,
+    Refitter,
+    SpaceEncoding,
+    Subset,
+)
+from .hints import BETA
 from .stalls import EXPLORE_EVERY, STALL_IMPROVEMENT, STALL_PATIENCE, evaluations_since_improvement, explores
-from .variation import neighbours, option_swaps
+from .variation import option_swaps
 
 if TYPE_CHECKING:
     from ..bo.acquisition.weighted import LogPrior
     from ..bo.models.domain import Domain
-    from ..bo.models.gp import GaussianProcess, GPParams, Kernel, OutputTransform
+    from ..bo.models.gp import GaussianProcess, Kernel
     from ..bo.protocols import Acquisition, Model
     from ..bo.views import View
 
 __all__ = [
     "EXPLORE_EVERY",
     "GP",
+    "HINT_CANDIDATES",
     "STALL_IMPROVEMENT",
     "STALL_PATIENCE",
     "evaluations_since_improvement",
@@ -74,8 +85,6 @@ __all__ = [
 _ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
 _HINT_PRIORS = ("judged", "plain", "off")
 _OBJECTIVES = ("rank", "ehvi", "ehvi3")
-#: Candidates drawn from the good hints' windows per suggestion (split between the hints).
-HINT_CANDIDATES = 64
 
 #: Acquisitions whose value at a point depends only on its distances to the
 #: observed and placed rows (not on the encoding's width, as UCB's schedule
@@ -239,16 +248,15 @@ class GP(Optimizer):
         recursive = analyze(root).recursive
         complete = [o for o in history.complete if math.isfinite(o.loss)]
         if len(complete) >= self.startup(root) and self.objectives != "rank" and has_several(complete):
+            parts = self.parts(root, recursive, self._output_refits)
             with one_blas_thread():
                 return suggest_several(
-                    self,
-                    root,
-                    recursive,
+                    parts,
                     complete,
                     history,
                     n,
                     rng,
-                    kernel=_kernel(self.kernel, recursive),
+                    exact=3 if self.objectives == "ehvi3" else 2,
                     draw_unseen=lambda seen: _unseen_draw(root, seen, rng),
                 )
         if len(complete) >= self.startup(root):
@@ -277,21 +285,39 @@ class GP(Optimizer):
             return self.n_startup
         return 10 if analyze(root).recursive else startup_size(len(addresses(root)))
 
+    def parts(self, space: Space, recursive: bool | None = None, refits: Refits | None = None) -> GPParts:
+        """This GP's collaborators for one suggestion on ``space`` (:mod:`treefarm.optimizers.gp_parts`),
+        built from its options; ``recursive`` when known (else analyzed); the fits are
+        kept in ``refits`` (by default, the single loss's)."""
+        root = convert(space)
+        recursive = analyze(root).recursive if recursive is None else recursive
+        encoding = SpaceEncoding.of(root, recursive)
+        kernel = _kernel(self.kernel, recursive)
+        return GPParts(
+            encoding=encoding,
+            candidates=Candidates(self.n_candidates, self.n_local, hinted=self.hint_prior != "off"),
+            subset=Subset(self.full_until, self.subset_size, self._rows),
+            hint_prior=HintPrior(self.hint_prior, self.acquisition),
+            refitter=Refitter(encoding, kernel, self.kernel, self.deterministic, self.output, refits or self._refits),
+            n_starts=self.n_starts,
+            prior_beta=self.prior_beta,
+        )
+
     def recommend(self, space: Space, history: History) -> Config | None:
         """The evaluated configuration with the lowest posterior mean when the
         fitted noise is significant (the best-mean recommendation for noisy
         objectives, Picheny et al. 2013); ``None`` (the best observed) otherwise.
-        Past ``full_until`` trials, among and from the bounded subset (:meth:`_bounded`)."""
+        Past ``full_until`` trials, among and from the bounded subset (:class:`~.gp_parts.Subset`)."""
         root = convert(space)
         complete = [o for o in history.complete if math.isfinite(o.loss)]
         if self.deterministic or len(complete) < 3:
             return None
-        flat = None if analyze(root).recursive else UnitEncoding(root)
-        keep = self._bounded(flat, [o.config for o in complete], np.array([o.loss for o in complete]))
+        parts = self.parts(root, analyze(root).recursive)
+        keep = parts.subset.keep(parts.encoding, [o.config for o in complete], np.array([o.loss for o in complete]))
         complete = complete if keep is None else [complete[i] for i in keep]
         configs = [o.config for o in complete]
         with one_blas_thread():
-            X, model = self._fit_all(root, complete, self._encoding(root, analyze(root).recursive, configs))
+            X, model = self._fit_all(root, complete, parts.encoding.for_configs(configs))
             if not is_noisy(model):
                 return None
             return configs[int(np.argmin(model.predict(X)[0]))]
@@ -307,7 +333,7 @@ class GP(Optimizer):
 
         root = convert(space)
         complete = [o for o in history.complete if math.isfinite(o.loss)]
-        encoding = self._encoding(root, analyze(root).recursive, [o.config for o in complete] + [at])
+        encoding = SpaceEncoding.of(root, analyze(root).recursive).for_configs([o.config for o in complete] + [at])
         if address not in encoding.start or encoding.columns[encoding.start[address]].option is not None:
             raise ConfigError(
                 f"address must name a numeric parameter of the space, but got address={address!r}"
@@ -339,9 +365,6 @@ class GP(Optimizer):
         )
         return X, model
 
-    def _encoding(self, root: Space, recursive: bool, configs: Sequence[Config]) -> UnitEncoding:
-        return UnitEncoding.for_configs(root, configs) if recursive else UnitEncoding(root)
-
     def _design_point(
         self, root: Space, recursive: bool, taken: list[Config], seen: set[Config], rng: np.random.Generator
     ) -> Config:
@@ -367,30 +390,6 @@ class GP(Optimizer):
                 return config
         return _unseen_draw(root, seen, rng)
 
-    def _candidates(
-        self,
-        root: Space,
-        flat: UnitEncoding | None,
-        configs: list[Config],
-        losses: np.ndarray,
-        hints: Sequence[Hint],
-        rng: np.random.Generator,
-    ) -> tuple[list[Config], int]:
-        """Space-covering candidates (scrambled Sobol points decoded by the
-        encoding of a non-recursive space, or prior draws for a recursive one,
-        ``flat=None``) followed by neighbours of the five best and draws from
-        the windows of the good ``hints`` with a positive credibility, and how
-        many of them cover the space."""
-        parents = [configs[i] for i in np.argsort(losses, kind="stable")[:5]]
-        if flat is None:
-            cover = sample(root, rng, n=self.n_candidates)
-        else:
-            from ..bo.maximize import sobol_candidates
-
-            cover = flat.decode_many(sobol_candidates(flat.dim, self.n_candidates, rng))
-        hinted = window_draws(root, hints, HINT_CANDIDATES, rng) if self.hint_prior != "off" else []
-        return [*cover, *neighbours(root, parents, self.n_local, rng), *hinted], len(cover)
-
     def _model_points(
         self,
         root: Space,
@@ -403,51 +402,45 @@ class GP(Optimizer):
         rng: np.random.Generator,
     ) -> list[Config]:
         """``n`` points from one fit (:func:`treefarm.bo.loop.suggest_batch`)."""
-        flat = None if recursive else UnitEncoding(root)
-        candidates, n_cover = self._candidates(root, flat, configs, losses, history.hints, rng)
-        view, log_prior = self._view(root, flat, configs, losses, y_var, history, candidates, n_cover)
+        parts = self.parts(root, recursive)
+        candidates = parts.candidates.draw(parts.encoding, configs, losses, history.hints, rng)
+        view, log_prior = self._view(parts, configs, losses, y_var, history, candidates)
         rules = self._rules(root, recursive, configs, losses, len(history.pending), log_prior, rng)
         return suggest_batch(view, rules, n, history.seen(), rng)
 
     def _view(
         self,
-        root: Space,
-        flat: UnitEncoding | None,
+        parts: GPParts,
         configs: list[Config],
         losses: np.ndarray,
         y_var: np.ndarray | None,
         history: History,
-        candidates: list[Config],
-        n_cover: int,
+        candidates: CandidateSet,
     ) -> tuple[View, LogPrior | None]:
         """The suggestion's view and the hints' log prior over it: narrowed tree
-        columns for a recursive space (``flat=None``) whose acquisition depends
-        only on distances (:data:`NARROWABLE`) and that no hint weighs on, else
-        one encoding of every row."""
+        columns for a recursive space whose acquisition depends only on distances
+        (:data:`NARROWABLE`) and that no hint weighs on, else one encoding of every row."""
         from ..bo.models.gp import gp_with_params
 
-        recursive, pending = flat is None, list(history.pending)
-        kernel = _kernel(self.kernel, recursive)
+        space, pending, kernel = parts.encoding, list(history.pending), parts.refitter.kernel
         full = (configs, losses, y_var)
-        keep = self._bounded(flat, configs, losses)
+        keep = parts.subset.keep(space, configs, losses)
         if keep is not None:
             configs, losses = [configs[i] for i in keep], losses[keep]
             y_var = None if y_var is None else y_var[keep]
-        narrowed = recursive and self.acquisition in NARROWABLE and not self._weighs_hints(history.hints)
-        trees = TreeColumns(root, [*configs, *pending, *candidates]) if narrowed else None
-        if trees is not None:
-            encoding = trees.encoding(configs)
-        else:
-            encoding = flat or UnitEncoding.for_configs(root, [*configs, *pending, *candidates])
-        fitted = self._fit_at_refit_point(root, recursive, *full, encoding, bounded=keep is not None)
+        rows = [*configs, *pending, *candidates.configs]
+        narrowed = space.recursive and self.acquisition in NARROWABLE and not parts.hint_prior.weighs(history.hints)
+        trees = TreeColumns(space.root, rows) if narrowed else None
+        encoding = trees.encoding(configs) if trees is not None else space.for_configs(rows)
+        fitted = parts.fitted(*full, encoding, bounded=keep is not None)
 
         def model_on(X: np.ndarray, domain: Domain) -> Model:
             return gp_with_params(X, losses, domain, *fitted, kernel=kernel, y_var=y_var)
 
         if trees is not None:
-            return TreeView(trees, configs, pending, candidates, n_cover, model_on), None
-        view = EncodedView(encoding, configs, pending, candidates, n_cover, model_on)
-        return view, self._hint_log_prior(encoding, history.hints, configs, losses)
+            return TreeView(trees, configs, pending, candidates.configs, candidates.n_cover, model_on), None
+        view = EncodedView(encoding, configs, pending, candidates.configs, candidates.n_cover, model_on)
+        return view, parts.hint_prior.log_prior(encoding, history.hints, configs, losses)
 
     def _rules(
         self,
@@ -484,79 +477,6 @@ class GP(Optimizer):
             swaps=lambda: [] if recursive else incumbent_swaps(root, configs, losses, rng),
             draw_unseen=lambda seen: _unseen_draw(root, seen, rng),
         )
-
-    def _weighs_hints(self, hints: Sequence[Hint]) -> bool:
-        """Whether some hint weighs on the acquisition (:meth:`_hint_log_prior`)."""
-        return self.hint_prior != "off" and any(h.credibility > 0 for h in hints)
-
-    def _hint_log_prior(
-        self, encoding: UnitEncoding, hints: Sequence[Hint], configs: list[Config], losses: np.ndarray
-    ) -> LogPrior | None:
-        """log pi over encoded points for the πBO weight, or None when no hint
-        with a positive credibility is there or the acquisition cannot be weighted."""
-        from ..bo.acquisition import WEIGHTABLE
-
-        if self.hint_prior == "off" or self.acquisition not in WEIGHTABLE:
-            return None
-        complete = list(zip(configs, losses.tolist()))
-        windows = hint_windows(encoding, hints, complete, judged=self.hint_prior == "judged")
-        return hint_log_density(windows) if windows else None
-
-    def _fit_at_refit_point(
-        self,
-        root: Space,
-        recursive: bool,
-        configs: list[Config],
-        losses: np.ndarray,
-        y_var: np.ndarray | None,
-        encoding: UnitEncoding,
-        *,
-        bounded: bool = False,
-    ) -> tuple[GPParams, OutputTransform]:
-        """The hyperparameters and output transform fitted from scratch at the
-        last refit point (:meth:`treefarm.bo.refits.Refits.fitted`); ``bounded``
-        (past ``full_until``): the last refit point's at or before ``full_until``,
-        on every trial up to it."""
-        from ..bo.models.gp import fit_gp
-
-        if bounded:  # the hyperparameters of the last refit on every trial
-            head = refit_point(self.full_until or len(configs))
-            configs, losses, y_var = configs[:head], losses[:head], None if y_var is None else y_var[:head]
-
-        def fit(
-            X: np.ndarray, y: np.ndarray, domain: Domain, y_var: np.ndarray | None, rng: np.random.Generator
-        ) -> GaussianProcess:
-            return fit_gp(
-                X,
-                y,
-                domain,
-                kernel=_kernel(self.kernel, recursive),
-                deterministic=self.deterministic,
-                y_var=y_var,
-                output=self.output,
-                rng=rng,
-            )
-
-        return self._refits.fitted(
-            configs,
-            losses,
-            y_var,
-            encoding,
-            tag=f"{self.kernel} {self.deterministic}",
-            output=self.output,
-            encode=lambda prefix: self._encoding(root, recursive, prefix),
-            fit=fit,
-        )
-
-    def _bounded(
-        self, flat: UnitEncoding | None, configs: list[Config], losses: np.ndarray
-    ) -> np.ndarray | None:
-        """The rows the GP sees past ``full_until`` complete trials
-        (:func:`treefarm.bo.subset.bounded_rows`, on ``flat``'s rows or, on a
-        recursive space, ``flat=None``, by recency); None (all) up to it."""
-        if self.full_until is None or len(configs) <= self.full_until:
-            return None
-        return bounded_rows(None if flat is None else self._rows.encode(flat, configs), losses, self.subset_size)
 
 
 def incumbent_swaps(
