@@ -66,6 +66,13 @@ class Observation:
     order (:func:`treefarm.pareto.ranking_losses`), so that an optimizer made
     for one loss still prefers the front and feasible trials, while one made for
     several (NSGA-II) reads the vectors.
+
+    ``fidelity`` is the resource at which ``loss`` was measured (the step of a
+    learning curve's last report for a trial stopped early, or the trial's
+    fidelity parameter); None means full fidelity. ``curve`` holds the
+    ``(resource, loss)`` pairs the trial reported on its way, ascending in the
+    resource, each loss signed as ``loss`` is (lower is better); a model
+    across fidelities learns from them (:mod:`treefarm.optimizers.fidelity`).
     """
 
     config: Config
@@ -73,6 +80,8 @@ class Observation:
     loss_variance: float = 0.0
     losses: tuple[float, ...] = ()
     constraints: tuple[float, ...] = ()
+    fidelity: float | None = None
+    curve: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,12 +93,18 @@ class History:
     ``hints`` are the person's beliefs about where to look (see
     :mod:`treefarm.optimizers.hints`); the study applies them to every
     suggestion, and a model-based optimizer may also weigh them itself.
+    ``max_fidelity`` is the target resource (a budget-setting pruner's
+    ``max_resource``, or a declared fidelity's highest value) and
+    ``min_fidelity`` the smallest one; both None when the study has no
+    fidelities, and every observation then counts at full fidelity.
     """
 
     complete: Sequence[Observation] = ()
     failed: Sequence[Config] = ()
     pending: Sequence[Config] = field(default_factory=tuple)
     hints: Sequence[Hint] = ()
+    max_fidelity: float | None = None
+    min_fidelity: float | None = None
 
     @property
     def n_complete(self) -> int:
