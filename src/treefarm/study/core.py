@@ -32,7 +32,7 @@ from .dedupe import Deduplicator
 from .objectives import count_failure
 from .opening import Opened
 from .outcome import Outcome
-from .pruning import curves_for
+from .pruning import curves_for, fidelity_range
 from .recording import Recorder
 from .recovery import REQUEUE_LOST, recover
 
@@ -71,7 +71,14 @@ class StudyBase:
         self.max_cost: float | None = None
         """The cost budget of the running :meth:`optimize` call (None: no budget)."""
         self._cost_spent = False
-        self._cache = TrialCache(storage, record.study_id, space, name=record.name, objectives=record.objectives)
+        self._cache = TrialCache(
+            storage,
+            record.study_id,
+            space,
+            name=record.name,
+            objectives=record.objectives,
+            fidelities=fidelity_range(pruner),
+        )
         self._cache.full_fidelity = None if fidelity is None else fidelity.high
         dedupe = Deduplicator(space)
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
