@@ -37,8 +37,8 @@ from ..encoding import UnitEncoding
 from ..exceptions import ConfigError
 from ..space import Config, Space, convert, sample
 from .base import History, Observation, Optimizer
-from .scope import fixed_addresses
 from .gp import GP
+from .scope import fixed_addresses
 from .variation import neighbours
 
 if TYPE_CHECKING:
