@@ -174,3 +174,16 @@ def test_auto_never_evaluates_a_configuration_twice_at_one_rung() -> None:
     study.optimize(objective, max_cost=5.0, progress=False)
     evaluations = Counter((tuple(sorted(t.params.items())), t.system_attrs["fidelity"]) for t in study.trials)
     assert max(evaluations.values()) == 1
+
+
+def test_a_resumed_study_makes_the_trials_an_uninterrupted_one_makes(tmp_path: object) -> None:
+    fidelity = tf.Fidelity(1 / 9, 1.0, cost=lambda f: f**2)
+
+    def run(name: str, budgets: tuple[float, ...]) -> list[tuple[object, ...]]:
+        storage = f"sqlite:///{tmp_path}/{name}.db"
+        for budget in budgets:
+            study = tf.Study.create(name, space=SPACE, storage=storage, fidelity=fidelity, seed=5, load_if_exists=True)
+            study.optimize(objective, max_cost=budget, progress=False)
+        return [(tuple(sorted(t.params.items())), t.system_attrs["fidelity"], t.cost) for t in study.trials]
+
+    assert run("resumed", (2.0, 4.0)) == run("straight", (4.0,))
