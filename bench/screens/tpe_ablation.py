@@ -52,29 +52,24 @@ def optuna_split(n: int) -> int:
 
 def per_address_tpe(**options: Any) -> Any:
     """The seed's TPE (with ``options``) whose every address keeps its own best draw (the per-address mode of l/g)."""
+    import dataclasses
+
     import treefarm as tf
+    from treefarm.optimizers.tpe.proposal import Proposal
     from treefarm.space import walk
 
-    class PerAddressTPE(tf.TPE):
-        def _propose(
-            self,
-            root: Any,
-            below: Any,
-            above: Any,
-            rng: np.random.Generator,
-            tied: Any = None,
-            extra: Any = (),
-            gammas: Any = (1.0,),
-            ranked: Any = None,
-            joint: bool = False,
-            fits: Any = None,
-        ) -> Any:
+    class PerAddressProposal(Proposal):
+        def __call__(self) -> Any:
             def decide(address: str, node: Any, allowed: tuple[int, ...]) -> Any:
-                good, bad = below[1].get(address, []), above[1].get(address, [])
-                values, log_ratio = self._draws(node, allowed, self._fit(node, allowed, good, bad), rng)
-                return values[int(np.argmax(log_ratio[0]))]
+                draws = self._draws_at(address, node, allowed)
+                return draws.values[int(np.argmax(draws.log_ratios[0]))]
 
-            return walk(root, decide)[0]
+            return walk(self.root, decide)[0]
+
+    class PerAddressTPE(tf.TPE):
+        def _template(self, root: Any, complete: Any, rng: np.random.Generator) -> Any:
+            template = super()._template(root, complete, rng)
+            return PerAddressProposal(**{f.name: getattr(template, f.name) for f in dataclasses.fields(template)})
 
     return PerAddressTPE.hyperopt(**options)
 
