@@ -11,7 +11,9 @@ import pytest
 import treefarm as tf
 
 os.environ.setdefault("KERAS_BACKEND", "torch")  # before Keras is first imported; CI has the CPU torch wheel
-pytest.importorskip("torch", reason="the Keras callback is tested on Keras's torch backend: pip install torch")
+pytest.importorskip(
+    "torch", reason="the Keras callback is tested on Keras's torch backend: pip install torch"
+)
 keras = pytest.importorskip("keras", reason="the Keras callback needs Keras 3: pip install 'treefarm[keras]'")
 
 EPOCHS = 9
@@ -27,7 +29,9 @@ def _fit(lr: float, callback: Any) -> Any:
     model = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
     model.compile(optimizer=keras.optimizers.SGD(learning_rate=lr), loss="mse")
     x, y = _data()
-    return model.fit(x, y, validation_split=0.25, epochs=EPOCHS, batch_size=16, verbose=0, callbacks=[callback])
+    return model.fit(
+        x, y, validation_split=0.25, epochs=EPOCHS, batch_size=16, verbose=0, callbacks=[callback]
+    )
 
 
 def test_keras_training_is_reported_and_pruned() -> None:

@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-optuna = pytest.importorskip("optuna", reason="the Optuna import needs optuna: pip install 'treefarm[optuna]'")
+optuna = pytest.importorskip(
+    "optuna", reason="the Optuna import needs optuna: pip install 'treefarm[optuna]'"
+)
 
 import treefarm as tf  # noqa: E402
 from treefarm.cli.main import main  # noqa: E402
@@ -22,7 +24,12 @@ optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 
 def _loss(x: float, y: float, kind: str, depth: int | None, c: float | None) -> float:
-    return (x - 1.0) ** 2 + (y + 0.5) ** 2 + (0.3 * depth if kind == "tree" and depth else 0.0) + (0.1 if c else 0.0)
+    return (
+        (x - 1.0) ** 2
+        + (y + 0.5) ** 2
+        + (0.3 * depth if kind == "tree" and depth else 0.0)
+        + (0.1 if c else 0.0)
+    )
 
 
 def _optuna_objective(trial: Any) -> float:
@@ -75,7 +82,9 @@ def test_200_trials_imported_every_one_readable_and_the_best_the_same(source: An
     assert built["kind"].option == source.best_params["kind"]
 
 
-def test_the_imported_trials_are_the_history_the_optimizer_continues_from(source: Any, tmp_path: Path) -> None:
+def test_the_imported_trials_are_the_history_the_optimizer_continues_from(
+    source: Any, tmp_path: Path
+) -> None:
     db = tmp_path / "tf.db"
     study = import_study(source, storage=str(db), algo="tpe", seed=0)
     scored = [t for t in source.trials if t.state.name in ("COMPLETE", "PRUNED") and t.value is not None]
@@ -133,7 +142,9 @@ def test_a_multi_objective_study_with_constraints_keeps_its_vectors() -> None:
         trial.set_constraint("x_at_most_half", x - 0.5)
         return x, x**2
 
-    study = optuna.create_study(directions=["minimize", "maximize"], sampler=optuna.samplers.NSGAIISampler(seed=0))
+    study = optuna.create_study(
+        directions=["minimize", "maximize"], sampler=optuna.samplers.NSGAIISampler(seed=0)
+    )
     study.optimize(objective, n_trials=8)
     imported = import_study(study)
     assert imported.directions == ("minimize", "maximize")
@@ -149,7 +160,18 @@ def test_the_command_imports_and_ask_continues(
     url = f"sqlite:///{tmp_path / 'optuna.db'}"
     optuna.copy_study(from_study_name="old", from_storage=source._storage, to_storage=url)
     db, space = tmp_path / "tf.db", tmp_path / "space.json"
-    argv = ["import-optuna", url, "--study", "old", "--to", str(db), "--name", "new", "--space-out", str(space)]
+    argv = [
+        "import-optuna",
+        url,
+        "--study",
+        "old",
+        "--to",
+        str(db),
+        "--name",
+        "new",
+        "--space-out",
+        str(space),
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "into study 'new'" in out and "200 trials" in out and f"best value: {source.best_value!r}" in out

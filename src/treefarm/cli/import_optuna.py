@@ -32,13 +32,17 @@ def cmd_import_optuna(args: argparse.Namespace) -> int:
 
         from ..integration.optuna_import import IMPORTED_ATTR, import_study
     except ImportError as exc:
-        raise StudyError(f"importing an Optuna study needs Optuna: pip install 'treefarm[optuna]' ({exc})") from exc
+        raise StudyError(
+            f"importing an Optuna study needs Optuna: pip install 'treefarm[optuna]' ({exc})"
+        ) from exc
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         source = optuna.load_study(study_name=args.study, storage=args.optuna_storage)
     except KeyError as exc:
-        raise StudyError(f"the Optuna study must exist in OPTUNA_STORAGE, but got study={args.study!r}, "
-                         f"optuna_storage={args.optuna_storage!r}") from exc
+        raise StudyError(
+            f"the Optuna study must exist in OPTUNA_STORAGE, but got study={args.study!r}, "
+            f"optuna_storage={args.optuna_storage!r}"
+        ) from exc
     study = import_study(source, storage=args.to, name=args.name, algo=args.algo, seed=args.seed)
     try:
         imported = study.storage.get_study(study.name).attrs[IMPORTED_ATTR]
@@ -48,7 +52,9 @@ def cmd_import_optuna(args: argparse.Namespace) -> int:
             Path(args.space_out).write_text(json.dumps(data, indent=2) + "\n")
         counts = Counter(t.state.value for t in study.trials)
         states = ", ".join(f"{state} {n}" for state, n in sorted(counts.items()))
-        print(f"imported Optuna study {args.study!r} into study {study.name!r} in {args.to}: {len(study.trials)} trials ({states})")
+        print(
+            f"imported Optuna study {args.study!r} into study {study.name!r} in {args.to}: {len(study.trials)} trials ({states})"
+        )
         if counts.get("complete") and len(study.directions) == 1:
             print(f"best value: {study.best_value!r} (trial {study.best_trial.number})")
     finally:
@@ -57,13 +63,21 @@ def cmd_import_optuna(args: argparse.Namespace) -> int:
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("optuna_storage", metavar="OPTUNA_STORAGE", help="the Optuna storage URL (sqlite:///optuna.db)")
+    parser.add_argument(
+        "optuna_storage", metavar="OPTUNA_STORAGE", help="the Optuna storage URL (sqlite:///optuna.db)"
+    )
     parser.add_argument("--study", required=True, help="the Optuna study's name")
     parser.add_argument("--to", required=True, metavar="STORAGE", help="the treefarm storage: path or URL")
-    parser.add_argument("--name", default=None, help="the new treefarm study's name (default: the Optuna study's)")
-    parser.add_argument("--algo", default=None, choices=available(), help="optimizer to continue with (default: auto)")
+    parser.add_argument(
+        "--name", default=None, help="the new treefarm study's name (default: the Optuna study's)"
+    )
+    parser.add_argument(
+        "--algo", default=None, choices=available(), help="optimizer to continue with (default: auto)"
+    )
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--space-out", default=None, metavar="FILE.json", help="also write the space as a space file")
+    parser.add_argument(
+        "--space-out", default=None, metavar="FILE.json", help="also write the space as a space file"
+    )
 
 
 COMMAND = Command(

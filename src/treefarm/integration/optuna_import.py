@@ -72,7 +72,11 @@ IMPORTED_ATTR = "imported_from"
 MAX_GRID = 10_000
 """The most grid values a stepped range may have to become a choice of them."""
 
-_STATES = {TrialState.COMPLETE: State.COMPLETE, TrialState.PRUNED: State.PRUNED, TrialState.FAIL: State.FAILED}
+_STATES = {
+    TrialState.COMPLETE: State.COMPLETE,
+    TrialState.PRUNED: State.PRUNED,
+    TrialState.FAIL: State.FAILED,
+}
 
 
 def _union(trials: Sequence[FrozenTrial]) -> dict[str, BaseDistribution]:
@@ -112,11 +116,15 @@ def _parameter(name: str, distribution: BaseDistribution, notes: list[str]) -> J
         )
         if stepped:
             values = _grid(name, distribution)
-            notes.append(f"{name!r}: a range with step {distribution.step} is searched as a choice of its {len(values)} values")
+            notes.append(
+                f"{name!r}: a range with step {distribution.step} is searched as a choice of its {len(values)} values"
+            )
             return {"type": "choice", "values": values}
         kind = "real" if isinstance(distribution, FloatDistribution) else "int"
         return {"type": kind, "low": distribution.low, "high": distribution.high, "log": distribution.log}
-    raise StudyError(f"a parameter's distribution must be Optuna's Float, Int or Categorical, but got {format_values(name=name, distribution=distribution)}")
+    raise StudyError(
+        f"a parameter's distribution must be Optuna's Float, Int or Categorical, but got {format_values(name=name, distribution=distribution)}"
+    )
 
 
 def _label(name: str, choice: Any) -> str:
@@ -139,9 +147,13 @@ def _nest(flat: Mapping[str, JSON], where: str) -> dict[str, JSON]:
         for group in groups:
             node = node.setdefault(group, {})
             if not isinstance(node, dict) or "type" in node:
-                raise StudyError(f"a parameter's name must not also name a group of others, but got {format_values(name=name, where=where)}")
+                raise StudyError(
+                    f"a parameter's name must not also name a group of others, but got {format_values(name=name, where=where)}"
+                )
         if last in node or not all([*groups, last]):
-            raise StudyError(f"a parameter's name must be dotted words naming it alone, but got {format_values(name=name, where=where)}")
+            raise StudyError(
+                f"a parameter's name must be dotted words naming it alone, but got {format_values(name=name, where=where)}"
+            )
         node[last] = spec
     return out
 
@@ -173,8 +185,12 @@ def space_data(tree: Tree, notes: list[str]) -> dict[str, JSON]:
         for k, choice in enumerate(distribution.choices):
             label = _label(name, choice)
             if label in options:
-                raise StudyError(f"the choices of a categorical with conditional parameters must have distinct names, but got {format_values(name=name, choice=choice)}")
-            children = {c: _parameter(c, tree.distributions[c], notes) for c in tree.children[name].get(k, ())}
+                raise StudyError(
+                    f"the choices of a categorical with conditional parameters must have distinct names, but got {format_values(name=name, choice=choice)}"
+                )
+            children = {
+                c: _parameter(c, tree.distributions[c], notes) for c in tree.children[name].get(k, ())
+            }
             options[label] = _nest(children, f"{name}={choice!r}")
         top[name] = {"type": "join", "options": options}
     return _nest(top, "the study")
@@ -247,9 +263,13 @@ def _outcome(trial: FrozenTrial, notes: list[str]) -> tuple[State, tuple[float, 
     state = _STATES[trial.state]
     attrs: dict[str, JSON] = {}
     if state is State.COMPLETE and not finite:
-        notes.append(f"trial {trial.number}: complete with the non-finite values {list(values or ())}: copied as failed")
+        notes.append(
+            f"trial {trial.number}: complete with the non-finite values {list(values or ())}: copied as failed"
+        )
         state = State.FAILED
-        attrs["fail_reason"] = f"imported from Optuna: complete with the non-finite values {list(values or ())}"
+        attrs["fail_reason"] = (
+            f"imported from Optuna: complete with the non-finite values {list(values or ())}"
+        )
     elif state is State.FAILED:
         reason = trial.system_attrs.get("fail_reason")
         attrs["fail_reason"] = f"failed in Optuna: {reason}" if reason else "failed in Optuna"
@@ -316,7 +336,12 @@ def import_study(
     for note in notes:
         log.warning("importing Optuna study %r: %s", source.study_name, note)
     said: list[JSON] = list(notes)
-    record: dict[str, JSON] = {"optuna_study": source.study_name, "trials": len(finished), "space": data, "notes": said}
+    record: dict[str, JSON] = {
+        "optuna_study": source.study_name,
+        "trials": len(finished),
+        "space": data,
+        "notes": said,
+    }
     study.storage.set_study_attr(study.study_id, IMPORTED_ATTR, record)
     return study
 
