@@ -25,7 +25,7 @@ def as_executor(executor: object) -> Executor:
     if callable(getattr(executor, "submit", None)):
         return FuturesExecutor(executor)
     raise StudyError(
-        "executor must be 'ray' or have a concurrent.futures-like submit (a distributed.Client, a "
+        "executor must have a concurrent.futures-like submit (a distributed.Client, a "
         "concurrent.futures executor; treefarm.execution.dask.connect turns an address into a "
-        f"Client), but got executor={executor!r}"
+        f"Client) or be 'ray', but got executor={executor!r}"
     )
