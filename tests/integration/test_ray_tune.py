@@ -3,11 +3,14 @@ swapped in, Tune's spaces convert (or are refused by name), and the study persis
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,3 +109,109 @@ def test_the_searcher_asks_and_tells_a_stored_study_that_a_restore_continues(tmp
     assert [t.state.value for t in trials] == ["complete"] * 3 + ["failed", "running"]
     assert trials[0].intermediate == {1: trials[0].value + 1, 2: trials[0].value}
     assert restored.study.best_value == min(t.value for t in trials[:3])
+
+
+# Ray Tune's own searcher suite (ray/tune/tests/test_searchers.py) is not shipped with Ray; the
+# tests below put TreefarmSearch through its scenarios: invalid values, results after the end,
+# evaluated points, save and restore, several objectives.
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def _invalid_objective(config: dict[str, Any]) -> None:
+    r = config["report"]
+    value = math.inf if r > 4 else -math.inf if r > 3 else math.nan if r > 2 else (r or 0.1)
+    tune.report({"_metric": value})
+
+
+@pytest.mark.slow  # Tune in this process: about a minute on 2 busy cores
+def test_invalid_values_fail_their_trials_and_constants_stay(local_ray: None, tmp_path: Path) -> None:
+    search = TreefarmSearch(algo="random", seed=3)
+    out = tune.run(
+        _invalid_objective,
+        search_alg=search,
+        config={"report": tune.uniform(0.0, 5.0), "list": [1, 2, 3], "num": 4},
+        metric="_metric",
+        mode="max",
+        num_samples=8,
+        reuse_actors=False,
+        storage_path=str(tmp_path),
+        verbose=0,
+    )
+    best = out.best_trial
+    assert best.config["report"] <= 2.0 and best.config["list"] == [1, 2, 3] and best.config["num"] == 4
+    states = {t.params["report"] > 2: t.state for t in search.study.trials}
+    assert states.get(True, tf.TrialState.FAILED) is tf.TrialState.FAILED  # inf, -inf and NaN: failed
+    assert search.study.best_value == max(t.value for t in search.study.trials if t.value is not None)
+
+
+def test_results_after_the_end_are_ignored() -> None:
+    searcher = TreefarmSearch({"x": tune.uniform(0, 1)}, metric="m", mode="max", seed=0)
+    searcher.suggest("a")
+    searcher.on_trial_result("a", {"training_iteration": 1, "m": 1})
+    searcher.on_trial_complete("a", {"training_iteration": 2, "m": 1})
+    searcher.on_trial_result("a", {"training_iteration": 3, "m": 1})
+    searcher.on_trial_complete("a", {"training_iteration": 4, "m": 1})
+    [trial] = searcher.study.trials
+    assert trial.value == 1 and trial.intermediate == {1: 1.0, 2: 1.0}
+
+
+def test_evaluated_points_are_trials_of_the_study() -> None:
+    searcher = TreefarmSearch({"report": tune.uniform(0.0, 5.0)}, metric="metric", mode="max", seed=0)
+    searcher.add_evaluated_point({"report": 1.0}, 1.0, intermediate_values=[0.8, 0.9])
+    searcher.add_evaluated_point({"report": 1.0}, 1.0, error=True)
+    searcher.add_evaluated_point({"report": 2.0}, 0.5, pruned=True)
+    assert [t.state.value for t in searcher.study.trials] == ["complete", "failed", "pruned"]
+    assert searcher.study.trials[0].intermediate == {0: 0.8, 1: 0.9}
+    assert searcher.suggest("1") is not None
+    with pytest.raises(tf.ConfigError):
+        searcher.add_evaluated_point({"report": 7.0}, 1.0)  # outside the space, named by the space
+
+
+def test_a_memory_study_saved_and_restored_keeps_its_trials(tmp_path: Path) -> None:
+    def callbacks(searcher: TreefarmSearch, trial_id: str) -> None:
+        result = {"training_iteration": 1, "metric": 1, "time_total_s": 1}
+        searcher.on_trial_result(trial_id, result)
+        searcher.on_trial_complete(trial_id, result)
+
+    path = str(tmp_path / "checkpoint.pkl")
+    searcher = TreefarmSearch({"a": tune.uniform(0.0, 5.0)}, metric="metric", mode="max", seed=0)
+    for trial_id in ("1", "2", "not_completed"):
+        searcher.suggest(trial_id)
+    callbacks(searcher, "1")
+    searcher.save(path)
+    restored = TreefarmSearch()  # no set_search_properties: the checkpoint has it all
+    restored.restore(path)
+    callbacks(restored, "2")
+    restored.suggest("3")
+    callbacks(restored, "3")
+    assert "not_completed" in restored._live_trial_mapping
+    assert [t.state.value for t in restored.study.trials] == ["complete", "complete", "running", "complete"]
+
+
+def _three(config: dict[str, Any]) -> None:
+    tune.report({"a": config["a"] * 100, "b": config["b"] * -100, "c": config["c"]})
+
+
+@pytest.mark.slow  # Tune in this process
+def test_several_objectives(local_ray: None, tmp_path: Path) -> None:
+    search = TreefarmSearch(metric=["a", "b", "c"], mode=["max", "min", "max"], algo="random", seed=1)
+    out = tune.run(
+        _three,
+        search_alg=search,
+        config={"a": tune.uniform(0, 1), "b": tune.uniform(0, 1), "c": tune.uniform(0, 1)},
+        num_samples=16,
+        reuse_actors=False,
+        storage_path=str(tmp_path),
+        verbose=0,
+    )
+    assert out.get_best_trial("a", "max").config["a"] >= 0.8
+    assert search.study.directions == ("maximize", "minimize", "maximize")
+    assert len(search.study.best_trials) >= 1 and all(len(t.values or ()) == 3 for t in search.study.trials)

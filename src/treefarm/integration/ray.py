@@ -47,8 +47,8 @@ from ray.tune.search.variant_generator import parse_spec_vars
 
 from ..exceptions import StudyError, TrialStateError, format_values
 from ..optimizers import Optimizer
-from ..space import Choice, Int, Real, Space
-from ..storage import Storage
+from ..space import Choice, Int, Real, Space, validate
+from ..storage import Storage, TrialRecord, TrialState
 from ..study import Study
 
 __all__ = ["TreefarmSearch", "tune_space"]
@@ -109,17 +109,17 @@ class TreefarmSearch(Searcher):
     """A Ray Tune searcher asking a treefarm study; see the module docstring.
 
     ``space`` is a treefarm space, or a Tune ``param_space`` (else Tune's own, passed
-    to the searcher by the ``Tuner``). ``storage`` (a path, URL or
-    :class:`~treefarm.Storage`; None: memory) and ``study_name`` name the study,
-    continued if it exists; ``algo`` and ``seed`` are those of :meth:`Study.create`;
-    ``points_to_evaluate`` are configurations run first.
+    to the searcher by the ``Tuner``). ``metric`` and ``mode`` may be lists, one per
+    objective. ``storage`` (a path, URL or :class:`~treefarm.Storage`; None: memory)
+    and ``study_name`` name the study, continued if it exists; ``algo`` and ``seed``
+    are those of :meth:`Study.create`; ``points_to_evaluate`` are configurations run first.
     """
 
     def __init__(
         self,
         space: Any = None,
-        metric: str | None = None,
-        mode: str | None = None,
+        metric: str | list[str] | None = None,
+        mode: str | list[str] | None = None,
         *,
         storage: str | Storage | None = None,
         study_name: str = "ray-tune",
@@ -127,9 +127,10 @@ class TreefarmSearch(Searcher):
         seed: int | None = None,
         points_to_evaluate: list[dict[str, Any]] | None = None,
     ) -> None:
-        if mode not in (None, "min", "max"):
-            raise StudyError(f"mode must be 'min' or 'max' (one objective), but got mode={mode!r}")
-        super().__init__(metric=metric, mode=mode)
+        _check_mode(mode)
+        super().__init__()
+        # Tune's Searcher annotates one metric and mode; its searchers (OptunaSearch) take lists too
+        self.__dict__.update(_metric=metric, _mode=mode)
         self._space = tune_space(space) if isinstance(space, Mapping) and _has_domains(space) else space
         self._storage = storage
         self._study_name = study_name
@@ -137,23 +138,24 @@ class TreefarmSearch(Searcher):
         self._seed = seed
         self._points = list(points_to_evaluate or [])
         self._study: Study | None = None
-        self._trials: dict[str, int] = {}
+        self._live_trial_mapping: dict[str, int] = {}
         if self._space is not None and mode is not None:
             self._open()
 
     def _open(self) -> None:
         """Create (or continue) the study once the space and the mode are known."""
+        modes = self._mode if isinstance(self._mode, list) else [self._mode]
         self._study = Study.create(
             self._study_name,
             space=self._space,
             storage=self._storage,
             algo=self._algo,
-            direction="maximize" if self._mode == "max" else "minimize",
+            directions=["maximize" if m == "max" else "minimize" for m in modes],
             seed=self._seed,
             load_if_exists=True,
         )
         for point in self._points:
-            self._study.enqueue(point)
+            self._study.enqueue(_addresses(point))
         self._points = []
 
     @property
@@ -169,8 +171,7 @@ class TreefarmSearch(Searcher):
         """Take the ``Tuner``'s metric, mode and ``param_space`` (unless given at construction)."""
         if self._study is not None:
             return False
-        if mode not in (None, "min", "max"):
-            raise StudyError(f"mode must be 'min' or 'max' (one objective), but got mode={mode!r}")
+        _check_mode(mode)
         self._metric = self._metric or metric
         self._mode = self._mode or mode or "min"
         if self._space is None:
@@ -181,63 +182,125 @@ class TreefarmSearch(Searcher):
     def suggest(self, trial_id: str) -> dict[str, Any] | None:
         """Ask the study: the trial's configuration as a (nested) dict of parameters."""
         trial = self.study.ask()
-        self._trials[trial_id] = trial.number
+        self._live_trial_mapping[trial_id] = trial.number
         value: dict[str, Any] = trial.value
         return value
 
+    def _values(self, result: Mapping[str, Any] | None) -> list[float] | None:
+        """The result's finite metric values, one per objective; None if one is missing or not finite."""
+        metrics = self._metric if isinstance(self._metric, list) else [self._metric]
+        found = [result.get(m) if result and m else None for m in metrics]
+        values = [float(v) for v in found if isinstance(v, (int, float)) and math.isfinite(v)]
+        return values if len(values) == len(found) else None
+
     def on_trial_result(self, trial_id: str, result: dict[str, Any]) -> None:
         """Record the metric as the trial's intermediate value at its ``training_iteration``."""
-        number = self._trials.get(trial_id)
-        value = result.get(self._metric) if self._metric else None
-        if number is None or not isinstance(value, (int, float)):
+        number = self._live_trial_mapping.get(trial_id)
+        values = self._values(result)
+        if number is None or values is None:
             return
-        step = int(
-            result.get(
-                "training_iteration",
-                len(self.study.storage.get_trial(self.study.study_id, number).intermediate),
-            )
-        )
-        self.study.storage.report_intermediate(self.study.study_id, number, step, float(value))
+        storage, study_id = self.study.storage, self.study.study_id
+        step = result.get("training_iteration", len(storage.get_trial(study_id, number).intermediate))
+        storage.report_intermediate(study_id, number, int(step), values if len(values) > 1 else values[0])
 
     def on_trial_complete(
         self, trial_id: str, result: dict[str, Any] | None = None, error: bool = False
     ) -> None:
-        """Tell the study the trial's final metric, or that it failed (an error, no metric)."""
+        """Tell the study the trial's final metric, or that it failed (an error, a missing
+        or non-finite metric); a trial told already is left alone."""
         if result and not error:  # its last result, which a scheduler's stop kept from on_trial_result
             self.on_trial_result(trial_id, result)
-        number = self._trials.pop(trial_id, None)
+        number = self._live_trial_mapping.pop(trial_id, None)
+        values = None if error else self._values(result)
         if number is None:
             return
-        value = None if error or not result or not self._metric else result.get(self._metric)
         try:
-            if isinstance(value, (int, float)) and math.isfinite(value):
-                self.study.tell(number, float(value))
-            else:
+            if values is None:
                 self.study.tell(number, state="failed")
+            else:
+                self.study.tell(number, values if len(values) > 1 else values[0])
         except TrialStateError:  # failed meanwhile by a recovery (the searcher was restored elsewhere)
             return
 
+    def add_evaluated_point(
+        self,
+        parameters: dict[str, Any],
+        value: float,
+        error: bool = False,
+        pruned: bool = False,
+        intermediate_values: list[float] | None = None,
+    ) -> None:
+        """Record a configuration evaluated elsewhere as a finished trial of the study."""
+        storage, study_id = self.study.storage, self.study.study_id
+        config = validate(self.study.space, _addresses(parameters))
+        number = storage.create_trial(study_id, params=config.to_dict()).number
+        for step, reported in enumerate(intermediate_values or []):
+            storage.report_intermediate(study_id, number, step, float(reported))
+        state = TrialState.FAILED if error else TrialState.PRUNED if pruned else TrialState.COMPLETE
+        storage.finish_trial(study_id, number, state=state, value=None if error else float(value))
+
     def save(self, checkpoint_path: str) -> None:
-        """Save what a restored searcher needs: the study's name and storage (the trials are in it)."""
+        """Save what a restored searcher needs: the study's name and storage, and with a
+        storage that is not a path or URL (memory) its trials."""
+        names = ("_metric", "_mode", "_space", "_study_name", "_algo", "_seed", "_live_trial_mapping")
+        state: dict[str, Any] = {name: getattr(self, name) for name in names}
+        state["_storage"] = self._storage if isinstance(self._storage, str) else None
         if not isinstance(self._storage, str):
-            raise NotImplementedError(
-                "a TreefarmSearch is saved only with storage= a path or URL: its trials live there"
-            )
-        state = {
-            k: getattr(self, k)
-            for k in ("_metric", "_mode", "_space", "_storage", "_study_name", "_algo", "_seed", "_trials")
-        }
+            state["records"] = self.study.trials
         with open(checkpoint_path, "wb") as file:
             pickle.dump(state, file)
 
     def restore(self, checkpoint_path: str) -> None:
-        """Continue the study a :meth:`save` named."""
+        """Continue the study a :meth:`save` named (its trials rebuilt in memory if it kept them)."""
         with open(checkpoint_path, "rb") as file:
             state = pickle.load(file)
+        records = state.pop("records", None)
         for key, value in state.items():
             setattr(self, key, value)
         self._points = []
         self._open()
+        if records is not None:
+            _replay(self.study.storage, self.study.study_id, records)
+
+
+def _check_mode(mode: Any) -> None:
+    modes = mode if isinstance(mode, list) else [mode]
+    if not modes or any(m not in (None, "min", "max") for m in modes):
+        raise StudyError(f"mode must be 'min' or 'max', or a list of them, but got mode={mode!r}")
+
+
+def _addresses(parameters: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested parameters (``{"opt": {"lr": 0.1}}``) as a configuration's addresses (``opt.lr``)."""
+    out: dict[str, Any] = {}
+    for key, value in parameters.items():
+        if isinstance(value, Mapping):
+            out.update(_addresses(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _replay(storage: Storage, study_id: int, records: list[TrialRecord]) -> None:
+    """Write saved trial records into a fresh study of ``storage``, in order."""
+    for record in records:
+        waiting = record.state is TrialState.WAITING
+        number = storage.create_trial(
+            study_id,
+            params=dict(record.params),
+            state=TrialState.WAITING if waiting else TrialState.RUNNING,
+            system_attrs=dict(record.system_attrs),
+            user_attrs=dict(record.user_attrs),
+        ).number
+        if waiting:
+            continue
+        for step in sorted(record.intermediate):
+            storage.report_intermediate(
+                study_id, number, step, record.intermediate_vectors.get(step, record.intermediate[step])
+            )
+        if record.state.is_finished:
+            storage.finish_trial(
+                study_id, number, state=record.state, values=record.values, constraints=record.constraints
+            )
 
 
 def _has_domains(config: Mapping[str, Any]) -> bool:
