@@ -1,4 +1,4 @@
-"""A Hydra sweeper asking a treefarm study: ``hydra/sweeper=treefarm`` (``pip install 'treefarm[hydra]'``).
+"""A Hydra sweeper asking a treefarm study: ``hydra/sweeper=treefarm`` (``pip install 'treefarm[hydra]'``)::
 
     # conf/config.yaml                              python app.py --multirun
     defaults:

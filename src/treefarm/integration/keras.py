@@ -1,4 +1,4 @@
-"""Pruning Keras 3 training with a treefarm pruner (``pip install 'treefarm[keras]'``).
+"""Pruning Keras 3 training with a treefarm pruner (``pip install 'treefarm[keras]'``)::
 
     def objective(params, trial):
         model = make_model(params)
