@@ -27,22 +27,27 @@ def ray_executor() -> Iterator[RayExecutor]:
         yield running
 
 
+@pytest.mark.parametrize(
+    ("seed", "budget"),
+    [(5, BUDGET), (3, 5)],  # seed 3: trial 4, the last of the budget, is the first with x > 0
+    ids=["midway", "the-last-trial"],
+)
 def test_a_worker_killed_mid_trial_fails_its_trial_which_is_rerun_once(
-    ray_executor: RayExecutor, tmp_path: Path
+    ray_executor: RayExecutor, tmp_path: Path, seed: int, budget: int
 ) -> None:
     storage = SQLStorage(f"sqlite:///{tmp_path / 'ray.db'}", journal=None)
-    study = tf.Study.create("killed", space=objectives.SPACE, storage=storage, algo="random", seed=5)
+    study = tf.Study.create("killed", space=objectives.SPACE, storage=storage, algo="random", seed=seed)
     marker = tmp_path / "killed"
-    study.optimize(functools.partial(objectives.kill_once, marker=str(marker)), BUDGET, executor=ray_executor)
+    study.optimize(functools.partial(objectives.kill_once, marker=str(marker)), budget, executor=ray_executor)
     assert marker.exists()
     trials = storage.get_trials(study.study_id)
-    assert [t.number for t in trials] == list(range(BUDGET))  # the budget exact, nothing lost
     [killed] = [t for t in trials if t.state is TrialState.FAILED]
     assert killed.system_attrs["worker_lost"] is True
     assert "worker died" in str(killed.system_attrs["fail_reason"])
     reruns = [t for t in trials if t.system_attrs.get("requeued_from") == killed.number]
     assert [(t.state, t.params) for t in reruns] == [(TrialState.COMPLETE, killed.params)]  # once, not twice
-    assert sum(t.state is TrialState.COMPLETE for t in trials) == BUDGET - 1
+    assert [t.number for t in trials] == list(range(len(trials)))  # nothing lost, nothing left waiting
+    assert sum(t.state is TrialState.COMPLETE for t in trials) == budget - (killed.number < budget - 1)
     storage.close()
 
 
@@ -64,22 +69,44 @@ def test_a_model_based_study_on_ray_runs_each_trial_once(ray_executor: RayExecut
     assert ray_executor.capacity() == 2
 
 
-OBJECTIVE = """
+KILLING = """
+import os
+import signal
+
 import treefarm as tf
 
 space = {"x": tf.Real(-1.0, 1.0)}
 
 
 def objective(p):
+    if p["x"] > 0:  # the first such evaluation kills its Ray worker
+        try:
+            os.close(os.open(MARKER, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return p["x"] ** 2
+        os.kill(os.getpid(), signal.SIGKILL)
     return p["x"] ** 2
 """
 
 
-def test_run_on_ray(ray_executor: RayExecutor, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "tune.py").write_text(OBJECTIVE)  # a module the workers cannot import: sent by value
-    argv = ["run", str(tmp_path / "tune.py"), "--n-trials", "6", "--storage", str(tmp_path / "r.db"), "--ray"]
+def test_run_on_ray_with_a_worker_killed(
+    ray_executor: RayExecutor, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    marker = tmp_path / "killed"
+    (tmp_path / "tune.py").write_text(f"MARKER = {str(marker)!r}\n" + KILLING)  # sent by value
+    db = tmp_path / "r.db"
+    argv = ["run", str(tmp_path / "tune.py"), "--n-trials", "8", "--storage", str(db), "--seed", "1", "--ray"]
     assert main(argv) == 0
-    assert "6 trials (complete 6)" in capsys.readouterr().out
+    assert marker.exists()
+    out = capsys.readouterr().out
+    assert "8 trials (complete 7, failed 1)" in out, out[-1500:]  # the budget met
+    storage = SQLStorage(f"sqlite:///{db}", journal=None)
+    trials = storage.get_trials(storage.get_study("tune").study_id)
+    [killed] = [t for t in trials if t.state is TrialState.FAILED]
+    assert [t.params for t in trials if t.system_attrs.get("requeued_from") == killed.number] == [
+        killed.params
+    ]
+    storage.close()
     with pytest.raises(SystemExit) as exited:
         main([*argv, "--dask", "local"])
     assert exited.value.code == 2 and "give one" in capsys.readouterr().err

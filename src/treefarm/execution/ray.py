@@ -71,7 +71,7 @@ class RayExecutor:
     def __init__(self) -> None:
         ray = _ray()
         if not ray.is_initialized():
-            ray.init(include_dashboard=False, log_to_driver=False)
+            ray.init(include_dashboard=False)
         self._remote = ray.remote(max_retries=0, retry_exceptions=False)(_call)
 
     def capacity(self) -> int:
@@ -105,7 +105,7 @@ def connect(address: str = LOCAL, *, num_cpus: int | None = None) -> Iterator[Ra
     if ray.is_initialized():
         yield RayExecutor()
         return
-    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+    options: dict[str, Any] = {"include_dashboard": False}
     if address == LOCAL:
         options["num_cpus"] = num_cpus
     else:
