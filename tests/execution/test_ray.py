@@ -47,7 +47,9 @@ def test_a_worker_killed_mid_trial_fails_its_trial_which_is_rerun_once(
     reruns = [t for t in trials if t.system_attrs.get("requeued_from") == killed.number]
     assert [(t.state, t.params) for t in reruns] == [(TrialState.COMPLETE, killed.params)]  # once, not twice
     assert [t.number for t in trials] == list(range(len(trials)))  # nothing lost, nothing left waiting
-    assert sum(t.state is TrialState.COMPLETE for t in trials) == budget - (killed.number < budget - 1)
+    # the budget exact: the re-run is one of the budget's trials, or past it when the loss was
+    # recorded after the budget was spent (Ray notices a dead worker a moment later)
+    assert len(trials) == budget + (reruns[0].number >= budget)
     storage.close()
 
 
@@ -95,17 +97,28 @@ def test_run_on_ray_with_a_worker_killed(
     marker = tmp_path / "killed"
     (tmp_path / "tune.py").write_text(f"MARKER = {str(marker)!r}\n" + KILLING)  # sent by value
     db = tmp_path / "r.db"
-    argv = ["run", str(tmp_path / "tune.py"), "--n-trials", "8", "--storage", str(db), "--seed", "1", "--ray"]
+    argv = [
+        "run",
+        str(tmp_path / "tune.py"),
+        "--n-trials",
+        "8",
+        "--storage",
+        str(db),
+        "--seed",
+        "1",
+        "--algo",
+        "random",
+        "--ray",
+    ]
     assert main(argv) == 0
     assert marker.exists()
-    out = capsys.readouterr().out
-    assert "8 trials (complete 7, failed 1)" in out, out[-1500:]  # the budget met
     storage = SQLStorage(f"sqlite:///{db}", journal=None)
     trials = storage.get_trials(storage.get_study("tune").study_id)
     [killed] = [t for t in trials if t.state is TrialState.FAILED]
-    assert [t.params for t in trials if t.system_attrs.get("requeued_from") == killed.number] == [
-        killed.params
-    ]
+    [rerun] = [t for t in trials if t.system_attrs.get("requeued_from") == killed.number]
+    assert rerun.params == killed.params and rerun.state is TrialState.COMPLETE
+    total = 8 + (rerun.number >= 8)  # the re-run within the budget, or in the lost trial's place past it
+    assert f"{total} trials (complete {total - 1}, failed 1)" in capsys.readouterr().out
     storage.close()
     with pytest.raises(SystemExit) as exited:
         main([*argv, "--dask", "local"])
