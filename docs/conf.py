@@ -49,6 +49,8 @@ myst_heading_anchors = 3
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
+# The optional frameworks an integration subclasses, mocked so that the reference builds without them.
+autodoc_mock_imports = ["ray", "keras", "hydra", "omegaconf"]
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 napoleon_use_rtype = False

@@ -78,6 +78,9 @@ def test_blocks_are_extracted_by_language(tmp_path: Path) -> None:
 
 NOT_RUN = {
     "docs/guide/parallel-and-dask.md": "starts a Dask cluster whose worker processes import the objective from a script",
+    "docs/guide/integrations.md": "starts Ray, Ray Tune and Keras's torch backend, each slower to start than a block "
+    "may take; tests/execution/test_ray.py, tests/integration/test_ray_tune.py (Ray's own example) and "
+    "tests/integration/test_keras_pruning.py run them",
 }
 """Pages allowed a ```{code-block} python directive, which is shown and not run, and why."""
 

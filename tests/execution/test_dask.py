@@ -105,10 +105,27 @@ def test_prepared_trials_on_dask_are_each_run_once(client: Any, url: str, tmp_pa
     """TPE reads the history, trials are prepared while the workers run: every trial
     number once, the budget exact, every trial completed, no configuration twice."""
     storage = SQLStorage(url, journal=None)
-    study = tf.Study.create(f"ahead-{tmp_path.name}", space=objectives.SPACE, storage=storage, algo="tpe", seed=3)
+    study = tf.Study.create(
+        f"ahead-{tmp_path.name}", space=objectives.SPACE, storage=storage, algo="tpe", seed=3
+    )
     study.optimize(objectives.square, 24, executor=client)
     trials = storage.get_trials(study.study_id)
     assert [t.number for t in trials] == list(range(24))
     assert all(t.state is TrialState.COMPLETE for t in trials)
     assert len({t.params["x"] for t in trials}) == 24
+    storage.close()
+
+
+def test_the_last_trial_of_the_budget_killed_is_still_rerun(client: Any, tmp_path: Path) -> None:
+    """Its re-run is queued after the budget was spent, and takes the lost trial's place."""
+    storage = SQLStorage(f"sqlite:///{tmp_path / 'last.db'}", journal=None)
+    study = tf.Study.create("last", space=objectives.SPACE, storage=storage, algo="random", seed=3)
+    marker = tmp_path / "killed"  # seed 3: trial 4, the last of 5, is the first with x > 0
+    study.optimize(functools.partial(objectives.kill_once, marker=str(marker)), 5, executor=client)
+    trials = storage.get_trials(study.study_id)
+    assert [(t.number, t.state) for t in trials] == [(i, TrialState.COMPLETE) for i in range(4)] + [
+        (4, TrialState.FAILED),
+        (5, TrialState.COMPLETE),
+    ]
+    assert trials[5].params == trials[4].params and trials[5].system_attrs["requeued_from"] == 4
     storage.close()

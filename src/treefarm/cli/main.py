@@ -12,6 +12,7 @@
     treefarm create runs.db --study sim --space space.json --n-trials 40
     treefarm ask runs.db --study sim --json
     treefarm tell runs.db --study sim --trial 3 --value 0.25
+    treefarm import-optuna sqlite:///optuna.db --study resnet --to treefarm.db
 
 A file given to ``run`` defines the objective (``objective`` unless
 ``FILE.py:NAME`` says otherwise) and its space (``space`` unless ``--space``
@@ -30,7 +31,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import TreefarmError
-from . import asktell, dashboard, export, hint, plot, recover, run, show, studies, worker
+from . import asktell, dashboard, export, hint, import_optuna, plot, recover, run, show, studies, worker
 from .command import Command, UsageError
 
 __all__ = ["COMMANDS", "main", "parser"]
@@ -49,6 +50,7 @@ COMMANDS: tuple[Command, ...] = (
     asktell.CREATE,
     asktell.ASK,
     asktell.TELL,
+    import_optuna.COMMAND,
 )
 
 

@@ -26,7 +26,7 @@ from .arguments import (
     positive_float,
     positive_int,
 )
-from .command import Command
+from .command import Command, UsageError
 from .loading import attribute, fidelity_from, load_file, pruner_from
 from .progress import CLAIMED, Progress, own_lines
 from .signals import sigterm_as_sigint
@@ -85,12 +85,11 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
         with contextlib.ExitStack() as stack:
             stack.enter_context(sigterm_as_sigint())  # a terminated run fails its trials and closes
             stack.enter_context(own_lines())
-            executor = None
-            if args.dask:
-                from ..execution.dask import ByValue, connect
+            executor = _cluster(stack, args)
+            if executor is not None:
+                from ..execution.by_value import ByValue
 
                 objective = ByValue(objective, module)
-                executor = stack.enter_context(connect(args.dask))
             study.optimize(
                 objective,
                 args.n_trials,
@@ -110,6 +109,21 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
     progress.close()
     _summary(study, args.storage)
     return 0
+
+
+def _cluster(stack: contextlib.ExitStack, args: argparse.Namespace) -> Any:
+    """The cluster ``--dask`` or ``--ray`` names, connected until ``stack`` closes; None for neither."""
+    if args.dask and args.ray:
+        raise UsageError(f"--dask and --ray are two clusters: give one, but got dask={args.dask!r}, ray={args.ray!r}")
+    if args.dask:
+        from ..execution.dask import connect
+
+        return stack.enter_context(connect(args.dask))
+    if args.ray:
+        from ..execution.ray import connect as connect_ray
+
+        return stack.enter_context(connect_ray(args.ray))
+    return None
 
 
 def _arguments(run: argparse.ArgumentParser) -> None:
@@ -149,6 +163,15 @@ def _arguments(run: argparse.ArgumentParser) -> None:
         default=None,
         metavar="ADDRESS",
         help="evaluate on a Dask cluster: a scheduler address (tcp://host:8786) or 'local' (pip install 'treefarm[dask]')",
+    )
+    run.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="evaluate on a Ray cluster: 'auto', ray://host:10001, or 'local' (the default: a cluster on this "
+        "machine, stopped at the end) (pip install 'treefarm[ray]')",
     )
 
 

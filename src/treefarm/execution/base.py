@@ -17,7 +17,7 @@ after ``first_completed`` returned it, or dropped with ``cancel()``.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = ["Executor", "ExecutorLike", "Pending", "Submitter", "is_dask"]
 
@@ -58,7 +58,7 @@ class Submitter(Protocol):
     def submit(self, function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any: ...
 
 
-ExecutorLike = Executor | Submitter
+ExecutorLike = Executor | Submitter | Literal["ray"]
 """An executor as a caller may pass one: see :func:`~treefarm.execution.executors.as_executor`."""
 
 

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Collection, Iterator
-from types import ModuleType
 from typing import Any
 
 from ..exceptions import StudyError
 from ..validation import check_int
 from .base import Pending
+from .by_value import ByValue
 
 __all__ = ["LOCAL", "ByValue", "DaskExecutor", "connect"]
 
@@ -81,38 +81,6 @@ def connect(
             yield client
     finally:
         cluster.close()
-
-
-class ByValue:
-    """A callable carried to the workers as cloudpickle bytes of ``function`` with its
-    module's code included, so workers that cannot import that module still run it.
-    (Dask pickles a task with the standard pickle first, which would send the function
-    by reference, so the bytes are made here.)"""
-
-    def __init__(self, function: Callable[..., Any], module: ModuleType) -> None:
-        _distributed()
-        import cloudpickle
-
-        cloudpickle.register_pickle_by_value(module)
-        try:
-            self._payload = cloudpickle.dumps(function)
-        finally:
-            cloudpickle.unregister_pickle_by_value(module)
-        self._function: Callable[..., Any] | None = None
-
-    def __getstate__(self) -> dict[str, bytes]:
-        return {"payload": self._payload}
-
-    def __setstate__(self, state: dict[str, bytes]) -> None:
-        self._payload = state["payload"]
-        self._function = None
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._function is None:
-            import cloudpickle
-
-            self._function = cloudpickle.loads(self._payload)
-        return self._function(*args, **kwargs)
 
 
 class DaskExecutor:

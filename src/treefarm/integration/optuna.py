@@ -1,4 +1,6 @@
-"""An Optuna sampler that runs treefarm's optimizers: ``TreefarmSampler(algo="gp")``.
+"""An Optuna sampler that runs treefarm's optimizers: ``TreefarmSampler(algo="gp")``; and a way in
+from Optuna: :func:`import_study` copies an Optuna study into treefarm (see
+:mod:`treefarm.integration.optuna_import`).
 
 An Optuna user swaps one line (``optuna.create_study(sampler=TreefarmSampler("gp"))``)
 and their define-by-run objective is searched by treefarm's GP, TPE,
@@ -49,10 +51,11 @@ from ..optimizers import History, Observation, Optimizer, make_optimizer
 from ..pareto import ranking_losses
 from ..space import Config
 from ..validation import check_callable, check_int
+from .optuna_import import import_study, imported_space
 from .optuna_space import single_value
 from .optuna_tree import Tree, consistent_union, infer_tree
 
-__all__ = ["TreefarmSampler", "trials_to_history"]
+__all__ = ["TreefarmSampler", "import_study", "imported_space", "trials_to_history"]
 
 _PENDING = (TrialState.RUNNING, TrialState.WAITING)
 

@@ -37,7 +37,7 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from .parallel import Evaluator
+from .parallel import Evaluator, any_lost
 from .steps import Run, Study
 from .stopping import Stopper
 from .trial import Trial
@@ -119,6 +119,7 @@ def run_as_completed(run: Run[Study], ev: Evaluator, *, ahead: int = AHEAD) -> N
                     raise
                 send([ready.popleft() for _ in range(min(ev.batch_size() - len(running), len(ready)))])
                 run.record(finished)
+                exhausted = exhausted and not any_lost(finished)  # a lost trial's re-run is still to claim
         except BaseException:
             if preparing is not None:
                 with contextlib.suppress(BaseException):

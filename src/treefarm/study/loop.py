@@ -36,7 +36,7 @@ from ..exceptions import StudyError, format_values
 from ..execution.base import ExecutorLike
 from .ahead import run_as_completed
 from .loop_arguments import check_arguments, check_total, checked_catch
-from .parallel import Evaluator
+from .parallel import Evaluator, any_lost
 from .recovery import REQUEUE_LOST
 from .steps import Asking, Callback, Host, Run, Study
 from .stopping import Stopper
@@ -102,6 +102,7 @@ def _run_batches(run: Run[Study], ev: Evaluator) -> None:
         remaining = run.stopper.remaining()
         size = ev.batch_size() if remaining is None else min(ev.batch_size(), remaining)
         trials, exhausted = run.ask(size)
-        run.record(list(zip(trials, ev.run(trials))))
-        if exhausted:
+        results = list(zip(trials, ev.run(trials)))
+        run.record(results)
+        if exhausted and not any_lost(results):  # a lost trial's re-run is still to claim
             return

@@ -19,9 +19,9 @@ def check_arguments(objective: Callable[..., Any], n_jobs: int, backend: str, ex
     if backend not in ("process", "thread"):
         raise StudyError(f"backend must be 'process' or 'thread', but got backend={backend!r}")
     check_callable("objective", objective, error=StudyError)
-    if isinstance(executor, str):
+    if isinstance(executor, str) and executor != "ray":
         raise StudyError(
-            "executor must be an object with submit; turn an address into a Dask client with "
+            "executor must be 'ray' or an object with submit; turn an address into a Dask client with "
             f"treefarm.execution.dask.connect({executor!r}), but got executor={executor!r}"
         )
     check_int("requeue_lost", requeue_lost, 0, error=StudyError)

@@ -37,7 +37,7 @@ from .guard import check_main_guard
 from .outcome import Outcome, from_exception, from_result
 from .trial import Trial
 
-__all__ = ["Evaluator"]
+__all__ = ["Evaluator", "any_lost"]
 
 Result = tuple[Outcome, BaseException | None]
 
@@ -49,6 +49,13 @@ CAPACITY_PERIOD = 5.0
 def _lost(exc: BaseException) -> Result:
     reason = f"the worker died while evaluating the trial: {type(exc).__name__}: {exc}"
     return Outcome(TrialState.FAILED, system_attrs={"fail_reason": reason, "worker_lost": True}), None
+
+
+def any_lost(results: Sequence[tuple[Trial, Result]]) -> bool:
+    """Whether a worker died in ``results``: recording them queued a configuration again,
+    which is claimed even once the budget is spent (it takes the lost trial's place), so a
+    loop that found the budget spent must ask once more."""
+    return any(outcome.system_attrs.get("worker_lost") for _, (outcome, _) in results)
 
 
 def _evaluate_inline(objective: Callable[..., Any], trial: Trial, wants_trial: bool) -> Result:

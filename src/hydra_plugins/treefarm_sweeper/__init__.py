@@ -1,0 +1,1 @@
+"""Hydra's sweeper ``treefarm`` (``hydra/sweeper=treefarm``): see :mod:`treefarm.integration.hydra`."""
