@@ -21,8 +21,10 @@ Notation (shapes):
     X       (n, d + 1) a configuration's columns, then z in the last column
     phi(z)  = 1 - z, the weight of the discrepancy from the target
 
-The kernel (:class:`TargetDiscrepancy`) says the loss at fidelity z is the
-target loss plus a discrepancy that fades linearly in ``phi(z)``:
+Two kernels serve. The default is the GP's own ARD Matérn-5/2 over the d + 1
+columns: the length scale of z says how far apart in fidelity two values still
+inform each other. The other, :class:`TargetDiscrepancy`, says the loss at
+fidelity z is the target loss plus a discrepancy that fades linearly in ``phi(z)``:
 
     f(x, z) = g(x) + phi(z) (b + h(x))
     k((x, z), (x', z')) = k_g(x, x') + phi(z) phi(z') (s_b + k_h(x, x'))
