@@ -199,6 +199,15 @@ def best_at(trials: list[dict[str, Any]], cost: float) -> float:
     return min(values) if values else math.inf
 
 
+def cost_to_reach(runs: list[dict[str, Any]], target: float) -> float:
+    """The cost at which the median over ``runs`` of the best full-fidelity value
+    first reaches ``target`` (on a grid of 0.5 full evaluations; inf: never within the budget)."""
+    for cost in np.arange(0.5, BUDGET + 0.25, 0.5):
+        if runs and np.median([best_at(r["trials"], float(cost)) for r in runs]) <= target:
+            return float(cost)
+    return math.inf
+
+
 def _rows(paths: list[Path]) -> list[dict[str, Any]]:
     """The rows of ``paths``, the first of each (problem, method, seed) kept (files may overlap)."""
     rows: dict[tuple[str, str, int], dict[str, Any]] = {}
@@ -223,13 +232,15 @@ def report(paths: list[Path]) -> str:
     rows = _rows(paths)
     out = []
     for title, problems in (("design", DESIGN), ("held out", HELD_OUT)):
-        out += [f"### {title}", "", f"| problem | method | n | regret at 10 (median [IQR]) | regret at 30 | {OURS} at 30 |", "|---|---|---|---|---|---|"]
+        out += [f"### {title}", "", f"| problem | method | n | regret at 10 (median [IQR]) | regret at 30 | cost to auto-none's median | {OURS} at 30 |", "|---|---|---|---|---|---|---|"]
         for p in problems:
             runs = [r for r in rows if r["problem"] == p]
             floor = min((best_at(r["trials"], BUDGET) for r in runs), default=0.0)
             finals = {m: np.array([best_at(r["trials"], BUDGET) - floor for r in runs if r["method"] == m]) for m in METHODS}
             early = {m: np.array([best_at(r["trials"], BUDGET / 3) - floor for r in runs if r["method"] == m]) for m in METHODS}
             ours = finals[OURS]
+            target = floor + float(np.median(finals["auto-none"])) if len(finals["auto-none"]) else -math.inf
+            reach = {m: cost_to_reach([r for r in runs if r["method"] == m], target) for m in METHODS}
             for m in METHODS:
                 a, b = early[m], finals[m]
                 if not len(b):
@@ -243,7 +254,7 @@ def report(paths: list[Path]) -> str:
                         if better < 0.05
                         else f"worse (p={worse:.3f})" if worse < 0.05 else f"not resolved (p={min(better, worse):.2f})"
                     )
-                out.append(f"| {p} | {m} | {len(b)} | {_cell(a)} | {_cell(b)} | {verdict} |")
+                out.append(f"| {p} | {m} | {len(b)} | {_cell(a)} | {_cell(b)} | {reach[m]:.3g} | {verdict} |")
         out.append("")
     return "\n".join(out)
 
