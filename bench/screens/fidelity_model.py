@@ -70,7 +70,12 @@ def branin(x: np.ndarray, z: float) -> float:
 _H3_A = np.array([[3.0, 10, 30], [0.1, 10, 35], [3.0, 10, 30], [0.1, 10, 35]])
 _H3_P = 1e-4 * np.array([[3689, 1170, 2673], [4699, 4387, 7470], [1091, 8732, 5547], [381, 5743, 8828]])
 _H6_A = np.array(
-    [[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
+    [
+        [10, 3, 17, 3.5, 1.7, 8],
+        [0.05, 10, 17, 0.1, 8, 14],
+        [3, 3.5, 1.7, 10, 17, 8],
+        [17, 8, 0.05, 10, 0.1, 14],
+    ]
 )
 _H6_P = 1e-4 * np.array(
     [
@@ -93,17 +98,21 @@ def _hartmann(a: np.ndarray, p: np.ndarray, optimum: float) -> Function:
 
 
 def park(x: np.ndarray, z: float) -> float:
-    """Park (1991)'s first function on [0, 1]^4 (x1 kept from 0) and Xiong et al.'s low fidelity, minimized."""
+    """Park (1991)'s first function on [0, 1]^4 (x1 kept above 0), Xiong et al.'s low fidelity."""
     x1, x2, x3, x4 = max(x[0], 1e-3), x[1], x[2], x[3]
-    high = x1 / 2 * (math.sqrt(1 + (x2 + x3**2) * x4 / x1**2) - 1) + (x1 + 3 * x4) * math.exp(1 + math.sin(x3))
+    high = x1 / 2 * (math.sqrt(1 + (x2 + x3**2) * x4 / x1**2) - 1) + (x1 + 3 * x4) * math.exp(
+        1 + math.sin(x3)
+    )
     low = (1 + math.sin(x1) / 10) * high - 2 * x1 + x2**2 + x3**2 + 0.5
     return z * high + (1 - z) * low
 
 
 def _currin_high(x1: float, x2: float) -> float:
     x2 = max(x2, 1e-6)
-    return (1 - math.exp(-1 / (2 * x2))) * (2300 * x1**3 + 1900 * x1**2 + 2092 * x1 + 60) / (
-        100 * x1**3 + 500 * x1**2 + 4 * x1 + 20
+    return (
+        (1 - math.exp(-1 / (2 * x2)))
+        * (2300 * x1**3 + 1900 * x1**2 + 2092 * x1 + 60)
+        / (100 * x1**3 + 500 * x1**2 + 4 * x1 + 20)
     )
 
 
@@ -111,7 +120,10 @@ def currin(x: np.ndarray, z: float) -> float:
     """Currin et al. (1991)'s exponential function on [0, 1]^2, maximized in the literature: here its
     negative, with Xiong et al.'s low fidelity (the mean of four shifted evaluations)."""
     high = _currin_high(x[0], x[1])
-    low = 0.25 * sum(_currin_high(x[0] + a, max(0.0, x[1] + b)) for a, b in ((0.05, 0.05), (0.05, -0.05), (-0.05, 0.05), (-0.05, -0.05)))
+    low = 0.25 * sum(
+        _currin_high(x[0] + a, max(0.0, x[1] + b))
+        for a, b in ((0.05, 0.05), (0.05, -0.05), (-0.05, 0.05), (-0.05, -0.05))
+    )
     return -(z * high + (1 - z) * low)
 
 
@@ -153,7 +165,7 @@ FUNCTIONS["hartmann6_noise"] = (_noisy(FUNCTIONS["hartmann6"][0], 3.3), 6)
 
 def step_cost(step: int) -> float:
     """The cost of step ``step``: reaching it costs ``(step / MAX_STEPS) ** COST_POWER`` in all."""
-    return ((step / MAX_STEPS) ** COST_POWER - ((step - 1) / MAX_STEPS) ** COST_POWER)
+    return (step / MAX_STEPS) ** COST_POWER - ((step - 1) / MAX_STEPS) ** COST_POWER
 
 
 def run(problem: str, method: str, seed: int) -> dict[str, Any]:
@@ -190,7 +202,13 @@ def run(problem: str, method: str, seed: int) -> dict[str, Any]:
     logging.getLogger("treefarm").setLevel(logging.WARNING)
     study = tf.Study.create(space=space, algo=algo, seed=seed, pruner=pruner)
     study.optimize(objective, callbacks=[stop])
-    return {"problem": problem, "method": method, "seed": seed, "trials": trials, "seconds": time.time() - started}
+    return {
+        "problem": problem,
+        "method": method,
+        "seed": seed,
+        "trials": trials,
+        "seconds": time.time() - started,
+    }
 
 
 def best_at(trials: list[dict[str, Any]], cost: float) -> float:
@@ -232,12 +250,23 @@ def report(paths: list[Path]) -> str:
     rows = _rows(paths)
     out = []
     for title, problems in (("design", DESIGN), ("held out", HELD_OUT)):
-        out += [f"### {title}", "", f"| problem | method | n | regret at 10 (median [IQR]) | regret at 30 | cost to auto-none's median | {OURS} at 30 |", "|---|---|---|---|---|---|---|"]
+        out += [
+            f"### {title}",
+            "",
+            f"| problem | method | n | regret at 10 (median [IQR]) | regret at 30 | cost to auto-none's median | {OURS} at 30 |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for p in problems:
             runs = [r for r in rows if r["problem"] == p]
             floor = min((best_at(r["trials"], BUDGET) for r in runs), default=0.0)
-            finals = {m: np.array([best_at(r["trials"], BUDGET) - floor for r in runs if r["method"] == m]) for m in METHODS}
-            early = {m: np.array([best_at(r["trials"], BUDGET / 3) - floor for r in runs if r["method"] == m]) for m in METHODS}
+            finals = {
+                m: np.array([best_at(r["trials"], BUDGET) - floor for r in runs if r["method"] == m])
+                for m in METHODS
+            }
+            early = {
+                m: np.array([best_at(r["trials"], BUDGET / 3) - floor for r in runs if r["method"] == m])
+                for m in METHODS
+            }
             ours = finals[OURS]
             target = floor + float(np.median(finals["auto-none"])) if len(finals["auto-none"]) else -math.inf
             reach = {m: cost_to_reach([r for r in runs if r["method"] == m], target) for m in METHODS}
@@ -252,7 +281,9 @@ def report(paths: list[Path]) -> str:
                     verdict = (
                         f"better (p={better:.3f})"
                         if better < 0.05
-                        else f"worse (p={worse:.3f})" if worse < 0.05 else f"not resolved (p={min(better, worse):.2f})"
+                        else f"worse (p={worse:.3f})"
+                        if worse < 0.05
+                        else f"not resolved (p={min(better, worse):.2f})"
                     )
                 out.append(f"| {p} | {m} | {len(b)} | {_cell(a)} | {_cell(b)} | {reach[m]:.3g} | {verdict} |")
         out.append("")
@@ -270,7 +301,9 @@ def plot(paths: list[Path], out: Path) -> None:
     rows = _rows(paths)
     problems = [p for p in (*DESIGN, *HELD_OUT) if any(r["problem"] == p for r in rows)]
     grid = np.linspace(1.0, BUDGET, 59)
-    fig, axes = plt.subplots(math.ceil(len(problems) / 3), 3, figsize=(12, 3.2 * math.ceil(len(problems) / 3)))
+    fig, axes = plt.subplots(
+        math.ceil(len(problems) / 3), 3, figsize=(12, 3.2 * math.ceil(len(problems) / 3))
+    )
     for ax, p in zip(np.ravel(axes), problems):
         floor = min(best_at(r["trials"], BUDGET) for r in rows if r["problem"] == p)
         for m in METHODS:
@@ -311,7 +344,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     done = set()
     if args.out.exists():
-        done = {(r["problem"], r["method"], r["seed"]) for r in map(json.loads, args.out.read_text().splitlines())}
+        done = {
+            (r["problem"], r["method"], r["seed"]) for r in map(json.loads, args.out.read_text().splitlines())
+        }
     for seed in range(args.first_seed, args.seeds):
         for problem in args.problems:
             for method in args.methods:
@@ -320,7 +355,14 @@ def main(argv: list[str] | None = None) -> None:
                 row = run(problem, method, seed)
                 with args.out.open("a") as fh:
                     fh.write(json.dumps(row) + "\n")
-                print(problem, method, seed, f"{best_at(row['trials'], BUDGET):.4g}", f"{row['seconds']:.0f}s", flush=True)
+                print(
+                    problem,
+                    method,
+                    seed,
+                    f"{best_at(row['trials'], BUDGET):.4g}",
+                    f"{row['seconds']:.0f}s",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

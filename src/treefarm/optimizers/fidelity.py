@@ -46,7 +46,14 @@ if TYPE_CHECKING:
     from ..bo.models.fidelity import TargetModel
     from ..bo.models.gp import GPParams, Kernel, OutputTransform
 
-__all__ = ["AGREEMENT_FLOOR", "FidelityGP", "FidelityPoints", "fidelity_points", "has_low_fidelity", "rung_agreement"]
+__all__ = [
+    "AGREEMENT_FLOOR",
+    "FidelityGP",
+    "FidelityPoints",
+    "fidelity_points",
+    "has_low_fidelity",
+    "rung_agreement",
+]
 
 #: Below this rank agreement between the lower rungs and the target, the lower rungs are dropped
 #: (the issue's definition of misleading low fidelities).
@@ -114,7 +121,13 @@ def fidelity_points(history: History) -> FidelityPoints:
             losses.append(loss)
     at = np.array(resources, dtype=float)
     return FidelityPoints(
-        list(index), np.array(ids, dtype=int), at, np.array(losses, dtype=float), at >= high, float(low), float(high)
+        list(index),
+        np.array(ids, dtype=int),
+        at,
+        np.array(losses, dtype=float),
+        at >= high,
+        float(low),
+        float(high),
     )
 
 
@@ -124,7 +137,8 @@ def has_low_fidelity(history: History) -> bool:
     if high is None:
         return False
     return any(
-        (o.fidelity is not None and o.fidelity < high) or any(r < high for r, _ in o.curve) for o in history.complete
+        (o.fidelity is not None and o.fidelity < high) or any(r < high for r, _ in o.curve)
+        for o in history.complete
     )
 
 
@@ -174,11 +188,15 @@ class FidelityGP(Optimizer):
         (:func:`rung_agreement`) only the target points are modelled.
     """
 
-    def __init__(self, *, gp: GP | None = None, kernel: str = "matern52", agreement_floor: float = AGREEMENT_FLOOR) -> None:
+    def __init__(
+        self, *, gp: GP | None = None, kernel: str = "matern52", agreement_floor: float = AGREEMENT_FLOOR
+    ) -> None:
         if kernel not in _KERNELS:
             raise ConfigError(f"kernel must be one of {_KERNELS}, but got kernel={kernel!r}")
         if not (isinstance(agreement_floor, (int, float)) and -1.0 <= agreement_floor <= 1.0):
-            raise ConfigError(f"agreement_floor must be a number in [-1, 1], but got agreement_floor={agreement_floor!r}")
+            raise ConfigError(
+                f"agreement_floor must be a number in [-1, 1], but got agreement_floor={agreement_floor!r}"
+            )
         self.gp = gp if gp is not None else GP()
         self.kernel = kernel
         self.agreement_floor = float(agreement_floor)
@@ -226,7 +244,9 @@ class FidelityGP(Optimizer):
             return next((c for c in draws if c not in seen), draws[0])
 
         return Rules(
-            acquire=lambda model, best, Xc: make_acquisition("logei", model, best=best, n_observed=n_observed, rng=rng),
+            acquire=lambda model, best, Xc: make_acquisition(
+                "logei", model, best=best, n_observed=n_observed, rng=rng
+            ),
             n_starts=self.gp.n_starts,
             candidates_only=False,
             explores=lambda i: False,
@@ -244,7 +264,9 @@ class FidelityGP(Optimizer):
         rows = with_fidelity(X[points.ids], normalized(points.resources, points.low, points.high))
         domain = fidelity_domain(encoded_domain(encoding))
         params, transform = self._fitted(rows, points.losses, domain)
-        return TargetModel(gp_with_params(rows, points.losses, domain, params, transform, kernel=self._kernel()))
+        return TargetModel(
+            gp_with_params(rows, points.losses, domain, params, transform, kernel=self._kernel())
+        )
 
     def _kernel(self) -> Kernel:
         from ..bo.models.fidelity import TargetDiscrepancy
@@ -252,7 +274,9 @@ class FidelityGP(Optimizer):
 
         return TargetDiscrepancy() if self.kernel == "discrepancy" else Matern52()
 
-    def _fitted(self, rows: np.ndarray, losses: np.ndarray, domain: Domain) -> tuple[GPParams, OutputTransform]:
+    def _fitted(
+        self, rows: np.ndarray, losses: np.ndarray, domain: Domain
+    ) -> tuple[GPParams, OutputTransform]:
         """MAP hyperparameters and output transform fitted from scratch on the
         first :func:`refit_point` of the points, seeded by their hash, and cached
         (the cache changes no result: a miss recomputes the same fit)."""

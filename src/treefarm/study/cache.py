@@ -147,7 +147,8 @@ class TrialCache:
             if r.state in (TrialState.COMPLETE, TrialState.PRUNED) and r.value is not None:
                 fidelity, curve = self._curve(r)
                 variance = loss_variance(r.user_attrs) or 0.0
-                complete.append(Observation(config, self._sign * r.value, variance, fidelity=fidelity, curve=curve))
+                loss = self._sign * r.value
+                complete.append(Observation(config, loss, variance, fidelity=fidelity, curve=curve))
                 scored.append(r)
             elif r.state is not TrialState.COMPLETE:
                 failed.append(config)

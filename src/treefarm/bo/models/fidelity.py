@@ -98,7 +98,9 @@ def rung_points(steps: np.ndarray, levels: np.ndarray) -> np.ndarray:
     return np.unique(at[at >= 0])
 
 
-def agreement(resources: np.ndarray, configs: np.ndarray, losses: np.ndarray, target: np.ndarray) -> float | None:
+def agreement(
+    resources: np.ndarray, configs: np.ndarray, losses: np.ndarray, target: np.ndarray
+) -> float | None:
     """Kendall's tau between loss at a lower resource and at the target, pooled over rungs.
 
     ``resources`` (k,), ``configs`` (k,) integer ids and ``losses`` (k,) are
@@ -169,7 +171,10 @@ class TargetDiscrepancy(Kernel):
         g, s_b, h = self._parts(theta, Z.shape[1])
         phi_z, phi_x = 1.0 - Z[:, -1], 1.0 - X[:, -1]
         P = np.multiply.outer(phi_z, phi_x)
-        (Kg, cg), (Kh, ch) = self._matern.cross(g, Z[:, :-1], X[:, :-1]), self._matern.cross(h, Z[:, :-1], X[:, :-1])
+        (Kg, cg), (Kh, ch) = (
+            self._matern.cross(g, Z[:, :-1], X[:, :-1]),
+            self._matern.cross(h, Z[:, :-1], X[:, :-1]),
+        )
         B = s_b + Kh
 
         def contract(A: np.ndarray) -> np.ndarray:
