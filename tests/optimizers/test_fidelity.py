@@ -1,4 +1,4 @@
-"""The GP across fidelities in ``auto``: it learns from every reported value, drops misleading rungs, and repeats itself."""
+"""The GP across fidelities in auto: it learns from every reported value, drops misleading rungs, repeats itself."""
 
 from __future__ import annotations
 
@@ -31,10 +31,17 @@ def _history(n: int, *, low_is_noise: bool, seed: int = 0) -> History:
         full = i % 3 == 0
         end = 27.0 if full else STEPS[i % 3 - 1 + (i // 3) % 2]
         curve = tuple(
-            (s, float(rng.random()) if low_is_noise and s < 27 else _target(x, y) + 1.0 / s) for s in STEPS if s <= end
+            (s, float(rng.random()) if low_is_noise and s < 27 else _target(x, y) + 1.0 / s)
+            for s in STEPS
+            if s <= end
         )
         complete.append(
-            Observation(Config({"x": float(x), "y": float(y)}), curve[-1][1], fidelity=None if full else end, curve=curve)
+            Observation(
+                Config({"x": float(x), "y": float(y)}),
+                curve[-1][1],
+                fidelity=None if full else end,
+                curve=curve,
+            )
         )
     return History(tuple(complete), max_fidelity=27.0, min_fidelity=1.0)
 
@@ -78,7 +85,9 @@ def test_misleading_rungs_are_dropped_the_gp_sees_the_target_points_alone() -> N
 
 def test_informative_cheap_values_lead_to_the_target_optimum() -> None:
     history = _history(40, low_is_noise=False)
-    (config,) = FidelityGP(gp=GP(n_candidates=256, n_local=64)).suggest(SPACE, history, 1, np.random.default_rng(0))
+    (config,) = FidelityGP(gp=GP(n_candidates=256, n_local=64)).suggest(
+        SPACE, history, 1, np.random.default_rng(0)
+    )
     assert math.dist((config["x"], config["y"]), (0.3, 0.6)) < 0.15
 
 

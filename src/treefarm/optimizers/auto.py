@@ -111,8 +111,8 @@ class Auto(Optimizer):
     fidelity:
         The kernel of the GP across fidelities in a study with fidelities
         (:class:`treefarm.optimizers.fidelity.FidelityGP`, its start-up and
-        fallback GP being ``gp``): ``"discrepancy"`` (default) or
-        ``"matern52"``; ``None`` learns from final values only, as a study
+        fallback GP being ``gp``): ``"matern52"`` (default) or
+        ``"discrepancy"``; ``None`` learns from final values only, as a study
         without fidelities (a pruned trial counts at its last value).
     agreement_floor:
         Below this rank agreement of the lower rungs with the target
@@ -134,7 +134,7 @@ class Auto(Optimizer):
         grammar: GrammarSearch | None = None,
         front: GP | None = None,
         handover_after: int | None = HANDOVER_AFTER,
-        fidelity: str | None = "discrepancy",
+        fidelity: str | None = "matern52",
         agreement_floor: float = AGREEMENT_FLOOR,
     ) -> None:
         check_int("patience", patience)
@@ -158,7 +158,7 @@ class Auto(Optimizer):
         self.front = front if front is not None else GP(objectives="ehvi")
         self.fidelity = fidelity
         self.agreement_floor = agreement_floor
-        kernel = fidelity if fidelity is not None else "discrepancy"
+        kernel = fidelity if fidelity is not None else "matern52"
         self._fidelity = FidelityGP(gp=self.gp, kernel=kernel, agreement_floor=agreement_floor)
 
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:

@@ -98,8 +98,12 @@ def test_target_model_gradients_drop_the_fidelity_column_and_match_finite_differ
     _, _, dmean, dvar = model.predict_with_grad(Z)
     assert dmean.shape == (2, 1) and dvar.shape == (2, 1)
     for i in range(2):
-        np.testing.assert_allclose(dmean[i], _fd(lambda z: model.predict(z[None, :])[0][0], Z[i]), rtol=1e-4, atol=1e-6)
-        np.testing.assert_allclose(dvar[i], _fd(lambda z: model.predict(z[None, :])[1][0], Z[i]), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(
+            dmean[i], _fd(lambda z: model.predict(z[None, :])[0][0], Z[i]), rtol=1e-4, atol=1e-6
+        )
+        np.testing.assert_allclose(
+            dvar[i], _fd(lambda z: model.predict(z[None, :])[1][0], Z[i]), rtol=1e-4, atol=1e-6
+        )
 
 
 def test_conditioning_at_the_target_shrinks_the_variance_there() -> None:
@@ -111,7 +115,9 @@ def test_conditioning_at_the_target_shrinks_the_variance_there() -> None:
 
 
 def test_normalized_fidelity_is_log_scaled_and_clipped() -> None:
-    np.testing.assert_allclose(normalized(np.array([1.0, 3.0, 9.0, 27.0, 40.0]), 1.0, 27.0), [0, 1 / 3, 2 / 3, 1, 1])
+    np.testing.assert_allclose(
+        normalized(np.array([1.0, 3.0, 9.0, 27.0, 40.0]), 1.0, 27.0), [0, 1 / 3, 2 / 3, 1, 1]
+    )
     np.testing.assert_allclose(normalized(np.array([5.0]), 5.0, 5.0), [1.0])
 
 

@@ -21,8 +21,10 @@ Notation (shapes):
     X       (n, d + 1) a configuration's columns, then z in the last column
     phi(z)  = 1 - z, the weight of the discrepancy from the target
 
-The kernel (:class:`TargetDiscrepancy`) says the loss at fidelity z is the
-target loss plus a discrepancy that fades linearly in ``phi(z)``:
+Two kernels serve. The default is the GP's own ARD Matérn-5/2 over the d + 1
+columns: the length scale of z says how far apart in fidelity two values still
+inform each other. The other, :class:`TargetDiscrepancy`, says the loss at
+fidelity z is the target loss plus a discrepancy that fades linearly in ``phi(z)``:
 
     f(x, z) = g(x) + phi(z) (b + h(x))
     k((x, z), (x', z')) = k_g(x, x') + phi(z) phi(z') (s_b + k_h(x, x'))
@@ -96,7 +98,9 @@ def rung_points(steps: np.ndarray, levels: np.ndarray) -> np.ndarray:
     return np.unique(at[at >= 0])
 
 
-def agreement(resources: np.ndarray, configs: np.ndarray, losses: np.ndarray, target: np.ndarray) -> float | None:
+def agreement(
+    resources: np.ndarray, configs: np.ndarray, losses: np.ndarray, target: np.ndarray
+) -> float | None:
     """Kendall's tau between loss at a lower resource and at the target, pooled over rungs.
 
     ``resources`` (k,), ``configs`` (k,) integer ids and ``losses`` (k,) are
@@ -167,7 +171,10 @@ class TargetDiscrepancy(Kernel):
         g, s_b, h = self._parts(theta, Z.shape[1])
         phi_z, phi_x = 1.0 - Z[:, -1], 1.0 - X[:, -1]
         P = np.multiply.outer(phi_z, phi_x)
-        (Kg, cg), (Kh, ch) = self._matern.cross(g, Z[:, :-1], X[:, :-1]), self._matern.cross(h, Z[:, :-1], X[:, :-1])
+        (Kg, cg), (Kh, ch) = (
+            self._matern.cross(g, Z[:, :-1], X[:, :-1]),
+            self._matern.cross(h, Z[:, :-1], X[:, :-1]),
+        )
         B = s_b + Kh
 
         def contract(A: np.ndarray) -> np.ndarray:
