@@ -1,0 +1,285 @@
+"""Multi-fidelity optimization: the best full-fidelity value against the total cost spent.
+
+Problems: :mod:`bench.harness.fidelity_problems` (published synthetic
+functions with their fidelity terms, variants whose low fidelities mislead,
+and tabulated learning curves of real training; :data:`HELD_OUT` kept out of
+every design choice). Methods: :mod:`bench.harness.fidelity_methods`.
+
+Each (problem, method, seed, max_cost) run is one process (``one``), its row
+one JSON line appended to ``--out``; ``run`` skips the keys already there, so
+an interrupted benchmark resumes. Costs are full-evaluation equivalents; the
+measure is the simple regret of the best full-fidelity value within 10, 30
+and 100 of them (:func:`bench.harness.fidelity_methods.best_at`).
+
+``python -m bench.suites.fidelity report FILE...`` prints the anytime tables
+(median regret and wins/losses beyond noise at each cost), the low
+fidelities' rank correlations and the time per suggestion as a study grows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..harness.fidelity_problems import HELD_OUT, PROBLEMS
+from ..harness.paths import RESULTS, ROOT
+from ..harness.suite import Finals, Suite, lines
+
+COSTS = (10, 30, 100)
+#: The cost of the report's table (the issue's criterion); the others are in the notes.
+COST = 30
+FILES = ("fidelity.jsonl", "fidelity_hb.jsonl", "fidelity_smac.jsonl")
+COLUMNS = ("tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband", "optuna-tpe-sha",
+           "dehb", "smac-mf")
+#: The treefarm method the others are tested against (``auto`` with fidelities, once it exists).
+OURS = "tf-auto-full"
+#: The benchmark's interpreter: a venv with the peers (bench/notes/fidelity.md).
+PYTHON = "/work/venvs/bench56/bin/python"
+Key = tuple[str, str, int, int]
+
+
+def key_of(row: dict[str, Any]) -> Key:
+    return (row["problem"], row["method"], int(row["seed"]), int(row["max_cost"]))
+
+
+def rows(files: Iterable[str | Path] = FILES) -> list[dict[str, Any]]:
+    """One row per key (the last), from ``files`` (names in bench/results/, or paths)."""
+    out: dict[Key, dict[str, Any]] = {}
+    for f in files:
+        path = Path(f) if Path(f).exists() else RESULTS / f
+        for r in lines(path):
+            out[key_of(r)] = r
+    return list(out.values())
+
+
+def one(problem: str, method: str, seed: int, max_cost: int) -> dict[str, Any]:
+    """The row of one run in this process."""
+    import traceback
+
+    from ..harness.fidelity_methods import run
+    from ..harness.fidelity_problems import problems
+    from ..harness.runner import head_commit
+
+    row: dict[str, Any] = {"problem": problem, "method": method, "seed": seed, "max_cost": max_cost}
+    start = time.perf_counter()
+    try:
+        row.update(status="ok", **run(method, problems()[problem], seed, max_cost))
+    except ImportError as exc:
+        row.update(status="unavailable", error=f"not installed: {exc}")
+    except Exception as exc:  # a failing method is a recorded row, not a dead benchmark
+        row.update(status="error", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-1500:])
+    row["wall"] = round(time.perf_counter() - start, 2)
+    row["commit"] = head_commit()
+    return row
+
+
+def _child(key: Key, timeout: float) -> dict[str, Any]:
+    problem, method, seed, max_cost = key
+    cmd = [sys.executable, "-m", "bench.suites.fidelity", "one", problem, method, str(seed), str(max_cost)]
+    base = {"problem": problem, "method": method, "seed": seed, "max_cost": max_cost}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
+    except subprocess.TimeoutExpired:
+        return {**base, "status": "error", "error": f"timed out after {timeout:g} s"}
+    found = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not found:
+        return {**base, "status": "error", "error": f"exit {done.returncode}: {done.stderr[-1500:]}"}
+    return json.loads(found[-1])
+
+
+def run_all(keys: Sequence[Key], out: Path, jobs: int, timeout: float) -> None:
+    """Every key not yet in ``out``, ``jobs`` processes at a time."""
+    import threading
+
+    done = {key_of(r) for r in rows([out])} if out.exists() else set()
+    todo = [k for k in keys if k not in done]
+    lock = threading.Lock()
+
+    def work(key: Key) -> None:
+        row = _child(key, timeout)
+        with lock, out.open("a") as fh:
+            fh.write(json.dumps(row) + "\n")
+        print(*key, row["status"], row.get("wall", ""), row.get("error", "")[:200], flush=True)
+
+    with ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(work, todo))
+
+
+# --------------------------------------------------------------------------- measures
+
+
+def regret_at(row: dict[str, Any], cost: float) -> float:
+    from ..harness.fidelity_methods import best_at
+    from ..harness.fidelity_problems import problems
+
+    return best_at(row["events"], cost) - problems()[row["problem"]].optimum
+
+
+def finals_at(cost: float, files: Iterable[str | Path] = FILES, *, held_out: bool | None = None) -> Finals:
+    """(problem, method) -> seed -> regret of the best full-fidelity value within ``cost``
+    (runs whose budget reaches ``cost`` only)."""
+    out: Finals = {}
+    for r in rows(files):
+        if r["status"] != "ok" or r["max_cost"] < cost:
+            continue
+        if held_out is not None and (r["problem"] in HELD_OUT) != held_out:
+            continue
+        out.setdefault((r["problem"], r["method"]), {})[int(r["seed"])] = regret_at(r, cost)
+    return out
+
+
+def _wins_line(cost: float, held_out: bool) -> str:
+    """At ``cost``: against :data:`OURS`, each method's problems better / worse beyond noise."""
+    from ..harness.summary import verdict
+
+    finals = finals_at(cost, held_out=held_out)
+    methods = sorted({m for _, m in finals} - {OURS}, key=lambda m: (m not in COLUMNS, COLUMNS.index(m)
+                                                                      if m in COLUMNS else 0, m))
+    parts = []
+    for m in methods:
+        verdicts = [verdict(finals, p, m, OURS) for p, mm in finals if mm == m and (p, OURS) in finals]
+        if verdicts:
+            parts.append(f"{m} {verdicts.count(-1)} / {verdicts.count(1)} of {len(verdicts)}")
+    return f"at {cost:g}: " + ", ".join(parts) if parts else ""
+
+
+def notes(held_out: bool) -> Any:
+    def text(_finals: Finals) -> str:
+        found = [line for c in COSTS if c != COST and (line := _wins_line(c, held_out))]
+        if not found:
+            return ""
+        return (f"Problems where a method is better / worse than {OURS} beyond noise at the other costs "
+                "(full-evaluation equivalents): " + "; ".join(found) + ".")
+    return text
+
+
+COMMANDS = (
+    "python -m bench.harness.fidelity_tables",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods "
+    "tf-random-full,tf-auto-full,optuna-tpe-hyperband,optuna-tpe-sha,dehb --out bench/results/fidelity.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods tf-auto-hyperband "
+    "--out bench/results/fidelity_hb.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods smac-mf "
+    "--out bench/results/fidelity_smac.jsonl",
+)
+ABOUT = ("Multi-fidelity optimization: published synthetic functions with their fidelity terms (cost z**2), "
+         "variants whose low fidelities mislead (rank correlation with the top below 0.3), and tabulated "
+         "learning curves of real training (boosting rounds, epochs, a data subset). Every run spends the same "
+         "total cost in full-evaluation equivalents.")
+MEASURE = (f"regret of the best full-fidelity value within {COST} full-evaluation equivalents "
+           "(bench/notes/fidelity.md has 10 and 100)")
+SUITES = (
+    Suite("fidelity", "Multi-fidelity: best value against cost", ABOUT, MEASURE, OURS, COLUMNS, FILES, COMMANDS,
+          lambda: finals_at(COST, held_out=False), notes=notes(False)),
+    Suite("fidelity-held-out", "Multi-fidelity, held-out problems",
+          f"The multi-fidelity problems kept out of every design choice ({', '.join(HELD_OUT)}).", MEASURE, OURS,
+          COLUMNS, FILES, COMMANDS, lambda: finals_at(COST, held_out=True), held_out=True, notes=notes(True)),
+)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def anytime_table(files: Sequence[str | Path], cost: float) -> str:
+    from ..harness.summary import fmt, median_interval, verdict
+
+    finals = finals_at(cost, files)
+    methods = sorted({m for _, m in finals}, key=lambda m: (COLUMNS.index(m) if m in COLUMNS else 99, m))
+    out = [f"Regret within {cost:g} full-evaluation equivalents (median [95 % interval], seeds); "
+           f"▲/▼ worse/better than {OURS} beyond noise:", "",
+           "| problem | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
+    for p in sorted({p for p, _ in finals}, key=lambda p: (p in HELD_OUT, PROBLEMS.index(p))):
+        cells = []
+        for m in methods:
+            seeds = finals.get((p, m))
+            if not seeds:
+                cells.append("·")
+                continue
+            v = np.array(list(seeds.values()))
+            lo, hi = median_interval(v)
+            mark = ""
+            if m != OURS and (p, OURS) in finals:
+                mark = {1: " ▲", -1: " ▼", 0: ""}[verdict(finals, p, m, OURS)]
+            cells.append(f"{fmt(float(np.median(v)))} [{fmt(lo)},{fmt(hi)}] ({len(v)}){mark}")
+        out.append(f"| {p}{' (held out)' if p in HELD_OUT else ''} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def suggestion_table(files: Sequence[str | Path], marks: Sequence[int] = (10, 30, 100, 300, 1000)) -> str:
+    """Median milliseconds of a method's own work per suggestion, by the number of suggestions made."""
+    by: dict[str, list[list[float]]] = {}
+    for r in rows(files):
+        if r["status"] == "ok" and r["max_cost"] == max(COSTS):
+            by.setdefault(r["method"], []).append(r["suggest_ms"])
+    out = ["| method | evaluations per run (median) | " + " | ".join(f"ms at #{m}" for m in marks) + " |",
+           "|---" * (len(marks) + 2) + "|"]
+    for m in sorted(by, key=lambda m: (COLUMNS.index(m) if m in COLUMNS else 99, m)):
+        laps = by[m]
+        cells = []
+        for k in marks:
+            around = [float(np.median(lap[max(0, k - 5):k + 5])) for lap in laps if len(lap) >= k]
+            cells.append(f"{np.median(around):.1f} ({len(around)})" if around else "·")
+        out.append(f"| {m} | {np.median([len(lap) + 1 for lap in laps]):.0f} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def correlation_table() -> str:
+    from ..harness.fidelity_problems import problems, rank_correlation
+
+    out = ["| problem | shape | Spearman at step 1 | 3 | 9 |", "|---|---|---|---|---|"]
+    for name, p in problems().items():
+        rho = [rank_correlation(p, s, n=500) for s in (1, 3, 9)]
+        out.append(f"| {name} | {p.shape} | " + " | ".join(f"{r:.2f}" for r in rho) + " |")
+    return "\n".join(out)
+
+
+def report(files: Sequence[str | Path]) -> str:
+    parts = [anytime_table(files, c) for c in COSTS]
+    parts += ["Time per suggestion (runs to 100; in parentheses, the runs that made that many):", "",
+              suggestion_table(files)]
+    return "\n\n".join(parts) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.suites.fidelity")
+    sub = parser.add_subparsers(dest="command", required=True)
+    one_p = sub.add_parser("one", help="one run in this process; prints its row")
+    one_p.add_argument("problem")
+    one_p.add_argument("method")
+    one_p.add_argument("seed", type=int)
+    one_p.add_argument("max_cost", type=int)
+    run_p = sub.add_parser("run", help="the runs --out lacks, one process each")
+    run_p.add_argument("--problems", default=",".join(PROBLEMS))
+    run_p.add_argument("--methods", default=",".join(COLUMNS))
+    run_p.add_argument("--seeds", type=int, default=10)
+    run_p.add_argument("--max-cost", type=int, default=max(COSTS))
+    run_p.add_argument("--out", type=Path, default=RESULTS / FILES[0])
+    run_p.add_argument("--jobs", type=int, default=1)
+    run_p.add_argument("--timeout", type=float, default=3600.0)
+    rep = sub.add_parser("report", help="anytime tables, rank correlations, time per suggestion")
+    rep.add_argument("files", nargs="*", default=list(FILES))
+    rep.add_argument("--correlations", action="store_true")
+    args = parser.parse_args(argv)
+    if args.command == "one":
+        print(json.dumps(one(args.problem, args.method, args.seed, args.max_cost)), flush=True)
+    elif args.command == "run":
+        keys = [(p, m, s, args.max_cost) for s in range(args.seeds) for p in args.problems.split(",")
+                for m in args.methods.split(",")]
+        run_all(keys, args.out, args.jobs, args.timeout)
+    else:
+        print(report(args.files) + ("\n" + correlation_table() + "\n" if args.correlations else ""))
+
+
+if __name__ == "__main__":
+    main()
