@@ -16,6 +16,7 @@ from .exceptions import (
     TrialPruned,
     TrialStateError,
 )
+from .fidelity import Fidelity
 from .optimizers import (
     CMAES,
     GP,
@@ -89,6 +90,7 @@ __all__ = [
     "ConfigError",
     "Const",
     "Family",
+    "Fidelity",
     "GrammarSearch",
     "Grid",
     "History",

@@ -38,7 +38,7 @@ def today_copy(tmp_path: Path) -> Path:
 
 
 def test_the_fixture_stays_as_the_code_of_2026_12_06_wrote_it() -> None:
-    with sqlite3.connect(TODAY_DB) as connection:
+    with sqlite3.connect(f"file:{TODAY_DB}?mode=ro", uri=True) as connection:
         assert connection.execute(f"SELECT version_num FROM {VERSION_TABLE}").fetchone() == ("0005",)
 
 

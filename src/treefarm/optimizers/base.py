@@ -66,6 +66,11 @@ class Observation:
     order (:func:`treefarm.pareto.ranking_losses`), so that an optimizer made
     for one loss still prefers the front and feasible trials, while one made for
     several (NSGA-II) reads the vectors.
+
+    ``fidelity`` is the resource at which ``loss`` was measured (a fidelity
+    parameter's value, or the last step of a stopped learning curve; None: the full
+    evaluation) and ``curve`` the ``(resource, loss)`` pairs the trial reported, for a
+    model across fidelities.
     """
 
     config: Config
@@ -73,6 +78,8 @@ class Observation:
     loss_variance: float = 0.0
     losses: tuple[float, ...] = ()
     constraints: tuple[float, ...] = ()
+    fidelity: float | None = None
+    curve: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,12 +91,16 @@ class History:
     ``hints`` are the person's beliefs about where to look (see
     :mod:`treefarm.optimizers.hints`); the study applies them to every
     suggestion, and a model-based optimizer may also weigh them itself.
+    ``max_fidelity`` and ``min_fidelity`` bound the resource of the study's
+    evaluations when they are made at several fidelities (None otherwise).
     """
 
     complete: Sequence[Observation] = ()
     failed: Sequence[Config] = ()
     pending: Sequence[Config] = field(default_factory=tuple)
     hints: Sequence[Hint] = ()
+    max_fidelity: float | None = None
+    min_fidelity: float | None = None
 
     @property
     def n_complete(self) -> int:
@@ -138,11 +149,15 @@ class Optimizer(abc.ABC):
     ``hint_draws`` tells it whether to pass every suggestion through the
     hints' window draws and bad-hint redraws
     (:func:`treefarm.optimizers.hints.apply_hints`); an optimizer that honours
-    hints on its own may turn them off.
+    hints on its own may turn them off. ``uses_fidelities`` tells it whether the
+    optimizer models evaluations made at several fidelities (it then sees all of
+    them); one that does not sees only the points of one fidelity
+    (:func:`treefarm.study.fidelities.model_view`).
     """
 
     needs_history: bool = True
     hint_draws: bool = True
+    uses_fidelities: bool = False
 
     @abc.abstractmethod
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:

@@ -184,6 +184,8 @@ class Storage(abc.ABC):
         *,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
         budget: int | None = None,
+        max_cost: float | None = None,
+        cost: float = 0.0,
     ) -> TrialRecord | None:
         """Start a trial for a worker, atomically: the lowest-numbered WAITING trial
         (merging ``system_attrs``) if there is one, else a new RUNNING trial with empty
@@ -194,7 +196,24 @@ class Storage(abc.ABC):
         recovery after the budget was spent left it waiting for good). A worker that gets a new
         trial writes its configuration next with ``set_trial_params(..., owner=token)``;
         a storage may make the claim durable only with that write (see the class
-        docstring), so a refused ``set_trial_params`` means: claim again."""
+        docstring), so a refused ``set_trial_params`` means: claim again.
+
+        ``max_cost`` is the study's cost budget: None, and nothing written, when the
+        cost its trials have spent (:meth:`spent_cost`) has reached it (a re-queued
+        trial is still claimed, as with ``budget``). ``cost`` is reserved on the
+        claimed trial in the same step (a fidelity's declared cost), so that workers
+        claiming at one instant see each other's reservations and the budget is
+        overrun by at most one trial's cost."""
+
+    @abc.abstractmethod
+    def add_trial_cost(self, study_id: int, number: int, cost: float) -> float:
+        """Add ``cost`` (a finite number >= 0) to a RUNNING trial's (TrialStateError
+        otherwise) and return the study's :meth:`spent_cost` after it, read in the
+        same step, so that a learning curve's reports stop at the study's budget."""
+
+    @abc.abstractmethod
+    def spent_cost(self, study_id: int) -> float:
+        """The cost every trial of the study has spent or reserved, summed."""
 
     @abc.abstractmethod
     def claim_waiting_trial(

@@ -145,6 +145,13 @@ def decode(text: str | None) -> dict[str, JSON]:
     return dict(_DECODER.raw_decode(text)[0])
 
 
+def cost(value: object) -> float:
+    """A trial's cost or a cost added to it: a finite number >= 0, else StorageError naming it."""
+    if not _real(value) or not math.isfinite(float(value)) or float(value) < 0:  # type: ignore[arg-type]
+        raise StorageError(f"a cost must be a finite number >= 0, but got cost={value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
 def check_direction(direction: str) -> None:
     if direction not in DIRECTIONS:
         got = format_values(direction=direction)

@@ -46,6 +46,7 @@ class _Trial:
     started: float | None = None
     finished: float | None = None
     heartbeat: float | None = None
+    cost: float = 0.0
 
 
 def _merge(text: str, attrs: Mapping[str, JSON], *, what: str) -> str:
@@ -142,11 +143,31 @@ class InMemoryStorage(Storage):
         *,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
         budget: int | None = None,
+        max_cost: float | None = None,
+        cost: float = 0.0,
     ) -> TrialRecord | None:
         attrs_text = checks.encode_attrs(system_attrs, what="system_attrs")
+        cost = checks.cost(cost)
         with self._lock:
             study = self._study(study_id)
-            if budget is not None and len(study.trials) - len(study.waiting) >= budget:
+            record = self._claim(study_id, study, attrs_text, system_attrs, budget, max_cost)
+            if record is not None and cost:
+                study.trials[record.number].cost += cost
+                record = self._trial_record(study_id, study.trials[record.number])
+            return record
+
+    def _claim(
+        self,
+        study_id: int,
+        study: _Study,
+        attrs_text: str,
+        system_attrs: Mapping[str, JSON],
+        budget: int | None,
+        max_cost: float | None,
+    ) -> TrialRecord | None:
+        with self._lock:
+            spent = max_cost is not None and sum(t.cost for t in study.trials) >= max_cost
+            if spent or (budget is not None and len(study.trials) - len(study.waiting) >= budget):
                 requeued = sorted(n for n in study.waiting if study.trials[n].requeued)
                 if not requeued:
                     return None
@@ -236,6 +257,16 @@ class InMemoryStorage(Storage):
             else:
                 trial.vectors.pop(step, None)
             trial.intermediate[step] = first
+
+    def add_trial_cost(self, study_id: int, number: int, cost: float) -> float:
+        cost = checks.cost(cost)
+        with self._lock:
+            self._running(study_id, number, action="adding to its cost").cost += cost
+            return self.spent_cost(study_id)
+
+    def spent_cost(self, study_id: int) -> float:
+        with self._lock:
+            return float(sum(t.cost for t in self._study(study_id).trials))
 
     def set_trial_user_attr(self, study_id: int, number: int, key: str, value: JSON) -> None:
         with self._lock:
@@ -367,4 +398,5 @@ class InMemoryStorage(Storage):
             values=t.values,
             constraints=t.constraints,
             intermediate_vectors=dict(t.vectors),
+            cost=t.cost,
         )

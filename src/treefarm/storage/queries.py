@@ -36,7 +36,7 @@ _CHUNK = 500
 def record(row: Sequence[Any], steps: Steps) -> TrialRecord:
     """The record of a ``trials`` row, given as a tuple in the table's column order."""
     (_, study_id, number, state, params, value, user_attrs, system_attrs, started, finished, beat,
-     _request, _requeued, values, constraints, _feasible, version) = row  # fmt: skip
+     _request, _requeued, values, constraints, _feasible, version, cost) = row  # fmt: skip
     return TrialRecord(
         study_id=study_id,
         number=number,
@@ -53,6 +53,7 @@ def record(row: Sequence[Any], steps: Steps) -> TrialRecord:
         constraints=checks.vector(constraints),
         intermediate_vectors={step: every for step, (_, every) in steps.items() if every is not None},
         version=version or 0,
+        cost=float(cost or 0.0),
     )
 
 
@@ -102,6 +103,7 @@ def claim_waiting(
     *,
     request: str | None = None,
     requeued_only: bool = False,
+    cost: float = 0.0,
 ) -> TrialRecord | None:
     """Move the lowest-numbered WAITING trial (``requeued_only``: re-queued by a
     recovery, the ``requeued`` column) to RUNNING and count it claimed (the study row
@@ -118,6 +120,7 @@ def claim_waiting(
         "state": TrialState.RUNNING.value,
         "started": now,
         "heartbeat": now,
+        "cost": row.cost + cost,
         **merged_system(row.system_attrs, system_attrs),
     }
     if request is not None:
@@ -125,6 +128,12 @@ def claim_waiting(
     update_trial(connection, row.trial_id, **changes)
     count_claimed(connection, study_id)
     return record(updated_row(row, changes), steps_of(connection, study_id, [row.number]).get(row.number, _NO_STEPS))
+
+
+def spent_cost(connection: sa.Connection, study_id: int) -> float:
+    """The cost the study's trials have spent or reserved (their ``cost`` column summed)."""
+    total = connection.execute(sa.select(sa.func.sum(trials.c.cost)).where(trials.c.study_id == study_id)).scalar()
+    return float(total or 0.0)
 
 
 def count_claimed(connection: sa.Connection, study_id: int) -> None:

@@ -82,7 +82,9 @@ class TrialRecord:
     ``intermediate``. ``version`` counts the writes to the trial (its row and
     its reports) in a storage that keeps it (0 elsewhere): a reader holding a
     record asks :meth:`~treefarm.storage.Storage.get_trials` for the trials whose
-    version differs (records that differ only in it compare equal).
+    version differs (records that differ only in it compare equal). ``cost`` is
+    what the trial has spent so far (steps of a learning curve, or the declared
+    cost of its fidelity), summed by the study's cost budget.
     """
 
     study_id: int
@@ -100,6 +102,7 @@ class TrialRecord:
     constraints: tuple[float, ...] | None = None
     intermediate_vectors: Mapping[int, tuple[float, ...]] = field(default_factory=dict)
     version: int = field(default=0, compare=False)
+    cost: float = 0.0
 
     def __post_init__(self) -> None:
         if self.values is None and self.value is not None:

@@ -51,7 +51,7 @@ __all__ = [
     "trials",
 ]
 
-REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 """Every schema revision this treefarm knows, oldest first (Alembic's linear history)."""
 HEAD = REVISIONS[-1]
 """The revision of the tables below; a new database is created at it."""
@@ -97,6 +97,7 @@ trials = sa.Table(
     sa.Column("constraints", sa.Text, nullable=True),
     sa.Column("feasible", sa.Boolean, nullable=True),
     sa.Column("version", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("cost", sa.Double, nullable=False, server_default="0"),
     sa.UniqueConstraint("study_id", "number", name="treefarm_trials_study_number"),
     sa.Index("treefarm_trials_study_state", "study_id", "state", "number"),
 )

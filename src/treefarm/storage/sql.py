@@ -250,9 +250,12 @@ class SQLStorage(SQLConnection, Storage):
         *,
         system_attrs: Mapping[str, JSON] = _NO_ATTRS,
         budget: int | None = None,
+        max_cost: float | None = None,
+        cost: float = 0.0,
     ) -> TrialRecord | None:
         request = q.request_id()
         attrs_text = checks.encode_attrs(system_attrs, what="system_attrs")
+        cost = checks.cost(cost)
         attempts = 0
 
         def body(connection: sa.Connection) -> TrialRecord | None:
@@ -261,9 +264,12 @@ class SQLStorage(SQLConnection, Storage):
             earlier, last, claimed = q.numbering(connection, study_id, request, retried=attempts > 1)
             if earlier is not None:
                 return earlier
-            if budget is not None and claimed >= budget:
-                return q.claim_waiting(connection, study_id, system_attrs, request=request, requeued_only=True)
-            waiting = q.claim_waiting(connection, study_id, system_attrs, request=request)
+            spent = max_cost is not None and q.spent_cost(connection, study_id) >= max_cost
+            if spent or (budget is not None and claimed >= budget):
+                return q.claim_waiting(
+                    connection, study_id, system_attrs, request=request, requeued_only=True, cost=cost
+                )
+            waiting = q.claim_waiting(connection, study_id, system_attrs, request=request, cost=cost)
             if waiting is not None:
                 return waiting
             q.commit_without_flush(connection)
@@ -281,6 +287,7 @@ class SQLStorage(SQLConnection, Storage):
                 "heartbeat": now,
                 "request": request,
                 "requeued": REQUEUED in system_attrs,
+                "cost": cost,
             }
             connection.execute(sa.insert(trials).values(**row))
             q.count_claimed(connection, study_id)
@@ -441,6 +448,19 @@ class SQLStorage(SQLConnection, Storage):
             connection.execute(sa.insert(intermediate).values(**row, values=checks.vector_text(every)))
 
         self._write(body)
+
+    def add_trial_cost(self, study_id: int, number: int, cost: float) -> float:
+        cost = checks.cost(cost)
+
+        def body(connection: sa.Connection) -> float:
+            trial = q.running_trial(connection, study_id, number, action="adding to its cost")
+            q.update_trial(connection, trial.trial_id, cost=trials.c.cost + cost)
+            return q.spent_cost(connection, study_id)
+
+        return self._write(body)
+
+    def spent_cost(self, study_id: int) -> float:
+        return self._read(lambda connection: q.spent_cost(connection, study_id))
 
     def set_trial_user_attr(self, study_id: int, number: int, key: str, value: JSON) -> None:
         checks.encode_attrs({key: value}, what="user_attrs")

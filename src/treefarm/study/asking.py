@@ -18,17 +18,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
 from ..exceptions import ConfigError, DuplicateParamsError, StorageError, SuggestionError, TrialStateError
 from ..execution.liveness import identity
+from ..fidelity import Fidelity
 from ..optimizers import GridExhaustedError, History, Optimizer
 from ..optimizers.hints import apply_hints
+from ..pruners.promotion import Next, next_evaluation
 from ..space import Config, validate, within_support
 from ..storage import JSON, REQUEUED, NotFoundError, Storage, TrialState
 from .cache import TrialCache
 from .dedupe import Deduplicator
+from .fidelities import FIDELITY, view_for
 
 __all__ = ["RECHECKS", "Asker"]
 
@@ -51,6 +55,7 @@ class Asker:
         *,
         seed: int,
         stale_after: float,
+        fidelity: Fidelity | None = None,
     ) -> None:
         self._storage = storage
         self._study_id = study_id
@@ -59,6 +64,9 @@ class Asker:
         self._cache = cache
         self._seed = seed
         self._stale_after = stale_after
+        self._fidelity = fidelity
+        self.fidelities: dict[int, float] = {}
+        """The fidelity of each trial this process claimed (a study with a fidelity)."""
         self.dedupe = dedupe
         self._check_dupes = dedupe.rules or optimizer.needs_history or dedupe.draws_repeat
 
@@ -70,6 +78,7 @@ class Asker:
         self,
         budget: int | None,
         *,
+        max_cost: float | None = None,
         claimed: Callable[[int], None],
         lost: Callable[[int], None],
         fail: Callable[[int, str], object],
@@ -81,19 +90,30 @@ class Asker:
         did not survive (a database server crash; the next claim is then made),
         ``fail(number, reason)`` for an enqueued configuration that does not fit (the
         next one is taken) and for a suggestion that raised (:class:`SuggestionError`,
-        which then propagates)."""
+        which then propagates). ``max_cost`` is the study's cost budget (the claim
+        returns None when it is spent); in a study with a fidelity, the trial's rung is
+        chosen first and its cost reserved by the claim."""
         worker = identity()
         attrs: dict[str, JSON] = {"worker": worker, "stale_after": self._stale_after}
         while True:
             if self._exhausted():
                 return None
-            record = self._storage.claim_trial(self._study_id, system_attrs=attrs, budget=budget)
+            plan = self._plan()
+            record = self._storage.claim_trial(
+                self._study_id,
+                system_attrs=attrs if plan is None else {**attrs, FIDELITY: plan.fidelity},
+                budget=budget,
+                max_cost=max_cost,
+                cost=0.0 if plan is None or self._fidelity is None else self._fidelity.cost_of(plan.fidelity),
+            )
             if record is None:
                 return None
             claimed(record.number)
+            if plan is not None:
+                self.fidelities[record.number] = plan.fidelity
             if not record.params:
                 try:
-                    config = self._record(record.number, str(worker["token"]))
+                    config = self._record(record.number, str(worker["token"]), plan)
                 except (NotFoundError, TrialStateError) as exc:
                     lost(record.number)
                     log.warning("trial %d was lost before its configuration was written; claiming another: %s", record.number, exc)
@@ -131,7 +151,14 @@ class Asker:
         log.info("every configuration %s suggests is in the study; the run stops", type(self._optimizer).__name__)
         return True
 
-    def _record(self, number: int, owner: str) -> Config:
+    def _plan(self) -> Next | None:
+        """The next trial's rung and the configuration it promotes, if any (a study with a fidelity)."""
+        if self._fidelity is None:
+            return None
+        points, pending = self._cache.fidelity_points()
+        return next_evaluation(points, pending, self._fidelity.rungs, self._fidelity.reduction_factor)
+
+    def _record(self, number: int, owner: str, plan: Next | None = None) -> Config:
         """Suggest trial ``number``'s configuration and write it. A suggestion new to
         the history it was made from is written on condition that no trial started
         since holds it (for a space with rules, checked again by canonical form
@@ -139,7 +166,12 @@ class Asker:
         Taken meanwhile by another worker (with k workers suggesting at one instant,
         k - 1 lose the first race), it is suggested again from the history with that
         trial in it, up to :data:`RECHECKS` times. A suggestion that is not new (an
-        exhausted finite space, or no dedupe) is written as it is."""
+        exhausted finite space, or no dedupe) is written as it is. A promotion (``plan``)
+        writes the promoted configuration as it is."""
+        if plan is not None and plan.promote is not None:
+            promoted = cast(Config, plan.promote)
+            self._storage.set_trial_params(self._study_id, number, promoted.to_dict(), owner=owner)
+            return promoted
         for _ in range(RECHECKS):
             config, new = self._suggest(number)
             if not new:
@@ -187,6 +219,9 @@ class Asker:
                 proposed = apply_hints(space, history.hints, draw(), complete, rng, draw, tried)
             return within_support(space, proposed, rng), proposed
 
+        if self._fidelity is not None:
+            history = view_for(optimizer, self._cache.history(exclude=number), self._fidelity)
+            return self.dedupe.suggest(propose, history) if self._check_dupes else (propose(history)[0], False)
         if not self._check_dupes:
             if optimizer.needs_history:
                 return propose(self._cache.history(exclude=number))[0], False

@@ -21,6 +21,7 @@ from ..exceptions import ConfigError, StudyError
 from ..optimizers import History, Observation
 from ..optimizers.hints import Hint
 from ..pareto import ranking_losses
+from ..pruners.promotion import Point
 from ..space import Config, Space, validate
 from ..space.partial import check_partial
 from ..storage import HintRecord, Storage, TrialRecord, TrialState
@@ -136,7 +137,8 @@ class TrialCache:
             if config is None:
                 continue
             if r.state in (TrialState.COMPLETE, TrialState.PRUNED) and r.value is not None:
-                complete.append(Observation(config, self._sign * r.value, loss_variance(r.user_attrs) or 0.0))
+                observation = Observation(config, self._sign * r.value, loss_variance(r.user_attrs) or 0.0)
+                complete.append(replace(observation, fidelity=_fidelity(r)))
                 scored.append(r)
             elif r.state is not TrialState.COMPLETE:
                 failed.append(config)
@@ -149,6 +151,23 @@ class TrialCache:
             if config is not None:
                 pending.append(config)
         return History(tuple(complete), tuple(failed), tuple(pending))
+
+    def fidelity_points(self) -> tuple[list[Point], list[tuple[Config, float]]]:
+        """The evaluations made at a fidelity, read afresh: the finished ones as points
+        (a loss, None when it failed or was pruned) and the running or waiting ones."""
+        points: list[Point] = []
+        pending: list[tuple[Config, float]] = []
+        for r in self.finished_and_unfinished():
+            fidelity = _fidelity(r)
+            config = self.config_of(r) if r.params else None
+            if fidelity is None or config is None:
+                continue
+            if r.state in (TrialState.RUNNING, TrialState.WAITING):
+                pending.append((config, fidelity))
+            else:
+                complete = r.state is TrialState.COMPLETE and r.value is not None
+                points.append(Point(config, fidelity, self._sign * r.value if complete else None))  # type: ignore[operator]
+        return points, pending
 
     def _ranked(
         self, complete: list[Observation], scored: list[TrialRecord]
@@ -251,3 +270,9 @@ class TrialCache:
             f"the study must have a completed trial, but got name={self._name!r} with all "
             f"{len(failed)} finished trials failed ({quoted})"
         )
+
+
+def _fidelity(record: TrialRecord) -> float | None:
+    """The fidelity a trial was evaluated at (None: the full evaluation)."""
+    value = record.system_attrs.get("fidelity")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..exceptions import StudyError, format_values
 from ..execution.liveness import KeepAlive
+from ..fidelity import Fidelity
 from ..optimizers import History
 from ..pruners import Pruner
 from ..storage import Storage, TrialRecord
@@ -50,6 +51,7 @@ class StudyBase:
         heartbeat_interval: float,
         requeue_interrupted: bool,
         pruner: Pruner | None = None,
+        fidelity: Fidelity | None = None,
     ) -> None:
         record, storage, space, optimizer = opened.record, opened.storage, opened.space, opened.optimizer
         check_positive("heartbeat_interval", heartbeat_interval, error=StudyError)
@@ -64,6 +66,10 @@ class StudyBase:
         if pruner is not None and not isinstance(pruner, Pruner):
             raise StudyError(f"pruner must be a Pruner or None, but got pruner={pruner!r}")
         self.pruner = pruner
+        self.fidelity = fidelity
+        self.max_cost: float | None = None
+        """The cost budget of the running :meth:`optimize` call (None: no budget)."""
+        self._cost_spent = False
         sign = 1.0 if record.direction == "minimize" else -1.0
         self._cache = TrialCache(
             storage, record.study_id, space, sign=sign, name=record.name, directions=self.directions
@@ -72,7 +78,14 @@ class StudyBase:
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
         self._keep_alive = KeepAlive(storage, record.study_id, lambda: self.running, self.heartbeat_interval)
         self._asker = Asker(
-            storage, record.study_id, optimizer, self._cache, dedupe, seed=self.seed, stale_after=self.stale_after
+            storage,
+            record.study_id,
+            optimizer,
+            self._cache,
+            dedupe,
+            seed=self.seed,
+            stale_after=self.stale_after,
+            fidelity=fidelity,
         )
         self._stop_requested = False
         self._artifact_store: str | None = None
@@ -160,10 +173,22 @@ class StudyBase:
         """The pruner's decision for trial ``number`` at its last reported step (False
         without a pruner), from stored values only: finished trials from the cache (they
         never change), the unfinished ones read afresh."""
+        if self._cost_spent:
+            return True
         if self.pruner is None:
             return False
         records = self._cache.finished_and_unfinished()
         return self.pruner.prune(curves_for(records, number, directions=self.directions))
+
+    def fidelity_of(self, number: int) -> float | None:
+        """The fidelity trial ``number`` evaluates at (None without a :class:`~treefarm.Fidelity`)."""
+        return self._asker.fidelities.get(number)
+
+    def spend(self, number: int, cost: float) -> None:
+        """Add ``cost`` to trial ``number``'s; once the study's :attr:`max_cost` is
+        spent, :meth:`should_prune` stops every trial of this process at its next report."""
+        spent = self._storage.add_trial_cost(self.study_id, number, cost)
+        self._cost_spent = self.max_cost is not None and spent >= self.max_cost
 
     def finish(self, number: int, outcome: Outcome) -> TrialRecord:
         """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`);

@@ -20,18 +20,21 @@ heartbeat (:mod:`treefarm.execution.liveness`), failing dead workers' trials
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..exceptions import StudyError, format_values
 from ..execution.base import ExecutorLike
+from ..fidelity import Fidelity
 from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
-from ..validation import check_range, is_integer
+from ..validation import check_positive, check_range, is_integer
 from . import opening
+from .fidelities import FIDELITY, reconcile
 from .hinting import Hinting
 from .identity import same_study
 from .loop import Asking, optimize
@@ -71,6 +74,7 @@ class Study(Results, Hinting):
         warm_start: Sequence[Study] = (),
         warm_start_credibility: float = 0.0,
         pruner: Pruner | None = None,
+        fidelity: Fidelity | None = None,
     ) -> Study:
         """Create a study (or reopen it, with ``load_if_exists``) in ``storage``.
 
@@ -83,7 +87,9 @@ class Study(Results, Hinting):
         see :mod:`treefarm.study.identity` for what is checked and recorded.
         Trials not finished after ``STALE_FACTOR`` heartbeat intervals are
         presumed dead by any worker's recovery. ``pruner`` (see
-        :mod:`treefarm.pruners`) answers ``trial.should_prune()``. ``warm_start`` studies give a
+        :mod:`treefarm.pruners`) answers ``trial.should_prune()``. ``fidelity`` (a
+        :class:`~treefarm.Fidelity`) evaluates each trial at one fidelity, read by the
+        objective as ``trial.fidelity``: see :mod:`treefarm.study.fidelities`. ``warm_start`` studies give a
         new study their best configuration each, enqueued as its first trials,
         and with ``warm_start_credibility`` > 0 their best tenth as hints of that
         credibility, gated by how the enqueued best fares here (see
@@ -107,7 +113,11 @@ class Study(Results, Hinting):
             allow_space_change=allow_space_change,
         )
         study = cls(
-            opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted, pruner=pruner
+            opened,
+            heartbeat_interval=heartbeat_interval,
+            requeue_interrupted=requeue_interrupted,
+            pruner=pruner,
+            fidelity=_fidelity(opened, fidelity),
         )
         sources = [s for i, s in enumerate(warm_start) if not any(same_study(s, t) for t in warm_start[:i])]
         if sources and opened.created:  # once, by the worker that made the study
@@ -126,6 +136,7 @@ class Study(Results, Hinting):
         heartbeat_interval: float = 10.0,
         requeue_interrupted: bool = False,
         pruner: Pruner | None = None,
+        fidelity: Fidelity | None = None,
     ) -> Study:
         """Open an existing study to resume it or read it: its seed, direction and
         optimizer are the stored ones (``algo`` replaces the optimizer, recorded)."""
@@ -133,7 +144,11 @@ class Study(Results, Hinting):
             name, space=space, storage=storage, algo=algo, allow_space_change=allow_space_change
         )
         return cls(
-            opened, heartbeat_interval=heartbeat_interval, requeue_interrupted=requeue_interrupted, pruner=pruner
+            opened,
+            heartbeat_interval=heartbeat_interval,
+            requeue_interrupted=requeue_interrupted,
+            pruner=pruner,
+            fidelity=_fidelity(opened, fidelity),
         )
 
     # ------------------------------------------------------------------ ask/tell
@@ -162,6 +177,7 @@ class Study(Results, Hinting):
         :class:`SuggestionError`) are never the objective's."""
         claimed = self._asker.claim(
             budget,
+            max_cost=self.max_cost,
             claimed=self._recorder.running.add,
             lost=self._recorder.running.discard,
             fail=lambda n, reason: self.finish(n, failure(reason)),
@@ -240,6 +256,7 @@ class Study(Results, Hinting):
         executor: ExecutorLike | None = None,
         requeue_lost: int = REQUEUE_LOST,
         progress: bool | None = None,
+        max_cost: float | None = None,
     ) -> None:
         """Evaluate ``objective`` on suggested configurations until a rule stops it.
 
@@ -256,8 +273,18 @@ class Study(Results, Hinting):
         trials all fail or that a rule stops is announced (``treefarm``, WARNING), and
         ``progress`` shows a bar (None: when standard error is a terminal or in a
         notebook; see :mod:`treefarm.study.talk`).
+
+        ``max_cost`` is the study's cost budget, in the units of its cost: the
+        steps its learning curves report, or its :class:`~treefarm.Fidelity`'s cost.
+        Trials are claimed only while the study's trials have spent less (summed
+        atomically across every process, a trial at a fidelity reserving its cost
+        when claimed), and a running learning curve is stopped at its next report
+        (``trial.should_prune()``) once it is spent, so the budget is overrun by at
+        most one trial's fidelity or one step per running trial.
         """
         self._stop_requested = False
+        self.max_cost = _check_max_cost(max_cost, self.fidelity)
+        self._cost_spent = False
         optimize(
             self,
             asking_of(self),
@@ -279,6 +306,36 @@ class Study(Results, Hinting):
     def __repr__(self) -> str:
         directions = f"direction={self.directions[0]!r}" if len(self.directions) == 1 else f"directions={list(self.directions)!r}"
         return f"Study(name={self.name!r}, {directions}, optimizer={self.optimizer!r})"
+
+
+def _fidelity(opened: opening.Opened, given: Fidelity | None) -> Fidelity | None:
+    """The study's fidelity (stored when the study is made; see :func:`.fidelities.reconcile`)."""
+    if given is not None and not isinstance(given, Fidelity):
+        raise StudyError(f"fidelity must be a Fidelity or None, but got {format_values(fidelity=given)}")
+    if given is not None and len(opened.record.directions) > 1:
+        raise StudyError(
+            "a fidelity parameter needs a study with one objective (several objectives use a "
+            f"learning curve and a successive-halving pruner), but got directions={list(opened.record.directions)!r}"
+        )
+    fidelity = reconcile(opened.record.attrs.get(FIDELITY), given)
+    if fidelity is not None and FIDELITY not in opened.record.attrs:
+        opened.storage.set_study_attr(opened.record.study_id, FIDELITY, fidelity.to_json())
+    return fidelity
+
+
+def _check_max_cost(max_cost: object, fidelity: Fidelity | None) -> float | None:
+    """``max_cost`` as a float: a finite number > 0, at least the cheapest rung's cost."""
+    if max_cost is None:
+        return None
+    check_positive("max_cost", max_cost, error=StudyError)
+    if not math.isfinite(max_cost):  # type: ignore[arg-type]
+        raise StudyError(f"max_cost must be a finite number > 0, but got max_cost={max_cost!r}")
+    cheapest = fidelity.cost_of(fidelity.rungs[0]) if fidelity is not None else 0.0
+    if float(max_cost) < cheapest:  # type: ignore[arg-type]
+        raise StudyError(
+            f"max_cost must be at least the cost of the lowest rung ({cheapest}), but got max_cost={max_cost!r}"
+        )
+    return float(max_cost)  # type: ignore[arg-type]
 
 
 def asking_of(study: Study) -> Asking:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
 from ..exceptions import StudyError
+from ..fidelity import Fidelity
 from ..pruners import Pruner
 from ..space import Config
 from ..storage import Storage
@@ -41,8 +42,13 @@ class TrialHost(Protocol):
     def artifact_store(self) -> str: ...
 
     pruner: Pruner | None
+    fidelity: Fidelity | None
 
     def should_prune(self, number: int) -> bool: ...
+
+    def fidelity_of(self, number: int) -> float | None: ...
+
+    def spend(self, number: int, cost: float) -> None: ...
 
 
 class Trial:
@@ -54,16 +60,22 @@ class Trial:
     ``set_user_attr`` any JSON field; both are written to storage at once.
     With a pruner, ``should_prune()`` after a report says whether to stop
     (then ``raise TrialPruned()``), and ``budget`` is the most steps the
-    pruner lets the trial take (the fidelity to train up to).
+    pruner lets the trial take (the fidelity to train up to). In a study with a
+    :class:`~treefarm.Fidelity`, ``fidelity`` is the one to evaluate at.
+
+    Cost: a learning curve's trial spends one unit per step it reaches (a report at
+    step 5 after one at step 3 spends 2); a trial at a fidelity spends the
+    fidelity's cost, reserved when it was claimed.
     """
 
-    __slots__ = ("_study", "config", "number", "value")
+    __slots__ = ("_reached", "_study", "config", "number", "value")
 
     def __init__(self, study: TrialHost, number: int, config: Config, value: Any) -> None:
         self._study = study
         self.number = number
         self.config = config
         self.value = value
+        self._reached = 0
 
     def report(self, step: int, value: float | Sequence[float]) -> None:
         """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch): a
@@ -72,6 +84,7 @@ class Trial:
         if not is_integral(step) or step < 0:
             raise StudyError(f"step must be an integer >= 0, but got step={step!r}")
         step = int(step)  # NumPy integers too
+        self._spend_to(step)
         directions = self._study.directions
         if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:
             vector = list(cast("Sequence[float]", value))
@@ -88,6 +101,18 @@ class Trial:
                 f"but got value={value!r} at step={step}"
             )
         self._study.storage.report_intermediate(self._study.study_id, self.number, step, float(cast(float, value)))
+
+    def _spend_to(self, step: int) -> None:
+        """Count the steps from the furthest reached so far to ``step`` in the trial's cost
+        (a learning curve's; a trial at a fidelity had its cost reserved when claimed)."""
+        if self._study.fidelity is None and step > self._reached:
+            self._study.spend(self.number, float(step - self._reached))
+            self._reached = step
+
+    @property
+    def fidelity(self) -> float | None:
+        """The fidelity to evaluate this trial at (None in a study without a :class:`~treefarm.Fidelity`)."""
+        return self._study.fidelity_of(self.number)
 
     def should_prune(self) -> bool:
         """Whether the study's pruner stops this trial at its last reported step

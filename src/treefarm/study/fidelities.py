@@ -1,0 +1,67 @@
+"""What the optimizer sees of a study evaluated at several fidelities, and what comes next.
+
+With a :class:`~treefarm.Fidelity`, each trial is one evaluation at one rung
+(its ``"fidelity"`` system attribute). The next trial's rung, and whether it
+promotes a configuration already evaluated, is asynchronous successive halving's
+choice (:mod:`treefarm.pruners.promotion`); the new configurations are the
+optimizer's. An optimizer that models fidelities (``uses_fidelities``) sees every
+evaluation with its fidelity; one that does not sees the evaluations of the
+highest rung holding at least :data:`MIN_POINTS` of them (the rule of Falkner,
+Klein & Hutter, "BOHB: Robust and Efficient Hyperparameter Optimization at
+Scale", 2018), else those of the rung holding the most, so that it never ranks a
+cheap evaluation against a full one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from ..exceptions import StudyError, format_values
+from ..fidelity import Fidelity
+from ..optimizers import History, Optimizer
+
+__all__ = ["FIDELITY", "MIN_POINTS", "reconcile", "view_for"]
+
+FIDELITY = "fidelity"
+"""The system attribute holding a trial's fidelity."""
+MIN_POINTS = 5
+"""Evaluations a rung needs before an optimizer that models one fidelity is fitted on it."""
+
+
+def view_for(optimizer: Optimizer, history: History, fidelity: Fidelity) -> History:
+    """The history ``optimizer`` is given in a study with ``fidelity`` (see the module docstring)."""
+    rungs = fidelity.rungs
+    history = replace(history, max_fidelity=fidelity.high, min_fidelity=rungs[0])
+    if optimizer.uses_fidelities:
+        return history
+    at = Counter(fidelity.high if o.fidelity is None else o.fidelity for o in history.complete)
+    if not at:
+        return history
+    enough = [f for f in sorted(at, reverse=True) if at[f] >= MIN_POINTS]
+    chosen = enough[0] if enough else max(at, key=lambda f: (at[f], f))
+    kept = tuple(o for o in history.complete if (fidelity.high if o.fidelity is None else o.fidelity) == chosen)
+    return replace(history, complete=kept)
+
+
+def reconcile(stored: object, given: Fidelity | None) -> Fidelity | None:
+    """The study's fidelity: the one ``given`` (it must match a ``stored`` one: the
+    rungs of a study cannot change under its trials), else the stored one rebuilt;
+    a stored declared cost must be given again (a function is not stored)."""
+    if not isinstance(stored, dict):
+        if stored is not None:
+            raise StudyError(f"the stored fidelity must be a mapping, but got fidelity={stored!r}")
+        return given
+    if given is None:
+        if stored.get("declared_cost"):
+            raise StudyError(
+                "this study's fidelity has a declared cost, which is not stored: pass fidelity=Fidelity(..., cost=...) "
+                f"again, but got fidelity=None (stored {format_values(fidelity=stored)})"
+            )
+        return Fidelity.from_json(stored)
+    if given.to_json() != stored:
+        raise StudyError(
+            "the fidelity must be the one the study was created with, "
+            f"but got fidelity={given.to_json()!r} (stored {stored!r})"
+        )
+    return given

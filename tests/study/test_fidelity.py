@@ -1,0 +1,168 @@
+"""A study at several fidelities: rungs, promotions, the cost budget, misleading cheap
+fidelities, reopening, and the errors that name a bad fidelity or budget."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import treefarm as tf
+from treefarm.exceptions import StorageError, StudyError
+from treefarm.pruners.promotion import Point, next_evaluation, rung_agreement
+
+SPACE = {"x": tf.Real(-5.0, 10.0), "y": tf.Real(0.0, 15.0)}
+
+
+def branin(config: dict, fidelity: float) -> float:
+    """Branin whose cheap fidelities bend the valley a little (ranking agrees with the top)."""
+    x, y = config["x"], config["y"]
+    b = 5.1 / (4 * math.pi**2) - 0.01 * (1 - fidelity)
+    return (y - b * x**2 + 5 / math.pi * x - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x) + 10
+
+
+def objective(config: dict, trial: tf.Trial) -> float:
+    assert trial.fidelity is not None
+    return branin(config, trial.fidelity)
+
+
+def _study(**kwargs: object) -> tf.Study:
+    fidelity = tf.Fidelity(1 / 27, 1.0, cost=lambda f: f**2)
+    return tf.Study.create(space=SPACE, fidelity=fidelity, seed=3, algo="tpe", **kwargs)  # type: ignore[arg-type]
+
+
+def test_rungs_run_from_the_lowest_to_high_by_the_reduction_factor() -> None:
+    assert tf.Fidelity(1, 27).rungs == (1.0, 3.0, 9.0, 27.0)
+    assert tf.Fidelity(10, 100, integer=True, reduction_factor=2).rungs == (12.0, 25.0, 50.0, 100.0)
+    assert tf.Fidelity(0.5, 1.0).rungs == (1.0,)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"low": 1.0, "high": 1.0}, r"low < high, but got \(low=1.0, high=1.0\)"),
+        ({"low": -1.0, "high": 1.0}, r"low must be a finite number > 0, but got low=-1.0"),
+        ({"low": 0.1, "high": math.inf}, r"high must be a finite number > 0, but got high=inf"),
+        ({"low": 0.1, "high": 1.0, "integer": "yes"}, r"integer must be True or False, but got integer='yes'"),
+        ({"low": 0.1, "high": 1.0, "reduction_factor": 1}, r"reduction_factor must be an integer >= 2"),
+        ({"low": 0.1, "high": 1.0, "cost": 3}, r"cost must be a function of the fidelity, but got cost=3"),
+        ({"low": 0.5, "high": 10.0, "integer": True}, r"an integer fidelity needs whole bounds"),
+    ],
+)
+def test_a_bad_fidelity_is_refused_naming_the_value(kwargs: dict, message: str) -> None:
+    with pytest.raises(StudyError, match=message):
+        tf.Fidelity(**kwargs)
+
+
+def test_a_fidelity_outside_its_range_and_a_bad_cost_are_named() -> None:
+    fidelity = tf.Fidelity(0.1, 1.0, cost=lambda f: -f)
+    with pytest.raises(StudyError, match=r"within \[0.1, 1.0\], but got fidelity=2"):
+        fidelity.check(2)
+    with pytest.raises(StudyError, match=r"cost must be a finite number >= 0, but got cost=-0.5 at fidelity=0.5"):
+        fidelity.cost_of(0.5)
+
+
+@pytest.mark.parametrize("max_cost", [-1, 0, "10", math.nan, math.inf, True])
+def test_a_bad_max_cost_is_refused_naming_it(max_cost: object) -> None:
+    with pytest.raises(StudyError, match="max_cost must be a"):
+        _study().optimize(objective, max_cost=max_cost)  # type: ignore[arg-type]
+
+
+def test_a_max_cost_below_the_cheapest_rung_is_refused() -> None:
+    with pytest.raises(StudyError, match=r"at least the cost of the lowest rung .* but got max_cost=0.0001"):
+        _study().optimize(objective, max_cost=1e-4)
+
+
+def test_the_budget_is_spent_within_one_trial_and_every_rung_promotes_its_best() -> None:
+    study = _study()
+    study.optimize(objective, max_cost=6.0, progress=False)
+    trials = study.trials
+    spent = sum(t.cost for t in trials)
+    assert 6.0 <= spent < 6.0 + 1.0  # one full evaluation at most beyond the budget
+    assert spent == pytest.approx(study.storage.spent_cost(study.study_id))
+    at = Counter(t.system_attrs["fidelity"] for t in trials)
+    rungs = tf.Fidelity(1 / 27, 1.0).rungs
+    assert set(at) <= set(rungs) and at[rungs[0]] > at[rungs[1]] > at[rungs[2]]
+    for low, high in itertools.pairwise(rungs):
+        promoted = [dict(t.params) for t in trials if t.system_attrs["fidelity"] == high]
+        below = [dict(t.params) for t in trials if t.system_attrs["fidelity"] == low]
+        assert all(p in below for p in promoted), "a promotion evaluates a configuration of the rung below"
+        keys = [tuple(sorted(p.items())) for p in promoted]
+        assert len(keys) == len(set(keys)), "no configuration is promoted twice"
+
+
+def test_the_trial_reads_its_fidelity_and_same_seed_gives_same_trials() -> None:
+    first, second = _study(), _study()
+    for study in (first, second):
+        study.optimize(objective, max_cost=3.0, progress=False)
+    assert [(dict(t.params), t.system_attrs["fidelity"]) for t in first.trials] == [
+        (dict(t.params), t.system_attrs["fidelity"]) for t in second.trials
+    ]
+
+
+def test_misleading_cheap_fidelities_send_new_configurations_to_the_top_rung() -> None:
+    def noise_below_the_top(config: dict, trial: tf.Trial) -> float:
+        if trial.fidelity == 1.0:
+            return branin(config, 1.0)
+        return float(np.random.default_rng(trial.number).normal())
+
+    study = _study()
+    study.optimize(noise_below_the_top, max_cost=25.0, progress=False)
+    tail = [t.system_attrs["fidelity"] for t in study.trials][-5:]
+    assert tail == [1.0] * 5
+
+
+def test_rung_agreement_is_kendalls_tau_of_consecutive_rungs() -> None:
+    rungs = (1.0, 3.0)
+    same = [Point(i, 1.0, float(i)) for i in range(6)] + [Point(i, 3.0, float(i) * 2) for i in range(6)]
+    assert rung_agreement(same, rungs) == 1.0
+    reversed_ = [Point(i, 1.0, float(i)) for i in range(6)] + [Point(i, 3.0, -float(i)) for i in range(6)]
+    assert rung_agreement(reversed_, rungs) == -1.0
+    assert rung_agreement(same[:3] + same[6:9], rungs) is None  # too few configurations at both
+
+
+def test_asha_promotes_the_best_of_a_rung_before_starting_anything_new() -> None:
+    points = [Point(f"c{i}", 1.0, float(i)) for i in range(6)]
+    assert next_evaluation(points, [], (1.0, 3.0, 9.0), 3) == (3.0, "c0")
+    assert next_evaluation(points, [("c0", 3.0)], (1.0, 3.0, 9.0), 3) == (3.0, "c1")
+    assert next_evaluation(points, [("c0", 3.0), ("c1", 3.0)], (1.0, 3.0, 9.0), 3) == (1.0, None)
+
+
+def test_a_reopened_study_keeps_its_fidelity_and_refuses_another(tmp_path: object) -> None:
+    storage = f"sqlite:///{tmp_path}/f.db"
+    tf.Study.create("s", space=SPACE, storage=storage, fidelity=tf.Fidelity(0.1, 1.0), seed=1)
+    assert tf.Study.load("s", space=SPACE, storage=storage).fidelity == tf.Fidelity(0.1, 1.0)
+    with pytest.raises(StudyError, match="the fidelity must be the one the study was created with"):
+        tf.Study.load("s", space=SPACE, storage=storage, fidelity=tf.Fidelity(0.2, 1.0))
+    tf.Study.create("c", space=SPACE, storage=storage, fidelity=tf.Fidelity(0.1, 1.0, cost=lambda f: f**2))
+    with pytest.raises(StudyError, match="declared cost, which is not stored"):
+        tf.Study.load("c", space=SPACE, storage=storage)
+
+
+def test_a_learning_curve_spends_its_steps_and_stops_at_the_budget() -> None:
+    def curve(config: dict, trial: tf.Trial) -> float:
+        value = 0.0
+        for step in range(1, 28):
+            value = branin(config, 1.0) + 10.0 / step
+            trial.report(step, value)
+            if trial.should_prune():
+                raise tf.TrialPruned()
+        return value
+
+    pruner = tf.HyperbandPruner(min_resource=1, max_resource=27, reduction_factor=3)
+    study = tf.Study.create(space=SPACE, seed=2, pruner=pruner)
+    study.optimize(curve, max_cost=200, progress=False)
+    spent = study.storage.spent_cost(study.study_id)
+    assert 200 <= spent <= 201  # one step beyond the budget at most, one process
+    assert spent == sum(max(t.intermediate, default=0) for t in study.trials)
+
+
+def test_a_negative_cost_is_refused_by_the_storage() -> None:
+    storage = tf.InMemoryStorage()
+    study = tf.Study.create(space=SPACE, storage=storage)
+    trial = study.ask()
+    with pytest.raises(StorageError, match="cost must be a finite number >= 0, but got cost=-1"):
+        storage.add_trial_cost(study.study_id, trial.number, -1)
