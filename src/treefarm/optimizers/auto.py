@@ -31,6 +31,13 @@ kind of space:
   explores do): TPE's good region holds the incumbent's branch only.
 - **Recursive**: grammar search (:mod:`treefarm.optimizers.grammar`)
   proposes every trial.
+- **With fidelities** (a non-recursive space, one objective, a history with a
+  target fidelity, ``History.max_fidelity``, and values measured below it: a
+  budget-setting pruner's curves or a fidelity parameter): the GP across
+  fidelities (:class:`treefarm.optimizers.fidelity.FidelityGP`), which learns
+  from every reported value and drops the lower rungs when they rank
+  configurations unlike the target (the design page
+  ``docs/design/multi-fidelity-model.md``).
 
 Which optimizer makes trial ``t`` depends only on the space, ``t`` (the
 number of trials the history holds: complete, failed and pending) and the
@@ -50,6 +57,7 @@ from ..exceptions import ConfigError
 from ..space import Config, Space, analyze, convert
 from ..validation import check_int
 from .base import History, Optimizer
+from .fidelity import AGREEMENT_FLOOR, FidelityGP, has_low_fidelity
 from .gp import GP, STALL_PATIENCE, evaluations_since_improvement, incumbent_swaps
 from .grammar import GrammarSearch
 from .handover import HandOver
@@ -100,6 +108,16 @@ class Auto(Optimizer):
         NSGA-II takes over from expected hypervolume improvement (one GP per
         output would grow like n^3 each), its population the archive's best.
         Up to it the suggestions are the GP's. ``None``: the GP throughout.
+    fidelity:
+        The kernel of the GP across fidelities in a study with fidelities
+        (:class:`treefarm.optimizers.fidelity.FidelityGP`, its start-up and
+        fallback GP being ``gp``): ``"discrepancy"`` (default) or
+        ``"matern52"``; ``None`` learns from final values only, as a study
+        without fidelities (a pruned trial counts at its last value).
+    agreement_floor:
+        Below this rank agreement of the lower rungs with the target
+        (:func:`treefarm.optimizers.fidelity.rung_agreement`) the model
+        across fidelities drops the lower rungs.
     """
 
     def __init__(
@@ -114,6 +132,8 @@ class Auto(Optimizer):
         grammar: GrammarSearch | None = None,
         front: GP | None = None,
         handover_after: int | None = HANDOVER_AFTER,
+        fidelity: str | None = "discrepancy",
+        agreement_floor: float = AGREEMENT_FLOOR,
     ) -> None:
         check_int("patience", patience)
         check_int("tpe_every", tpe_every, minimum=2)
@@ -134,6 +154,10 @@ class Auto(Optimizer):
         )
         self.grammar = grammar if grammar is not None else GrammarSearch()
         self.front = front if front is not None else GP(objectives="ehvi")
+        self.fidelity = fidelity
+        self.agreement_floor = agreement_floor
+        kernel = fidelity if fidelity is not None else "discrepancy"
+        self._fidelity = FidelityGP(gp=self.gp, kernel=kernel, agreement_floor=agreement_floor)
 
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:
         """The optimizer that proposes trial ``t`` (``categorical``: the space has choices or joins)."""
@@ -149,6 +173,8 @@ class Auto(Optimizer):
         root = convert(space)
         analysis = analyze(root)
         recursive = analysis.recursive
+        if self.fidelity is not None and not recursive and _across_fidelities(history):
+            return self._fidelity.suggest(root, history, n, rng)
         categorical = not recursive and analysis.choices
         if not (recursive or categorical):
             after = self.handover_after
@@ -179,6 +205,13 @@ class Auto(Optimizer):
 
     def recommend(self, space: Space, history: History) -> Config | None:
         return self.gp.recommend(space, history)
+
+
+def _across_fidelities(history: History) -> bool:
+    """Whether the model across fidelities proposes: one objective without
+    constraints, a target fidelity and some value measured below it."""
+    single = not any(o.losses or o.constraints for o in history.complete)
+    return single and has_low_fidelity(history)
 
 
 def _two_objectives(history: History) -> bool:

@@ -67,10 +67,12 @@ class Observation:
     for one loss still prefers the front and feasible trials, while one made for
     several (NSGA-II) reads the vectors.
 
-    ``fidelity`` is the resource at which ``loss`` was measured (a fidelity
-    parameter's value, or the last step of a stopped learning curve; None: the full
-    evaluation) and ``curve`` the ``(resource, loss)`` pairs the trial reported, for a
-    model across fidelities.
+    ``fidelity`` is the resource at which ``loss`` was measured (the step of a
+    learning curve's last report for a trial stopped early, or the trial's
+    fidelity parameter); None means full fidelity. ``curve`` holds the
+    ``(resource, loss)`` pairs the trial reported on its way, ascending in the
+    resource, each loss signed as ``loss`` is (lower is better); a model
+    across fidelities learns from them (:mod:`treefarm.optimizers.fidelity`).
     """
 
     config: Config
@@ -91,8 +93,10 @@ class History:
     ``hints`` are the person's beliefs about where to look (see
     :mod:`treefarm.optimizers.hints`); the study applies them to every
     suggestion, and a model-based optimizer may also weigh them itself.
-    ``max_fidelity`` and ``min_fidelity`` bound the resource of the study's
-    evaluations when they are made at several fidelities (None otherwise).
+    ``max_fidelity`` is the target resource (a budget-setting pruner's
+    ``max_resource``, or a declared fidelity's highest value) and
+    ``min_fidelity`` the smallest one; both None when the study has no
+    fidelities, and every observation then counts at full fidelity.
     """
 
     complete: Sequence[Observation] = ()

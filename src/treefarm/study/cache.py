@@ -51,8 +51,10 @@ class TrialCache:
         sign: float,
         name: str,
         directions: tuple[str, ...] = ("minimize",),
+        fidelities: tuple[float, float] | None = None,
     ) -> None:
         self._storage = storage
+        self.fidelities = fidelities
         self._study_id = study_id
         self._space = space
         self._sign = sign
@@ -60,6 +62,7 @@ class TrialCache:
         self._directions = directions
         self._reader = TrialReader(storage, study_id)
         self._configs: dict[int, Config | None] = {}
+        self._curves: dict[int, tuple[float | None, tuple[tuple[float, float], ...]]] = {}
         self._checked_hints: dict[tuple[int, float], Hint | None] = {}
         self._hint_source: dict[int | None, str | None] = {}
         self._hints: tuple[float, tuple[Hint, ...]] | None = None
@@ -120,7 +123,13 @@ class TrialCache:
         by :func:`~treefarm.evaluate_folds`, or returned by the objective) is
         its observation's ``loss_variance``; one that is not a finite number
         >= 0 (set by hand mid-trial) counts as 0. The hints are :meth:`hints`
-        without the warm-start ones whose gate is closed on the trials read here."""
+        without the warm-start ones whose gate is closed on the trials read here.
+
+        Each observation carries its trial's learning curve (its intermediate
+        values as losses) and, for a pruned trial, the step it stopped at as its
+        ``fidelity``; ``fidelities`` (the ``(min, max)`` resource of a
+        budget-setting pruner, :func:`treefarm.study.pruning.fidelity_range`)
+        become the history's ``min_fidelity`` and ``max_fidelity``."""
         observed = self._observed(exclude)  # reads the trials the gate of warm-start hints needs
         return replace(observed, hints=self._gated(self.hints()))
 
@@ -137,8 +146,11 @@ class TrialCache:
             if config is None:
                 continue
             if r.state in (TrialState.COMPLETE, TrialState.PRUNED) and r.value is not None:
-                observation = Observation(config, self._sign * r.value, loss_variance(r.user_attrs) or 0.0)
-                complete.append(replace(observation, fidelity=_fidelity(r)))
+                fidelity, curve = self._curve(r)
+                declared = _fidelity(r)
+                variance = loss_variance(r.user_attrs) or 0.0
+                complete.append(Observation(config, self._sign * r.value, variance,
+                                            fidelity=fidelity if declared is None else declared, curve=curve))
                 scored.append(r)
             elif r.state is not TrialState.COMPLETE:
                 failed.append(config)
@@ -150,7 +162,20 @@ class TrialCache:
             config = self.config_of(r) if r.params and r.number != exclude else None
             if config is not None:
                 pending.append(config)
-        return History(tuple(complete), tuple(failed), tuple(pending))
+        low, high = self.fidelities if self.fidelities is not None else (None, None)
+        return History(tuple(complete), tuple(failed), tuple(pending), max_fidelity=high, min_fidelity=low)
+
+    def _curve(self, r: TrialRecord) -> tuple[float | None, tuple[tuple[float, float], ...]]:
+        """A finished trial's fidelity (the step a pruned trial stopped at, None for a
+        complete one) and its curve of ``(step, loss)`` pairs, read once (it never changes)."""
+        if r.number not in self._curves:
+            curve = tuple((float(step), self._sign * value) for step, value in sorted(r.intermediate.items()))
+            fidelity = None
+            if r.state is TrialState.PRUNED and curve:
+                step = r.system_attrs.get("pruned_step")
+                fidelity = float(step) if isinstance(step, (int, float)) else curve[-1][0]
+            self._curves[r.number] = (fidelity, curve)
+        return self._curves[r.number]
 
     def fidelity_points(self) -> tuple[list[Point], list[tuple[Config, float]]]:
         """The evaluations made at a fidelity, read afresh: the finished ones as points
@@ -182,8 +207,15 @@ class TrialCache:
         kept = [o for o, ok in zip(complete, whole) if ok]
         C = constraint_matrix([r for r, ok in zip(scored, whole) if ok])
         keys = ranking_losses(Y[whole], C)
+        # a curve reports the first objective alone: a ranked observation carries none
         ranked = [
-            replace(o, loss=float(key), losses=tuple(map(float, row)), constraints=() if C is None else tuple(map(float, c)))
+            replace(
+                o,
+                loss=float(key),
+                losses=tuple(map(float, row)),
+                constraints=() if C is None else tuple(map(float, c)),
+                curve=(),
+            )
             for o, key, row, c in zip(kept, keys, Y[whole], C if C is not None else [None] * len(kept))
         ]
         return ranked, [o.config for o, ok in zip(complete, whole) if not ok]

@@ -31,7 +31,7 @@ from .dedupe import Deduplicator
 from .objectives import count_failure
 from .opening import Opened
 from .outcome import Outcome
-from .pruning import curves_for
+from .pruning import curves_for, fidelity_range
 from .recording import Recorder
 from .recovery import REQUEUE_LOST, recover
 
@@ -72,7 +72,13 @@ class StudyBase:
         self._cost_spent = False
         sign = 1.0 if record.direction == "minimize" else -1.0
         self._cache = TrialCache(
-            storage, record.study_id, space, sign=sign, name=record.name, directions=self.directions
+            storage,
+            record.study_id,
+            space,
+            sign=sign,
+            name=record.name,
+            directions=self.directions,
+            fidelities=fidelity_range(pruner),
         )
         dedupe = Deduplicator(space)
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)

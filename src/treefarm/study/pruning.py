@@ -13,11 +13,20 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..pruners import Curves
+from ..pruners import Curves, HyperbandPruner, Pruner, SuccessiveHalvingPruner
 from ..storage import TrialRecord, TrialState
 from .outcome import Outcome
 
-__all__ = ["curves_for", "with_last_report"]
+__all__ = ["curves_for", "fidelity_range", "with_last_report"]
+
+
+def fidelity_range(pruner: Pruner | None) -> tuple[float, float] | None:
+    """The ``(min_resource, max_resource)`` of a budget-setting pruner (Hyperband,
+    successive halving with a ``max_resource``): the fidelities the optimizer's
+    model spans; None for any other pruner, or none."""
+    if isinstance(pruner, (HyperbandPruner, SuccessiveHalvingPruner)) and pruner.max_resource is not None:
+        return float(pruner.min_resource), float(pruner.max_resource)
+    return None
 
 
 def curves_for(records: Sequence[TrialRecord], number: int, *, directions: tuple[str, ...]) -> Curves:
