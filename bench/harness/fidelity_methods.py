@@ -13,6 +13,10 @@ How each method evaluates:
   every trial a full evaluation (cost 1);
 - ``tf-auto-hyperband``: ``auto`` with ``HyperbandPruner(min_resource=1,
   max_resource=27, reduction_factor=3)``, as a user runs it today;
+- ``tf-auto-fidelity``: ``auto`` with fidelities and ``optimize(max_cost=...)``: on a
+  fidelity parameter, a study with ``Fidelity(1, 27, integer=True, reduction_factor=3,
+  cost=...)`` (the problem's cost), each trial one evaluation at ``trial.fidelity``; on
+  a learning curve, the same Hyperband as ``tf-auto-hyperband``, the budget in steps;
 - ``optuna-tpe-hyperband``, ``optuna-tpe-sha``: Optuna's ``TPESampler(seed)``
   with its ``HyperbandPruner`` (the same resources) or
   ``SuccessiveHalvingPruner(min_resource=1, reduction_factor=3)``;
@@ -44,8 +48,8 @@ from typing import Any
 from .fidelity_problems import MAX_STEPS, MFProblem
 
 RUNGS = (1, 3, 9, 27)
-METHODS = ("tf-random-full", "tf-auto-full", "tf-auto-hyperband", "optuna-tpe-hyperband", "optuna-tpe-sha",
-           "dehb", "smac-mf")
+METHODS = ("tf-random-full", "tf-auto-full", "tf-auto-hyperband", "tf-auto-fidelity", "optuna-tpe-hyperband",
+           "optuna-tpe-sha", "dehb", "smac-mf")
 
 
 class BudgetSpentError(Exception):
@@ -168,6 +172,48 @@ def run_treefarm(method: str, problem: MFProblem, seed: int, ledger: Ledger) -> 
     return clock
 
 
+def run_treefarm_fidelity(problem: MFProblem, seed: int, ledger: Ledger) -> Clock:
+    """``auto`` with fidelities, stopped by ``optimize(max_cost=...)``: a declared fidelity for a
+    fidelity parameter (the study chooses each trial's rung), Hyperband for a learning curve
+    (the budget in steps; ``auto`` learns from every reported value)."""
+    import treefarm as tf
+
+    from .problems import params_to_space
+
+    curve = problem.shape == "curve"
+    fidelity = None if curve else tf.Fidelity(1, MAX_STEPS, integer=True, reduction_factor=3, cost=problem.cost)
+    pruner = tf.HyperbandPruner(min_resource=1, max_resource=MAX_STEPS, reduction_factor=3) if curve else None
+    study = tf.Study.create(space=params_to_space(problem.params), algo="auto", seed=seed, fidelity=fidelity,
+                            pruner=pruner)
+    clock = Clock()
+
+    def objective(config: dict[str, Any], trial: tf.Trial) -> float:
+        clock.enter()
+        try:
+            if curve:
+                def report(step: int, value: float) -> bool:
+                    trial.report(step, value)
+                    if trial.should_prune():
+                        raise tf.TrialPruned()
+                    return False
+
+                return _staged(ledger, config, report)
+            assert trial.fidelity is not None
+            return ledger.evaluate(config, trial.fidelity)
+        except BudgetSpentError:
+            raise tf.TrialPruned() from None
+        finally:
+            clock.leave()
+
+    def stop(study: tf.Study, _record: Any) -> None:
+        if ledger.done:
+            study.stop()
+
+    max_cost = ledger.max_cost * (MAX_STEPS if curve else 1)
+    study.optimize(objective, callbacks=[stop], max_cost=max_cost, progress=False)
+    return clock
+
+
 def run_optuna(method: str, problem: MFProblem, seed: int, ledger: Ledger) -> Clock:
     import optuna
 
@@ -264,7 +310,9 @@ def run(method: str, problem: MFProblem, seed: int, max_cost: float) -> dict[str
 
     np.random.seed(seed)  # peers that draw from NumPy's global generator
     ledger = Ledger(problem, max_cost)
-    if method.startswith("tf-"):
+    if method == "tf-auto-fidelity":
+        clock = run_treefarm_fidelity(problem, seed, ledger)
+    elif method.startswith("tf-"):
         clock = run_treefarm(method, problem, seed, ledger)
     elif method.startswith("optuna-"):
         clock = run_optuna(method, problem, seed, ledger)

@@ -70,7 +70,7 @@ from .problems import Param
 
 MAX_STEPS = 27
 #: Problems kept out of every design choice of the multi-fidelity methods (a third of :data:`PROBLEMS`).
-HELD_OUT = ("borehole", "hartmann6", "hartmann3_mislead", "lgbm_diabetes_rounds", "mlp_wine_epochs")
+HELD_OUT = ("borehole", "hartmann6", "hartmann6_noise", "lgbm_diabetes_rounds", "mlp_wine_epochs")
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,8 @@ def rows(files: Iterable[str | Path] = FILES) -> list[dict[str, Any]]:
 
 
 def one(problem: str, method: str, seed: int, max_cost: int) -> dict[str, Any]:
-    """The row of one run in this process."""
+    """The row of one run in this process (``commit``: the treefarm code it ran, ``TREEFARM_AT``
+    when the runner gave it a snapshot of another commit, else this repository's HEAD)."""
     import traceback
 
     from ..harness.fidelity_methods import run
@@ -79,15 +80,28 @@ def one(problem: str, method: str, seed: int, max_cost: int) -> dict[str, Any]:
     except Exception as exc:  # a failing method is a recorded row, not a dead benchmark
         row.update(status="error", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-1500:])
     row["wall"] = round(time.perf_counter() - start, 2)
-    row["commit"] = head_commit()
+    row["commit"] = os.environ.get("TREEFARM_AT") or head_commit()
     return row
 
 
-def _child(key: Key, timeout: float) -> dict[str, Any]:
+def snapshot(commit: str) -> Path:
+    """treefarm's ``src`` at ``commit``, unpacked once under /tmp (a run of today's treefarm while
+    the branch moves on)."""
+    target = Path(f"/tmp/treefarm-{commit}")
+    if not (target / "src" / "treefarm").exists():
+        target.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", commit, "src"], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target / "src"
+
+
+def _child(key: Key, timeout: float, treefarm_at: str | None) -> dict[str, Any]:
     problem, method, seed, max_cost = key
     cmd = [sys.executable, "-m", "bench.suites.fidelity", "one", problem, method, str(seed), str(max_cost)]
     base = {"problem": problem, "method": method, "seed": seed, "max_cost": max_cost}
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    if treefarm_at:
+        env.update(TREEFARM_AT=treefarm_at, PYTHONPATH=f"{snapshot(treefarm_at)}{os.pathsep}{ROOT}")
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
     except subprocess.TimeoutExpired:
@@ -98,20 +112,26 @@ def _child(key: Key, timeout: float) -> dict[str, Any]:
     return json.loads(found[-1])
 
 
-def run_all(keys: Sequence[Key], out: Path, jobs: int, timeout: float) -> None:
-    """Every key not yet in ``out``, ``jobs`` processes at a time."""
+def run_all(keys: Sequence[Key], out: Path, jobs: int, timeout: float, *, treefarm_at: str | None = None,
+            in_process: bool = False) -> None:
+    """Every key ``out`` lacks (or holds as an error), ``jobs`` processes at a time; ``in_process``
+    runs them one after another in this interpreter (for the peers, whose runs take seconds)."""
     import threading
 
-    done = {key_of(r) for r in rows([out])} if out.exists() else set()
+    done = {key_of(r) for r in rows([out]) if r["status"] != "error"} if out.exists() else set()
     todo = [k for k in keys if k not in done]
     lock = threading.Lock()
 
     def work(key: Key) -> None:
-        row = _child(key, timeout)
+        row = one(*key) if in_process else _child(key, timeout, treefarm_at)
         with lock, out.open("a") as fh:
             fh.write(json.dumps(row) + "\n")
         print(*key, row["status"], row.get("wall", ""), row.get("error", "")[:200], flush=True)
 
+    if in_process:
+        for key in todo:
+            work(key)
+        return
     with ThreadPoolExecutor(jobs) as pool:
         list(pool.map(work, todo))
 
@@ -260,13 +280,16 @@ def main(argv: list[str] | None = None) -> None:
     one_p.add_argument("seed", type=int)
     one_p.add_argument("max_cost", type=int)
     run_p = sub.add_parser("run", help="the runs --out lacks, one process each")
-    run_p.add_argument("--problems", default=",".join(PROBLEMS))
+    run_p.add_argument("--problems", default=",".join(sorted(PROBLEMS, key=lambda p: p not in HELD_OUT)),
+                       help="comma-separated; by default the held-out ones first")
     run_p.add_argument("--methods", default=",".join(COLUMNS))
     run_p.add_argument("--seeds", type=int, default=10)
     run_p.add_argument("--max-cost", type=int, default=max(COSTS))
     run_p.add_argument("--out", type=Path, default=RESULTS / FILES[0])
     run_p.add_argument("--jobs", type=int, default=1)
     run_p.add_argument("--timeout", type=float, default=3600.0)
+    run_p.add_argument("--treefarm-at", default=None, help="run treefarm's code at this commit (a snapshot)")
+    run_p.add_argument("--in-process", action="store_true", help="every run in this interpreter, in turn")
     rep = sub.add_parser("report", help="anytime tables, rank correlations, time per suggestion")
     rep.add_argument("files", nargs="*", default=list(FILES))
     rep.add_argument("--correlations", action="store_true")
@@ -274,9 +297,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "one":
         print(json.dumps(one(args.problem, args.method, args.seed, args.max_cost)), flush=True)
     elif args.command == "run":
-        keys = [(p, m, s, args.max_cost) for s in range(args.seeds) for p in args.problems.split(",")
+        keys = [(p, m, s, args.max_cost) for p in args.problems.split(",") for s in range(args.seeds)
                 for m in args.methods.split(",")]
-        run_all(keys, args.out, args.jobs, args.timeout)
+        run_all(keys, args.out, args.jobs, args.timeout, treefarm_at=args.treefarm_at, in_process=args.in_process)
     else:
         print(report(args.files) + ("\n" + correlation_table() + "\n" if args.correlations else ""))
 
