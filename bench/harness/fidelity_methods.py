@@ -23,6 +23,9 @@ How each method evaluates:
 - ``dehb``: DEHB (Awad, Mallik & Hutter, "DEHB: Evolutionary Hyperband for
   Scalable, Robust and Efficient Hyperparameter Optimization", 2021) with
   fidelities 1..27, eta 3, through its ask/tell interface;
+- ``synetune-bohb``: Syne Tune's ``BOHB`` (asynchronous successive halving, stopping
+  trials, with BOHB's kernel densities; grace period 1, eta 3), driven by its
+  scheduler's ``suggest`` / ``on_trial_result`` / ``on_trial_complete`` (as its tuner does);
 - ``smac-mf``: SMAC3's ``MultiFidelityFacade`` (Hyperband with a random
   forest, the BOHB idea of Falkner, Klein & Hutter, 2018) with budgets 1..27, eta 3.
 
@@ -49,7 +52,7 @@ from .fidelity_problems import MAX_STEPS, MFProblem
 
 RUNGS = (1, 3, 9, 27)
 METHODS = ("tf-random-full", "tf-auto-full", "tf-auto-hyperband", "tf-auto-fidelity", "optuna-tpe-hyperband",
-           "optuna-tpe-sha", "dehb", "smac-mf")
+           "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
 
 
 class BudgetSpentError(Exception):
@@ -304,6 +307,44 @@ def run_smac(problem: MFProblem, seed: int, ledger: Ledger) -> Clock:
     return clock
 
 
+def run_synetune(problem: MFProblem, seed: int, ledger: Ledger) -> Clock:
+    import datetime
+
+    from syne_tune.backend.trial_status import Trial
+    from syne_tune.config_space import randint, uniform
+    from syne_tune.optimizer.baselines import BOHB
+    from syne_tune.optimizer.scheduler import SchedulerDecision
+
+    space = {p.name: uniform(p.low, p.high) if p.kind == "real" else randint(int(p.low), int(p.high))
+             for p in problem.params}
+    scheduler = BOHB(space, metric="loss", time_attr="step", max_t=MAX_STEPS, do_minimize=True, random_seed=seed,
+                     grace_period=1, reduction_factor=3)
+    clock = Clock()
+    number = 0
+    while not ledger.done:
+        clock.leave()
+        suggestion = scheduler.suggest()
+        trial = Trial(trial_id=number, config=suggestion.config, creation_time=datetime.datetime.now())
+        scheduler.on_trial_add(trial)
+        number += 1
+        clock.enter()
+        last: list[Any] = [0, math.nan]
+
+        def report(step: int, value: float, trial: Any = trial, last: list[Any] = last) -> bool:
+            last[:] = [step, value]
+            return bool(scheduler.on_trial_result(trial, {"loss": value, "step": step}) == SchedulerDecision.STOP)
+
+        try:
+            value = _staged(ledger, dict(suggestion.config), report)
+        except BudgetSpentError:
+            break
+        if last[0] == MAX_STEPS:
+            scheduler.on_trial_complete(trial, {"loss": value, "step": MAX_STEPS})
+        else:
+            scheduler.on_trial_remove(trial)
+    return clock
+
+
 def run(method: str, problem: MFProblem, seed: int, max_cost: float) -> dict[str, Any]:
     """One run: its ledger's events, evaluations, cost spent and times per suggestion (ms)."""
     import numpy as np
@@ -320,6 +361,8 @@ def run(method: str, problem: MFProblem, seed: int, max_cost: float) -> dict[str
         clock = run_dehb(problem, seed, ledger)
     elif method == "smac-mf":
         clock = run_smac(problem, seed, ledger)
+    elif method == "synetune-bohb":
+        clock = run_synetune(problem, seed, ledger)
     else:
         raise ValueError(f"unknown method {method!r}; methods: {METHODS}")
     return {"events": ledger.events, "evaluations": ledger.evaluations, "spent": round(ledger.spent, 6),

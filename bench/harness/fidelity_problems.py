@@ -303,6 +303,7 @@ def _tabular(name: str) -> MFProblem:
                      notes=TABULAR_NOTES[name])
 
 
+@cache
 def problems() -> dict[str, MFProblem]:
     """Every problem, by name (a tabular one only once its table is made)."""
     out = {name: _synthetic(name) for name in BOXES}

@@ -38,11 +38,12 @@ from ..harness.suite import Finals, Suite, lines
 COSTS = (10, 30, 100)
 #: The cost of the report's table (the issue's criterion); the others are in the notes.
 COST = 30
-FILES = ("fidelity.jsonl", "fidelity_hb.jsonl", "fidelity_smac.jsonl")
-COLUMNS = ("tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband", "optuna-tpe-sha",
-           "dehb", "smac-mf")
-#: The treefarm method the others are tested against (``auto`` with fidelities, once it exists).
-OURS = "tf-auto-full"
+FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_new.jsonl", "fidelity_smac.jsonl",
+         "fidelity_synetune.jsonl")
+COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
+           "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
+#: The method the others are tested against: ``auto`` with fidelities.
+OURS = "tf-auto-fidelity"
 #: The benchmark's interpreter: a venv with the peers (bench/notes/fidelity.md).
 PYTHON = "/work/venvs/bench56/bin/python"
 Key = tuple[str, str, int, int]
@@ -57,6 +58,8 @@ def rows(files: Iterable[str | Path] = FILES) -> list[dict[str, Any]]:
     out: dict[Key, dict[str, Any]] = {}
     for f in files:
         path = Path(f) if Path(f).exists() else RESULTS / f
+        if not path.exists():
+            continue
         for r in lines(path):
             out[key_of(r)] = r
     return list(out.values())
@@ -164,34 +167,81 @@ def _wins_line(cost: float, held_out: bool) -> str:
     from ..harness.summary import verdict
 
     finals = finals_at(cost, held_out=held_out)
-    methods = sorted({m for _, m in finals} - {OURS}, key=lambda m: (m not in COLUMNS, COLUMNS.index(m)
-                                                                      if m in COLUMNS else 0, m))
+    methods = sorted({m for _, m in finals} - {OURS}, key=lambda m: (COLUMNS.index(m) if m in COLUMNS else 99, m))
     parts = []
     for m in methods:
         verdicts = [verdict(finals, p, m, OURS) for p, mm in finals if mm == m and (p, OURS) in finals]
         if verdicts:
-            parts.append(f"{m} {verdicts.count(-1)} / {verdicts.count(1)} of {len(verdicts)}")
+            parts.append(f"{m} {verdicts.count(1)} / {verdicts.count(-1)} of {len(verdicts)}")
     return f"at {cost:g}: " + ", ".join(parts) if parts else ""
+
+
+MISLEADING = ("branin_mislead", "hartmann3_mislead", "hartmann6_noise")
+
+
+def criteria(files: Iterable[str | Path] = FILES, *, held_out: bool | None = None) -> list[dict[str, Any]]:
+    """Per problem, the issue's criteria for :data:`OURS` at :data:`COST`: against the best other
+    method's median (worse / no worse / better beyond noise), whether its median at half the cost
+    reaches that best median, and (low fidelities that mislead) its verdict against ``tf-auto-full``."""
+    from ..harness.summary import verdict
+
+    files = tuple(files)
+    at, half = finals_at(COST, files, held_out=held_out), finals_at(COST / 2, files, held_out=held_out)
+    out = []
+    for p in sorted({p for p, m in at if m == OURS}, key=PROBLEMS.index):
+        others = {m: float(np.median(list(v.values()))) for (pp, m), v in at.items() if pp == p and m != OURS}
+        if not others:
+            continue
+        best = min(others, key=lambda m: others[m])
+        ours_half = float(np.median(list(half[(p, OURS)].values())))
+        vs_full = verdict(at, p, "tf-auto-full", OURS) if (p, "tf-auto-full") in at else 0
+        out.append({"problem": p, "ours": float(np.median(list(at[(p, OURS)].values()))), "best": best,
+                    "best_median": others[best], "vs_best": verdict(at, p, best, OURS),
+                    "half_cost": ours_half <= others[best], "vs_auto_full": vs_full})
+    return out
+
+
+def criteria_text(rows_: list[dict[str, Any]]) -> str:
+    """One line of counts (a verdict of +1: the other is worse than ours beyond noise)."""
+    if not rows_:
+        return ""
+    n = len(rows_)
+    no_worse = sum(r["vs_best"] >= 0 for r in rows_)
+    better = sum(r["vs_best"] > 0 for r in rows_)
+    half = sum(r["half_cost"] for r in rows_)
+    text = (f"{OURS} against the best other method of each problem at {COST}: no worse beyond noise on "
+            f"{no_worse}/{n}, better on {better}/{n}; its median at {COST // 2} reaches that method's at "
+            f"{COST} on {half}/{n}")
+    misleading = [r for r in rows_ if r["problem"] in MISLEADING]
+    if misleading:
+        ok = sum(r["vs_auto_full"] >= 0 for r in misleading)
+        text += f"; no worse than tf-auto-full on {ok}/{len(misleading)} problems whose low fidelities mislead"
+    return text + "."
 
 
 def notes(held_out: bool) -> Any:
     def text(_finals: Finals) -> str:
-        found = [line for c in COSTS if c != COST and (line := _wins_line(c, held_out))]
-        if not found:
-            return ""
-        return (f"Problems where a method is better / worse than {OURS} beyond noise at the other costs "
-                "(full-evaluation equivalents): " + "; ".join(found) + ".")
+        others = [line for c in COSTS if c != COST and (line := _wins_line(c, held_out))]
+        more = (f" Problems where {OURS} is better / worse than each method beyond noise at the other costs "
+                "(full-evaluation equivalents): " + "; ".join(others) + ".") if others else ""
+        return criteria_text(criteria(held_out=held_out)) + more
     return text
 
 
 COMMANDS = (
     "python -m bench.harness.fidelity_tables",
-    "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods "
-    "tf-random-full,tf-auto-full,optuna-tpe-hyperband,optuna-tpe-sha,dehb --out bench/results/fidelity.jsonl",
-    "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods tf-auto-hyperband "
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods "
+    "tf-random-full,optuna-tpe-hyperband,optuna-tpe-sha,dehb --in-process --out bench/results/fidelity.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-full --treefarm-at 0abf63e "
+    "--out bench/results/fidelity_auto.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-hyperband --treefarm-at 0abf63e "
     "--out bench/results/fidelity_hb.jsonl",
-    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods smac-mf "
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity "
+    "--out bench/results/fidelity_new.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods smac-mf --in-process "
     "--out bench/results/fidelity_smac.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods synetune-bohb --in-process "
+    "--out bench/results/fidelity_synetune.jsonl",
 )
 ABOUT = ("Multi-fidelity optimization: published synthetic functions with their fidelity terms (cost z**2), "
          "variants whose low fidelities mislead (rank correlation with the top below 0.3), and tabulated "
@@ -240,7 +290,7 @@ def suggestion_table(files: Sequence[str | Path], marks: Sequence[int] = (10, 30
     """Median milliseconds of a method's own work per suggestion, by the number of suggestions made."""
     by: dict[str, list[list[float]]] = {}
     for r in rows(files):
-        if r["status"] == "ok" and r["max_cost"] == max(COSTS):
+        if r["status"] == "ok" and r["max_cost"] == COST:
             by.setdefault(r["method"], []).append(r["suggest_ms"])
     out = ["| method | evaluations per run (median) | " + " | ".join(f"ms at #{m}" for m in marks) + " |",
            "|---" * (len(marks) + 2) + "|"]
@@ -264,9 +314,24 @@ def correlation_table() -> str:
     return "\n".join(out)
 
 
+def criteria_table(files: Sequence[str | Path]) -> str:
+    marks = {1: "better", -1: "worse", 0: "no worse"}
+    out = [f"| problem | {OURS} | best other | its median | {OURS} vs it | at half the cost | vs tf-auto-full |",
+           "|---|---|---|---|---|---|---|"]
+    for r in criteria(files):
+        held = " (held out)" if r["problem"] in HELD_OUT else ""
+        out.append(f"| {r['problem']}{held} | {r['ours']:.4g} | {r['best']} | {r['best_median']:.4g} | "
+                   f"{marks[r['vs_best']]} | {'reached' if r['half_cost'] else 'not reached'} | "
+                   f"{marks[r['vs_auto_full']]} |")
+    for held_out in (False, True):
+        out += ["", ("Held out: " if held_out else "Design: ") + criteria_text(criteria(files, held_out=held_out))]
+    return "\n".join(out)
+
+
 def report(files: Sequence[str | Path]) -> str:
-    parts = [anytime_table(files, c) for c in COSTS]
-    parts += ["Time per suggestion (runs to 100; in parentheses, the runs that made that many):", "",
+    parts = [anytime_table(files, c) for c in COSTS if finals_at(c, files)]
+    parts += [f"The issue's criteria at {COST} (medians of regret):", criteria_table(files)]
+    parts += [f"Time per suggestion (runs to {COST}; in parentheses, the runs that made that many):", "",
               suggestion_table(files)]
     return "\n\n".join(parts) + "\n"
 
