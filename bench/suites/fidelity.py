@@ -243,7 +243,7 @@ COMMANDS = (
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods synetune-bohb --in-process "
     "--out bench/results/fidelity_synetune.jsonl",
 )
-ABOUT = ("Multi-fidelity optimization: published synthetic functions with their fidelity terms (cost z**2), "
+ABOUT = ("Multi-fidelity optimization: published synthetic functions with their fidelity terms (cost 0.05 + 0.95 z**2), "
          "variants whose low fidelities mislead (rank correlation with the top below 0.3), and tabulated "
          "learning curves of real training (boosting rounds, epochs, a data subset). Every run spends the same "
          "total cost in full-evaluation equivalents.")
