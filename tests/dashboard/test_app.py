@@ -301,4 +301,4 @@ def test_a_trial_at_a_fidelity_shows_its_fidelity_and_cost(tmp_path: Path) -> No
     with TestClient(create_app(storage)) as c:
         t = get(c, f"/api/studies/{study.study_id}/trials/0")
     storage.close()
-    assert (t["fidelity"], t["cost"]) == (0.25, 0.25)
+    assert t["fidelity"] == t["cost"] == tf.Fidelity(0.25, 1.0).rungs[0]
