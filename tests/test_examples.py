@@ -40,3 +40,15 @@ def test_import_is_light() -> None:
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_data_subset_example_spends_its_budget_and_finds_a_good_svm() -> None:
+    study = load("data_subset").main(max_cost=2.0)
+    assert 2.0 <= study.storage.spent_cost(study.study_id) < 3.0
+    assert study.best_value < 0.1  # a tenth of the digits misread at most, on all the data
+
+
+def test_boosting_rounds_example_stops_at_its_budget_of_rounds() -> None:
+    study = load("boosting_rounds").main(max_cost=300)
+    assert 300 <= study.storage.spent_cost(study.study_id) <= 310  # one report of ten rounds at most beyond
+    assert study.best_value < 0.3

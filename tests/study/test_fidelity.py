@@ -166,3 +166,11 @@ def test_a_negative_cost_is_refused_by_the_storage() -> None:
     trial = study.ask()
     with pytest.raises(StorageError, match="cost must be a finite number >= 0, but got cost=-1"):
         storage.add_trial_cost(study.study_id, trial.number, -1)
+
+
+def test_auto_never_evaluates_a_configuration_twice_at_one_rung() -> None:
+    fidelity = tf.Fidelity(1 / 9, 1.0, cost=lambda f: f**2)
+    study = tf.Study.create(space=SPACE, fidelity=fidelity, seed=0)
+    study.optimize(objective, max_cost=5.0, progress=False)
+    evaluations = Counter((tuple(sorted(t.params.items())), t.system_attrs["fidelity"]) for t in study.trials)
+    assert max(evaluations.values()) == 1

@@ -70,6 +70,14 @@ ALLOW_SPACE_CHANGE_HELP = (
 )
 
 #: The ``--pruner`` option of ``run`` and ``worker``.
+MAX_COST_HELP = (
+    "the study's cost budget, shared by every process: the steps its learning curves report, or its "
+    "fidelity's cost (default: no limit)"
+)
+FIDELITY_HELP = (
+    "name of a Fidelity in the file: each trial is evaluated at one fidelity, read as trial.fidelity "
+    "(default: the file's `fidelity` if it is one)"
+)
 PRUNER_HELP = (
     "name of a Pruner in the file, or of a function making one, to stop unpromising trials early "
     "(the objective takes (params, trial) and reports; default: no pruning)"

@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from ..exceptions import TreefarmError
+from ..fidelity import Fidelity
 from ..pruners import Pruner
 from .command import UsageError
 
@@ -80,6 +81,18 @@ def pruner_from(module: ModuleType, name: str | None) -> Pruner | None:
             f"--pruner must name a Pruner (or a function making one) in the file, but {name!r} is {made!r}"
         )
     return made
+
+
+def fidelity_from(module: ModuleType, name: str | None) -> Fidelity | None:
+    """The :class:`~treefarm.Fidelity` the file names ``name`` (``--fidelity``), else the
+    file's ``fidelity`` when it is one, else None."""
+    if name is None:
+        found = getattr(module, "fidelity", None)
+        return found if isinstance(found, Fidelity) else None
+    found = attribute(module, name, "the fidelity")
+    if not isinstance(found, Fidelity):
+        raise UsageError(f"--fidelity must name a Fidelity in the file, but {name!r} is {found!r}")
+    return found
 
 
 def space_from(target: str) -> Any:

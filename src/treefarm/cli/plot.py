@@ -20,7 +20,7 @@ from .command import Command, UsageError
 __all__ = ["COMMAND", "FORMATS", "cmd_plot"]
 
 FORMATS = (".png", ".svg", ".pdf")
-KIND_NAMES = ("convergence", "slices", "importance", "parallel", "intermediate", "structures", "gp", "front", "hypervolume")
+KIND_NAMES = ("convergence", "slices", "importance", "parallel", "intermediate", "structures", "gp", "front", "hypervolume", "cost")
 
 
 def cmd_plot(args: argparse.Namespace) -> int:

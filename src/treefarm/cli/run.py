@@ -16,6 +16,8 @@ from ..storage import open_storage
 from ..study import DEFAULT_STORAGE, Study
 from .arguments import (
     ALLOW_SPACE_CHANGE_HELP,
+    FIDELITY_HELP,
+    MAX_COST_HELP,
     PRUNER_HELP,
     RETRY_DEADLINE_HELP,
     deadline_option,
@@ -24,7 +26,7 @@ from .arguments import (
     positive_int,
 )
 from .command import Command
-from .loading import attribute, load_file, pruner_from
+from .loading import attribute, fidelity_from, load_file, pruner_from
 from .progress import CLAIMED, Progress, own_lines
 from .signals import sigterm_as_sigint
 
@@ -66,6 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             load_if_exists=True,
             allow_space_change=args.allow_space_change,
             pruner=pruner_from(module, args.pruner),
+            fidelity=fidelity_from(module, args.fidelity),
         )
         return _run_study(study, objective, module, args)
     finally:
@@ -93,6 +96,7 @@ def _run_study(study: Study, objective: Any, module: ModuleType, args: argparse.
                 callbacks=[progress],
                 executor=executor,
                 progress=False,
+                max_cost=args.max_cost,
             )
     except KeyboardInterrupt:
         progress.close()
@@ -121,6 +125,8 @@ def _arguments(run: argparse.ArgumentParser) -> None:
         help="the study's total trials, shared by every process running it (default: no limit)",
     )
     run.add_argument("--timeout", type=positive_float, default=None, help="seconds")
+    run.add_argument("--max-cost", type=positive_float, default=None, help=MAX_COST_HELP)
+    run.add_argument("--fidelity", default=None, metavar="NAME", help=FIDELITY_HELP)
     run.add_argument("--storage", default=DEFAULT_STORAGE, help=f"path or URL (default: {DEFAULT_STORAGE})")
     run.add_argument("--retry-deadline", type=positive_float, default=None, help=RETRY_DEADLINE_HELP)
     run.add_argument("--study", default=None, help="study name (default: the file's stem)")

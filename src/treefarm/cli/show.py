@@ -61,7 +61,8 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
     columns = ["number", "state", *(f"values.{i}" for i in range(len(record.directions)))] if several else ["number", "state", "value"]
     columns += ["duration"]
     columns += [c for c in ("feasible",) if any(r.get(c) is not None for r in rows)]
-    columns += [c for c in ("last_step", *FOLD_COLUMNS) if any(r.get(c) is not None for r in rows)]
+    columns += [c for c in ("last_step", "fidelity", *FOLD_COLUMNS) if any(r.get(c) is not None for r in rows)]
+    columns += ["cost"] if any(r["cost"] for r in rows) else []
     columns += sorted({k for r in rows for k in r if k.startswith("params.")})
     columns += ["reason"] if any(r["reason"] for r in rows) else []
     print(_table(rows[-args.last :] if args.last else rows, columns))
@@ -69,6 +70,8 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
     for t in trials:
         counts[t.state.value] = counts.get(t.state.value, 0) + 1
     print("\nstates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    if any(t.cost for t in trials):
+        print(f"cost spent: {sum(t.cost for t in trials):g}")
     sign = 1.0 if record.direction == "minimize" else -1.0
     for h in storage.get_hints(record.study_id):
         kind = "bad" if h.weight < 0 else "good"
@@ -79,7 +82,13 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
             f"hint {h.hint_id} ({kind}, credibility {h.credibility:g}, by {h.author}{note}): "
             f"{json.dumps(dict(h.config))}"
         )
-    complete = [t for t in trials if t.value is not None and t.state.value == "complete"]
+    stored = record.attrs.get("fidelity")
+    full = stored.get("high") if isinstance(stored, dict) else None
+    complete = [
+        t
+        for t in trials
+        if t.value is not None and t.state.value == "complete" and t.system_attrs.get("fidelity") in (None, full)
+    ]
     if several:
         front = feasible_front(trials, record.directions)
         print(f"Pareto front ({', '.join(record.directions)}): trials {[t.number for t in front]}")

@@ -27,9 +27,16 @@ from typing import Any
 
 from ..storage import Storage, open_storage
 from ..study import Study
-from .arguments import ALLOW_SPACE_CHANGE_HELP, PRUNER_HELP, positive_float, positive_int
+from .arguments import (
+    ALLOW_SPACE_CHANGE_HELP,
+    FIDELITY_HELP,
+    MAX_COST_HELP,
+    PRUNER_HELP,
+    positive_float,
+    positive_int,
+)
 from .command import Command
-from .loading import attribute, load_file, pruner_from
+from .loading import attribute, fidelity_from, load_file, pruner_from
 from .progress import CLAIMED, Progress, own_lines
 from .signals import sigterm_as_sigint
 
@@ -58,12 +65,20 @@ def _work(storage: Storage, objective: Any, space: Any, module: ModuleType, args
         heartbeat_interval=args.heartbeat,
         requeue_interrupted=True,
         pruner=pruner_from(module, args.pruner),
+        fidelity=fidelity_from(module, args.fidelity),
     )
     done = storage.count_trials(study.study_id, states=CLAIMED)
     progress = Progress(args.n_trials, stream=sys.stderr, done=done)
     try:
         with sigterm_as_sigint(), own_lines():
-            study.optimize(objective, args.n_trials, timeout=args.timeout, callbacks=[progress], progress=False)
+            study.optimize(
+                objective,
+                args.n_trials,
+                timeout=args.timeout,
+                callbacks=[progress],
+                progress=False,
+                max_cost=args.max_cost,
+            )
     except KeyboardInterrupt:
         progress.close()
         print("interrupted: this worker's running trial was recorded as failed", file=sys.stderr)
@@ -92,6 +107,8 @@ def _arguments(worker: argparse.ArgumentParser) -> None:
         help="the study's total trials, shared by every worker (default: until stopped)",
     )
     worker.add_argument("--timeout", type=positive_float, default=None, help="seconds this worker runs")
+    worker.add_argument("--max-cost", type=positive_float, default=None, help=MAX_COST_HELP)
+    worker.add_argument("--fidelity", default=None, metavar="NAME", help=FIDELITY_HELP)
     worker.add_argument("--heartbeat", type=positive_float, default=10.0, help="seconds between heartbeats")
     worker.add_argument(
         "--retry-deadline", type=positive_float, default=60.0, help="seconds to ride out a storage outage"

@@ -28,7 +28,7 @@ from ..fidelity import Fidelity
 from ..optimizers import GridExhaustedError, History, Optimizer
 from ..optimizers.hints import apply_hints
 from ..pruners.promotion import Next, next_evaluation
-from ..space import Config, validate, within_support
+from ..space import Config, sample, validate, within_support
 from ..storage import JSON, REQUEUED, NotFoundError, Storage, TrialState
 from .cache import TrialCache
 from .dedupe import Deduplicator
@@ -167,11 +167,20 @@ class Asker:
         k - 1 lose the first race), it is suggested again from the history with that
         trial in it, up to :data:`RECHECKS` times. A suggestion that is not new (an
         exhausted finite space, or no dedupe) is written as it is. A promotion (``plan``)
-        writes the promoted configuration as it is."""
+        is written on condition that no trial numbered after the evaluation it promotes
+        holds its configuration (the storage's ``unique_from``, atomic): a later trial with
+        it can only be the same promotion, written first by another worker planning at
+        the same instant; this trial then evaluates a new configuration at the rung its
+        cost was reserved for."""
         if plan is not None and plan.promote is not None:
             promoted = cast(Config, plan.promote)
-            self._storage.set_trial_params(self._study_id, number, promoted.to_dict(), owner=owner)
-            return promoted
+            try:
+                self._storage.set_trial_params(
+                    self._study_id, number, promoted.to_dict(), owner=owner, unique_from=self._source(plan) + 1
+                )
+                return promoted
+            except DuplicateParamsError:
+                log.debug("trial %d: another worker promoted the same configuration first; a new one instead", number)
         for _ in range(RECHECKS):
             config, new = self._suggest(number)
             if not new:
@@ -187,6 +196,28 @@ class Asker:
                 continue
         self._storage.set_trial_params(self._study_id, number, config.to_dict(), owner=owner)
         return config
+
+    def _fresh(self, history: History, rng: np.random.Generator) -> tuple[Config, bool]:
+        """A configuration drawn from the space that no evaluation at any rung holds, when
+        the optimizer, shown one rung, keeps proposing one that another rung holds."""
+        seen = {self.dedupe.key(c) for c in history.seen()}
+        config = sample(self._space, rng)
+        for _ in range(self.dedupe.max_redraws):
+            if self.dedupe.key(config) not in seen:
+                return config, True
+            config = sample(self._space, rng)
+        return config, False
+
+    def _source(self, plan: Next) -> int:
+        """The number of the evaluation ``plan`` promotes: its configuration at the rung below."""
+        assert self._fidelity is not None
+        rungs = self._fidelity.rungs
+        below = rungs[rungs.index(plan.fidelity) - 1]
+        return max(
+            r.number
+            for r in self._cache.finished_and_unfinished()
+            if r.params and r.system_attrs.get(FIDELITY) == below and self._cache.config_of(r) == plan.promote
+        )
 
     def _taken(self, number: int, config: Config) -> bool:
         """Whether a trial read afresh holds ``config``'s canonical expression."""
@@ -220,8 +251,9 @@ class Asker:
             return within_support(space, proposed, rng), proposed
 
         if self._fidelity is not None:
-            history = view_for(optimizer, self._cache.history(exclude=number), self._fidelity)
-            return self.dedupe.suggest(propose, history) if self._check_dupes else (propose(history)[0], False)
+            every = self._cache.history(exclude=number)
+            config, new = self.dedupe.suggest(propose, view_for(optimizer, every, self._fidelity), taken=every.seen())
+            return (config, True) if new else self._fresh(every, rng)
         if not self._check_dupes:
             if optimizer.needs_history:
                 return propose(self._cache.history(exclude=number))[0], False

@@ -58,6 +58,8 @@ class TrialCache:
         self._study_id = study_id
         self._space = space
         self._sign = sign
+        self.full_fidelity: float | None = None
+        """The full evaluation's fidelity in a study with one (set by the study)."""
         self._name = name
         self._directions = directions
         self._reader = TrialReader(storage, study_id)
@@ -266,12 +268,14 @@ class TrialCache:
         return Hint(config, record.credibility, record.weight, record.spread, record.hint_id)
 
     def completed(self) -> list[TrialRecord]:
-        """The completed trials, by number."""
+        """The completed trials, by number; in a study with a fidelity, those evaluated at
+        the full one (:attr:`full_fidelity`): a cheap evaluation's value is not a result."""
         self.sync()
         return [
             self._finished[n]
             for n in sorted(self._finished)
             if self._finished[n].state is TrialState.COMPLETE
+            and _fidelity(self._finished[n]) in (None, self.full_fidelity)
         ]
 
     def best(self) -> TrialRecord:

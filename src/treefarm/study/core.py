@@ -80,6 +80,7 @@ class StudyBase:
             directions=self.directions,
             fidelities=fidelity_range(pruner),
         )
+        self._cache.full_fidelity = None if fidelity is None else fidelity.high
         dedupe = Deduplicator(space)
         self._recorder = Recorder(storage, record.study_id, self._cache, dedupe)
         self._keep_alive = KeepAlive(storage, record.study_id, lambda: self.running, self.heartbeat_interval)

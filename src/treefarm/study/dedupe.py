@@ -13,7 +13,7 @@ goes on rather than stopping, and its records show the repeat.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from ..optimizers import History
 from ..space import Config, Join, Real, Space, addresses, analyze, canonical, has_rules
@@ -38,7 +38,7 @@ class Deduplicator:
         return self._keys[config]
 
     def suggest(
-        self, propose: Callable[[History], tuple[Config, Config]], history: History
+        self, propose: Callable[[History], tuple[Config, Config]], history: History, *, taken: Iterable[Config] = ()
     ) -> tuple[Config, bool]:
         """One suggestion of ``propose(history)`` not in ``history`` (see the module
         docstring), and whether it is new to it (False: the space is taken as exhausted).
@@ -46,8 +46,10 @@ class Deduplicator:
         ``propose`` returns the suggestion and the optimizer's own proposal it was
         made from (the same, or one the study changed: an option of prior weight 0
         drawn again); a refused suggestion is passed back as pending with that
-        proposal, so the optimizer steers away from what it proposed."""
-        seen = {self.key(c) for c in history.seen()}
+        proposal, so the optimizer steers away from what it proposed. ``taken`` are
+        configurations the optimizer is not shown that count as seen too (the other
+        rungs' evaluations in a study with a fidelity)."""
+        seen = {self.key(c) for c in (*history.seen(), *taken)}
         for _ in range(self.max_redraws):
             config, proposed = propose(history)
             if self.key(config) not in seen:

@@ -11,11 +11,14 @@ __all__ = ["ROW_COLUMNS", "trial_rows"]
 
 
 #: The columns every exported trial has, before its ``params.*`` and ``user_attrs.*``.
-ROW_COLUMNS = ("number", "state", "value", "started", "finished", "duration", "last_step", "fail_reason")
+ROW_COLUMNS = (
+    "number", "state", "value", "started", "finished", "duration", "last_step", "fidelity", "cost", "fail_reason",
+)  # fmt: skip
 
 
 def trial_rows(records: Sequence[TrialRecord]) -> list[dict[str, Any]]:
-    """One flat dict per trial: number, state, value, timing, the last reported step,
+    """One flat dict per trial: number, state, value, timing, the last reported step, the
+    fidelity it was evaluated at (None: full) and what it cost,
     ``params.<address>``, ``user_attrs.<key>`` and the failure reason, in a stable column order.
     A trial with several objectives adds ``values.<i>`` (``value`` is ``values.0``), one
     with constraints ``constraints.<i>`` and ``feasible``."""
@@ -30,6 +33,8 @@ def trial_rows(records: Sequence[TrialRecord]) -> list[dict[str, Any]]:
             "finished": r.finished,
             "duration": duration,
             "last_step": max(r.intermediate) if r.intermediate else None,
+            "fidelity": r.system_attrs.get("fidelity"),
+            "cost": r.cost,
             "fail_reason": r.system_attrs.get("fail_reason"),
         }
         if r.values is not None and len(r.values) > 1:

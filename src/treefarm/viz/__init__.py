@@ -6,6 +6,7 @@ figures and the dashboard; the figures (:mod:`.figures`) import matplotlib
 only when called (``pip install treefarm[plot]``).
 """
 
+from .cost import anytime
 from .figures import KINDS as _SINGLE_KINDS
 from .figures import (
     plot_convergence,
@@ -17,19 +18,20 @@ from .figures import (
     plot_structures,
 )
 from .front import front, hypervolume_history
-from .front_figures import plot_hypervolume, plot_pareto_front
+from .front_figures import plot_cost, plot_hypervolume, plot_pareto_front
 from .history import best_so_far, convergence, convergence_band, intermediate_curves
 from .params import importance, parallel_coordinates, slices
 from .posterior import gp_posterior
 from .source import StudyData, as_study_data
 from .structures import best_structures, config_expression, trial_expression
 
-KINDS = {**_SINGLE_KINDS, "front": plot_pareto_front, "hypervolume": plot_hypervolume}
+KINDS = {**_SINGLE_KINDS, "front": plot_pareto_front, "hypervolume": plot_hypervolume, "cost": plot_cost}
 """The plot kinds of ``treefarm plot --kind``."""
 
 __all__ = [
     "KINDS",
     "StudyData",
+    "anytime",
     "as_study_data",
     "best_so_far",
     "best_structures",
@@ -43,6 +45,7 @@ __all__ = [
     "intermediate_curves",
     "parallel_coordinates",
     "plot_convergence",
+    "plot_cost",
     "plot_gp_posterior",
     "plot_hypervolume",
     "plot_importance",

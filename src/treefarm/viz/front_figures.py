@@ -1,17 +1,21 @@
 """Figures of a study with several objectives: the Pareto front (two or three
 objectives, feasible and infeasible marked, coloured by trial number so the
-front's progress over time shows) and the hypervolume by trial."""
+front's progress over time shows) and the hypervolume by trial; and of a study
+at several fidelities: its best value against the cost spent."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..exceptions import StudyError
+from .cost import anytime
 from .figures import Figure, _figure
 from .front import front, hypervolume_history
 from .source import StudyLike, as_study_data
 
-__all__ = ["plot_hypervolume", "plot_pareto_front"]
+__all__ = ["plot_cost", "plot_hypervolume", "plot_pareto_front"]
 
 
 def _label(i: int, directions: Sequence[str]) -> str:
@@ -62,4 +66,25 @@ def plot_hypervolume(study: StudyLike, *, reference: Sequence[float] | None = No
     ax.set_xlabel("trial number")
     ax.set_ylabel("hypervolume")
     ax.set_title(f"{data.name}: reference {[round(float(r), 4) for r in h.reference]}")
+    return fig
+
+
+def plot_cost(study: StudyLike) -> Figure:
+    """The best full-fidelity value against the cost spent (the anytime curve), every
+    evaluation behind it coloured by the fidelity it was made at (see :mod:`.cost`)."""
+    data = as_study_data(study)
+    stored = data.fidelity
+    a = anytime(data.trials, data.direction, full_fidelity=stored)
+    fig = _figure()
+    ax = fig.add_subplot()
+    cheap = ~a.full & np.isfinite(a.value)
+    if cheap.any():
+        points = ax.scatter(a.spent[cheap], a.value[cheap], c=a.fidelity[cheap], s=10, cmap="viridis", alpha=0.7)
+        fig.colorbar(points, ax=ax, label="fidelity (cheaper evaluations)")
+    ax.scatter(a.spent[a.full], a.value[a.full], s=12, color="k", alpha=0.6, label="full evaluations")
+    ax.step(a.spent, a.best, where="post", color="C3", label="best full evaluation")
+    ax.set_xlabel("cost spent")
+    ax.set_ylabel("value")
+    ax.set_title(f"{data.name}: best value against cost")
+    ax.legend(loc="upper right", fontsize=8)
     return fig

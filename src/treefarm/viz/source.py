@@ -22,12 +22,14 @@ __all__ = ["StudyData", "StudyLike", "as_study_data", "complete_trials", "losses
 @dataclass(frozen=True)
 class StudyData:
     """A study as the plots see it: ``trials`` ordered by number; ``direction`` is
-    the first of ``directions`` (one per objective)."""
+    the first of ``directions`` (one per objective); ``fidelity`` is the full
+    evaluation of a study with a fidelity parameter (None otherwise)."""
 
     name: str
     direction: str
     trials: Sequence[TrialRecord]
     directions: tuple[str, ...] = ()
+    fidelity: float | None = None
 
     def __post_init__(self) -> None:
         if not self.directions:
@@ -37,7 +39,11 @@ class StudyData:
     def load(cls, storage: Storage, name: str) -> StudyData:
         """Read the study ``name`` from ``storage`` (every trial, one query)."""
         record = storage.get_study(name)
-        return cls(record.name, record.direction, storage.get_trials(record.study_id), tuple(record.directions))
+        stored = record.attrs.get("fidelity")
+        full = stored.get("high") if isinstance(stored, dict) else None
+        trials = storage.get_trials(record.study_id)
+        return cls(record.name, record.direction, trials, tuple(record.directions), full)  # type: ignore[arg-type]
+
 
 
 StudyLike = Study | StudyData
@@ -48,7 +54,8 @@ def as_study_data(study: StudyLike) -> StudyData:
     if isinstance(study, StudyData):
         return study
     if isinstance(study, Study):
-        return StudyData(study.name, study.directions[0], study.trials, study.directions)
+        full = None if study.fidelity is None else study.fidelity.high
+        return StudyData(study.name, study.directions[0], study.trials, study.directions, full)
     raise StudyError(
         f"a plot needs a Study or a StudyData, but got {format_values(study=type(study).__name__)}"
     )

@@ -1,0 +1,64 @@
+"""``treefarm run --max-cost`` with a file's Fidelity: the budget spent once, the cost and the
+fidelity shown and exported, the best taken at the full fidelity; bad flags named."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from treefarm.cli.main import main
+
+FILE = '''
+import math
+import treefarm as tf
+
+space = {"x": tf.Real(-5.0, 10.0), "y": tf.Real(0.0, 15.0)}
+fidelity = tf.Fidelity(1 / 9, 1.0, cost=lambda f: f**2)
+other = 3
+
+
+def objective(config, trial):
+    x, y, f = config["x"], config["y"], trial.fidelity
+    b = 5.1 / (4 * math.pi**2) - 0.01 * (1 - f)
+    return (y - b * x**2 + 5 / math.pi * x - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x) + 10
+'''
+
+
+@pytest.fixture
+def branin(tmp_path: Path) -> Path:
+    path = tmp_path / "branin.py"
+    path.write_text(FILE)
+    return path
+
+
+def test_run_spends_the_budget_and_show_and_export_say_what_it_cost(
+    branin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "f.db")
+    assert main(["run", str(branin), "--storage", db, "--max-cost", "3", "--seed", "0"]) == 0
+    capsys.readouterr()
+    assert main(["show", db, "--study", "branin"]) == 0
+    shown = capsys.readouterr().out
+    spent = float(shown.split("cost spent: ")[1].split()[0])
+    assert 3.0 <= spent < 4.0
+    assert main(["export", db, "--study", "branin", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert sum(float(r["cost"]) for r in rows) == pytest.approx(spent)
+    full = [r for r in rows if float(r["fidelity"]) == 1.0]
+    best = min(full, key=lambda r: float(r["value"]))
+    assert f"best: trial {best['number']} " in shown
+
+
+def test_fidelity_must_name_a_fidelity_and_max_cost_must_be_positive(
+    branin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "f.db")
+    with pytest.raises(SystemExit):
+        main(["run", str(branin), "--storage", db, "--fidelity", "other"])
+    assert "--fidelity must name a Fidelity in the file, but 'other' is 3" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["run", str(branin), "--storage", db, "--max-cost", "-2"])
+    assert "--max-cost" in capsys.readouterr().err
