@@ -135,3 +135,27 @@ def test_a_study_with_hyperband_hands_auto_the_curves_and_resumes_as_if_uninterr
     whole = run(f"sqlite:///{tmp_path / 'a.db'}", (24,))
     resumed = run(f"sqlite:///{tmp_path / 'b.db'}", (15, 24))
     assert whole == resumed
+
+
+def test_only_a_budget_setting_pruner_gives_the_study_a_target_fidelity() -> None:
+    from treefarm.study.pruning import fidelity_range
+
+    assert fidelity_range(tf.HyperbandPruner(min_resource=2, max_resource=50)) == (2.0, 50.0)
+    assert fidelity_range(tf.SuccessiveHalvingPruner(min_resource=1, max_resource=9)) == (1.0, 9.0)
+    assert fidelity_range(tf.SuccessiveHalvingPruner(min_resource=1)) is None
+    assert fidelity_range(tf.MedianPruner()) is None
+    assert fidelity_range(None) is None
+
+
+def test_a_stored_auto_without_the_fidelity_option_reopens_without_the_model() -> None:
+    from treefarm.optimizers.registry import from_spec, spec_of
+
+    spec = spec_of(Auto())
+    del spec["options"]["fidelity"], spec["options"]["agreement_floor"]
+    reopened = from_spec(spec)
+    assert isinstance(reopened, Auto) and reopened.fidelity is None
+    history = _history(30, low_is_noise=False)
+    plain = Auto(fidelity=None, gp=GP(n_candidates=64, n_local=32, n_starts=2))
+    assert plain.suggest(SPACE, history, 2, np.random.default_rng(1)) == GP(
+        n_candidates=64, n_local=32, n_starts=2
+    ).suggest(SPACE, history, 2, np.random.default_rng(1))
