@@ -38,8 +38,7 @@ from ..harness.suite import Finals, Suite, lines
 COSTS = (10, 30, 100)
 #: The cost of the report's table (the issue's criterion); the others are in the notes.
 COST = 30
-FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_new.jsonl", "fidelity_smac.jsonl",
-         "fidelity_synetune.jsonl")
+FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_new.jsonl", "fidelity_synetune.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -238,8 +237,6 @@ COMMANDS = (
     "--out bench/results/fidelity_hb.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity "
     "--out bench/results/fidelity_new.jsonl",
-    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods smac-mf --in-process "
-    "--out bench/results/fidelity_smac.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods synetune-bohb --in-process "
     "--out bench/results/fidelity_synetune.jsonl",
 )
