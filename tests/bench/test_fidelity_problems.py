@@ -114,3 +114,24 @@ def test_a_tabulated_curve_is_read_at_its_grid_index_and_a_resumed_curve_pays_on
     ledger.evaluate(first, 9, resumed_from=3)
     expected = 9 / 27 if problem.shape == "curve" else problem.cost(3) + problem.cost(9)
     assert ledger.spent == pytest.approx(expected)
+
+
+def test_the_criteria_count_a_method_better_beyond_noise_and_its_median_at_half_the_cost(tmp_path) -> None:
+    import json
+
+    from bench.suites.fidelity import OURS, criteria, criteria_text
+
+    optimum = problems()["branin"].optimum
+    rows = []
+    for seed in range(10):
+        # ours: a full evaluation at cost 10 reaching regret 0.01; the other: regret 1 at cost 30
+        rows.append({"problem": "branin", "method": OURS, "seed": seed, "max_cost": 30, "status": "ok",
+                     "events": [[10.0, MAX_STEPS, optimum + 0.01 + 0.001 * seed, optimum + 0.01 + 0.001 * seed]]})
+        rows.append({"problem": "branin", "method": "tf-auto-full", "seed": seed, "max_cost": 30, "status": "ok",
+                     "events": [[29.0, MAX_STEPS, optimum + 1 + 0.01 * seed, optimum + 1 + 0.01 * seed]]})
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (found,) = criteria([path])
+    assert found["best"] == "tf-auto-full" and found["vs_best"] == 1 and found["half_cost"], found
+    assert "better on 1/1" in criteria_text([found]) and "at 15 reaches that method's at 30 on 1/1" in criteria_text(
+        [found])
