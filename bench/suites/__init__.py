@@ -6,7 +6,8 @@ others are tested against, and the commands that made its rows (:class:`bench.ha
 - :mod:`.tpe`: ``TPE()`` against Optuna's TPE on BBOB 5-d and bbob-mixint, and its held-out functions;
 - :mod:`.grammars`: symbolic regression and kernel search, and the held-out targets;
 - :mod:`.integrations`: treefarm inside Optuna, ``TreefarmSearchCV`` against scikit-optimize;
-- :mod:`.pruning`: ASHA and Hyperband; :mod:`.hints`: search hints; :mod:`.overhead`: seconds per
+- :mod:`.pruning`: ASHA and Hyperband; :mod:`.fidelity`: multi-fidelity optimization, the best
+  full-fidelity value against the cost spent, and its held-out problems; :mod:`.hints`: search hints; :mod:`.overhead`: seconds per
   suggestion; :mod:`.many`: many workers on one storage.
 
 The other modules here are the scripts behind some suites' rows (their runners and reports).
@@ -19,10 +20,10 @@ from ..harness.suite import Suite
 
 def all_suites() -> tuple[Suite, ...]:
     """Every suite, in the report's order."""
-    from . import grammars, hints, integrations, many, numeric, overhead, pruning, tpe
+    from . import fidelity, grammars, hints, integrations, many, numeric, overhead, pruning, tpe
 
-    return (*numeric.SUITES, *tpe.SUITES, *grammars.SUITES, *integrations.SUITES, *pruning.SUITES, *hints.SUITES,
-            *overhead.SUITES, *many.SUITES)
+    return (*numeric.SUITES, *tpe.SUITES, *grammars.SUITES, *integrations.SUITES, *pruning.SUITES,
+            *fidelity.SUITES, *hints.SUITES, *overhead.SUITES, *many.SUITES)
 
 
 def by_name() -> dict[str, Suite]:

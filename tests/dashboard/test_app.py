@@ -325,3 +325,15 @@ def test_a_new_report_of_a_running_trial_reaches_an_open_page(tmp_path: Path) ->
         study.tell(trial, 0.2)
         assert get(c, "/api/studies/1/version")["version"][:3] == [1, 0, 0]
     storage.close()
+
+
+def test_a_trial_at_a_fidelity_shows_its_fidelity_and_cost(tmp_path: Path) -> None:
+    db = tmp_path / "fidelity.db"
+    study = tf.Study.create("f", space={"x": tf.Real(0, 1)}, storage=db, fidelity=tf.Fidelity(0.25, 1.0), seed=0)
+    study.optimize(lambda c, trial: c["x"] * trial.fidelity, max_cost=1.0, progress=False)
+    study.storage.close()
+    storage = open_read_only(db)
+    with TestClient(create_app(storage)) as c:
+        t = get(c, f"/api/studies/{study.study_id}/trials/0")
+    storage.close()
+    assert t["fidelity"] == t["cost"] == tf.Fidelity(0.25, 1.0).rungs[0]

@@ -103,7 +103,8 @@ def trial_row(t: TrialRecord) -> dict[str, Any]:
 
 def trial_detail(t: TrialRecord) -> dict[str, Any]:
     """Everything about one trial: configuration, expression, failure, attributes, curve,
-    and with several objectives its values, constraints and whether it is feasible."""
+    what it cost and the fidelity it was evaluated at, and with several objectives its
+    values, constraints and whether it is feasible."""
     expression, depth = trial_expression(t)
     steps = sorted(t.intermediate)
     return {
@@ -118,6 +119,8 @@ def trial_detail(t: TrialRecord) -> dict[str, Any]:
         "values": None if t.values is None else json_floats(list(t.values)),
         "constraints": None if t.constraints is None else json_floats(list(t.constraints)),
         "feasible": t.feasible,
+        "cost": t.cost,
+        "fidelity": t.system_attrs.get("fidelity"),
         "intermediate": {"steps": steps, "values": json_floats([t.intermediate[s] for s in steps])},
     }
 

@@ -1,0 +1,168 @@
+"""The learning curves of the tabular multi-fidelity problems, trained once per grid configuration.
+
+``python -m bench.harness.fidelity_tables [NAME ...]`` writes
+``bench/results/fidelity_table_NAME.json`` (the grid and, per configuration in
+the grid's row-major order, the validation loss after each of the 27 steps).
+Every model and split is seeded, so the tables are the same on every run
+(up to the libraries' versions, recorded in the file). See
+:mod:`bench.harness.fidelity_problems` for the problems.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .fidelity_problems import GRIDS, MAX_STEPS, table_path
+
+Curve = Callable[[dict[str, Any]], list[float]]
+
+
+def _split(x: np.ndarray, y: np.ndarray, stratify: bool = True) -> tuple[np.ndarray, ...]:
+    from sklearn.model_selection import train_test_split
+
+    return tuple(train_test_split(x, y, test_size=1 / 3, random_state=0, stratify=y if stratify else None))
+
+
+def hgb_cancer_rounds() -> Curve:
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.metrics import log_loss
+
+    xtr, xva, ytr, yva = _split(*load_breast_cancer(return_X_y=True))
+
+    def curve(p: dict[str, Any]) -> list[float]:
+        model = HistGradientBoostingClassifier(max_iter=4 * MAX_STEPS, early_stopping=False, random_state=0, **p)
+        model.fit(xtr, ytr)
+        staged = list(model.staged_predict_proba(xva))
+        return [log_loss(yva, staged[4 * s - 1]) for s in range(1, MAX_STEPS + 1)]
+
+    return curve
+
+
+def lgbm_diabetes_rounds() -> Curve:
+    import lightgbm as lgb
+    from sklearn.datasets import load_diabetes
+
+    xtr, xva, ytr, yva = _split(*load_diabetes(return_X_y=True), stratify=False)
+    scale = float(np.var(yva))
+
+    def curve(p: dict[str, Any]) -> list[float]:
+        record: dict[str, Any] = {}
+        params = {"objective": "regression", "verbosity": -1, "seed": 0, "deterministic": True,
+                  "num_threads": 1, "force_col_wise": True, **p}
+        train = lgb.Dataset(xtr, ytr)
+        lgb.train(params, train, num_boost_round=4 * MAX_STEPS, valid_sets=[lgb.Dataset(xva, yva, reference=train)],
+                  callbacks=[lgb.record_evaluation(record)])
+        l2 = record["valid_0"]["l2"]
+        return [l2[4 * s - 1] / scale for s in range(1, MAX_STEPS + 1)]
+
+    return curve
+
+
+def sgd_digits_epochs() -> Curve:
+    from sklearn.datasets import load_digits
+    from sklearn.linear_model import SGDClassifier
+    from sklearn.metrics import log_loss
+
+    x, y = load_digits(return_X_y=True)
+    xtr, xva, ytr, yva = _split(x / 16.0, y)
+    classes = np.unique(y)
+
+    def curve(p: dict[str, Any]) -> list[float]:
+        model = SGDClassifier(loss="log_loss", random_state=0, **p)
+        out = []
+        for _ in range(MAX_STEPS):
+            model.partial_fit(xtr, ytr, classes=classes)
+            out.append(log_loss(yva, model.predict_proba(xva), labels=classes))
+        return out
+
+    return curve
+
+
+def mlp_wine_epochs() -> Curve:
+    from sklearn.datasets import load_wine
+    from sklearn.metrics import log_loss
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.preprocessing import StandardScaler
+
+    xtr, xva, ytr, yva = _split(*load_wine(return_X_y=True))
+    scaler = StandardScaler().fit(xtr)
+    xtr, xva = scaler.transform(xtr), scaler.transform(xva)
+    classes = np.unique(ytr)
+
+    def curve(p: dict[str, Any]) -> list[float]:
+        hidden = p.pop("hidden")
+        model = MLPClassifier((hidden,), random_state=0, **p)
+        out = []
+        for _ in range(MAX_STEPS):
+            model.partial_fit(xtr, ytr, classes=classes)
+            out.append(log_loss(yva, model.predict_proba(xva), labels=classes))
+        return out
+
+    return curve
+
+
+def svc_digits_subset() -> Curve:
+    from sklearn.datasets import load_digits
+    from sklearn.svm import SVC
+
+    x, y = load_digits(return_X_y=True)
+    xtr, xva, ytr, yva = _split(x / 16.0, y)
+
+    def curve(p: dict[str, Any]) -> list[float]:
+        out = []
+        for s in range(1, MAX_STEPS + 1):
+            n = max(20, math.ceil(s / MAX_STEPS * len(ytr)))  # the split is shuffled: a prefix is a random subset
+            out.append(1.0 - float(SVC(**p).fit(xtr[:n], ytr[:n]).score(xva, yva)))
+        return out
+
+    return curve
+
+
+MAKERS: dict[str, Callable[[], Curve]] = {
+    "hgb_cancer_rounds": hgb_cancer_rounds,
+    "lgbm_diabetes_rounds": lgbm_diabetes_rounds,
+    "sgd_digits_epochs": sgd_digits_epochs,
+    "mlp_wine_epochs": mlp_wine_epochs,
+    "svc_digits_subset": svc_digits_subset,
+}
+
+
+def make(name: str) -> dict[str, Any]:
+    """Train every configuration of ``name``'s grid; the table as written to its file."""
+    import sklearn
+
+    grid = GRIDS[name]
+    curve = MAKERS[name]()
+    curves = []
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for values in itertools.product(*grid.values()):
+            losses = curve(dict(zip(grid, values)))
+            curves.append([float(f"{v:.6g}") if math.isfinite(v) else 1e6 for v in losses])
+    return {"name": name, "grid": {k: list(v) for k, v in grid.items()}, "steps": MAX_STEPS, "curves": curves,
+            "seconds": round(time.perf_counter() - start, 1), "sklearn": sklearn.__version__}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.harness.fidelity_tables")
+    parser.add_argument("names", nargs="*", default=list(MAKERS))
+    args = parser.parse_args(argv)
+    for name in args.names:
+        data = make(name)
+        (table_path(name)).write_text(json.dumps(data, separators=(",", ":")) + "\n")
+        print(name, len(data["curves"]), f"{data['seconds']}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,371 @@
+"""Multi-fidelity optimization: the best full-fidelity value against the total cost spent.
+
+Problems: :mod:`bench.harness.fidelity_problems` (published synthetic
+functions with their fidelity terms, variants whose low fidelities mislead,
+and tabulated learning curves of real training; :data:`HELD_OUT` kept out of
+every design choice). Methods: :mod:`bench.harness.fidelity_methods`.
+
+Each (problem, method, seed, max_cost) run is one process (``one``), its row
+one JSON line appended to ``--out``; ``run`` skips the keys already there, so
+an interrupted benchmark resumes. Costs are full-evaluation equivalents; the
+measure is the simple regret of the best full-fidelity value within 10, 30
+and 100 of them (:func:`bench.harness.fidelity_methods.best_at`).
+
+``python -m bench.suites.fidelity report FILE...`` prints the anytime tables
+(median regret and wins/losses beyond noise at each cost), the low
+fidelities' rank correlations and the time per suggestion as a study grows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..harness.fidelity_problems import HELD_OUT, PROBLEMS
+from ..harness.paths import RESULTS, ROOT
+from ..harness.suite import Finals, Suite, lines
+
+COSTS = (10, 30, 100)
+#: The cost of the report's table (the issue's criterion); the others are in the notes.
+COST = 30
+FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_new.jsonl", "fidelity_synetune.jsonl")
+COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
+           "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
+#: The method the others are tested against: ``auto`` with fidelities.
+OURS = "tf-auto-fidelity"
+#: The benchmark's interpreter: a venv with the peers (bench/notes/fidelity.md).
+PYTHON = "/work/venvs/bench56/bin/python"
+Key = tuple[str, str, int, int]
+
+
+def key_of(row: dict[str, Any]) -> Key:
+    return (row["problem"], row["method"], int(row["seed"]), int(row["max_cost"]))
+
+
+def rows(files: Iterable[str | Path] = FILES) -> list[dict[str, Any]]:
+    """One row per key (the last), from ``files`` (names in bench/results/, or paths)."""
+    out: dict[Key, dict[str, Any]] = {}
+    for f in files:
+        path = Path(f) if Path(f).exists() else RESULTS / f
+        if not path.exists():
+            continue
+        for r in lines(path):
+            out[key_of(r)] = r
+    return list(out.values())
+
+
+def one(problem: str, method: str, seed: int, max_cost: int) -> dict[str, Any]:
+    """The row of one run in this process (``commit``: the treefarm code it ran, ``TREEFARM_AT``
+    when the runner gave it a snapshot of another commit, else this repository's HEAD)."""
+    import traceback
+
+    from ..harness.fidelity_methods import run
+    from ..harness.fidelity_problems import problems
+    from ..harness.runner import head_commit
+
+    row: dict[str, Any] = {"problem": problem, "method": method, "seed": seed, "max_cost": max_cost}
+    start = time.perf_counter()
+    try:
+        row.update(status="ok", **run(method, problems()[problem], seed, max_cost))
+    except ImportError as exc:
+        row.update(status="unavailable", error=f"not installed: {exc}")
+    except Exception as exc:  # a failing method is a recorded row, not a dead benchmark
+        row.update(status="error", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-1500:])
+    row["wall"] = round(time.perf_counter() - start, 2)
+    row["commit"] = os.environ.get("TREEFARM_AT") or head_commit()
+    return row
+
+
+def snapshot(commit: str) -> Path:
+    """treefarm's ``src`` at ``commit``, unpacked once under /tmp (a run of today's treefarm while
+    the branch moves on)."""
+    target = Path(f"/tmp/treefarm-{commit}")
+    if not (target / "src" / "treefarm").exists():
+        target.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", commit, "src"], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target / "src"
+
+
+def _child(key: Key, timeout: float, treefarm_at: str | None) -> dict[str, Any]:
+    problem, method, seed, max_cost = key
+    cmd = [sys.executable, "-m", "bench.suites.fidelity", "one", problem, method, str(seed), str(max_cost)]
+    base = {"problem": problem, "method": method, "seed": seed, "max_cost": max_cost}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    if treefarm_at:
+        env.update(TREEFARM_AT=treefarm_at, PYTHONPATH=f"{snapshot(treefarm_at)}{os.pathsep}{ROOT}")
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
+    except subprocess.TimeoutExpired:
+        return {**base, "status": "error", "error": f"timed out after {timeout:g} s"}
+    found = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not found:
+        return {**base, "status": "error", "error": f"exit {done.returncode}: {done.stderr[-1500:]}"}
+    return json.loads(found[-1])
+
+
+def run_all(keys: Sequence[Key], out: Path, jobs: int, timeout: float, *, treefarm_at: str | None = None,
+            in_process: bool = False) -> None:
+    """Every key ``out`` lacks (or holds as an error), ``jobs`` processes at a time; ``in_process``
+    runs them one after another in this interpreter (for the peers, whose runs take seconds)."""
+    import threading
+
+    done = {key_of(r) for r in rows([out]) if r["status"] != "error"} if out.exists() else set()
+    todo = [k for k in keys if k not in done]
+    lock = threading.Lock()
+
+    def work(key: Key) -> None:
+        row = one(*key) if in_process else _child(key, timeout, treefarm_at)
+        with lock, out.open("a") as fh:
+            fh.write(json.dumps(row) + "\n")
+        print(*key, row["status"], row.get("wall", ""), row.get("error", "")[:200], flush=True)
+
+    if in_process:
+        for key in todo:
+            work(key)
+        return
+    with ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(work, todo))
+
+
+# --------------------------------------------------------------------------- measures
+
+
+def regret_at(row: dict[str, Any], cost: float) -> float:
+    from ..harness.fidelity_methods import best_at
+    from ..harness.fidelity_problems import problems
+
+    return best_at(row["events"], cost) - problems()[row["problem"]].optimum
+
+
+def finals_at(cost: float, files: Iterable[str | Path] = FILES, *, held_out: bool | None = None) -> Finals:
+    """(problem, method) -> seed -> regret of the best full-fidelity value within ``cost``
+    (runs whose budget reaches ``cost`` only)."""
+    out: Finals = {}
+    for r in rows(files):
+        if r["status"] != "ok" or r["max_cost"] < cost:
+            continue
+        if held_out is not None and (r["problem"] in HELD_OUT) != held_out:
+            continue
+        out.setdefault((r["problem"], r["method"]), {})[int(r["seed"])] = regret_at(r, cost)
+    return out
+
+
+def _wins_line(cost: float, held_out: bool) -> str:
+    """At ``cost``: against :data:`OURS`, each method's problems better / worse beyond noise."""
+    from ..harness.summary import verdict
+
+    finals = finals_at(cost, held_out=held_out)
+    methods = sorted({m for _, m in finals} - {OURS}, key=lambda m: (COLUMNS.index(m) if m in COLUMNS else 99, m))
+    parts = []
+    for m in methods:
+        verdicts = [verdict(finals, p, m, OURS) for p, mm in finals if mm == m and (p, OURS) in finals]
+        if verdicts:
+            parts.append(f"{m} {verdicts.count(1)} / {verdicts.count(-1)} of {len(verdicts)}")
+    return f"at {cost:g}: " + ", ".join(parts) if parts else ""
+
+
+MISLEADING = ("branin_mislead", "hartmann3_mislead", "hartmann6_noise")
+
+
+def criteria(files: Iterable[str | Path] = FILES, *, held_out: bool | None = None) -> list[dict[str, Any]]:
+    """Per problem, the issue's criteria for :data:`OURS` at :data:`COST`: against the best other
+    method's median (worse / no worse / better beyond noise), whether its median at half the cost
+    reaches that best median, and (low fidelities that mislead) its verdict against ``tf-auto-full``."""
+    from ..harness.summary import verdict
+
+    files = tuple(files)
+    at, half = finals_at(COST, files, held_out=held_out), finals_at(COST / 2, files, held_out=held_out)
+    out = []
+    for p in sorted({p for p, m in at if m == OURS}, key=PROBLEMS.index):
+        others = {m: float(np.median(list(v.values()))) for (pp, m), v in at.items() if pp == p and m != OURS}
+        if not others:
+            continue
+        best = min(others, key=lambda m: others[m])
+        ours_half = float(np.median(list(half[(p, OURS)].values())))
+        vs_full = verdict(at, p, "tf-auto-full", OURS) if (p, "tf-auto-full") in at else 0
+        out.append({"problem": p, "ours": float(np.median(list(at[(p, OURS)].values()))), "best": best,
+                    "best_median": others[best], "vs_best": verdict(at, p, best, OURS),
+                    "half_cost": ours_half <= others[best], "vs_auto_full": vs_full})
+    return out
+
+
+def criteria_text(rows_: list[dict[str, Any]]) -> str:
+    """One line of counts (a verdict of +1: the other is worse than ours beyond noise)."""
+    if not rows_:
+        return ""
+    n = len(rows_)
+    no_worse = sum(r["vs_best"] >= 0 for r in rows_)
+    better = sum(r["vs_best"] > 0 for r in rows_)
+    half = sum(r["half_cost"] for r in rows_)
+    text = (f"{OURS} against the best other method of each problem at {COST}: no worse beyond noise on "
+            f"{no_worse}/{n}, better on {better}/{n}; its median at {COST // 2} reaches that method's at "
+            f"{COST} on {half}/{n}")
+    misleading = [r for r in rows_ if r["problem"] in MISLEADING]
+    if misleading:
+        ok = sum(r["vs_auto_full"] >= 0 for r in misleading)
+        text += f"; no worse than tf-auto-full on {ok}/{len(misleading)} problems whose low fidelities mislead"
+    return text + "."
+
+
+def notes(held_out: bool) -> Any:
+    def text(_finals: Finals) -> str:
+        others = [line for c in COSTS if c != COST and (line := _wins_line(c, held_out))]
+        more = (f" Problems where {OURS} is better / worse than each method beyond noise at the other costs "
+                "(full-evaluation equivalents): " + "; ".join(others) + ".") if others else ""
+        return criteria_text(criteria(held_out=held_out)) + more
+    return text
+
+
+COMMANDS = (
+    "python -m bench.harness.fidelity_tables",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods "
+    "tf-random-full,optuna-tpe-hyperband,optuna-tpe-sha,dehb --in-process --out bench/results/fidelity.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-full --treefarm-at 0abf63e "
+    "--out bench/results/fidelity_auto.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-hyperband --treefarm-at 0abf63e "
+    "--out bench/results/fidelity_hb.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity "
+    "--out bench/results/fidelity_new.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods synetune-bohb --in-process "
+    "--out bench/results/fidelity_synetune.jsonl",
+)
+ABOUT = ("Multi-fidelity optimization: published synthetic functions with their fidelity terms (cost 0.05 + 0.95 z**2), "
+         "variants whose low fidelities mislead (rank correlation with the top below 0.3), and tabulated "
+         "learning curves of real training (boosting rounds, epochs, a data subset). Every run spends the same "
+         "total cost in full-evaluation equivalents.")
+MEASURE = (f"regret of the best full-fidelity value within {COST} full-evaluation equivalents "
+           "(bench/notes/fidelity.md has 10 and 100)")
+SUITES = (
+    Suite("fidelity", "Multi-fidelity: best value against cost", ABOUT, MEASURE, OURS, COLUMNS, FILES, COMMANDS,
+          lambda: finals_at(COST, held_out=False), notes=notes(False)),
+    Suite("fidelity-held-out", "Multi-fidelity, held-out problems",
+          f"The multi-fidelity problems kept out of every design choice ({', '.join(HELD_OUT)}).", MEASURE, OURS,
+          COLUMNS, FILES, COMMANDS, lambda: finals_at(COST, held_out=True), held_out=True, notes=notes(True)),
+)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def anytime_table(files: Sequence[str | Path], cost: float) -> str:
+    from ..harness.summary import fmt, median_interval, verdict
+
+    finals = finals_at(cost, files)
+    methods = sorted({m for _, m in finals}, key=lambda m: (COLUMNS.index(m) if m in COLUMNS else 99, m))
+    out = [f"Regret within {cost:g} full-evaluation equivalents (median [95 % interval], seeds); "
+           f"▲/▼ worse/better than {OURS} beyond noise:", "",
+           "| problem | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
+    for p in sorted({p for p, _ in finals}, key=lambda p: (p in HELD_OUT, PROBLEMS.index(p))):
+        cells = []
+        for m in methods:
+            seeds = finals.get((p, m))
+            if not seeds:
+                cells.append("·")
+                continue
+            v = np.array(list(seeds.values()))
+            lo, hi = median_interval(v)
+            mark = ""
+            if m != OURS and (p, OURS) in finals:
+                mark = {1: " ▲", -1: " ▼", 0: ""}[verdict(finals, p, m, OURS)]
+            cells.append(f"{fmt(float(np.median(v)))} [{fmt(lo)},{fmt(hi)}] ({len(v)}){mark}")
+        out.append(f"| {p}{' (held out)' if p in HELD_OUT else ''} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def suggestion_table(files: Sequence[str | Path], marks: Sequence[int] = (10, 30, 100, 300, 1000)) -> str:
+    """Median milliseconds of a method's own work per suggestion, by the number of suggestions made."""
+    by: dict[str, list[list[float]]] = {}
+    for r in rows(files):
+        # rows before the clock's second version missed Optuna's suggest_* calls and the first suggestion
+        if r["status"] == "ok" and r["max_cost"] == COST and (r.get("clock") == 2 or not r["method"].startswith("optuna")):
+            by.setdefault(r["method"], []).append(r["suggest_ms"])
+    out = ["| method | evaluations per run (median) | " + " | ".join(f"ms at #{m}" for m in marks) + " |",
+           "|---" * (len(marks) + 2) + "|"]
+    for m in sorted(by, key=lambda m: (COLUMNS.index(m) if m in COLUMNS else 99, m)):
+        laps = by[m]
+        cells = []
+        for k in marks:
+            around = [float(np.median(lap[max(0, k - 5):k + 5])) for lap in laps if len(lap) >= k]
+            cells.append(f"{np.median(around):.1f} ({len(around)})" if around else "·")
+        out.append(f"| {m} | {np.median([len(lap) + 1 for lap in laps]):.0f} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def correlation_table() -> str:
+    from ..harness.fidelity_problems import problems, rank_correlation
+
+    out = ["| problem | shape | Spearman at step 1 | 3 | 9 |", "|---|---|---|---|---|"]
+    for name, p in problems().items():
+        rho = [rank_correlation(p, s, n=500) for s in (1, 3, 9)]
+        out.append(f"| {name} | {p.shape} | " + " | ".join(f"{r:.2f}" for r in rho) + " |")
+    return "\n".join(out)
+
+
+def criteria_table(files: Sequence[str | Path]) -> str:
+    marks = {1: "better", -1: "worse", 0: "no worse"}
+    out = [f"| problem | {OURS} | best other | its median | {OURS} vs it | at half the cost | vs tf-auto-full |",
+           "|---|---|---|---|---|---|---|"]
+    for r in criteria(files):
+        held = " (held out)" if r["problem"] in HELD_OUT else ""
+        out.append(f"| {r['problem']}{held} | {r['ours']:.4g} | {r['best']} | {r['best_median']:.4g} | "
+                   f"{marks[r['vs_best']]} | {'reached' if r['half_cost'] else 'not reached'} | "
+                   f"{marks[r['vs_auto_full']]} |")
+    for held_out in (False, True):
+        out += ["", ("Held out: " if held_out else "Design: ") + criteria_text(criteria(files, held_out=held_out))]
+    return "\n".join(out)
+
+
+def report(files: Sequence[str | Path]) -> str:
+    parts = [anytime_table(files, c) for c in COSTS if finals_at(c, files)]
+    parts += [f"The issue's criteria at {COST} (medians of regret):", criteria_table(files)]
+    parts += [f"Time per suggestion (runs to {COST}; in parentheses, the runs that made that many):", "",
+              suggestion_table(files)]
+    return "\n\n".join(parts) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.suites.fidelity")
+    sub = parser.add_subparsers(dest="command", required=True)
+    one_p = sub.add_parser("one", help="one run in this process; prints its row")
+    one_p.add_argument("problem")
+    one_p.add_argument("method")
+    one_p.add_argument("seed", type=int)
+    one_p.add_argument("max_cost", type=int)
+    run_p = sub.add_parser("run", help="the runs --out lacks, one process each")
+    run_p.add_argument("--problems", default=",".join(sorted(PROBLEMS, key=lambda p: p not in HELD_OUT)),
+                       help="comma-separated; by default the held-out ones first")
+    run_p.add_argument("--methods", default=",".join(COLUMNS))
+    run_p.add_argument("--seeds", type=int, default=10)
+    run_p.add_argument("--max-cost", type=int, default=max(COSTS))
+    run_p.add_argument("--out", type=Path, default=RESULTS / FILES[0])
+    run_p.add_argument("--jobs", type=int, default=1)
+    run_p.add_argument("--timeout", type=float, default=3600.0)
+    run_p.add_argument("--treefarm-at", default=None, help="run treefarm's code at this commit (a snapshot)")
+    run_p.add_argument("--in-process", action="store_true", help="every run in this interpreter, in turn")
+    rep = sub.add_parser("report", help="anytime tables, rank correlations, time per suggestion")
+    rep.add_argument("files", nargs="*", default=list(FILES))
+    rep.add_argument("--correlations", action="store_true")
+    args = parser.parse_args(argv)
+    if args.command == "one":
+        print(json.dumps(one(args.problem, args.method, args.seed, args.max_cost)), flush=True)
+    elif args.command == "run":
+        keys = [(p, m, s, args.max_cost) for p in args.problems.split(",") for s in range(args.seeds)
+                for m in args.methods.split(",")]
+        run_all(keys, args.out, args.jobs, args.timeout, treefarm_at=args.treefarm_at, in_process=args.in_process)
+    else:
+        print(report(args.files) + ("\n" + correlation_table() + "\n" if args.correlations else ""))
+
+
+if __name__ == "__main__":
+    main()
