@@ -187,3 +187,18 @@ def test_a_resumed_study_makes_the_trials_an_uninterrupted_one_makes(tmp_path: o
         return [(tuple(sorted(t.params.items())), t.system_attrs["fidelity"], t.cost) for t in study.trials]
 
     assert run("resumed", (2.0, 4.0)) == run("straight", (4.0,))
+
+
+def test_auto_models_every_rung_and_any_other_optimizer_sees_one() -> None:
+    from treefarm.optimizers import History, Observation
+    from treefarm.space import Config
+    from treefarm.study.fidelities import view_for
+
+    fidelity = tf.Fidelity(1 / 9, 1.0)
+    points = [Observation(Config({"x": float(i), "y": 1.0}), float(i), fidelity=1 / 9) for i in range(6)]
+    points += [Observation(Config({"x": float(i), "y": 1.0}), float(i), fidelity=1 / 3) for i in range(2)]
+    history = History(complete=tuple(points))
+    assert len(view_for(tf.Auto(), history, fidelity).complete) == 8
+    assert view_for(tf.Auto(), history, fidelity).max_fidelity == 1.0
+    assert {o.fidelity for o in view_for(tf.TPE(), history, fidelity).complete} == {1 / 9}
+    assert {o.fidelity for o in view_for(tf.Auto(fidelity=None), history, fidelity).complete} == {1 / 9}

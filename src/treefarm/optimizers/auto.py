@@ -161,6 +161,13 @@ class Auto(Optimizer):
         kernel = fidelity if fidelity is not None else "matern52"
         self._fidelity = FidelityGP(gp=self.gp, kernel=kernel, agreement_floor=agreement_floor)
 
+    @property
+    def uses_fidelities(self) -> bool:  # type: ignore[override]
+        """Whether the study shows this optimizer every fidelity's evaluations: with its
+        model across fidelities (``fidelity`` set); it keeps one fidelity's where the
+        model does not propose (a recursive space, several objectives, constraints)."""
+        return self.fidelity is not None
+
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:
         """The optimizer that proposes trial ``t`` (``categorical``: the space has choices or joins)."""
         if recursive:
@@ -177,6 +184,8 @@ class Auto(Optimizer):
         recursive = analysis.recursive
         if self.fidelity is not None and not recursive and _across_fidelities(history):
             return self._fidelity.suggest(root, history, n, rng)
+        if any(o.fidelity is not None and not o.curve for o in history.complete):
+            history = history.at_one_fidelity()  # evaluations at declared fidelities, not modelled here
         categorical = not recursive and analysis.choices
         if not (recursive or categorical):
             after = self.handover_after

@@ -17,6 +17,7 @@ can steer away from them.
 from __future__ import annotations
 
 import abc
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
@@ -103,6 +104,23 @@ class History:
     hints: Sequence[Hint] = ()
     max_fidelity: float | None = None
     min_fidelity: float | None = None
+
+    def at_one_fidelity(self, min_points: int = 5) -> History:
+        """This history with only the observations of one fidelity, for an optimizer
+        that does not model fidelities: the highest holding at least ``min_points``
+        of them, else the one holding the most (the rule of Falkner, Klein & Hutter,
+        "BOHB: Robust and Efficient Hyperparameter Optimization at Scale", 2018), so
+        that a cheap evaluation is never ranked against a full one. An observation
+        without a fidelity counts at ``max_fidelity``; a history without one is kept."""
+        if self.max_fidelity is None:
+            return self
+        top = self.max_fidelity
+        at = Counter(top if o.fidelity is None else o.fidelity for o in self.complete)
+        if len(at) < 2:
+            return self
+        enough = [f for f in sorted(at, reverse=True) if at[f] >= min_points]
+        chosen = enough[0] if enough else max(at, key=lambda f: (at[f], f))
+        return replace(self, complete=tuple(o for o in self.complete if (top if o.fidelity is None else o.fidelity) == chosen))
 
     @property
     def n_complete(self) -> int:

@@ -14,7 +14,6 @@ cheap evaluation against a full one.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
 
 from ..exceptions import StudyError, format_values
@@ -31,17 +30,8 @@ MIN_POINTS = 5
 
 def view_for(optimizer: Optimizer, history: History, fidelity: Fidelity) -> History:
     """The history ``optimizer`` is given in a study with ``fidelity`` (see the module docstring)."""
-    rungs = fidelity.rungs
-    history = replace(history, max_fidelity=fidelity.high, min_fidelity=rungs[0])
-    if optimizer.uses_fidelities:
-        return history
-    at = Counter(fidelity.high if o.fidelity is None else o.fidelity for o in history.complete)
-    if not at:
-        return history
-    enough = [f for f in sorted(at, reverse=True) if at[f] >= MIN_POINTS]
-    chosen = enough[0] if enough else max(at, key=lambda f: (at[f], f))
-    kept = tuple(o for o in history.complete if (fidelity.high if o.fidelity is None else o.fidelity) == chosen)
-    return replace(history, complete=kept)
+    history = replace(history, max_fidelity=fidelity.high, min_fidelity=fidelity.rungs[0])
+    return history if optimizer.uses_fidelities else history.at_one_fidelity(MIN_POINTS)
 
 
 def reconcile(stored: object, given: Fidelity | None) -> Fidelity | None:
