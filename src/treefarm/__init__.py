@@ -26,7 +26,7 @@ from .exceptions import (
 from .fidelity import Fidelity
 from .objectives import Objectives
 from .optimizers import History, Observation, Optimizer
-from .optimizers.registry import class_named
+from .optimizers.registry import lazy_classes
 from .pruners import (
     HyperbandPruner,
     MedianPruner,
@@ -145,14 +145,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> type[Optimizer]:
-    """An optimizer class (``tf.GP``), its module imported on first use."""
-    cls = class_named(name)
-    if cls is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = cls
-    return cls
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_classes(globals(), __all__)  # optimizer classes imported on first use

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .base import GridExhaustedError, History, Observation, Optimizer
-from .registry import available, class_named, make_optimizer, optimizer_class
+from .registry import available, lazy_classes, make_optimizer, optimizer_class
 
 if TYPE_CHECKING:
     from .anneal import Anneal
@@ -46,14 +46,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> type[Optimizer]:
-    """A registered optimizer class (``GP``), its module imported on first use."""
-    cls = class_named(name)
-    if cls is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = cls
-    return cls
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_classes(globals(), __all__)  # optimizer classes imported on first use

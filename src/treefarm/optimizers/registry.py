@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from ..exceptions import StudyError
@@ -57,6 +58,23 @@ def class_named(name: str) -> type[Optimizer] | None:
     """The registered class called ``name`` (``"GP"``), imported now; None if none is."""
     algo = next((algo for algo, (_, cls) in _REGISTRY.items() if cls == name), None)
     return None if algo is None else optimizer_class(algo)
+
+
+def lazy_classes(namespace: dict[str, Any], names: list[str]) -> tuple[Callable[[str], type[Optimizer]], Callable[[], list[str]]]:
+    """A package's ``__getattr__`` and ``__dir__`` (PEP 562) that import a registered
+    optimizer class on first use and keep it in ``namespace`` (the package's globals)."""
+
+    def getattr_(name: str) -> type[Optimizer]:
+        cls = class_named(name)
+        if cls is None:
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+        namespace[name] = cls
+        return cls
+
+    def dir_() -> list[str]:
+        return sorted(set(namespace) | set(names))
+
+    return getattr_, dir_
 
 
 def recursive_algos() -> list[str]:
