@@ -71,6 +71,7 @@ class StudyBase:
         self.max_cost: float | None = None
         """The cost budget of the running :meth:`optimize` call (None: no budget)."""
         self._cost_spent = False
+        self._agreement: tuple[int, bool] = (-1, False)  # (finished trials, whether the rungs mislead)
         self._cache = TrialCache(
             storage,
             record.study_id,
@@ -189,7 +190,24 @@ class StudyBase:
         if self.pruner is None:
             return False
         records = self._cache.finished_and_unfinished()
+        if self._low_rungs_mislead(records):
+            return False
         return self.pruner.prune(curves_for(records, number, self.objectives))
+
+    def _low_rungs_mislead(self, records: list[TrialRecord]) -> bool:
+        """Whether a budget-setting pruner's lower rungs rank the trials unlike the top
+        one (:func:`treefarm.optimizers.fidelity.rung_agreement` below its floor): the
+        study then stops pruning, so that what is left is spent on full runs instead of
+        rungs that teach nothing. Judged again each time a trial has finished."""
+        if self._cache.fidelities is None:
+            return False
+        finished = sum(r.finished is not None for r in records)
+        if finished != self._agreement[0]:
+            from ..optimizers.fidelity import AGREEMENT_FLOOR, rung_agreement
+
+            tau = rung_agreement(self._cache.history())
+            self._agreement = (finished, tau is not None and tau < AGREEMENT_FLOOR)
+        return self._agreement[1]
 
     def fidelity_of(self, number: int) -> float | None:
         """The fidelity trial ``number`` evaluates at (None without a :class:`~treefarm.Fidelity`)."""
