@@ -14,8 +14,9 @@ import importlib.util
 from pathlib import Path
 
 from ..storage import open_storage
-from .arguments import positive_int
+from .arguments import MAX_DPI, dpi
 from .command import Command, UsageError
+from .output import output_file
 
 __all__ = ["COMMAND", "FORMATS", "cmd_plot"]
 
@@ -24,9 +25,9 @@ KIND_NAMES = ("convergence", "slices", "importance", "parallel", "intermediate",
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    out = Path(args.output)
-    if out.suffix.lower() not in FORMATS:
+    if Path(args.output).suffix.lower() not in FORMATS:
         raise UsageError(f"-o must end in one of {list(FORMATS)}, but got -o={args.output!r}")
+    out = output_file(args.output, option="-o", storages=[args.storage])
     if importlib.util.find_spec("matplotlib") is None:
         raise UsageError("plots need matplotlib, but it is not installed: pip install 'treefarm[plot]'")
     from .. import viz
@@ -64,7 +65,7 @@ def _arguments(plot: argparse.ArgumentParser) -> None:
     plot.add_argument("-o", "--output", required=True, help="image file: .png, .svg or .pdf")
     plot.add_argument("--param", default=None, help="parameter of --kind gp (default: the most important)")
     plot.add_argument("--axis", choices=["number", "time"], default="number", help="x axis of convergence")
-    plot.add_argument("--dpi", type=positive_int, default=120, help="dots per inch of a .png (> 0)")
+    plot.add_argument("--dpi", type=dpi, default=120, help=f"dots per inch of a .png (1 to {MAX_DPI})")
 
 
 COMMAND = Command("plot", "draw a plot of a study into a PNG, SVG or PDF file", _arguments, cmd_plot)
