@@ -14,14 +14,22 @@ from __future__ import annotations
 import numbers
 from typing import TypeGuard
 
-from .exceptions import ConfigError, TreefarmError, format_values
+from .exceptions import ConfigError, StudyError, TreefarmError, format_values
+
+STUDY_NAME_MAX = 512
+"""The longest study name, in characters: the storage's column holds no more."""
+REFUSED_IN_NAMES = "NUL and the other control characters (U+0000-U+001F, U+007F)"
+"""What a study name may not hold, as its error lists it."""
 
 __all__ = [
+    "REFUSED_IN_NAMES",
+    "STUDY_NAME_MAX",
     "check_bool",
     "check_int",
     "check_nonnegative",
     "check_positive",
     "check_range",
+    "check_study_name",
     "is_integer",
     "is_integral",
     "is_number",
@@ -85,3 +93,22 @@ def check_range(
     """``value`` is a Python number in ``[low, high]`` (an int or a float, not a bool)."""
     if not (isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high):
         raise error(f"{name} must lie in [{low:g}, {high:g}], but got {format_values(**{name: value})}")
+
+
+def check_study_name(name: object, *, error: type[TreefarmError] = StudyError) -> str:
+    """``name`` is a study name: a str of 1 to :data:`STUDY_NAME_MAX` characters, not
+    blank, without control characters (a name is shown in terminals and logs, and is
+    a folder of the artifact store through :func:`treefarm.study.names.path_segment`)."""
+    rule = (
+        f"a study name must be a string of 1 to {STUDY_NAME_MAX} characters, not blank, "
+        f"without {REFUSED_IN_NAMES}"
+    )
+    if not isinstance(name, str):
+        raise error(f"{rule}, but got {format_values(name=name)} (a {type(name).__name__})")
+    if not name.strip() or len(name) > STUDY_NAME_MAX:
+        shown = name if len(name) <= 80 else f"{name[:40]}...{name[-10:]}"
+        raise error(f"{rule}, but got {format_values(name=shown)} ({len(name)} characters)")
+    bad = sorted({c for c in name if ord(c) < 32 or ord(c) == 127})
+    if bad:
+        raise error(f"{rule}, but got {format_values(name=name)} (it holds {', '.join(f'U+{ord(c):04X}' for c in bad)})")
+    return name

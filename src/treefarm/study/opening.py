@@ -15,7 +15,7 @@ from ..optimizers import Optimizer, make_optimizer
 from ..space import Space, convert, sample
 from ..storage import NotFoundError, Storage, StudyRecord, open_storage
 from ..storage.url import sqlite_file
-from ..validation import check_int
+from ..validation import check_int, check_study_name
 from .identity import DEFAULT_ALGO, creation_attrs, reconcile
 from .objectives import DIRECTIONS, check_directions
 
@@ -67,6 +67,8 @@ def create(
     directions: Any = None,
 ) -> Opened:
     """A new study's parts, or (``load_if_exists``) an existing one's, reconciled."""
+    if name is not None:
+        check_study_name(name)
     given = check_directions(direction, directions)
     _check_seed(seed)
     root = check_space(space)
@@ -97,6 +99,7 @@ def load(
 ) -> Opened:
     """An existing study's parts, reconciled; a SQLite file that does not exist is
     refused by name, not created (a mistyped path)."""
+    check_study_name(name)
     path = sqlite_file(storage)
     if path is not None and not path.exists():
         raise NotFoundError(f"the study must exist in the storage, but got {format_values(name=name, path=str(path))}")
