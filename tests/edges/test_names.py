@@ -48,7 +48,7 @@ def test_an_artifact_stays_in_its_store_whatever_the_study_name(name: str, tmp_p
     trial.save_artifact(b"x", name="a.txt")
     study.tell(trial, 0.5)
     store = folder / "a.db.artifacts"
-    written = [p for p in tmp_path.rglob("a.txt")]
+    written = list(tmp_path.rglob("a.txt"))
     assert len(written) == 1 and written[0].parent.parent.parent == store
     assert study.load_artifact(trial.number, "a.txt") == b"x"
 
