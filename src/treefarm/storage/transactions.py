@@ -29,7 +29,13 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy import exc
 
-from ..exceptions import StorageError, StorageReplacedError, StorageUnavailableError, format_values
+from ..exceptions import (
+    StorageError,
+    StorageFullError,
+    StorageReplacedError,
+    StorageUnavailableError,
+    format_values,
+)
 from . import journal as journal_file
 from . import sqlite_file
 from .interrupts import sigint_deferred
@@ -152,6 +158,11 @@ class SQLConnection(abc.ABC):
             sqlite_file.file_identity(self._file) if self._file is not None and not read_only else None
         )
 
+    @property
+    def shown_url(self) -> str:
+        """The storage's URL without its password, as its messages and journal entries name it."""
+        return self._shown
+
     def _init_schema(self, connection: sa.Connection) -> None:
         """Bring the schema to this treefarm's revision (:func:`.migrate.ensure_schema`),
         one opener at a time (SQLite's write lock; PostgreSQL's advisory lock)."""
@@ -188,6 +199,11 @@ class SQLConnection(abc.ABC):
         return result
 
     def _wrap(self, error: exc.DBAPIError, failure: Failure, *, attempts: int) -> StorageError:
+        if failure is Failure.FULL:
+            return StorageFullError(
+                f"the storage must have room to write, but got {format_values(url=self._shown)}: "
+                f"{type(error.orig).__name__}: {error.orig}"
+            )
         if failure is Failure.CONNECTION:
             values = format_values(url=self._shown, retry_deadline=self.retry_deadline, attempts=attempts)
             return StorageUnavailableError(
@@ -225,10 +241,14 @@ class SQLConnection(abc.ABC):
                     f"{self.journal} ({item['refused']}); kept in {self.journal}.rejected",
                     file=sys.stderr,
                 )
-            stat = self.journal.stat()
-            self._journal_seen = (stat.st_mtime, stat.st_size)
+            if not done.stopped:  # else tried again at the next call (a disk full takes reads)
+                stat = self.journal.stat()
+                self._journal_seen = (stat.st_mtime, stat.st_size)
         except OSError:
             return
+        except StorageError as error:  # not a journal: said once, never in the way of the storage
+            print(f"treefarm: the journal was not replayed: {error}", file=sys.stderr)
+            self._journal_seen = seen
         finally:
             self._replaying.release()
 
