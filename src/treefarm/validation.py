@@ -14,6 +14,8 @@ from __future__ import annotations
 import numbers
 from typing import TypeGuard
 
+import numpy as np
+
 from .exceptions import ConfigError, StudyError, TreefarmError, format_values
 
 STUDY_NAME_MAX = 512
@@ -51,10 +53,15 @@ def is_number(value: object) -> TypeGuard[numbers.Real]:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def check_bool(name: str, value: object, *, error: type[TreefarmError] = ConfigError) -> None:
-    """``value`` is ``True`` or ``False``."""
-    if not isinstance(value, bool):
-        raise error(f"{name} must be True or False, but got {format_values(**{name: value})}")
+def check_bool(
+    name: str, value: object, *, error: type[TreefarmError] = ConfigError, or_none: bool = False
+) -> None:
+    """``value`` is ``True`` or ``False`` (a NumPy bool too), or None when ``or_none``:
+    a string, a number or another truthy value is refused, never read as a flag."""
+    if isinstance(value, (bool, np.bool_)) or (or_none and value is None):
+        return
+    expected = "True, False or None" if or_none else "True or False"
+    raise error(f"{name} must be {expected}, but got {format_values(**{name: value})}")
 
 
 def check_int(

@@ -69,6 +69,10 @@ def serve(
     from .security import WriteAccess, allowed_hosts, new_token
     from .writes import Writer
 
+    from ..exceptions import StorageError
+    from ..validation import check_bool
+
+    check_bool("allow_writes", allow_writes, error=StorageError)
     stream = sys.stderr if stream is None else stream
     _one_blas_thread()
     _preload()

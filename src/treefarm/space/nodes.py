@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..exceptions import SpaceError, format_values
-from ..validation import is_integer
+from ..validation import check_bool, is_integer
 
 __all__ = ["Apply", "Const", "Family", "Join", "Op", "Shared", "Space", "as_space", "check_key", "check_weights", "op", "product"]
 
@@ -407,6 +407,8 @@ class Op(Space):
     ) -> None:
         if not callable(func):
             raise SpaceError(f"op needs a callable, but got func={func!r}")
+        for flag, value in (("commutative", commutative), ("associative", associative), ("idempotent", idempotent)):
+            check_bool(flag, value, error=SpaceError)
         label = name if name is not None else getattr(func, "__name__", None)
         if not isinstance(label, str) or not label.isidentifier():
             raise SpaceError(

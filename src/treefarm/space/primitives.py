@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..exceptions import SpaceError, format_values
+from ..validation import check_bool
 from .nodes import Space, check_weights
 from .priors import Normal, Prior, Uniform
 
@@ -65,6 +66,7 @@ class _Numeric(Space):
     def _init(self, low: Any, high: Any, log: bool, prior: Prior | None, cast: type) -> None:
         """Validate and set the bounds, scale and prior (errors name the class)."""
         kind = type(self).__name__
+        check_bool(f"{kind} log", log, error=SpaceError)
         low, high = _plain(low), _plain(high)
         _check_number(kind, "low", low, cast)
         _check_number(kind, "high", high, cast)

@@ -30,7 +30,7 @@ from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
-from ..validation import check_range, is_integer
+from ..validation import check_bool, check_range, is_integer
 from . import opening
 from .hinting import Hinting
 from .identity import same_study
@@ -90,6 +90,12 @@ class Study(Results, Hinting):
         :mod:`treefarm.study.warm`).
         """
         check_range("warm_start_credibility", warm_start_credibility, 0.0, 1.0)
+        for flag, value in (
+            ("load_if_exists", load_if_exists),
+            ("allow_space_change", allow_space_change),
+            ("requeue_interrupted", requeue_interrupted),
+        ):
+            check_bool(flag, value, error=StudyError)
         if isinstance(warm_start, (Study, str)) or not all(isinstance(source, Study) for source in warm_start):
             raise StudyError(
                 "warm_start must be a list of studies (tf.Study.load opens one by name), "
@@ -129,6 +135,8 @@ class Study(Results, Hinting):
     ) -> Study:
         """Open an existing study to resume it or read it: its seed, direction and
         optimizer are the stored ones (``algo`` replaces the optimizer, recorded)."""
+        check_bool("allow_space_change", allow_space_change, error=StudyError)
+        check_bool("requeue_interrupted", requeue_interrupted, error=StudyError)
         opened = opening.load(
             name, space=space, storage=storage, algo=algo, allow_space_change=allow_space_change
         )

@@ -66,12 +66,12 @@ def in_notebook() -> bool:
 
 def show_progress(progress: bool | None) -> bool:
     """``progress`` checked; None: a terminal or a notebook, never a worker process."""
-    if progress is not None and not isinstance(progress, bool):
-        from ..exceptions import StudyError
+    from ..exceptions import StudyError
+    from ..validation import check_bool
 
-        raise StudyError(f"progress must be True, False or None (automatic), but got progress={progress!r}")
+    check_bool("progress", progress, error=StudyError, or_none=True)
     if progress is not None:
-        return progress
+        return bool(progress)
     if multiprocessing.parent_process() is not None:
         return False
     return in_notebook() or bool(getattr(sys.stderr, "isatty", lambda: False)())
