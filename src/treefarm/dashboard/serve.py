@@ -65,12 +65,11 @@ def serve(
     artifacts are served from ``artifacts`` (default: where the studies keep them)."""
     import uvicorn
 
+    from ..exceptions import StorageError
+    from ..validation import check_bool
     from .app import create_app
     from .security import WriteAccess, allowed_hosts, new_token
     from .writes import Writer
-
-    from ..exceptions import StorageError
-    from ..validation import check_bool
 
     check_bool("allow_writes", allow_writes, error=StorageError)
     stream = sys.stderr if stream is None else stream
