@@ -10,6 +10,7 @@ study shows the user's own numbers.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -64,11 +65,11 @@ def count_failure(outcome: Outcome, directions: tuple[str, ...]) -> Outcome | No
     values = outcome.values
     if outcome.state is not TrialState.COMPLETE or values is None or len(values) == len(directions):
         return None
-    return failure(
+    return replace(failure(
         f"the study has {len(directions)} objective{'s' if len(directions) > 1 else ''} "
         f"(directions={list(directions)!r}) but the objective returned {len(values)} "
         f"value{'s' if len(values) > 1 else ''}: {list(values)!r:.80}"
-    )
+    ), malformed=True)
 
 
 def _signs(directions: Sequence[str]) -> np.ndarray:

@@ -35,6 +35,7 @@ from . import opening
 from .hinting import Hinting
 from .identity import same_study
 from .loop import Asking, optimize
+from .objectives import count_failure
 from .outcome import failure, from_exception, told, with_constraints
 from .recovery import REQUEUE_LOST
 from .results import Results
@@ -217,7 +218,10 @@ class Study(Results, Hinting):
         ``constraints`` (or the mapping's ``"constraints"``) are the trial's
         constraint values, satisfied when each is <= 0.
 
-        A trial can be told once: telling it again raises
+        What is no result at all (None, a string, another count of values than
+        the study has objectives, constraints that are not numbers) raises
+        :class:`~treefarm.StudyError` and leaves the trial running, to be told
+        again; a NaN or infinite value fails it. A trial can be told once: telling it again raises
         :class:`~treefarm.TrialStateError` and leaves storage unchanged. A
         trial handle of another study is refused, naming both studies.
         """
@@ -229,7 +233,14 @@ class Study(Results, Hinting):
         if not isinstance(trial, Trial) and not is_integer(trial):
             raise StudyError(f"tell needs a Trial or a trial number, but got {format_values(trial=trial)}")
         number = trial.number if isinstance(trial, Trial) else trial
-        return self.finish(number, with_constraints(told(value, state=state, exception=exception), constraints))
+        outcome = with_constraints(told(value, state=state, exception=exception), constraints)
+        outcome = count_failure(outcome, self.directions) or outcome
+        if outcome.malformed:  # a typo, not a failure: the trial stays running to be told again
+            raise StudyError(
+                f"{outcome.system_attrs['fail_reason']}; trial {number} was not told and is still running: "
+                "tell it a value, state='failed' or exception="
+            )
+        return self.finish(number, outcome)
 
     # ----------------------------------------------------------------- optimize
     def optimize(
