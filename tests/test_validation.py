@@ -50,3 +50,9 @@ def test_nonnegative_and_range_bounds_are_inclusive() -> None:
         check_nonnegative("min_delta", -0.1, error=StudyError)
     with pytest.raises(ConfigError, match=r"^gamma must lie in \[0, 1\], but got gamma=1.5$"):
         check_range("gamma", 1.5, 0.0, 1.0)
+
+
+def test_an_upper_bound_is_named_with_its_reason() -> None:
+    with pytest.raises(SpaceError, match=r"^Var max_depth must be an integer in \[1, 100\] \(too deep\), but got max_depth=101$"):
+        check_int("max_depth", 101, error=SpaceError, owner="Var", maximum=100, why="too deep")
+    check_int("max_depth", 100, error=SpaceError, owner="Var", maximum=100)

@@ -72,13 +72,19 @@ def check_int(
     error: type[TreefarmError] = ConfigError,
     or_none: bool = False,
     owner: str = "",
+    maximum: int | None = None,
+    why: str = "",
 ) -> None:
-    """``value`` is an int (not a bool) of at least ``minimum``, or None when ``or_none``;
-    ``owner`` (e.g. ``"Var"``) opens the message when the name alone would be ambiguous."""
-    if (or_none and value is None) or (is_integer(value) and value >= minimum):
+    """``value`` is an int (not a bool) of at least ``minimum`` (and at most ``maximum``;
+    ``why`` says why in the message), or None when ``or_none``; ``owner`` (e.g. ``"Var"``)
+    opens the message when the name alone would be ambiguous."""
+    if (or_none and value is None) or (
+        is_integer(value) and value >= minimum and (maximum is None or value <= maximum)
+    ):
         return
     subject = f"{owner} {name}" if owner else name
-    expected = f"an integer >= {minimum}" + (" or None" if or_none else "")
+    bounds = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+    expected = f"an integer {bounds}" + (" or None" if or_none else "") + (f" ({why})" if why else "")
     raise error(f"{subject} must be {expected}, but got {format_values(**{name: value})}")
 
 

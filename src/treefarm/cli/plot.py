@@ -31,6 +31,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("matplotlib") is None:
         raise UsageError("plots need matplotlib, but it is not installed: pip install 'treefarm[plot]'")
     from .. import viz
+    from ..viz.source import check_plottable
 
     storage = open_storage(args.storage, read_only=True)
     try:
@@ -40,6 +41,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
     data = studies[0]
     if len(studies) > 1 and args.kind != "convergence":
         raise UsageError(f"several --study need --kind convergence, but got --kind={args.kind}")
+    if args.kind != "intermediate":  # learning curves are drawn from pruned trials too
+        for one in studies:
+            check_plottable(one, minimum=1 if len(studies) > 1 else 2)
     if len(studies) > 1:
         fig = viz.plot_convergence(studies)
     elif args.kind == "gp":

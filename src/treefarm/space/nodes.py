@@ -87,7 +87,7 @@ class Space:
 def as_space(value: object) -> Space:
     """The space a Python structure describes (see :func:`treefarm.space.convert`): a list or a
     tuple as a positional family built as one, a dict (string keys) as a keyword family built as
-    a dict, nested to any depth; a space as it is, any other value as a :class:`Const`."""
+    a dict, nested to any depth; a space as it is, any other value but a set as a :class:`Const`."""
     if isinstance(value, Space):
         return value
     if isinstance(value, dict):
@@ -99,7 +99,18 @@ def as_space(value: object) -> Space:
         return Family([as_space(v) for v in value], kind="list")
     if isinstance(value, tuple):
         return Family([as_space(v) for v in value], kind="tuple")
+    check_not_set(value)
     return Const(value)
+
+
+def check_not_set(value: object) -> None:
+    """Refuse a set as a member of a space: its order follows the process's hash seed,
+    so its record would differ between two processes opening one study."""
+    if isinstance(value, (set, frozenset)):
+        raise SpaceError(
+            "a set has no order, so a study recorded with it could not be reopened by another process: "
+            f"write a tuple for a constant or tf.Choice(*sorted(...)) for a choice, but got {format_values(value=value)}"
+        )
 
 
 def check_weights(owner: str, weights: Sequence[float] | None, n: int) -> tuple[float, ...] | None:
