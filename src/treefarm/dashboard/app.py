@@ -106,6 +106,13 @@ def _float(params: Any, name: str) -> float | None:
         raise TreefarmError(f"{name} must be a number, but got {name}={text!r}") from None
 
 
+def _flag(params: Any, name: str) -> bool:
+    text = params.get(name) or "false"
+    if text not in ("true", "false"):
+        raise TreefarmError(f"{name} must be true or false, but got {format_values(**{name: text[:100]})}")
+    return text == "true"
+
+
 def _ids(text: str) -> list[int]:
     try:
         return [int(part) for part in text.split(",") if part]
@@ -182,7 +189,7 @@ def create_app(
             offset=_int(q, "offset", 0),
             limit=_int(q, "limit", 50),
             order_by=q.get("order_by", "number"),
-            descending=q.get("descending", "false") == "true",
+            descending=_flag(q, "descending"),
             states=None if state is None else state.split(","),
             value_min=_float(q, "value_min"),
             value_max=_float(q, "value_max"),

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import viz
+from ..exceptions import ConfigError, format_values
 from ..storage import TrialRecord
 from ..storage.checks import json_floats
 from ..viz.history import _even
@@ -62,7 +63,7 @@ def trial_detail(t: TrialRecord) -> dict[str, Any]:
 
 
 def convergence(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
-    c = viz.convergence(trials, direction=direction, axis=param if param in ("number", "time") else "number")
+    c = viz.convergence(trials, direction=direction, axis=param or "number")
     return {
         "x": json_floats(c.x),
         "value": json_floats(c.value),
@@ -146,6 +147,9 @@ def gp(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, A
     options = numeric_addresses(trials)
     if len(complete_trials(trials)) < 3 or not options:
         return {"options": options, "address": None}
+    known = {address for t in trials for address in t.params}
+    if param and param not in known:  # a categorical one is answered with a numeric one
+        raise ConfigError(f"param must be one of the parameters {sorted(known)[:50]}, but got {format_values(param=param[:100])}")
     address = param if param in options else options[0]
     p = viz.gp_posterior(trials, address, direction=direction)
     return {
