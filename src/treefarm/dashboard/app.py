@@ -51,7 +51,7 @@ from ..storage import Storage, StudyRecord
 from ..study import artifacts as stored_artifacts
 from . import payloads, views
 from .cache import StudyCache, marker
-from .security import WriteAccess
+from .security import ReadAccess, WriteAccess
 from .writes import MAX_BODY, WriteError, Writer, parse_body
 
 __all__ = ["STATIC", "create_app"]
@@ -128,11 +128,13 @@ def create_app(
     writer: Writer | None = None,
     access: WriteAccess | None = None,
     artifacts: str | None = None,
+    reads: ReadAccess | None = None,
 ) -> Any:
     """The Starlette application serving ``storage``: read-only (open it with
     :func:`~.readonly.open_read_only`) unless given a ``writer`` and the ``access``
     every write must show; a trial's artifacts are served from the store at
-    ``artifacts`` (listed only, without it)."""
+    ``artifacts`` (listed only, without it); with ``reads``, every API read shows a
+    token (a dashboard serving beyond its machine)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.middleware import Middleware
@@ -155,7 +157,12 @@ def create_app(
 
     def config(request: Request) -> JSONResponse:
         return JSONResponse(
-            {"writes": writer is not None, "author": getpass.getuser(), "poll_seconds": POLL_SECONDS}
+            {
+                "writes": writer is not None,
+                "author": getpass.getuser(),
+                "poll_seconds": POLL_SECONDS,
+                "read_token": None if reads is None else reads.tokens[0],  # for download links
+            }
         )
 
     def list_studies(request: Request) -> JSONResponse:
@@ -286,8 +293,12 @@ def create_app(
         return JSONResponse({"error": str(exc)}, status)
 
     async def secure(request: Request, call_next: Any) -> Response:
-        if access is not None and request.headers.get("host") not in access.hosts:  # DNS rebinding
+        hosts = None if access is None else access.hosts
+        if access is not None and hosts is not None and request.headers.get("host") not in hosts:  # DNS rebinding
             return JSONResponse({"error": access.refusal(request.headers)}, 403, headers={"Content-Security-Policy": POLICY})
+        unread = None if reads is None else reads.refusal(request.url.path, request.headers, request.query_params)
+        if unread is not None:
+            return JSONResponse({"error": unread}, 401, headers={"Content-Security-Policy": POLICY})
         response: Response = await call_next(request)
         response.headers.setdefault("Content-Security-Policy", POLICY)
         response.headers["X-Content-Type-Options"] = "nosniff"
