@@ -35,11 +35,11 @@ combinators every other node is built from.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..exceptions import SpaceError, format_values
-from ..validation import check_bool, is_integer
+from ..validation import check_bool, is_integer, is_number
 
 __all__ = ["Apply", "Const", "Family", "Join", "Op", "Shared", "Space", "as_space", "check_key", "check_weights", "op", "product"]
 
@@ -117,7 +117,12 @@ def check_weights(owner: str, weights: Sequence[float] | None, n: int) -> tuple[
     """``weights`` as floats, one per option of ``owner``, finite, >= 0 and not all 0."""
     if weights is None:
         return None
-    w = tuple(float(x) for x in weights)
+    if isinstance(weights, (str, bytes, Mapping)) or not isinstance(weights, Iterable):
+        raise SpaceError(f"{owner}: weights must be a sequence of numbers, but got {format_values(weights=weights)}")
+    given = list(weights)
+    if not all(is_number(x) for x in given):
+        raise SpaceError(f"{owner}: weights must be numbers, but got {format_values(weights=given)}")
+    w = tuple(float(x) for x in given)
     if len(w) != n:
         raise SpaceError(
             f"{owner}: one weight per option is needed, but got "
