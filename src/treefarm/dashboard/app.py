@@ -205,7 +205,8 @@ def create_app(
 
     def trial(request: Request) -> JSONResponse:
         study_id, number = int(request.path_params["study_id"]), int(request.path_params["number"])
-        return JSONResponse(payloads.trial_detail(storage.get_trial(study_id, number)))
+        notes = [payloads.note_json(n) for n in storage.get_notes(study_id) if n.trial == number]
+        return JSONResponse({**payloads.trial_detail(storage.get_trial(study_id, number)), "notes": notes})
 
     def posterior(request: Request) -> Response:
         study_id, number = int(request.path_params["study_id"]), int(request.path_params["number"])
@@ -255,8 +256,8 @@ def create_app(
         return JSONResponse({"hints": [views.hint_row(h) for h in storage.get_hints(study_id)]})
 
     def notes(request: Request) -> JSONResponse:
-        found = studies.record(int(request.path_params["study_id"])).attrs.get("notes")
-        return JSONResponse({"notes": found if isinstance(found, list) else []})
+        found = storage.get_notes(studies.record(int(request.path_params["study_id"])).study_id)
+        return JSONResponse({"notes": [payloads.note_json(n) for n in found]})
 
     def asked(request: Request) -> JSONResponse:
         record = studies.record(int(request.path_params["study_id"]))

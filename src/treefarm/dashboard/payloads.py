@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import viz
 from ..exceptions import ConfigError, format_values
-from ..storage import TrialRecord
+from ..storage import NoteRecord, TrialRecord
 from ..storage.checks import json_floats
 from ..viz.history import _even
 from ..viz.posterior import numeric_addresses
@@ -39,6 +39,11 @@ def trial_row(t: TrialRecord) -> dict[str, Any]:
         "finished": t.finished,
         "params": shown,
     }
+
+
+def note_json(note: NoteRecord) -> dict[str, Any]:
+    """A stored note as the page shows it."""
+    return {"author": note.author, "time": note.created, "text": note.text, "trial": note.trial}
 
 
 def trial_detail(t: TrialRecord) -> dict[str, Any]:

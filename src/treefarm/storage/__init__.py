@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .base import Storage
 from .checks import NotFoundError
 from .memory import InMemoryStorage
-from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, TrialState
+from .records import JSON, REQUEUED, HintRecord, NoteRecord, StudyRecord, TrialRecord, TrialState
 from .url import open_storage
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ __all__ = [
     "HintRecord",
     "InMemoryStorage",
     "NotFoundError",
+    "NoteRecord",
     "SQLStorage",
     "Storage",
     "StudyRecord",

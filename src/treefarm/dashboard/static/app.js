@@ -153,8 +153,8 @@ async function showTrial(number, withPosterior = true) {
   const d = $("#detail");
   d.hidden = false;
   const steps = t.intermediate.steps.map((s, i) => `${s}: ${fmt(t.intermediate.values[i])}`).join("\n");
-  const { notes, artifacts, ...attrs } = t.user_attrs;
-  const noteList = Array.isArray(notes) ? notes : [];
+  const { artifacts, ...attrs } = t.user_attrs;
+  const noteList = Array.isArray(t.notes) ? t.notes : [];
   const files = (Array.isArray(artifacts) ? artifacts : []).filter((a) => a && typeof a.name === "string");
   const fileRows = files.map((a) => `<li><a href="/api/studies/${state.study.id}/trials/${t.number}/artifacts/${encodeURIComponent(a.name)}${state.readToken ? `?token=${encodeURIComponent(state.readToken)}` : ""}" download>${escape(a.name)}</a>
     <small>${escape(fmt(a.size))} bytes · sha256 ${escape(String(a.sha256 || "").slice(0, 12))}…</small></li>`).join("");
