@@ -54,14 +54,16 @@ def is_number(value: object) -> TypeGuard[numbers.Real]:
 
 
 def check_bool(
-    name: str, value: object, *, error: type[TreefarmError] = ConfigError, or_none: bool = False
+    name: str, value: object, *, error: type[TreefarmError] = ConfigError, or_none: bool = False, owner: str = ""
 ) -> None:
     """``value`` is ``True`` or ``False`` (a NumPy bool too), or None when ``or_none``:
-    a string, a number or another truthy value is refused, never read as a flag."""
+    a string, a number or another truthy value is refused, never read as a flag;
+    ``owner`` (e.g. ``"Real"``) opens the message."""
     if isinstance(value, (bool, np.bool_)) or (or_none and value is None):
         return
     expected = "True, False or None" if or_none else "True or False"
-    raise error(f"{name} must be {expected}, but got {format_values(**{name: value})}")
+    subject = f"{owner} {name}" if owner else name
+    raise error(f"{subject} must be {expected}, but got {format_values(**{name: value})}")
 
 
 def check_int(

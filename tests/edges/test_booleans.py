@@ -45,3 +45,8 @@ def test_progress_takes_a_bool_or_none(value: object) -> None:
 def test_numpy_bools_are_bools() -> None:
     assert tf.Real(1e-3, 1, log=np.bool_(True)).log is True
     assert tf.Real(1e-3, 1, log=False).log is False
+
+
+def test_the_message_names_the_owner_and_the_argument_as_written() -> None:
+    with pytest.raises(tf.SpaceError, match=r"^Real log must be True or False, but got log='no'$"):
+        tf.Real(1e-3, 1, log="no")  # type: ignore[arg-type]

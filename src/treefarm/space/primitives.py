@@ -73,7 +73,7 @@ class _Numeric(Space):
     def _init(self, low: Any, high: Any, log: bool, prior: Prior | None, cast: type) -> None:
         """Validate and set the bounds, scale and prior (errors name the class)."""
         kind = type(self).__name__
-        check_bool(f"{kind} log", log, error=SpaceError)
+        check_bool("log", log, error=SpaceError, owner=kind)
         low, high = _plain(low), _plain(high)
         _check_number(kind, "low", low, cast)
         _check_number(kind, "high", high, cast)
