@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -48,16 +49,19 @@ OPTIONS: dict[str, tuple[list[str], list[Pools], Pools]] = {
     "recover": (["JOURNAL", "DB", "OBJ"], [], {}),
     "worker": (["DB"], [{"--study": STUDIES}, {"--file": FILES}],
                {"--algo": VALUES, "--timeout": NUMBERS, "--heartbeat": NUMBERS, "--journal": PATHS,
-                "--allow-space-change": FLAG}),
+                "--allow-space-change": FLAG, "--max-cost": NUMBERS, "--fidelity": ["fidelity", "objective", "x"]}),
     "run": (FILES, [{"--storage": STORAGES}],
             {"--study": STUDIES, "--algo": ["random", "tpe", "x"], "--direction": ["minimize", "x"],
-             "--directions": ["minimize,maximize", "maximize", "x"], "--seed": NUMBERS, "--allow-space-change": FLAG, "--timeout": NUMBERS}),
+             "--directions": ["minimize,maximize", "maximize", "x"], "--seed": NUMBERS, "--allow-space-change": FLAG, "--timeout": NUMBERS,
+             "--max-cost": NUMBERS, "--fidelity": ["fidelity", "objective", "x"]}),
     "create": (["DB"], [{"--study": STUDIES}, {"--space": PATHS}],
                {"--algo": VALUES, "--direction": ["minimize", "x"], "--directions": VALUES, "--seed": NUMBERS,
                 "--n-trials": NUMBERS, "--skip-if-exists": FLAG}),
     "ask": (["DB"], [{"--study": STUDIES}], {"--json": FLAG, "--n-trials": NUMBERS}),
     "tell": (["DB"], [{"--study": STUDIES}, {"--trial": NUMBERS}, {"--value": NUMBERS, "--failed": VALUES}],
              {"--constraints": NUMBERS}),
+    "import-optuna": (["OPTUNA", "DB", "sqlit://x"], [{"--study": STUDIES}, {"--to": STORAGES}],
+                      {"--name": STUDIES, "--algo": VALUES, "--seed": NUMBERS, "--space-out": PATHS}),
 }
 
 
@@ -72,11 +76,23 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     two = tf.Study.create("two", space=space, storage=str(db), algo="random", directions=["minimize", "maximize"])
     two.optimize(lambda p: (p["x"], p["x"] ** 2), 3)
     two.storage.close()
+    optuna = _optuna_study(root)
     journal = root / "j.jsonl"
     journal.write_text(json.dumps({"url": f"sqlite:///{db}", "study_id": 1, "number": 0, "state": "complete",
                                    "value": 0.1, "user_attrs": {}, "system_attrs": {}, "owner": "w"}) + "\n")
-    return {"DB": str(db), "DIR": str(root), "JOURNAL": str(journal), "OBJ": str(root / "obj.py"),
+    return {"DB": str(db), "OPTUNA": optuna, "DIR": str(root), "JOURNAL": str(journal), "OBJ": str(root / "obj.py"),
             "SPACE": str(root / "space.json")}
+
+
+def _optuna_study(root: Path) -> str:
+    """An Optuna storage holding a study "q" of three trials, for ``import-optuna``."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    url = f"sqlite:///{root / 'optuna.db'}"
+    study = optuna.create_study(study_name="q", storage=url, sampler=optuna.samplers.RandomSampler(seed=0))
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=3)
+    return url
 
 
 @pytest.fixture(autouse=True)
