@@ -76,3 +76,9 @@ def test_finite_refuses_infinity() -> None:
     check_nonnegative("eta", float("inf"))
     with pytest.raises(ConfigError, match=r"^eta must be a finite number >= 0, but got eta=inf$"):
         check_nonnegative("eta", float("inf"), finite=True)
+
+
+def test_an_upper_bound_is_named_with_its_reason() -> None:
+    with pytest.raises(SpaceError, match=r"^Var max_depth must be an integer in \[1, 100\] \(too deep\), but got max_depth=101$"):
+        check_int("max_depth", 101, error=SpaceError, owner="Var", maximum=100, why="too deep")
+    check_int("max_depth", 100, error=SpaceError, owner="Var", maximum=100)

@@ -14,6 +14,7 @@ __all__ = [
     "ConfigError",
     "SpaceError",
     "StorageError",
+    "StorageFullError",
     "StorageUnavailableError",
     "StudyError",
     "TreefarmError",
@@ -62,6 +63,12 @@ class StorageUnavailableError(StorageError):
     def __init__(self, message: str, *, journal: str | None = None) -> None:
         super().__init__(message)
         self.journal = journal
+
+
+class StorageFullError(StorageUnavailableError):
+    """The storage's disk (or its quota) is full: SQLite's "database or disk is full",
+    PostgreSQL's ``disk_full``. Not retried; a finished trial's result is kept in the
+    local journal like any other result the storage could not take (``journal``)."""
 
 
 class StorageReplacedError(StorageError):

@@ -15,9 +15,18 @@ import math
 import numbers
 from typing import TypeGuard
 
-from .exceptions import ConfigError, TreefarmError, format_values
+import numpy as np
+
+from .exceptions import ConfigError, StudyError, TreefarmError, format_values
+
+STUDY_NAME_MAX = 512
+"""The longest study name, in characters: the storage's column holds no more."""
+REFUSED_IN_NAMES = "NUL and the other control characters (U+0000-U+001F, U+007F)"
+"""What a study name may not hold, as its error lists it."""
 
 __all__ = [
+    "REFUSED_IN_NAMES",
+    "STUDY_NAME_MAX",
     "check_bool",
     "check_callable",
     "check_int",
@@ -25,6 +34,7 @@ __all__ = [
     "check_nonnegative",
     "check_positive",
     "check_range",
+    "check_study_name",
     "is_integer",
     "is_integral",
     "is_number",
@@ -47,12 +57,16 @@ def is_number(value: object) -> TypeGuard[numbers.Real]:
 
 
 def check_bool(
-    name: str, value: object, *, error: type[TreefarmError] = ConfigError, or_none: bool = False
+    name: str, value: object, *, error: type[TreefarmError] = ConfigError, or_none: bool = False, owner: str = ""
 ) -> None:
-    """``value`` is ``True`` or ``False``, or None when ``or_none``."""
-    if not isinstance(value, bool) and not (or_none and value is None):
-        expected = "True, False or None" if or_none else "True or False"
-        raise error(f"{name} must be {expected}, but got {format_values(**{name: value})}")
+    """``value`` is ``True`` or ``False`` (a NumPy bool too), or None when ``or_none``:
+    a string, a number or another truthy value is refused, never read as a flag;
+    ``owner`` (e.g. ``"Real"``) opens the message."""
+    if isinstance(value, (bool, np.bool_)) or (or_none and value is None):
+        return
+    expected = "True, False or None" if or_none else "True or False"
+    subject = f"{owner} {name}" if owner else name
+    raise error(f"{subject} must be {expected}, but got {format_values(**{name: value})}")
 
 
 def check_callable(
@@ -72,13 +86,19 @@ def check_int(
     error: type[TreefarmError] = ConfigError,
     or_none: bool = False,
     owner: str = "",
+    maximum: int | None = None,
+    why: str = "",
 ) -> None:
-    """``value`` is an int (not a bool) of at least ``minimum``, or None when ``or_none``;
-    ``owner`` (e.g. ``"Var"``) opens the message when the name alone would be ambiguous."""
-    if (or_none and value is None) or (is_integer(value) and value >= minimum):
+    """``value`` is an int (not a bool) of at least ``minimum`` (and at most ``maximum``;
+    ``why`` says why in the message), or None when ``or_none``; ``owner`` (e.g. ``"Var"``)
+    opens the message when the name alone would be ambiguous."""
+    if (or_none and value is None) or (
+        is_integer(value) and value >= minimum and (maximum is None or value <= maximum)
+    ):
         return
     subject = f"{owner} {name}" if owner else name
-    expected = f"an integer >= {minimum}" + (" or None" if or_none else "")
+    bounds = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+    expected = f"an integer {bounds}" + (" or None" if or_none else "") + (f" ({why})" if why else "")
     raise error(f"{subject} must be {expected}, but got {format_values(**{name: value})}")
 
 
@@ -119,3 +139,22 @@ def check_range(
     """``value`` is a Python number in ``[low, high]`` (an int or a float, not a bool)."""
     if not (isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high):
         raise error(f"{name} must lie in [{low:g}, {high:g}], but got {format_values(**{name: value})}")
+
+
+def check_study_name(name: object, *, error: type[TreefarmError] = StudyError) -> str:
+    """``name`` is a study name: a str of 1 to :data:`STUDY_NAME_MAX` characters, not
+    blank, without control characters (a name is shown in terminals and logs, and is
+    a folder of the artifact store through :func:`treefarm.study.names.path_segment`)."""
+    rule = (
+        f"a study name must be a string of 1 to {STUDY_NAME_MAX} characters, not blank, "
+        f"without {REFUSED_IN_NAMES}"
+    )
+    if not isinstance(name, str):
+        raise error(f"{rule}, but got {format_values(name=name)} (a {type(name).__name__})")
+    if not name.strip() or len(name) > STUDY_NAME_MAX:
+        shown = name if len(name) <= 80 else f"{name[:40]}...{name[-10:]}"
+        raise error(f"{rule}, but got {format_values(name=shown)} ({len(name)} characters)")
+    bad = sorted({c for c in name if ord(c) < 32 or ord(c) == 127})
+    if bad:
+        raise error(f"{rule}, but got {format_values(name=name)} (it holds {', '.join(f'U+{ord(c):04X}' for c in bad)})")
+    return name

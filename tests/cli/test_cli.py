@@ -119,8 +119,10 @@ def test_csv_export_writes_json_for_structured_attributes_and_a_header_for_no_tr
     assert json.loads(row["user_attrs.folds"]) == [0.1, 0.2]
     assert main(["export", str(db), "--study", "empty", "--format", "csv"]) == 0
     assert capsys.readouterr().out.startswith("number,state,value,")
-    assert main(["export", str(db), "--study", "s", "--output", str(tmp_path / "no" / "x.csv")]) == 1
-    assert "--output must be in an existing folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:  # a wrong argument: status 2, naming it and why
+        main(["export", str(db), "--study", "s", "--output", str(tmp_path / "no" / "x.csv")])
+    assert info.value.code == 2
+    assert "--output must be a new or writable file in an existing folder" in capsys.readouterr().err
 
 
 def test_a_changed_space_is_named_and_run_goes_on_with_allow_space_change(

@@ -43,12 +43,14 @@ def test_the_default_is_the_loopback_without_warning(
     assert "http://127.0.0.1:8080/" in err and "warning" not in err
 
 
-def test_another_host_is_served_with_a_warning(
+def test_another_host_is_served_with_a_read_token(
     db: str, served: dict[str, Any], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["dashboard", db, "--host", "0.0.0.0", "--port", "9000"]) == 0
     assert (served["host"], served["port"]) == ("0.0.0.0", 9000)
-    assert "warning: serving on host='0.0.0.0'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "serving on host='0.0.0.0', beyond this machine: reading needs the token" in err
+    assert "http://0.0.0.0:9000/?token=" in err
 
 
 def test_a_bad_port_or_missing_file_is_named(

@@ -21,7 +21,7 @@ def _running_trial(tmp_path: Path) -> tuple[str, int, int]:
     return url, study_id, number
 
 
-def _entry(study_id: int, number: int) -> dict[str, object]:
+def _entry(url: str, study_id: int, number: int) -> dict[str, object]:
     return {
         "study_id": study_id,
         "number": number,
@@ -30,14 +30,14 @@ def _entry(study_id: int, number: int) -> dict[str, object]:
         "user_attrs": {},
         "system_attrs": {},
         "owner": "w",
-        "url": "elsewhere",
+        "url": url,
     }
 
 
 def test_a_clean_replay_mentions_no_rejected_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url, study_id, number = _running_trial(tmp_path)
     journal = tmp_path / "j.jsonl"
-    journal.write_text(json.dumps(_entry(study_id, number)) + "\n")
+    journal.write_text(json.dumps(_entry(url, study_id, number)) + "\n")
     assert main(["recover", str(journal), url]) == 0
     out = capsys.readouterr().out
     assert out.strip() == f"1 recorded, 0 refused, 0 left in {journal}"
@@ -49,7 +49,7 @@ def test_a_malformed_line_is_named_by_its_number_and_missing_fields(
 ) -> None:
     url, study_id, number = _running_trial(tmp_path)
     journal = tmp_path / "j.jsonl"
-    journal.write_text(json.dumps(_entry(study_id, number)) + "\n\n" + json.dumps({"trial": 4}) + "\n")
+    journal.write_text(json.dumps(_entry(url, study_id, number)) + "\n\n" + json.dumps({"trial": 4}) + "\n")
     assert main(["recover", str(journal), url]) == 1
     out = capsys.readouterr().out
     assert "KeyError" not in out

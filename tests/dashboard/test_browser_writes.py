@@ -115,7 +115,7 @@ def trials(db: Path) -> list[Any]:
 
 def study_notes(db: Path) -> Any:
     with open_storage(str(db), read_only=True) as s:
-        return s.get_study("steer").attrs.get("notes")
+        return [{"author": n.author, "text": n.text, "trial": n.trial} for n in s.get_notes(s.get_study("steer").study_id)]
 
 
 def in_region(t: Any) -> bool:

@@ -36,7 +36,7 @@ from treefarm.space import Choice, Family, I, Int, Join, Normal, Op, R, Real, Sh
         (lambda: Op(42), r"callable, but got func=42"),
         (lambda: op(lambda x: x), r"name that is an identifier.*name='<lambda>'"),
         (lambda: (Real(0, 1) | Real(1, 2))(Real(0, 1)), r"option '0' is not an op"),
-        (lambda: Var("G", max_depth=0), r"max_depth must be an integer >= 1, but got max_depth=0"),
+        (lambda: Var("G", max_depth=0), r"max_depth must be an integer in \[1, 100\] \(deeper expansions exceed Python.s recursion limit\), but got max_depth=0"),
         (lambda: Shared(Real(0, 1), key="@x"), r"key='@x'"),
         (lambda: R[0:1:"lin"], r"only be 'log', but got step='lin'"),
         (lambda: I[3], r"takes a slice"),

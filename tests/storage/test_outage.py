@@ -190,7 +190,7 @@ def test_recover_writes_a_journal_and_moves_refused_entries_aside(
             "user_attrs": {},
             "system_attrs": {},
         }
-        | {"owner": owner, "url": "elsewhere"}
+        | {"owner": owner, "url": f"sqlite:///{tmp_path / 's.db'}"}
         for n, owner in ((mine, "w"), (other, "w"))
     ]
     journal.write_text("".join(json.dumps(e) + "\n" for e in entries))
@@ -213,7 +213,7 @@ def test_a_torn_or_edited_journal_line_is_set_aside_and_nothing_else_stops(
     study_id = storage.create_study("s", direction="minimize", seed=0, attrs={}).study_id
     mine = storage.claim_trial(study_id, system_attrs={"worker": {"token": "w"}}).number  # type: ignore[union-attr]
     good = {"study_id": study_id, "number": mine, "state": "complete", "value": 2.0, "user_attrs": {},
-            "system_attrs": {}, "owner": "w", "url": "elsewhere"}
+            "system_attrs": {}, "owner": "w", "url": f"sqlite:///{tmp_path / 's.db'}"}
     journal = tmp_path / "torn.jsonl"
     journal.write_text(json.dumps(good) + "\n" + json.dumps({"study_id": study_id}) + "\n" + '{"url": "x", "num')
     assert main(["recover", str(journal), f"sqlite:///{tmp_path / 's.db'}"]) == 1

@@ -12,11 +12,13 @@ from ..objectives import Objectives
 from ..optimizers import available
 
 __all__ = [
+    "MAX_DPI",
     "PRUNER_HELP",
     "RETRY_DEADLINE_HELP",
     "algo_option",
     "deadline_option",
     "directions_list",
+    "dpi",
     "positive_float",
     "positive_int",
     "storage_argument",
@@ -44,6 +46,13 @@ def _checked(parse: Callable[[str], _N], ok: Callable[[_N], bool], expected: str
 positive_int = _checked(int, lambda v: v >= 1, "an integer >= 1")
 positive_float = _checked(float, lambda v: v > 0, "a number > 0")
 unit = _checked(float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+
+MAX_DPI = 1200
+"""The finest ``--dpi`` of ``plot``: print quality. A 10 by 6 inch figure at 20000 dpi would
+take 24 billion pixels (about 100 GB of memory) before anything is written."""
+dpi = _checked(
+    int, lambda v: 1 <= v <= MAX_DPI, f"an integer in [1, {MAX_DPI}] (finer makes images of gigabytes)"
+)
 
 
 def directions_list(text: str) -> list[str] | dict[str, str]:

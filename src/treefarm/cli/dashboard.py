@@ -20,6 +20,7 @@ import importlib.util
 from .arguments import storage_argument
 from .command import Command, UsageError
 from .loading import space_from
+from .signals import sigterm_as_sigint
 
 __all__ = ["COMMAND", "cmd_dashboard"]
 
@@ -38,14 +39,18 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     if args.space and not args.allow_writes:
         raise UsageError("--space is used by writes only: give --allow-writes too")
     spaces = [space_from(target) for target in args.space]
-    serve(
-        args.storage,
-        host=args.host,
-        port=args.port,
-        allow_writes=args.allow_writes,
-        spaces=spaces,
-        artifacts=args.artifacts,
-    )
+    try:
+        with sigterm_as_sigint():  # a terminated dashboard fails the trials asked from its page
+            serve(
+                args.storage,
+                host=args.host,
+                port=args.port,
+                allow_writes=args.allow_writes,
+                spaces=spaces,
+                artifacts=args.artifacts,
+            )
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 

@@ -7,19 +7,19 @@ import csv
 import io
 import json
 import sys
-from pathlib import Path
 
-from ..exceptions import TreefarmError, format_values
 from ..storage import open_storage
 from ..study.rows import ROW_COLUMNS, trial_rows, value_columns
 from .arguments import storage_argument
 from .command import Command
+from .output import output_file
 from .tidy import as_found
 
 __all__ = ["COMMAND", "cmd_export"]
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    target = None if args.output is None else output_file(args.output, option="--output", storages=[args.storage])
     with as_found(args.storage) as location, open_storage(location) as storage:
         record = storage.get_study(args.study)
         rows = trial_rows(storage.get_trials(record.study_id), record.objectives)
@@ -35,10 +35,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         writer.writerows(
             {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in r.items()} for r in rows
         )
-    if args.output:
-        target = Path(args.output)
-        if not target.parent.is_dir():
-            raise TreefarmError(f"--output must be in an existing folder, but got {format_values(output=args.output)}")
+    if target is not None:
         target.write_text(out.getvalue())
     else:
         sys.stdout.write(out.getvalue())

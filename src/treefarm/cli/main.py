@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from .. import __version__
@@ -54,9 +55,18 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
+TRACEBACK_ENV = "TREEFARM_TRACEBACK"
+"""Set to 1 to see the traceback of an unexpected error (as ``--traceback`` does)."""
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="treefarm", description=__doc__.split("\n")[0])
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    p.add_argument(
+        "--traceback",
+        action="store_true",
+        help=f"show the traceback of an unexpected error (anywhere on the line; or {TRACEBACK_ENV}=1)",
+    )
     sub = p.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.register(sub)
@@ -65,8 +75,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``treefarm`` command; returns the exit status."""
+    given = list(sys.argv[1:] if argv is None else argv)
+    shown = "--traceback" in given or os.environ.get(TRACEBACK_ENV, "") not in ("", "0")
     p = parser()
-    args = p.parse_args(argv)
+    args = p.parse_args([a for a in given if a != "--traceback"])
     try:
         return int(args.func(args))
     except UsageError as exc:
@@ -77,7 +89,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `treefarm show ... | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except Exception as exc:  # a bug, or a failure no check foresaw: one line unless asked
+        if shown:
+            traceback.print_exc()
+        print(f"treefarm: error: {_one_line(exc)}", file=sys.stderr)
+        if not shown:
+            print(f"treefarm: (run with --traceback or {TRACEBACK_ENV}=1 to see where)", file=sys.stderr)
+        return 1
     return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    """An unexpected error as one line: its type and first line (an OSError's own words)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f": {exc.filename!r}" if exc.filename else ""
+        return f"{exc.strerror}{where}"
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
 
 
 if __name__ == "__main__":

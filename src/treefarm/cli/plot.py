@@ -14,8 +14,9 @@ import importlib.util
 from pathlib import Path
 
 from ..storage import open_storage
-from .arguments import positive_int, storage_argument
+from .arguments import MAX_DPI, dpi, storage_argument
 from .command import Command, UsageError
+from .output import output_file
 
 __all__ = ["COMMAND", "FORMATS", "cmd_plot"]
 
@@ -24,12 +25,13 @@ KIND_NAMES = ("convergence", "slices", "importance", "parallel", "intermediate",
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    out = Path(args.output)
-    if out.suffix.lower() not in FORMATS:
+    if Path(args.output).suffix.lower() not in FORMATS:
         raise UsageError(f"-o must end in one of {list(FORMATS)}, but got -o={args.output!r}")
+    out = output_file(args.output, option="-o", storages=[args.storage])
     if importlib.util.find_spec("matplotlib") is None:
         raise UsageError("plots need matplotlib, but it is not installed: pip install 'treefarm[plot]'")
     from .. import viz
+    from ..viz.source import check_plottable
 
     storage = open_storage(args.storage, read_only=True)
     try:
@@ -41,6 +43,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
         args.kind = "front" if data.objectives.several and len(studies) == 1 else "convergence"
     if len(studies) > 1 and args.kind != "convergence":
         raise UsageError(f"several --study need --kind convergence, but got --kind={args.kind}")
+    if args.kind != "intermediate":  # learning curves are drawn from pruned trials too
+        for one in studies:
+            check_plottable(one, minimum=1 if len(studies) > 1 else 2)
     if len(studies) > 1:
         fig = viz.plot_convergence(studies)
     elif args.kind == "gp":
@@ -68,7 +73,7 @@ def _arguments(plot: argparse.ArgumentParser) -> None:
     plot.add_argument("-o", "--output", required=True, help="image file: .png, .svg or .pdf")
     plot.add_argument("--param", default=None, help="parameter of --kind gp (default: the most important)")
     plot.add_argument("--axis", choices=["number", "time"], default="number", help="x axis of convergence")
-    plot.add_argument("--dpi", type=positive_int, default=120, help="dots per inch of a .png (> 0)")
+    plot.add_argument("--dpi", type=dpi, default=120, help=f"dots per inch of a .png (1 to {MAX_DPI})")
 
 
 COMMAND = Command("plot", "draw a plot of a study into a PNG, SVG or PDF file", _arguments, cmd_plot)

@@ -4,7 +4,9 @@ A worker whose storage stayed unreachable past its retry deadline keeps each
 finished result in a local journal (see :mod:`treefarm.storage.journal`); a
 later successful call of any worker using that journal writes them, and this
 command does it by hand (e.g. after the worker is gone). Replaying is
-idempotent: a result already recorded is not recorded again. Exit status 0
+idempotent: a result already recorded is not recorded again. Only the entries
+recorded for STORAGE (the URL each entry names) are written; the others stay in
+the journal, listed by their storage. Exit status 0
 when the journal is empty afterwards, 1 when entries remain (the storage did
 not answer) or were refused (moved to ``JOURNAL.rejected``).
 """
@@ -41,17 +43,22 @@ def cmd_recover(args: argparse.Namespace) -> int:
         print(f"treefarm: error: the storage must exist, but got path={str(database)!r}", file=sys.stderr)
         return 2
     storage = open_storage(location, journal=None)
+    url = None if location.memory else location.shown  # as the journal's entries name their storage
 
     def finish(item: Mapping[str, Any]) -> object:
         return finish_entry(storage.finish_trial, item)
 
     lines = _numbered_lines(path)
     try:
-        done = replay(path, finish)
+        done = replay(path, finish, url=url)
     finally:
         storage.close()
     for item in done.refused:
         print(f"refused {_which(item, lines)}: {_why(item)}")
+    elsewhere = sorted({str(item["url"]) for item in done.kept if item.get("url", url) != url})
+    for other in elsewhere:
+        count = sum(item.get("url") == other for item in done.kept)
+        print(f"left {count} for another storage: {other} (recover them with that storage)")
     rejected = f" (kept in {path}.rejected)" if done.refused else ""
     print(
         f"{len(done.recorded)} recorded, {len(done.refused)} refused{rejected}, {len(done.kept)} left in {path}"

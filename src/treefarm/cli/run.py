@@ -10,8 +10,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..exceptions import TreefarmError
+from ..exceptions import ConfigError, TreefarmError
 from ..objectives import DIRECTIONS
+from ..space.chosen import Chosen
 from ..storage import open_storage
 from ..study import DEFAULT_STORAGE, Study
 from .arguments import (
@@ -51,7 +52,23 @@ def _summary(study: Study, storage: str) -> None:
     best = study.best_trial
     print(f"best {objectives.label()}: {best.value!r} (trial {best.number})")
     print(f"best config: {json.dumps(dict(best.params))}")
-    print(f"best params: {study.best_params!r}")
+    try:
+        print(f"best params: {_shown(study.best_params)!r}")
+    except ConfigError as exc:  # a space narrowed with --allow-space-change: the config above says it all
+        print(f"best params: not arranged, the best trial lies outside the space as changed ({exc})")
+
+
+def _shown(value: Any) -> Any:
+    """Built parameters as a reader wants them: a join's option with no members as its
+    label (``'adam'``, not ``Chosen('adam', {})``), one with members as ``{label: members}``."""
+    if isinstance(value, Chosen):
+        members = {k: _shown(v) for k, v in value.items()}
+        return {value.option: members} if members else value.option
+    if isinstance(value, dict):
+        return {k: _shown(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_shown(v) for v in value)
+    return value
 
 
 def cmd_run(args: argparse.Namespace) -> int:

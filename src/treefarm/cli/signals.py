@@ -1,8 +1,12 @@
-"""SIGTERM handled as Ctrl-C by the commands that run trials.
+"""SIGTERM and SIGHUP handled as Ctrl-C by the commands that run trials or hold them.
 
-A terminated ``treefarm run`` or ``worker`` then fails its running trials as
+A terminated (``kill``, ``docker stop``, systemd) or hung-up (its terminal
+closed) ``treefarm run`` or ``worker`` then fails its running trials as
 ``"interrupted"``, closes its storage (a SQLite file gets its ``-wal`` copied
-in) and exits 130, instead of dying with its trials RUNNING. The signal goes
+in) and exits 130, instead of dying with its trials RUNNING; a dashboard fails
+the trials asked from its page. (uvicorn stops on SIGTERM and then raises it
+again once it has restored the handler it found: this one, so the dashboard's
+own clean-up runs.) The signal goes
 through SIGINT's handler, so that inside a storage transaction it is held
 until the transaction ends (:mod:`treefarm.storage.interrupts`): raised
 there, it left the write lock held and the process's own last writes
@@ -16,7 +20,10 @@ import signal
 from collections.abc import Iterator
 from types import FrameType
 
-__all__ = ["sigterm_as_sigint"]
+__all__ = ["TERMINATIONS", "sigterm_as_sigint"]
+
+TERMINATIONS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals that end a command as Ctrl-C does (SIGHUP does not exist on Windows)."""
 
 
 def _as_sigint(signum: int, frame: FrameType | None) -> None:
@@ -25,9 +32,10 @@ def _as_sigint(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def sigterm_as_sigint() -> Iterator[None]:
-    """Within the block, SIGTERM acts as SIGINT (KeyboardInterrupt by default)."""
-    previous = signal.signal(signal.SIGTERM, _as_sigint)
+    """Within the block, SIGTERM and SIGHUP act as SIGINT (KeyboardInterrupt by default)."""
+    previous = {signum: signal.signal(signum, _as_sigint) for signum in TERMINATIONS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..storage import Storage, open_storage
 from ..study import Study
+from ..study.names import path_segment
 from .arguments import (
     ALLOW_SPACE_CHANGE_HELP,
     FIDELITY_HELP,
@@ -46,7 +47,7 @@ __all__ = ["COMMAND", "cmd_worker"]
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    module, objective_name = load_file(args.file or f"{args.study}.py")
+    module, objective_name = load_file(args.file or f"{path_segment(args.study)}.py")
     objective = attribute(module, objective_name, "the objective")
     space = attribute(module, args.space, "the space")
     storage = open_storage(args.storage, retry_deadline=args.retry_deadline, journal=args.journal)

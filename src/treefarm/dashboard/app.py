@@ -54,7 +54,7 @@ from ..storage import NotFoundError, Storage, StudyRecord
 from ..study import artifacts as stored_artifacts
 from . import payloads, views
 from .cache import StudyCache, marker
-from .security import WriteAccess
+from .security import ReadAccess, WriteAccess
 from .writes import MAX_BODY, WriteError, Writer, parse_body
 
 if TYPE_CHECKING:
@@ -130,6 +130,7 @@ class DashboardAPI:
         writer: Writer | None = None,
         access: WriteAccess | None = None,
         artifacts: str | None = None,
+        reads: ReadAccess | None = None,
     ) -> None:
         if (writer is None) != (access is None):
             raise TreefarmError("writes need both a writer and the access rule, or neither")
@@ -137,6 +138,7 @@ class DashboardAPI:
         self.writer = writer
         self.access = access
         self.artifacts = artifacts
+        self.reads = reads
         self.studies = _Studies(storage)
         self._one_write = threading.Lock()  # writes run one at a time: a Study object is not shared across threads
 
@@ -147,7 +149,14 @@ class DashboardAPI:
         return FileResponse(STATIC / "index.html")
 
     def config(self, request: Request) -> Response:
-        return _json({"writes": self.writer is not None, "author": getpass.getuser(), "poll_seconds": POLL_SECONDS})
+        return _json(
+            {
+                "writes": self.writer is not None,
+                "author": getpass.getuser(),
+                "poll_seconds": POLL_SECONDS,
+                "read_token": None if self.reads is None else self.reads.tokens[0],  # for download links
+            }
+        )
 
     def list_studies(self, request: Request) -> Response:
         out = [self._entry(r) for r in self.storage.list_studies()]
@@ -172,7 +181,9 @@ class DashboardAPI:
 
     def trial(self, request: Request) -> Response:
         ids = _ids(request)
-        return _json(payloads.trial_detail(self.storage.get_trial(ids["study_id"], ids["number"])))
+        study_id, number = ids["study_id"], ids["number"]
+        notes = [payloads.note_json(n) for n in self.storage.get_notes(study_id) if n.trial == number]
+        return _json({**payloads.trial_detail(self.storage.get_trial(study_id, number)), "notes": notes})
 
     def posterior(self, request: Request) -> Response:
         ids = _ids(request)
@@ -216,8 +227,8 @@ class DashboardAPI:
         return _json({"hints": [views.hint_row(h) for h in found]})
 
     def notes(self, request: Request) -> Response:
-        found = self.studies.record(_ids(request)["study_id"]).attrs.get("notes")
-        return _json({"notes": found if isinstance(found, list) else []})
+        found = self.storage.get_notes(self.studies.record(_ids(request)["study_id"]).study_id)
+        return _json({"notes": [payloads.note_json(n) for n in found]})
 
     def asked(self, request: Request) -> Response:
         record = self.studies.record(_ids(request)["study_id"])
@@ -260,8 +271,12 @@ class DashboardAPI:
 
     async def secure(self, request: Request, call_next: Any) -> Response:
         access = self.access
-        if access is not None and request.headers.get("host") not in access.hosts:  # DNS rebinding
+        hosts = None if access is None else access.hosts  # None: served beyond the loopback, any Host
+        if access is not None and hosts is not None and request.headers.get("host") not in hosts:  # DNS rebinding
             return _json({"error": access.refusal(request.headers)}, 403, headers={"Content-Security-Policy": POLICY})
+        unread = None if self.reads is None else self.reads.refusal(request.url.path, request.headers, request.query_params)
+        if unread is not None:
+            return _json({"error": unread}, 401, headers={"Content-Security-Policy": POLICY})
         response: Response = await call_next(request)
         response.headers.setdefault("Content-Security-Policy", POLICY)
         response.headers["X-Content-Type-Options"] = "nosniff"
@@ -345,8 +360,10 @@ def create_app(
     writer: Writer | None = None,
     access: WriteAccess | None = None,
     artifacts: str | None = None,
+    reads: ReadAccess | None = None,
 ) -> Any:
     """The Starlette application serving ``storage`` (see :class:`DashboardAPI`): read-only
     (open it with :func:`~.readonly.open_read_only`) unless given a ``writer`` and the
-    ``access`` every write must show."""
-    return DashboardAPI(storage, writer=writer, access=access, artifacts=artifacts).app()
+    ``access`` every write must show; with ``reads``, every API read shows a token (a
+    dashboard serving beyond its machine)."""
+    return DashboardAPI(storage, writer=writer, access=access, artifacts=artifacts, reads=reads).app()

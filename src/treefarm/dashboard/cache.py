@@ -41,11 +41,11 @@ def _digest(t: TrialRecord) -> int:
 def marker(cache: StudyCache, record: StudyRecord) -> list[int]:
     """What the page polls: the study's :data:`Version` and its notes and hints (their
     count and newest id), so a note or hint added anywhere shows in every open page."""
-    notes = record.attrs.get("notes")
+    notes = cache.storage.get_notes(record.study_id)
     hints = [h.hint_id for h in cache.storage.get_hints(record.study_id)]
     return [
         *cache.version(),
-        len(notes) if isinstance(notes, list) else 0,
+        len(notes),
         len(hints),
         max(hints, default=0),
     ]

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from .. import viz
-from ..exceptions import TreefarmError, format_values
-from ..storage import TrialRecord
+from ..exceptions import ConfigError, TreefarmError, format_values
+from ..storage import NoteRecord, TrialRecord
 from ..storage.checks import json_floats
 from ..study import artifacts as stored_artifacts
 from ..viz.history import _even
@@ -53,6 +53,13 @@ def _float(params: Mapping[str, str], name: str) -> float | None:
         raise TreefarmError(f"{name} must be a number, but got {name}={text!r}") from None
 
 
+def _flag(params: Mapping[str, str], name: str) -> bool:
+    text = params.get(name) or "false"
+    if text not in ("true", "false"):
+        raise TreefarmError(f"{name} must be true or false, but got {format_values(**{name: text[:100]})}")
+    return text == "true"
+
+
 def page_query(params: Mapping[str, str]) -> dict[str, Any]:
     """The arguments of :meth:`~treefarm.storage.Storage.trial_page` from the table's query:
     offset, limit, order_by, descending, state (comma-separated), value_min, value_max."""
@@ -61,7 +68,7 @@ def page_query(params: Mapping[str, str]) -> dict[str, Any]:
         "offset": _int(params, "offset", 0),
         "limit": _int(params, "limit", 50),
         "order_by": params.get("order_by", "number"),
-        "descending": params.get("descending", "false") == "true",
+        "descending": _flag(params, "descending"),
         "states": None if state is None else state.split(","),
         "value_min": _float(params, "value_min"),
         "value_max": _float(params, "value_max"),
@@ -101,6 +108,11 @@ def trial_row(t: TrialRecord) -> dict[str, Any]:
     }
 
 
+def note_json(note: NoteRecord) -> dict[str, Any]:
+    """A stored note as the page shows it."""
+    return {"author": note.author, "time": note.created, "text": note.text, "trial": note.trial}
+
+
 def trial_detail(t: TrialRecord) -> dict[str, Any]:
     """Everything about one trial: configuration, expression, failure, attributes, curve,
     what it cost and the fidelity it was evaluated at, and with several objectives its
@@ -126,7 +138,7 @@ def trial_detail(t: TrialRecord) -> dict[str, Any]:
 
 
 def convergence(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, Any]:
-    c = viz.convergence(trials, direction=direction, axis=param if param in ("number", "time") else "number")
+    c = viz.convergence(trials, direction=direction, axis=param or "number")
     return {
         "x": json_floats(c.x),
         "value": json_floats(c.value),
@@ -210,6 +222,9 @@ def gp(trials: Sequence[TrialRecord], direction: str, param: str) -> dict[str, A
     options = numeric_addresses(trials)
     if len(complete_trials(trials)) < 3 or not options:
         return {"options": options, "address": None}
+    known = {address for t in trials for address in t.params}
+    if param and param not in known:  # a categorical one is answered with a numeric one
+        raise ConfigError(f"param must be one of the parameters {sorted(known)[:50]}, but got {format_values(param=param[:100])}")
     address = param if param in options else options[0]
     p = viz.gp_posterior(trials, address, direction=direction)
     return {

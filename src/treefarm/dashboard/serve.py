@@ -7,25 +7,15 @@ page keeps it for its writes (see :mod:`.security`)."""
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .readonly import artifact_root, open_for_writes, open_read_only
+from .security import is_loopback
 
 __all__ = ["is_loopback", "serve"]
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is reachable from this machine only (127.0.0.0/8, ::1, localhost)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _one_blas_thread() -> None:
@@ -65,34 +55,38 @@ def serve(
     artifacts are served from ``artifacts`` (default: where the studies keep them)."""
     import uvicorn
 
+    from ..exceptions import StorageError
+    from ..validation import check_bool
     from .app import create_app
-    from .security import WriteAccess, allowed_hosts, new_token
+    from .security import ReadAccess, WriteAccess, allowed_hosts, new_token
     from .writes import Writer
 
+    check_bool("allow_writes", allow_writes, error=StorageError)
     stream = sys.stderr if stream is None else stream
     _one_blas_thread()
     _preload()
     store = open_for_writes(storage) if allow_writes else open_read_only(storage)
+    writer, access, reads, url = None, None, None, f"http://{host}:{port}/"
+    token = new_token()
+    if allow_writes:
+        writer, access = Writer(store, spaces), WriteAccess(token, allowed_hosts(host, port))
     if not is_loopback(host):
+        reads = ReadAccess((new_token(), *([token] if allow_writes else [])))
         print(
-            f"warning: serving on host={host!r} shows every study in {os.fspath(storage)} to anyone who can "
-            "reach this machine; reading needs no login"
-            + (" (writing needs the token below)" if allow_writes else " (read-only)"),
+            f"treefarm dashboard: serving on host={host!r}, beyond this machine: reading needs the token; "
+            f"read-only, open\n    {url}?token={reads.tokens[0]}",
             file=stream,
         )
-    writer, access, url = None, None, f"http://{host}:{port}/"
     if allow_writes:
-        token = new_token()
-        writer, access = Writer(store, spaces), WriteAccess(token, allowed_hosts(host, port))
         print(
             f"treefarm dashboard: writes allowed to holders of the token; open\n    {url}?token={token}",
             file=stream,
         )
-    else:
+    elif reads is None:
         print(f"treefarm dashboard: {url} (read-only; Ctrl-C stops)", file=stream)
     try:
         root = artifact_root(storage) if artifacts is None else artifacts
-        app = create_app(store, writer=writer, access=access, artifacts=root)
+        app = create_app(store, writer=writer, access=access, artifacts=root, reads=reads)
         uvicorn.run(app, host=host, port=port, log_level="warning")
     finally:
         if writer is not None:

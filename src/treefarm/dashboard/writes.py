@@ -9,10 +9,9 @@ suggestion. Hints, enqueued trials and told results need the study's space:
 the dashboard is given spaces (``--space FILE.py[:NAME]``) and matches each
 study to the one of its stored fingerprint. Notes need none.
 
-Notes are stored with their author and time (seconds since the epoch) as a
-list in the study attribute ``"notes"``; a note on a trial is also appended
-to the trial's user attribute ``"notes"``, so it travels with the trial
-(``study.trials``, exports). A trial asked from the page records who asked
+Notes are stored as rows of their own (:meth:`~treefarm.storage.Storage.add_note`),
+with their author, time (seconds since the epoch) and trial, if on one: two
+dashboards adding notes at once lose none. A trial asked from the page records who asked
 it in its user attribute ``"asked_by"``, who told it in ``"told_by"``; an
 enqueued one who queued it in ``"enqueued_by"``.
 
@@ -188,30 +187,12 @@ class Writer:
         self, record: StudyRecord, body: Mapping[str, Any], number: int | None = None
     ) -> dict[str, JSON]:
         """Add a note to the study, or to its trial ``number``."""
-        note: dict[str, JSON] = {
-            "author": text(body, "author", MAX_AUTHOR),
-            "time": time.time(),
-            "text": text(body, "text", MAX_NOTE),
-            "trial": number,
-        }
-        with self._lock:
-            if number is not None:
-                trial = self.storage.get_trial(record.study_id, number)  # NotFoundError naming it
-                self.storage.set_trial_user_attr(
-                    record.study_id, number, "notes", [*_notes(trial.user_attrs.get("notes")), note]
-                )
-            current = self.storage.get_study(record.name)
-            self.storage.set_study_attr(record.study_id, "notes", [*_notes(current.attrs.get("notes")), note])
-        return note
+        stored = self.storage.add_note(  # a row of its own: notes added at once anywhere are all kept
+            record.study_id, text=text(body, "text", MAX_NOTE), author=text(body, "author", MAX_AUTHOR), trial=number
+        )
+        return {"author": stored.author, "time": stored.created, "text": stored.text, "trial": stored.trial}
 
     def close(self) -> None:
         """Fail the trials asked from the page and never told (as a stopped worker does)."""
         for study in self._studies.values():
             study.fail_running("the dashboard that asked it stopped")
-
-
-def _notes(found: JSON | None) -> list[JSON]:
-    """A stored note list (anything else, a user's own attribute of that name, is kept as one entry)."""
-    if found is None:
-        return []
-    return list(found) if isinstance(found, list) else [found]

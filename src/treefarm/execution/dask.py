@@ -36,6 +36,8 @@ __all__ = ["LOCAL", "ByValue", "DaskExecutor", "connect"]
 
 LOCAL = "local"
 """The address that starts a ``LocalCluster`` of worker processes on this machine."""
+CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for a scheduler at a given address before saying it did not answer."""
 
 
 def _distributed() -> Any:
@@ -64,7 +66,7 @@ def connect(
         )
     check_int("n_workers", n_workers, error=StudyError, or_none=True)
     if address != LOCAL:
-        with distributed.Client(address) as client:
+        with _connected(distributed, address) as client:
             yield client
         return
     import dask
@@ -81,6 +83,18 @@ def connect(
             yield client
     finally:
         cluster.close()
+
+
+def _connected(distributed: Any, address: str) -> Any:
+    """A client of the scheduler at ``address``; StudyError naming it when none answers
+    within :data:`CONNECT_TIMEOUT` seconds (Dask's own wait is 30 s, then a traceback)."""
+    try:
+        return distributed.Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise StudyError(
+            f"a Dask scheduler must answer at its address within {CONNECT_TIMEOUT:g} s, but got "
+            f"address={address!r}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        ) from exc
 
 
 class DaskExecutor:

@@ -36,11 +36,11 @@ combinators every other node is built from.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..exceptions import SpaceError, format_values
-from ..validation import is_integer
+from ..validation import check_bool, is_integer, is_number
 
 __all__ = ["Apply", "Const", "Family", "Join", "Op", "Shared", "Space", "as_space", "check_key", "check_weights", "op", "product"]
 
@@ -88,7 +88,7 @@ class Space:
 def as_space(value: object) -> Space:
     """The space a Python structure describes (see :func:`treefarm.space.convert`): a list or a
     tuple as a positional family built as one, a dict (string keys) as a keyword family built as
-    a dict, nested to any depth; a space as it is, any other value as a :class:`Const`."""
+    a dict, nested to any depth; a space as it is, any other value but a set as a :class:`Const`."""
     if isinstance(value, Space):
         return value
     if isinstance(value, dict):
@@ -100,14 +100,30 @@ def as_space(value: object) -> Space:
         return Family([as_space(v) for v in value], kind="list")
     if isinstance(value, tuple):
         return Family([as_space(v) for v in value], kind="tuple")
+    check_not_set(value)
     return Const(value)
+
+
+def check_not_set(value: object) -> None:
+    """Refuse a set as a member of a space: its order follows the process's hash seed,
+    so its record would differ between two processes opening one study."""
+    if isinstance(value, (set, frozenset)):
+        raise SpaceError(
+            "a set has no order, so a study recorded with it could not be reopened by another process: "
+            f"write a tuple for a constant or tf.Choice(*sorted(...)) for a choice, but got {format_values(value=value)}"
+        )
 
 
 def check_weights(owner: str, weights: Sequence[float] | None, n: int) -> tuple[float, ...] | None:
     """``weights`` as floats, one per option of ``owner``, finite, >= 0 and not all 0."""
     if weights is None:
         return None
-    w = tuple(float(x) for x in weights)
+    if isinstance(weights, (str, bytes, Mapping)) or not isinstance(weights, Iterable):
+        raise SpaceError(f"{owner}: weights must be a sequence of numbers, but got {format_values(weights=weights)}")
+    given = list(weights)
+    if not all(is_number(x) for x in given):
+        raise SpaceError(f"{owner}: weights must be numbers, but got {format_values(weights=given)}")
+    w = tuple(float(x) for x in given)
     if len(w) != n:
         raise SpaceError(
             f"{owner}: one weight per option is needed, but got "
@@ -408,6 +424,8 @@ class Op(Space):
     ) -> None:
         if not callable(func):
             raise SpaceError(f"op needs a callable, but got func={func!r}")
+        for flag, value in (("commutative", commutative), ("associative", associative), ("idempotent", idempotent)):
+            check_bool(flag, value, error=SpaceError)
         label = name if name is not None else getattr(func, "__name__", None)
         if not isinstance(label, str) or not label.isidentifier():
             raise SpaceError(

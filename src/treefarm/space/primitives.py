@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..exceptions import SpaceError, format_values
-from .nodes import Space, check_weights
+from ..validation import check_bool
+from .nodes import Space, check_not_set, check_weights
 from .priors import Normal, Prior, Uniform
 
 __all__ = ["Choice", "Int", "Real"]
@@ -20,6 +21,8 @@ __all__ = ["Choice", "Int", "Real"]
 Scalar = None | bool | int | float | str
 _JSON_SCALARS = (type(None), bool, int, float, str)
 _FLOAT_MAX = 1.7976931348623157e308
+INT_MAX = 2**53
+"""The largest bound of an :class:`Int`: every integer up to it is exact as a float."""
 
 
 def _plain(value: Any) -> Any:
@@ -46,6 +49,11 @@ def _check_number(cls: str, name: str, value: object, kind: type) -> None:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     if ok and isinstance(value, int) and abs(value) > _FLOAT_MAX:
         raise SpaceError(f"{cls}: {name} must fit in a float, but got {name}={value!r:.80}")
+    if ok and kind is int and abs(value) > INT_MAX:  # type: ignore[arg-type]
+        raise SpaceError(
+            f"{cls}: {name} must lie in [-2**53, 2**53] (the optimizers count integers in floats, "
+            f"exact up to 2**53), but got {name}={value!r:.80}"
+        )
     if kind is int:
         ok = ok and float(value).is_integer()  # type: ignore[arg-type]
     if not ok:
@@ -65,6 +73,7 @@ class _Numeric(Space):
     def _init(self, low: Any, high: Any, log: bool, prior: Prior | None, cast: type) -> None:
         """Validate and set the bounds, scale and prior (errors name the class)."""
         kind = type(self).__name__
+        check_bool("log", log, error=SpaceError, owner=kind)
         low, high = _plain(low), _plain(high)
         _check_number(kind, "low", low, cast)
         _check_number(kind, "high", high, cast)
@@ -158,6 +167,8 @@ class Choice(Space):
         if not values:
             raise SpaceError("Choice needs at least one value, but got values=()")
         values = tuple(_plain(v) for v in values)
+        for value in values:
+            check_not_set(value)
         if any(isinstance(v, float) and math.isnan(v) for v in values):
             raise SpaceError(f"Choice values must equal themselves (NaN does not), but got values={values!r}")
         keys = [(type(v), v) if isinstance(v, _JSON_SCALARS) else ("id", id(v)) for v in values]

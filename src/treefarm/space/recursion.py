@@ -51,10 +51,20 @@ class Var(Space):
     _body: Space | None
 
     DEFAULT_MAX_DEPTH: ClassVar[int] = 8
+    MAX_DEPTH: ClassVar[int] = 100
+    """The deepest expansion searched: the optimizers walk a configuration recursively
+    and TPE meets Python's recursion limit past about 140 expansions (measured)."""
 
     def __init__(self, name: str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
         check_key(name)
-        check_int("max_depth", max_depth, error=SpaceError, owner="Var")
+        check_int(
+            "max_depth",
+            max_depth,
+            error=SpaceError,
+            owner="Var",
+            maximum=self.MAX_DEPTH,
+            why="deeper expansions exceed Python's recursion limit",
+        )
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "max_depth", max_depth)
         object.__setattr__(self, "_body", None)

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..exceptions import SpaceError
-from ..validation import is_integer
+from ..validation import check_bool, is_integer
 from .nodes import Const, Join, Op, Shared, Space, as_space
 from .primitives import Int
 
@@ -90,6 +90,7 @@ def cell(
     ``shared=False`` makes the same search written as a tree: each use of an
     earlier node draws and builds its own copy of that node's sub-space, so
     two later nodes can never read one intermediate result."""
+    check_bool("shared", shared, error=SpaceError)
     if not is_integer(n_nodes) or n_nodes < 1:
         raise SpaceError(f"a cell needs n_nodes >= 1, but got n_nodes={n_nodes!r}")
     if not is_integer(arity) or arity < 1:

@@ -12,7 +12,7 @@ from .base import Storage
 from .checks import NotFoundError
 from .memory import InMemoryStorage
 from .opening import open_storage
-from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, TrialState
+from .records import JSON, REQUEUED, HintRecord, NoteRecord, StudyRecord, TrialRecord, TrialState
 from .url import StorageURL
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ __all__ = [
     "HintRecord",
     "InMemoryStorage",
     "NotFoundError",
+    "NoteRecord",
     "SQLStorage",
     "Storage",
     "StorageURL",

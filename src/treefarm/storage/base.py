@@ -8,7 +8,7 @@ from types import TracebackType
 
 from ..objectives import Objectives
 from .pages import PageQuery, TrialSummary, page_of, summary_of
-from .records import JSON, HintRecord, StudyRecord, TrialRecord, TrialState
+from .records import JSON, HintRecord, NoteRecord, StudyRecord, TrialRecord, TrialState
 
 __all__ = ["Storage"]
 
@@ -345,6 +345,16 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     def remove_hint(self, study_id: int, hint_id: int) -> None:
         """Remove one hint; NotFoundError naming it if the study has no such hint."""
+
+    # ------------------------------------------------------------------- notes
+    @abc.abstractmethod
+    def add_note(self, study_id: int, *, text: str, author: str | None = None, trial: int | None = None) -> NoteRecord:
+        """Store a note on the study, or on its trial ``trial`` (NotFoundError naming it if
+        absent), as a row of its own: notes added at once from several processes are all kept."""
+
+    @abc.abstractmethod
+    def get_notes(self, study_id: int) -> list[NoteRecord]:
+        """The study's notes (its trials' too), oldest first."""
 
     @abc.abstractmethod
     def close(self) -> None:

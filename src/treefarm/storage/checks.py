@@ -328,6 +328,22 @@ def check_hint(config: Mapping[str, JSON], credibility: float, weight: int, spre
     return encode_params(config)
 
 
+MAX_NOTE = 10_000
+"""The longest note, in characters."""
+MAX_AUTHOR = 256
+"""The longest author of a note or a hint, in characters (the column's size)."""
+
+
+def check_note(text: object, author: object, trial: object) -> None:
+    """A note's fields checked (errors name the bad one)."""
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_NOTE:
+        raise StorageError(f"a note must be a text of 1 to {MAX_NOTE} characters, but got {format_values(text=str(text)[:100])}")
+    if author is not None and (not isinstance(author, str) or len(author) > MAX_AUTHOR):
+        raise StorageError(f"author must be None or a text of at most {MAX_AUTHOR} characters, but got {format_values(author=str(author)[:100])}")
+    if trial is not None and (not isinstance(trial, int) or isinstance(trial, bool)):
+        raise StorageError(f"trial must be a trial number or None, but got {format_values(trial=trial)}")
+
+
 def stale_after(system_attrs: Mapping[str, JSON], grace: float) -> float:
     """How long the trial's own worker said its heartbeat may pause (``grace`` if it said nothing)."""
     own = system_attrs.get("stale_after")

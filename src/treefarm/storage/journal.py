@@ -33,9 +33,15 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
-from ..exceptions import StorageError, StorageReplacedError, StorageUnavailableError, StudyError
+from ..exceptions import (
+    StorageError,
+    StorageReplacedError,
+    StorageUnavailableError,
+    StudyError,
+    format_values,
+)
 from .checks import NotFoundError, Outcome
 from .records import JSON, TrialState
 
@@ -64,7 +70,7 @@ def replaying() -> bool:
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[IO[str]]:
+def _locked(path: Path) -> Iterator[TextIO]:
     """The journal opened for reading and appending, under an exclusive lock."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+", encoding="utf-8") as handle:
@@ -130,8 +136,9 @@ def finish_entry(finish: Callable[..., _R], item: Mapping[str, Any]) -> _R:
 
 
 def append(path: Path, item: Mapping[str, Any]) -> None:
-    """Add ``item`` to the journal durably (flushed and fsynced before returning)."""
-    line = json.dumps(item, allow_nan=False) + "\n"
+    """Add ``item`` to the journal durably (flushed and fsynced before returning); a
+    refused entry read back from a hand-edited line may hold NaN, written as Python's json reads it."""
+    line = json.dumps(item) + "\n"
     with _locked(path) as handle:
         handle.write(line)
         handle.flush()
@@ -147,6 +154,8 @@ class Replay:
     recorded: list[dict[str, Any]] = field(default_factory=list)
     refused: list[dict[str, Any]] = field(default_factory=list)
     kept: list[dict[str, Any]] = field(default_factory=list)
+    stopped: bool = False
+    """The storage stopped taking results (gone, or its disk full) during the replay."""
 
 
 def pending(path: Path) -> bool:
@@ -182,13 +191,46 @@ def _parsed(line: str) -> dict[str, Any] | str | None:
     return item if isinstance(item, dict) else f"not an entry: {line[:80]!r}"
 
 
+def _text(path: Path, content: bytes) -> str:
+    """The journal's text; StorageError, touching nothing, when it is not a journal (a
+    database or another binary file given by mistake: replaying would empty it). A
+    journal's lines start with ``{``; a line torn by a crash (cut short, or NUL bytes
+    where the file system lost its end) is read as it is, and refused by its line."""
+    first = content.lstrip()[:1]
+    if first not in (b"", b"{") or content.startswith(b"SQLite format 3\x00"):
+        kind = "a SQLite database" if content.startswith(b"SQLite format 3\x00") else "not JSON lines"
+        raise StorageError(
+            f"a journal must be a text file of JSON lines, but got {format_values(journal=str(path))}: it is {kind}"
+        )
+    return content.decode("utf-8", errors="replace")
+
+
+def _replay_one(item: dict[str, Any], finish: Callable[[Mapping[str, Any]], object], done: Replay) -> bool:
+    """Record one entry, filing it in ``done``; whether the storage stopped answering.
+    One bad entry never stops the others: any error but the storage's own refuses it."""
+    try:
+        finish(item)
+    except StorageUnavailableError:
+        done.kept.append(item)
+        return True
+    except (StudyError, NotFoundError) as error:  # the study refused it (the trial was failed since)
+        done.refused.append({**item, "refused": f"{type(error).__name__}: {error}"})
+    except StorageError:  # the storage failed, not the entry: kept for the next replay
+        done.kept.append(item)
+    except Exception as error:  # a field missing or of the wrong kind (an entry edited by hand)
+        done.refused.append({**item, "refused": f"{type(error).__name__}: {error}"})
+    else:
+        done.recorded.append(item)
+    return False
+
+
 def _replay(
     path: Path, finish: Callable[[Mapping[str, Any]], object], url: str | None, done: Replay
 ) -> Replay:
     with _locked(path) as handle:
         handle.seek(0)
         items = []
-        for line in handle.read().splitlines():
+        for line in _text(path, handle.buffer.read()).splitlines():
             item = _parsed(line)
             if isinstance(item, str):  # a torn or edited line: set aside, never in the way
                 done.refused.append({"line": line[:10_000], "refused": item})
@@ -196,25 +238,16 @@ def _replay(
                 items.append(item)
         unavailable = False
         for item in items:
-            if unavailable or (url is not None and item.get("url") != url):
+            if unavailable or (url is not None and item.get("url", url) != url):
                 done.kept.append(item)
                 continue
-            try:
-                finish(item)
-            except StorageUnavailableError:
-                unavailable = True
-                done.kept.append(item)
-            except (StudyError, NotFoundError, KeyError, TypeError, ValueError) as error:
-                # the study refused it, or the entry lacks a field (edited by hand)
-                done.refused.append({**item, "refused": f"{type(error).__name__}: {error}"})
-            else:
-                done.recorded.append(item)
-        if done.refused:
-            for item in done.refused:
-                append(path.with_name(path.name + ".rejected"), item)
+            unavailable = done.stopped = _replay_one(item, finish, done)
+        kept = "".join(json.dumps(item) + "\n" for item in done.kept)  # before truncating: it cannot fail
+        for item in done.refused:
+            append(path.with_name(path.name + ".rejected"), item)
         handle.seek(0)
         handle.truncate()
-        handle.write("".join(json.dumps(item, allow_nan=False) + "\n" for item in done.kept))
+        handle.write(kept)
         handle.flush()
         os.fsync(handle.fileno())
     return done
@@ -245,11 +278,16 @@ class StorageJournal:
         if stat.st_size == 0 or seen == self._seen or not self._replaying.acquire(blocking=False):
             return
         try:
-            self._report(replay(self.path, finish, url=self.url))
-            stat = self.path.stat()
-            self._seen = (stat.st_mtime, stat.st_size)
+            done = replay(self.path, finish, url=self.url)
+            self._report(done)
+            if not done.stopped:  # else tried again at the next call (a disk full takes reads)
+                stat = self.path.stat()
+                self._seen = (stat.st_mtime, stat.st_size)
         except OSError:
             return
+        except StorageError as error:  # not a journal: said once, never in the way of the storage
+            print(f"treefarm: the journal was not replayed: {error}", file=sys.stderr)
+            self._seen = seen
         finally:
             self._replaying.release()
 

@@ -17,7 +17,7 @@ from ..exceptions import StorageError, format_values
 from ..objectives import Objectives
 from . import checks
 from .base import _NO_ATTRS, Storage
-from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, TrialState
+from .records import JSON, REQUEUED, HintRecord, NoteRecord, StudyRecord, TrialRecord, TrialState
 
 __all__ = ["InMemoryStorage"]
 
@@ -29,6 +29,7 @@ class _Study:
     trials: list[_Trial] = field(default_factory=list)
     waiting: list[int] = field(default_factory=list)
     hints: dict[int, HintRecord] = field(default_factory=dict)
+    notes: list[NoteRecord] = field(default_factory=list)
 
 
 @dataclass
@@ -354,6 +355,21 @@ class InMemoryStorage(Storage):
                     f"the hint must exist in the study, but got {format_values(study_id=study_id, hint_id=hint_id)}"
                 )
             del hints[hint_id]
+
+    def add_note(self, study_id: int, *, text: str, author: str | None = None, trial: int | None = None) -> NoteRecord:
+        checks.check_note(text, author, trial)
+        with self._lock:
+            study = self._study(study_id)
+            if trial is not None:
+                self.get_trial(study_id, trial)  # NotFoundError naming it
+            self._next_hint += 1  # one counter for hints and notes: ids stay unique and increasing
+            record = NoteRecord(self._next_hint, study_id, trial, text, author, time.time())
+            study.notes.append(record)
+            return record
+
+    def get_notes(self, study_id: int) -> list[NoteRecord]:
+        with self._lock:
+            return list(self._study(study_id).notes)
 
     def close(self) -> None:
         """Nothing to release: the data lives as long as this object."""

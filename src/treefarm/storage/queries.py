@@ -20,8 +20,8 @@ import sqlalchemy as sa
 from ..exceptions import format_values
 from . import checks
 from .pages import PageQuery, TrialSummary
-from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, TrialState
-from .schema import hints_table, intermediate, studies, trials
+from .records import JSON, REQUEUED, HintRecord, NoteRecord, StudyRecord, TrialRecord, TrialState
+from .schema import hints_table, intermediate, notes_table, studies, trials
 
 REQUEST = "_request"
 """The ``system_attrs`` key where treefarm 0.1.0 kept a call's request id (hidden from records)."""
@@ -408,6 +408,25 @@ def remove_hint(connection: sa.Connection, study_id: int, hint_id: int) -> None:
         raise checks.NotFoundError(
             f"the hint must exist in the study, but got {format_values(study_id=study_id, hint_id=hint_id)}"
         )
+
+
+def add_note(connection: sa.Connection, values: Mapping[str, Any]) -> NoteRecord:
+    """Insert a note row (``values`` checked by the caller, its trial looked up here); its record."""
+    study_row(connection, values["study_id"])
+    if values["trial"] is not None and connection.execute(
+        sa.select(trials.c.trial_id).where(*trial_key(values["study_id"], values["trial"]))
+    ).first() is None:
+        raise checks.trial_not_found(values["study_id"], values["trial"])
+    note_id = int(connection.execute(sa.insert(notes_table).values(**values).returning(notes_table.c.note_id)).scalar_one())
+    return NoteRecord(note_id, values["study_id"], values["trial"], values["text"], values["author"], values["created"])
+
+
+def notes_of(connection: sa.Connection, study_id: int) -> list[NoteRecord]:
+    """The study's notes, oldest first."""
+    study_row(connection, study_id)
+    c = notes_table.c
+    query = sa.select(c.note_id, c.study_id, c.trial, c.text, c.author, c.created).where(c.study_id == study_id)
+    return [NoteRecord(*row) for row in connection.execute(query.order_by(c.note_id))]
 
 
 def study_directions(connection: sa.Connection, study_id: int) -> tuple[str, ...]:

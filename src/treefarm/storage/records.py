@@ -15,7 +15,7 @@ from typing import TypeAlias
 
 from ..objectives import Objectives
 
-__all__ = ["JSON", "REQUEUED", "HintRecord", "StudyRecord", "TrialRecord", "TrialState"]
+__all__ = ["JSON", "REQUEUED", "HintRecord", "NoteRecord", "StudyRecord", "TrialRecord", "TrialState"]
 
 JSON: TypeAlias = bool | int | float | str | list["JSON"] | dict[str, "JSON"] | None
 """A value JSON can hold; the only kind of value a storage keeps (never pickle)."""
@@ -122,6 +122,19 @@ class TrialRecord:
     def feasible(self) -> bool:
         """Whether every constraint value is ``<= 0`` (True for a trial without constraints)."""
         return self.constraints is None or all(c <= 0 for c in self.constraints)
+
+
+@dataclass(frozen=True)
+class NoteRecord:
+    """A note a person left on a study, or on its trial ``trial``: one row each, so
+    that notes added at the same instant from two places are all kept."""
+
+    note_id: int
+    study_id: int
+    trial: int | None
+    text: str
+    author: str | None
+    created: float
 
 
 @dataclass(frozen=True)

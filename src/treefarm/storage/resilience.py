@@ -11,7 +11,9 @@ Two kinds of failure are transient:
   with exponential backoff capped at ``CONNECT_BACKOFF_CAP`` seconds so that a
   worker notices a restarted server within a second or so.
 
-Everything else (a constraint violation, a missing table, bad SQL) is a real
+A full disk (SQLite's "database or disk is full", PostgreSQL's ``disk_full``) is
+not retried: it is told apart so that the result being recorded is kept in the
+journal instead of lost. Everything else (a constraint violation, a missing table, bad SQL) is a real
 error and is raised at once. The backoff is "full jitter"-like: each delay is
 drawn uniformly in [0.5, 1.5) times the nominal one, so workers that lost the
 server together do not all reconnect in the same instant.
@@ -33,6 +35,7 @@ CONNECT_BACKOFF_CAP = 1.0
 """Longest pause, in seconds, between two attempts to reach a server that went away."""
 _PG_LOCK_CODES = ("40001", "40P01")  # serialization_failure, deadlock_detected
 _PG_GONE_CODES = ("57P01", "57P02", "57P03")  # admin/crash shutdown, cannot connect now
+_PG_FULL_CODES = ("53100", "53200")  # disk_full, out_of_memory
 
 
 class Failure(enum.Enum):
@@ -40,6 +43,7 @@ class Failure(enum.Enum):
 
     LOCK = "lock"
     CONNECTION = "connection"
+    FULL = "full"
     FATAL = "fatal"
 
 
@@ -51,6 +55,8 @@ def classify(error: exc.DBAPIError) -> Failure:
         isinstance(error, exc.OperationalError) and ("locked" in text or "busy" in text)
     ):
         return Failure.LOCK
+    if code in _PG_FULL_CODES or "disk is full" in text or "no space left" in text:
+        return Failure.FULL
     if error.connection_invalidated:
         return Failure.CONNECTION
     if isinstance(code, str) and (code.startswith("08") or code in _PG_GONE_CODES):

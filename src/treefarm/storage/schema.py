@@ -34,6 +34,8 @@ tables; :mod:`treefarm.storage.migrate` upgrades older ones step by step
   NaN) and ``values`` (JSON list when a vector was reported, else NULL).
 * ``treefarm_hints``: a study's search hints (config as JSON text,
   credibility, weight, spread, author, created).
+* ``treefarm_notes``: notes people left on a study or on one of its trials
+  (``trial``, NULL for the study), one row each: text, author, created.
 """
 
 from __future__ import annotations
@@ -48,11 +50,12 @@ __all__ = [
     "intermediate",
     "meta_table",
     "metadata",
+    "notes_table",
     "studies",
     "trials",
 ]
 
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
 """Every schema revision this treefarm knows, oldest first (Alembic's linear history)."""
 HEAD = REVISIONS[-1]
 """The revision of the tables below; a new database is created at it."""
@@ -115,6 +118,16 @@ hints_table = sa.Table(
     sa.Column("author", sa.String(256), nullable=True),
     sa.Column("created", sa.Double, nullable=False),
     sqlite_autoincrement=True,  # a removed hint's id is never given to a new one
+)
+notes_table = sa.Table(
+    "treefarm_notes",
+    metadata,
+    sa.Column("note_id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("study_id", sa.Integer, sa.ForeignKey("treefarm_studies.study_id"), nullable=False, index=True),
+    sa.Column("trial", sa.Integer, nullable=True),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("author", sa.String(256), nullable=True),
+    sa.Column("created", sa.Double, nullable=False),
 )
 intermediate = sa.Table(
     "treefarm_intermediate",

@@ -55,8 +55,8 @@ from . import journal as journal_file
 from . import queries as q
 from .base import _NO_ATTRS, Storage
 from .pages import PageQuery, TrialSummary
-from .records import JSON, REQUEUED, HintRecord, StudyRecord, TrialRecord, TrialState
-from .schema import HEAD, hints_table, intermediate, studies, trials
+from .records import JSON, REQUEUED, HintRecord, NoteRecord, StudyRecord, TrialRecord, TrialState
+from .schema import HEAD, hints_table, intermediate, notes_table, studies, trials
 from .sqlite_file import BUSY_TIMEOUT_MS, CLOSE_CHECKPOINT_MS, SYNCHRONOUS, read_only_flags
 from .transactions import RETRY_DEADLINE, SQLConnection
 from .url import StorageURL
@@ -249,7 +249,7 @@ class SQLStorage(Storage):
                 if attempts > 1:  # an earlier attempt deleted it, and its reply was lost
                     return
                 raise checks.study_not_found(name=name)
-            for table in (hints_table, intermediate, trials, studies):
+            for table in (notes_table, hints_table, intermediate, trials, studies):
                 connection.execute(sa.delete(table).where(table.c.study_id == study_id))
 
         self._write(body)
@@ -586,6 +586,14 @@ class SQLStorage(Storage):
 
     def remove_hint(self, study_id: int, hint_id: int) -> None:
         self._write(lambda connection: q.remove_hint(connection, study_id, hint_id))
+
+    def add_note(self, study_id: int, *, text: str, author: str | None = None, trial: int | None = None) -> NoteRecord:
+        checks.check_note(text, author, trial)
+        values = {"study_id": study_id, "trial": trial, "text": text, "author": author, "created": time.time()}
+        return self._write(lambda connection: q.add_note(connection, values))
+
+    def get_notes(self, study_id: int) -> list[NoteRecord]:
+        return self._read(lambda connection: q.notes_of(connection, study_id))
 
     # ------------------------------------------------------- pages (read-only)
     def trial_page(

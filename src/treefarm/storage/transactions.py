@@ -31,7 +31,13 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy import exc
 
-from ..exceptions import StorageError, StorageReplacedError, StorageUnavailableError, format_values
+from ..exceptions import (
+    StorageError,
+    StorageFullError,
+    StorageReplacedError,
+    StorageUnavailableError,
+    format_values,
+)
 from ..validation import check_nonnegative
 from . import sqlite_file
 from .interrupts import sigint_deferred
@@ -175,6 +181,11 @@ class SQLConnection:
         return result
 
     def _wrap(self, error: exc.DBAPIError, failure: Failure, *, attempts: int) -> StorageError:
+        if failure is Failure.FULL:
+            return StorageFullError(
+                f"the storage must have room to write, but got {format_values(url=self.url.shown)}: "
+                f"{type(error.orig).__name__}: {error.orig}"
+            )
         if failure is Failure.CONNECTION:
             values = format_values(url=self.url.shown, retry_deadline=self.retry_deadline, attempts=attempts)
             return StorageUnavailableError(

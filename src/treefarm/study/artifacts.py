@@ -6,7 +6,8 @@ bytes) into an artifact store and records, in the trial's user attribute
 list, never the content. ``study.artifacts(number)`` lists a trial's
 artifacts and ``study.load_artifact(number, name)`` reads one back.
 
-The store is a directory, ``<root>/<study name>/<trial number>/<name>``. Its
+The store is a directory, ``<root>/<study name>/<trial number>/<name>``, the
+study name encoded as one folder (:func:`treefarm.study.names.path_segment`). Its
 root is ``study.artifact_store``: by default ``<file>.artifacts`` beside a
 SQLite file (``runs.db`` -> ``runs.db.artifacts``), else
 ``treefarm.artifacts`` in the working directory; set it to another
@@ -27,6 +28,7 @@ from typing import Any
 from ..exceptions import StudyError, format_values
 from ..storage import Storage
 from ..storage.url import StorageURL
+from .names import path_segment
 
 __all__ = ["ARTIFACTS_ATTR", "default_root", "load", "records", "save"]
 
@@ -52,7 +54,7 @@ def _check_name(name: object) -> str:
 
 
 def _location(root: str, study: str, number: int, name: str) -> str:
-    return f"{root.rstrip('/')}/{study}/{number}/{name}"
+    return f"{root.rstrip('/')}/{path_segment(study)}/{number}/{name}"
 
 
 def _write(target: str, data: bytes) -> None:

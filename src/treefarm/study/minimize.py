@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exceptions import StorageError, StudyError
+from ..exceptions import StorageError, StudyError, format_values
 from ..execution.base import ExecutorLike
 from ..optimizers import Optimizer
 from ..pruners import Pruner
@@ -34,6 +34,8 @@ __all__ = ["DEFAULT_STORAGE", "Result", "minimize"]
 
 #: Where ``minimize`` and the CLI keep trials when told nothing: a SQLite file in the working directory.
 DEFAULT_STORAGE = "treefarm.db"
+DEFAULT_EVALS = 100
+"""``minimize``'s budget when neither ``max_evals`` nor ``n_trials`` is given."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +152,8 @@ def minimize(
     space: Any,
     *,
     algo: str | Optimizer | None = None,
-    max_evals: int = 100,
+    max_evals: int | None = None,
+    n_trials: int | None = None,
     storage: str | os.PathLike[str] | Storage | None = DEFAULT_STORAGE,
     study_name: str | None = None,
     seed: int | None = None,
@@ -162,7 +165,8 @@ def minimize(
     executor: ExecutorLike | None = None,
     progress: bool | None = None,
 ) -> Result:
-    """Optimize ``objective`` over ``space`` for ``max_evals`` trials (see the module docstring).
+    """Optimize ``objective`` over ``space`` for ``max_evals`` trials (default 100; ``n_trials``,
+    the name :meth:`Study.optimize` and Optuna use, is the same budget: give one or the other).
 
     Trials are kept in ``storage`` (a SQLite file ``treefarm.db`` by default;
     None keeps them in memory), in a new study named after the objective
@@ -181,7 +185,13 @@ def minimize(
     :meth:`Study.optimize`. ``progress`` shows a bar (None: on a terminal or in a
     notebook) and each trial is logged, as in :meth:`Study.optimize`.
     """
-    check_int("max_evals", max_evals, error=StudyError)
+    if max_evals is not None and n_trials is not None:
+        raise StudyError(
+            "the budget is max_evals or its alias n_trials, not both, but got "
+            f"{format_values(max_evals=max_evals, n_trials=n_trials)}"
+        )
+    budget = DEFAULT_EVALS if max_evals is None and n_trials is None else max_evals if n_trials is None else n_trials
+    check_int("n_trials" if n_trials is not None else "max_evals", budget, error=StudyError)
     store = open_storage(storage)
     options: dict[str, Any] = {
         "space": space,
@@ -204,7 +214,7 @@ def minimize(
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None
     try:
-        study.optimize(evaluate, max_evals, timeout=timeout, n_jobs=n_jobs, executor=executor, progress=progress)
+        study.optimize(evaluate, budget, timeout=timeout, n_jobs=n_jobs, executor=executor, progress=progress)
         front = study.best_trials
         best = None
         if not study.objectives.several:

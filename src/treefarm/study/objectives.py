@@ -10,6 +10,7 @@ reading of the study shows the user's own numbers.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -33,11 +34,11 @@ def count_failure(outcome: Outcome, objectives: Objectives) -> Outcome | None:
     values, m = outcome.values, len(objectives)
     if outcome.state is not TrialState.COMPLETE or values is None or len(values) == m:
         return None
-    return failure(
+    return replace(failure(
         f"the study has {m} objective{'s' if m > 1 else ''} "
         f"({objectives.describe()}) but the objective returned {len(values)} "
         f"value{'s' if len(values) > 1 else ''}: {list(values)!r:.80}"
-    )
+    ), malformed=True)
 
 
 def loss_matrix(records: Sequence[TrialRecord], objectives: Objectives) -> np.ndarray:

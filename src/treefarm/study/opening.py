@@ -16,7 +16,7 @@ from ..optimizers import Optimizer, make_optimizer
 from ..space import Space, convert, sample
 from ..storage import NotFoundError, Storage, StudyRecord, open_storage
 from ..storage.url import StorageURL
-from ..validation import check_int
+from ..validation import check_int, check_study_name
 from .identity import DEFAULT_ALGO, creation_attrs, reconcile
 
 __all__ = ["Opened", "check_space", "create", "load"]
@@ -67,6 +67,8 @@ def create(
     directions: Any = None,
 ) -> Opened:
     """A new study's parts, or (``load_if_exists``) an existing one's, reconciled."""
+    if name is not None:
+        check_study_name(name)
     given = Objectives.parse(direction, directions, error=StudyError)
     _check_seed(seed)
     root = check_space(space)
@@ -96,6 +98,7 @@ def load(
 ) -> Opened:
     """An existing study's parts, reconciled; a SQLite file that does not exist is
     refused by name, not created (a mistyped path)."""
+    check_study_name(name)
     location = storage if isinstance(storage, Storage) else StorageURL.parse(storage)
     path = location.path if isinstance(location, StorageURL) else None
     if path is not None and not path.exists():

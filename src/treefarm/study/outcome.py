@@ -53,6 +53,11 @@ class Outcome:
     system_attrs: Mapping[str, Any] = field(default_factory=dict)
     values: tuple[float, ...] | None = None
     constraints: tuple[float, ...] | None = None
+    malformed: bool = False
+    """The trial fails because what came back is no result at all (a string, None, a
+    mapping without ``"loss"``, another count of values): an objective's run fails it,
+    but ``tell`` refuses it and leaves the trial running, so that a typo can be mended.
+    Never stored."""
 
 
 def failure(reason: str, *, state: TrialState = TrialState.FAILED) -> Outcome:
@@ -62,6 +67,10 @@ def failure(reason: str, *, state: TrialState = TrialState.FAILED) -> Outcome:
 
 def _failed(reason: str, **extra: Any) -> Outcome:
     return Outcome(TrialState.FAILED, system_attrs={"fail_reason": reason, **extra})
+
+
+def _malformed(reason: str) -> Outcome:
+    return Outcome(TrialState.FAILED, system_attrs={"fail_reason": reason}, malformed=True)
 
 
 def _as_float(result: object) -> float | None:
@@ -130,24 +139,24 @@ def from_result(result: object) -> Outcome:
     if isinstance(result, Mapping):
         if LOSS_KEY not in result:
             keys = sorted(map(repr, result))[:20]
-            return _failed(f"the objective returned a mapping without {LOSS_KEY!r}: keys=[{', '.join(keys)}]")
+            return _malformed(f"the objective returned a mapping without {LOSS_KEY!r}: keys=[{', '.join(keys)}]")
         if CONSTRAINTS_KEY in result:
             checked = _constraints(result[CONSTRAINTS_KEY])
             if isinstance(checked, str):
-                return _failed(checked)
+                return _malformed(checked)
             constraints = checked
         extra = _json_attrs({k: v for k, v in result.items() if k not in (LOSS_KEY, CONSTRAINTS_KEY)})
         if isinstance(extra, str):
-            return _failed(extra)
+            return _malformed(extra)
         if loss_variance(extra) is None:
             given = extra[LOSS_VARIANCE_KEY]
-            return _failed(
+            return _malformed(
                 f"{LOSS_VARIANCE_KEY} must be a finite number >= 0, but got {LOSS_VARIANCE_KEY}={given!r:.80}"
             )
         attrs, result = extra, result[LOSS_KEY]
     values = _numbers(result)
     if values is None:
-        return _failed(
+        return _malformed(
             f"the objective must return a number, a sequence of numbers or a mapping with {LOSS_KEY!r}, "
             f"but returned a {type(result).__name__}: {result!r:.80}"
         )
@@ -165,7 +174,7 @@ def with_constraints(outcome: Outcome, constraints: object) -> Outcome:
         return outcome
     checked = _constraints(constraints)
     if isinstance(checked, str):
-        return _failed(checked)
+        return _malformed(checked)
     return replace(outcome, constraints=checked)
 
 

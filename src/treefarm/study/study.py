@@ -32,12 +32,13 @@ from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
-from ..validation import check_positive, check_range, is_integer
+from ..validation import check_bool, check_positive, check_range, is_integer
 from . import opening
 from .fidelities import FIDELITY, reconcile
 from .hinting import Hinting
 from .identity import same_study
 from .loop import Asking, optimize
+from .objectives import count_failure
 from .outcome import failure, from_exception, told, with_constraints
 from .recovery import REQUEUE_LOST
 from .results import Results
@@ -98,6 +99,12 @@ class Study(Results, Hinting):
         :mod:`treefarm.study.warm`).
         """
         check_range("warm_start_credibility", warm_start_credibility, 0.0, 1.0)
+        for flag, value in (
+            ("load_if_exists", load_if_exists),
+            ("allow_space_change", allow_space_change),
+            ("requeue_interrupted", requeue_interrupted),
+        ):
+            check_bool(flag, value, error=StudyError)
         if isinstance(warm_start, (Study, str)) or not all(isinstance(source, Study) for source in warm_start):
             raise StudyError(
                 "warm_start must be a list of studies (tf.Study.load opens one by name), "
@@ -142,6 +149,8 @@ class Study(Results, Hinting):
     ) -> Study:
         """Open an existing study to resume it or read it: its seed, direction and
         optimizer are the stored ones (``algo`` replaces the optimizer, recorded)."""
+        check_bool("allow_space_change", allow_space_change, error=StudyError)
+        check_bool("requeue_interrupted", requeue_interrupted, error=StudyError)
         opened = opening.load(
             name, space=space, storage=storage, algo=algo, allow_space_change=allow_space_change
         )
@@ -227,7 +236,10 @@ class Study(Results, Hinting):
         ``constraints`` (or the mapping's ``"constraints"``) are the trial's
         constraint values, satisfied when each is <= 0.
 
-        A trial can be told once: telling it again raises
+        What is no result at all (None, a string, another count of values than
+        the study has objectives, constraints that are not numbers) raises
+        :class:`~treefarm.StudyError` and leaves the trial running, to be told
+        again; a NaN or infinite value fails it. A trial can be told once: telling it again raises
         :class:`~treefarm.TrialStateError` and leaves storage unchanged. A
         trial handle of another study is refused, naming both studies.
         """
@@ -239,7 +251,14 @@ class Study(Results, Hinting):
         if not isinstance(trial, Trial) and not is_integer(trial):
             raise StudyError(f"tell needs a Trial or a trial number, but got {format_values(trial=trial)}")
         number = trial.number if isinstance(trial, Trial) else trial
-        return self.finish(number, with_constraints(told(value, state=state, exception=exception), constraints))
+        outcome = with_constraints(told(value, state=state, exception=exception), constraints)
+        outcome = count_failure(outcome, self.objectives) or outcome
+        if outcome.malformed:  # a typo, not a failure: the trial stays running to be told again
+            raise StudyError(
+                f"{outcome.system_attrs['fail_reason']}; trial {number} was not told and is still running: "
+                "tell it a value, state='failed' or exception="
+            )
+        return self.finish(number, outcome)
 
     # ----------------------------------------------------------------- optimize
     def optimize(

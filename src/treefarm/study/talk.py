@@ -71,7 +71,7 @@ def show_progress(progress: bool | None) -> bool:
     """``progress`` checked; None: a terminal or a notebook, never a worker process."""
     check_bool("progress", progress, error=StudyError, or_none=True)
     if progress is not None:
-        return progress
+        return bool(progress)
     if multiprocessing.parent_process() is not None:
         return False
     return in_notebook() or bool(getattr(sys.stderr, "isatty", lambda: False)())

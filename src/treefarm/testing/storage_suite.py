@@ -456,6 +456,24 @@ class StorageSuite(ObjectivesSuite):
             storage.add_hint(sid, config={"x": 1.0}, **{"credibility": 1.0, **kwargs})
         assert storage.get_hints(sid) == []
 
+    def test_notes_are_rows_of_their_study_and_trial(self, storage: Storage) -> None:
+        a, b = _study(storage, "a").study_id, _study(storage, "b").study_id
+        number = storage.create_trial(a, params={}).number
+        first = storage.add_note(a, text="look at this", author="ana")
+        second = storage.add_note(a, text="this one", trial=number)
+        storage.add_note(b, text="elsewhere")
+        assert [(n.note_id, n.trial, n.text, n.author) for n in storage.get_notes(a)] == [
+            (first.note_id, None, "look at this", "ana"),
+            (second.note_id, number, "this one", None),
+        ]
+        with pytest.raises(NotFoundError):
+            storage.add_note(a, text="on no trial", trial=99)
+        with pytest.raises(StorageError, match="a note must be a text"):
+            storage.add_note(a, text="  ")
+        assert len(storage.get_notes(a)) == 2
+        storage.delete_study("a")
+        assert [n.text for n in storage.get_notes(b)] == ["elsewhere"]
+
     def test_get_trials_filters_and_orders(self, storage: Storage) -> None:
         study = _study(storage)
         for value in (3.0, 1.0, 2.0):

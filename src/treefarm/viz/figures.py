@@ -16,10 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import StudyError
-from ..objectives import Objectives
+from ..exceptions import StudyError, format_values
 from . import history, params, posterior, structures
-from .source import StudyLike, as_study_data, complete_trials
+from .source import StudyData, StudyLike, as_study_data, check_plottable, complete_trials
 
 __all__ = [
     "plot_convergence",
@@ -53,8 +52,10 @@ def plot_convergence(study: StudyLike | Sequence[StudyLike], *, axis: str = "num
     ax = fig.add_subplot()
     if isinstance(study, Sequence):
         datas = [as_study_data(s) for s in study]
-        first = datas[0].objectives if datas else Objectives.single()
-        direction, label = first.directions[0], first.label(0)
+        for d in datas:
+            check_plottable(d, minimum=1)
+        direction = _one_direction(datas)
+        shown = datas[0].objectives
         band = history.convergence_band([d.trials for d in datas], direction=direction)
         for d in datas:
             best = history.best_so_far(
@@ -66,7 +67,8 @@ def plot_convergence(study: StudyLike | Sequence[StudyLike], *, axis: str = "num
         ax.set_xlabel("completed trials")
     else:
         data = as_study_data(study)
-        label = data.objectives.label(0)
+        check_plottable(data)
+        shown = data.objectives
         c = history.convergence(data.trials, direction=data.direction, axis=axis)
         ax.scatter(c.x, c.value, s=6, color="0.6", label="trial value")
         best_x = np.append(c.best_x, c.x[-1]) if len(c.x) else c.best_x
@@ -75,9 +77,21 @@ def plot_convergence(study: StudyLike | Sequence[StudyLike], *, axis: str = "num
         ax.set_xlabel("trial number" if axis == "number" else "seconds since the first trial")
         ax.set_title(data.name)
         _note(fig, c.shown, c.total, "values")
-    ax.set_ylabel(label)
+    # with several objectives, the one shown (the first) is named with its direction
+    ax.set_ylabel(f"{shown.label(0)} ({shown.directions[0]})" if shown.several else shown.label(0))
     ax.legend(loc="upper right")
     return fig
+
+
+def _one_direction(datas: Sequence[StudyData]) -> str:
+    """The direction the studies share (of their first objective): a band of studies
+    that do not share one would mix losses and scores."""
+    found = {d.name: d.direction for d in datas}
+    if not datas:
+        raise StudyError("a convergence band needs at least one study, but got studies=[]")
+    if len(set(found.values())) > 1:
+        raise StudyError(f"studies plotted together must share one direction, but got {format_values(**found)}")
+    return datas[0].direction
 
 
 def plot_slices(study: StudyLike) -> Figure:

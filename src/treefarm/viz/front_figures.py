@@ -61,6 +61,11 @@ def plot_hypervolume(study: StudyLike, *, reference: Sequence[float] | None = No
     """The feasible front's hypervolume after each trial, up to ``reference``
     (default: just beyond the worst feasible value of each objective)."""
     data = as_study_data(study)
+    if not data.objectives.several:
+        raise StudyError(
+            f"a hypervolume needs a study with several objectives, but got directions={list(data.directions)!r} "
+            "(plot the convergence of one objective)"
+        )
     h = hypervolume_history(data.trials, data.objectives, reference)
     fig = _figure()
     ax = fig.add_subplot()

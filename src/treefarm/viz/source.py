@@ -9,6 +9,7 @@ functions of :mod:`treefarm.viz` take its ``trials`` and ``direction`` only.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -84,6 +85,18 @@ def complete_trials(trials: Sequence[TrialRecord]) -> list[TrialRecord]:
     return [
         t for t in trials if t.state is TrialState.COMPLETE and t.value is not None and math.isfinite(t.value)
     ]
+
+
+def check_plottable(data: StudyData, *, minimum: int = 2) -> None:
+    """Refuse a plot of a study with fewer than ``minimum`` complete trials: drawn, it
+    would be an empty or one-point image that looks like a result."""
+    done = len(complete_trials(data.trials))
+    if done < minimum:
+        states = ", ".join(f"{n} {s}" for s, n in sorted(Counter(t.state.value for t in data.trials).items()))
+        raise StudyError(
+            f"a plot needs at least {minimum} complete trials with a finite value, but got "
+            f"{format_values(study=data.name, complete=done)} ({states or 'no trials'})"
+        )
 
 
 def losses(trials: Sequence[TrialRecord], direction: str) -> list[float]:

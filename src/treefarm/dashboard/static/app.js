@@ -6,7 +6,7 @@
 const state = {
   study: null, studies: [], offset: 0, limit: 50, orderBy: "number", descending: false,
   filter: {}, total: 0, version: null, poll: 1000, charts: [], selected: null,
-  writes: false, token: null, parameters: [], hints: [], asked: [],
+  writes: false, token: null, readToken: null, parameters: [], hints: [], asked: [],
 };
 
 // The write token arrives once in the URL (?token=..., printed at start-up); it is kept in this tab's
@@ -27,7 +27,7 @@ const fmt = (v) => (v === null || v === undefined ? "" : typeof v === "number" ?
 const escape = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
 async function api(path) {
-  const response = await fetch(path);
+  const response = await fetch(path, { headers: state.token ? { "X-Treefarm-Token": state.token } : {} });
   const body = await response.json();
   if (!response.ok) throw new Error(body.error || response.statusText);
   return body;
@@ -197,10 +197,10 @@ async function showTrial(number, withPosterior = true) {
   const d = $("#detail");
   d.hidden = false;
   const steps = t.intermediate.steps.map((s, i) => `${s}: ${fmt(t.intermediate.values[i])}`).join("\n");
-  const { notes, artifacts, ...attrs } = t.user_attrs;
-  const noteList = Array.isArray(notes) ? notes : [];
+  const { artifacts, ...attrs } = t.user_attrs;
+  const noteList = Array.isArray(t.notes) ? t.notes : [];
   const files = (Array.isArray(artifacts) ? artifacts : []).filter((a) => a && typeof a.name === "string");
-  const fileRows = files.map((a) => `<li><a href="/api/studies/${state.study.id}/trials/${t.number}/artifacts/${encodeURIComponent(a.name)}" download>${escape(a.name)}</a>
+  const fileRows = files.map((a) => `<li><a href="/api/studies/${state.study.id}/trials/${t.number}/artifacts/${encodeURIComponent(a.name)}${state.readToken ? `?token=${encodeURIComponent(state.readToken)}` : ""}" download>${escape(a.name)}</a>
     <small>${escape(fmt(a.size))} bytes · sha256 ${escape(String(a.sha256 || "").slice(0, 12))}…</small></li>`).join("");
   const several = Array.isArray(t.values) && t.values.length > 1;
   const names = labels(state.study);
@@ -664,12 +664,13 @@ $("#author").onchange = () => localStorage.setItem("treefarm-author", $("#author
 
 async function loadConfig() {
   const c = await api("/api/config");
-  state.writes = c.writes;
-  $("#mode").textContent = !c.writes ? "read-only" : state.token ? "writes on" : "writes on: open the URL with ?token=… printed at start-up to act";
-  $("#author-label").hidden = !c.writes;
+  state.readToken = c.read_token;
+  state.writes = c.writes && state.token !== c.read_token;
+  $("#mode").textContent = !state.writes ? "read-only" : state.token ? "writes on" : "writes on: open the URL with ?token=… printed at start-up to act";
+  $("#author-label").hidden = !state.writes;
   $("#author").value = localStorage.getItem("treefarm-author") || c.author;
-  $("#act").hidden = !c.writes;
-  $("#note-form").hidden = !c.writes;
+  $("#act").hidden = !state.writes;
+  $("#note-form").hidden = !state.writes;
 }
 
 Promise.all([loadConfig(), loadStudies()]).then(() => {
