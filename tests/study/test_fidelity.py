@@ -118,9 +118,9 @@ def test_misleading_cheap_fidelities_send_new_configurations_to_the_top_rung() -
 def test_rung_agreement_is_kendalls_tau_of_consecutive_rungs() -> None:
     rungs = (1.0, 3.0)
     same = [Point(i, 1.0, float(i)) for i in range(6)] + [Point(i, 3.0, float(i) * 2) for i in range(6)]
-    assert rung_agreement(same, rungs) == 1.0
+    assert rung_agreement(same, rungs) == pytest.approx(1.0)
     reversed_ = [Point(i, 1.0, float(i)) for i in range(6)] + [Point(i, 3.0, -float(i)) for i in range(6)]
-    assert rung_agreement(reversed_, rungs) == -1.0
+    assert rung_agreement(reversed_, rungs) == pytest.approx(-1.0)
     assert rung_agreement(same[:3] + same[6:9], rungs) is None  # too few configurations at both
 
 

@@ -56,20 +56,22 @@ def _losses_at(points: Sequence[Point], rung: float) -> dict[Hashable, float]:
 
 def rung_agreement(points: Sequence[Point], rungs: Sequence[float]) -> float | None:
     """Kendall's tau between consecutive rungs' losses of the configurations evaluated
-    at both, pooled over the pairs of rungs; None with fewer than :data:`MIN_PAIRS` pairs."""
-    concordant = discordant = pairs = 0
+    at both, the pairs of rungs pooled by their numbers of configurations; None with
+    fewer than :data:`MIN_PAIRS` configurations in all."""
+    from scipy.stats import kendalltau
+
+    taus, weights = [], []
     for low, high in itertools.pairwise(rungs):
         below, above = _losses_at(points, low), _losses_at(points, high)
         both = [(below[c], above[c]) for c in below if c in above and math.isfinite(below[c]) and math.isfinite(above[c])]
-        pairs += len(both)
-        for i, (a1, b1) in enumerate(both):
-            for a2, b2 in both[i + 1 :]:
-                sign = (a1 - a2) * (b1 - b2)
-                concordant += sign > 0
-                discordant += sign < 0
-    if pairs < MIN_PAIRS or concordant + discordant == 0:
+        if len(both) >= 2:
+            tau = kendalltau(*zip(*both)).statistic
+            if math.isfinite(tau):
+                taus.append(tau)
+                weights.append(len(both))
+    if sum(weights) < MIN_PAIRS:
         return None
-    return (concordant - discordant) / (concordant + discordant)
+    return float(sum(t * w for t, w in zip(taus, weights)) / sum(weights))
 
 
 def next_evaluation(
