@@ -14,10 +14,14 @@ the rows the TPE benchmark ran for its own suites (``bench/notes/tpe.md``).
 
 from __future__ import annotations
 
+from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite, keep, merge, runner_finals, screen_finals
 from .tpe import JOINT5, JOINT5_RUNS
 
-COLUMNS = ("auto", "gp", "tpe", "optuna-gp", "optuna-tpe", "hyperopt-tpe", "skopt-gp", "smac-rf", "hebo", "random")
+COLUMNS = ("auto", "gp", "tpe", "optuna-gp", "optuna-tpe", "hyperopt-tpe", "skopt-gp", "smac-rf", "hebo", "ngopt", "ax",
+           "random")
+#: Nevergrad's NGOpt and Ax's default (:mod:`bench.harness.nevergrad_ax`): their runner methods -> columns.
+NEW_PEERS = {"nevergrad-ngopt": "ngopt", "ax": "ax"}
 #: Runner methods -> columns.
 PEERS = {"optuna-gp": "optuna-gp", "optuna-tpe": "optuna-tpe", "hyperopt-tpe": "hyperopt-tpe", "tf-random": "random"}
 #: Runner methods of treefarm's -> columns (the files' ``tf-tpe`` rows are earlier ``TPE()``
@@ -32,6 +36,7 @@ ALL = "--methods tf-gp,tf-auto,optuna-gp,optuna-tpe,tf-tpe,hyperopt-tpe,tf-rando
 MEASURE = "simple regret after 100 evaluations (best loss minus the optimum)"
 BBOB_MEASURE = f"{MEASURE}, instances 1-3 pooled"
 SCREEN = "python -m bench.harness.screen run"
+SPREAD = spread_notes("auto", COLUMNS)
 
 
 #: Today's ``TPE()`` (rank weights, and every turn joint at 3-5 numbers): seeds 0-9 of the
@@ -63,7 +68,7 @@ def _tpe_now(dims: list[int], functions: str | None = None, files: tuple[str, ..
 def _synthetic() -> Finals:
     screens = screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[0])
     peers = runner_finals("main.jsonl", {**PEERS, "skopt-gp": "skopt-gp"})
-    return keep(merge(screens, peers, _tpe_now([0])), problems=SYNTHETIC)
+    return keep(merge(screens, peers, _tpe_now([0]), runner_finals("ngopt.jsonl", NEW_PEERS)), problems=SYNTHETIC)
 
 
 def _tuning() -> Finals:
@@ -107,10 +112,12 @@ SUITES = (
         "synthetic", "Synthetic functions",
         "Branin, Hartmann-6, Ackley-5, Rosenbrock-4, Levy-10, Styblinski-Tang-8 (4 real, 4 integer); "
         "known optima.",
-        MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", *TPE_NOW, "main.jsonl"),
+        MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", *TPE_NOW, "main.jsonl", "ngopt.jsonl"),
         (f"{SCREEN} --problems synthetic --variants auto,gp --seeds 10 --out bench/results/stall_screen.jsonl",
-         *TPE_RUNS["synthetic"], _MAIN.format(p="synthetic")),
-        _synthetic, headline=True),
+         *TPE_RUNS["synthetic"], _MAIN.format(p="synthetic"),
+         "python -m bench run --problems synthetic --methods nevergrad-ngopt,ax --seeds 10 --jobs 1 "
+         "--out bench/results/ngopt.jsonl"),
+        _synthetic, headline=True, notes=SPREAD),
     Suite(
         "tuning", "Tuning scikit-learn models",
         "SVC on digits (conditional kernel), HistGradientBoosting on breast cancer, an MLP of 1-3 layers "
@@ -120,7 +127,7 @@ SUITES = (
         ("tuning_screen.jsonl", *TPE_NOW_TUNING, "main.jsonl"),
         (f"{SCREEN} --problems tuning --variants auto,gp --seeds 10 "
          "--out bench/results/tuning_screen.jsonl", *TPE_RUNS["tuning"], _MAIN.format(p="tuning")),
-        _tuning, headline=True),
+        _tuning, headline=True, notes=SPREAD),
     Suite(
         "bbob-2d", "BBOB, 2-d",
         "Twelve BBOB noiseless functions (Hansen et al. 2009) in 2-d: separable, ill-conditioned, "
@@ -136,7 +143,7 @@ SUITES = (
          f"{RUN} --functions {BBOB_12} --dims 2 --methods hyperopt-tpe --seeds 10 --out bench/results/bbob_hyperopt.jsonl",
          f"{RUN} --functions 1,2,3,6,7,10,15,17,20,21,22 --dims 2 --methods skopt-gp --seeds 10 "
          "--out bench/results/bbob_skopt_d2.jsonl"),
-        _bbob2, headline=True),
+        _bbob2, headline=True, notes=SPREAD),
     Suite(
         "bbob-10d", "BBOB, 10-d", "The same twelve BBOB functions in 10-d; SMAC3's random forest and HEBO "
         "(HEBO in a venv of its own) on the ones they finished.",
@@ -145,12 +152,12 @@ SUITES = (
          f"{RUN} --functions {BBOB_12} --dims 10 --methods smac-rf --seeds 10 --out bench/results/bbob_smac_d10.jsonl",
          f"{RUN} --functions 1,10 --dims 10 --methods hebo --seeds 10 --out bench/results/bbob_hebo_d10.jsonl",
          *TPE_RUNS["10-d"]),
-        _bbob10, headline=True),
+        _bbob10, headline=True, notes=SPREAD),
     Suite(
         "bbob-20d", "BBOB, 20-d", "The same twelve BBOB functions in 20-d.",
         BBOB_MEASURE, "auto", COLUMNS, ("bbob_d20.jsonl", TPE_NOW[0]),
         (f"{RUN} --functions {BBOB_12} --dims 20 {ALL} --out bench/results/bbob_d20.jsonl", *TPE_RUNS["20-d"]),
-        _bbob20, headline=True),
+        _bbob20, headline=True, notes=SPREAD),
     Suite(
         "bbob-held-out", "BBOB, held out: the other twelve functions, 2-d and 10-d",
         "Functions 4, 5, 8, 9, 11-14, 16, 18, 19 and 23, run after the defaults were chosen on the suites "
@@ -159,7 +166,7 @@ SUITES = (
         (f"{RUN} --functions {BBOB_REST} --dims 2 {ALL} --out bench/results/bbob_rest_d2.jsonl",
          f"{RUN} --functions {BBOB_REST} --dims 10 {ALL} --out bench/results/bbob_rest_d10.jsonl",
          *TPE_RUNS["2-d"], *TPE_RUNS["10-d"]),
-        _held_out, held_out=True, headline=True),
+        _held_out, held_out=True, headline=True, notes=SPREAD),
     Suite(
         "bbob-5d", "BBOB, 5-d, the multimodal functions 15-24",
         "Rastrigin, Weierstrass, Schaffers, Griewank-Rosenbrock, Schwefel, Gallagher's peaks, Katsuura "
@@ -171,5 +178,5 @@ SUITES = (
         BBOB_MEASURE, "auto", COLUMNS, ("bbob_d5_f15_24.jsonl", JOINT5),
         (f"{RUN} --functions 15-24 --dims 5 {ALL.replace(' --jobs 2', ' --jobs 1')} "
          "--out bench/results/bbob_d5_f15_24.jsonl", *TPE_RUNS["5-d"]),
-        _bbob5, held_out=True, resolved_only=True),
+        _bbob5, held_out=True, resolved_only=True, notes=SPREAD),
 )
