@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .suite import Finals
-from .summary import fmt
+from .summary import fmt, problems_of
 
 
 def quantiles(values: Sequence[float]) -> tuple[float, float]:
@@ -26,12 +26,12 @@ def quantiles(values: Sequence[float]) -> tuple[float, float]:
     return float(q75 - q25), float(q90)
 
 
-def spread_table(finals: Finals, ours: str, columns: Sequence[str]) -> str:
-    """The table of interquartile ranges and worst deciles, and ``ours``'s count of problems where
-    its worst decile is no worse than every other method's best one."""
+def spread_table(finals: Finals, ours: str, columns: Sequence[str], *, full: bool = True) -> str:
+    """The table of interquartile ranges and worst deciles (without it when not ``full``), and
+    ``ours``'s count of problems where its worst decile is no worse than every other method's best one."""
     present = {m for _, m in finals}
     methods = [m for m in columns if m in present] + sorted(present - set(columns))
-    problems = sorted({p for p, _ in finals}, key=lambda p: [int(t) if t.isdigit() else t for t in p.split()])
+    problems = problems_of(finals)
     out = ["Spread over seeds: interquartile range / worst decile (90th percentile) of the final value.", "",
            "|problem|" + "|".join(methods) + "|", "|---" * (len(methods) + 1) + "|"]
     held, compared = 0, 0
@@ -50,12 +50,14 @@ def spread_table(finals: Finals, ours: str, columns: Sequence[str]) -> str:
             compared += 1
             held += worst[ours] <= min(others)
         out.append(f"|{p}|" + "|".join(cells) + "|")
-    if compared:
-        out += ["", f"{ours}'s worst decile is no worse than the best other method's on {held} of {compared} "
-                "problems (methods of 5 seeds or more)."]
-    return "\n".join(out)
+    count = (f"{ours}'s worst decile (the 90th percentile of its seeds' final values) is no worse than the "
+             f"best other method's on {held} of {compared} problems (methods of 5 seeds or more).")
+    if not full:
+        return f"Spread over seeds: {count}" if compared else ""
+    return "\n".join([*out, *(["", count] if compared else [])])
 
 
-def spread_notes(ours: str, columns: Sequence[str]) -> Callable[[Finals], str]:
-    """A suite's ``notes``: :func:`spread_table` of its finals."""
-    return lambda finals: spread_table(finals, ours, columns)
+def spread_notes(ours: str, columns: Sequence[str], *, full: bool = True) -> Callable[[Finals], str]:
+    """A suite's ``notes``: :func:`spread_table` of its finals (only its count when not ``full``:
+    the report of many suites stays short)."""
+    return lambda finals: spread_table(finals, ours, columns, full=full)

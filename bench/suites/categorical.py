@@ -41,6 +41,7 @@ import numpy as np
 
 from ..harness.paths import RESULTS
 from ..harness.problems import Param, Problem
+from ..harness.runner import head_commit
 from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite
 
@@ -184,11 +185,11 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
-def run_all(problems: list[str], methods: list[str], seeds: int, budget: int, path: Path, label: str | None) -> None:
+def run_all(problems: list[str], methods: list[str], seeds: range, budget: int, path: Path, label: str | None) -> None:
     """The missing (problem, method, seed) rows; ``label`` renames the method in the rows
     (a build of treefarm other than this one, run with its own ``PYTHONPATH``)."""
     done = {(r["problem"], r["method"], r["seed"]) for r in _rows(path)}
-    for seed in range(seeds):
+    for seed in seeds:
         for problem in problems:
             for method in methods:
                 name = label or method
@@ -196,7 +197,8 @@ def run_all(problems: list[str], methods: list[str], seeds: int, budget: int, pa
                     continue
                 losses = METHODS[method](problem, seed, budget)
                 best = np.minimum.accumulate(losses)
-                row = {"problem": problem, "method": name, "seed": seed, "best": {str(k): float(best[k - 1]) for k in CHECKPOINTS if k <= len(best)}}
+                row = {"problem": problem, "method": name, "seed": seed,
+                       "best": {str(k): float(best[k - 1]) for k in CHECKPOINTS if k <= len(best)}, "commit": head_commit()}
                 with path.open("a") as f:
                     f.write(json.dumps(row) + "\n")
                 print(json.dumps(row), file=sys.stderr, flush=True)
@@ -264,6 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--problems", default=",".join(PROBLEMS))
     run.add_argument("--methods", default="treefarm-auto,treefarm-tpe,treefarm-random,optuna-tpe")
     run.add_argument("--seeds", type=int, default=10)
+    run.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1")
     run.add_argument("--budget", type=int, default=100)
     run.add_argument("--label", default=None, help="the name the rows give the (single) method")
     run.add_argument("--rows", type=Path, default=ROWS)
@@ -273,7 +276,8 @@ def main(argv: list[str] | None = None) -> None:
     rep.add_argument("--ours", default="treefarm-auto")
     args = parser.parse_args(argv)
     if args.command == "run":
-        run_all(args.problems.split(","), args.methods.split(","), args.seeds, args.budget, args.rows, args.label)
+        seeds = range(args.first_seed, args.first_seed + args.seeds)
+        run_all(args.problems.split(","), args.methods.split(","), seeds, args.budget, args.rows, args.label)
     else:
         print(report(args.rows, args.at, args.ours))
 

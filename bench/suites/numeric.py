@@ -36,7 +36,7 @@ ALL = "--methods tf-gp,tf-auto,optuna-gp,optuna-tpe,tf-tpe,hyperopt-tpe,tf-rando
 MEASURE = "simple regret after 100 evaluations (best loss minus the optimum)"
 BBOB_MEASURE = f"{MEASURE}, instances 1-3 pooled"
 SCREEN = "python -m bench.harness.screen run"
-SPREAD = spread_notes("auto", COLUMNS)
+SPREAD = spread_notes("auto", COLUMNS, full=False)
 
 
 #: Today's ``TPE()`` (rank weights, and every turn joint at 3-5 numbers): seeds 0-9 of the
@@ -115,9 +115,9 @@ SUITES = (
         MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", *TPE_NOW, "main.jsonl", "ngopt.jsonl"),
         (f"{SCREEN} --problems synthetic --variants auto,gp --seeds 10 --out bench/results/stall_screen.jsonl",
          *TPE_RUNS["synthetic"], _MAIN.format(p="synthetic"),
-         "python -m bench run --problems synthetic --methods nevergrad-ngopt,ax --seeds 10 --jobs 1 "
+         "python -m bench run --problems synthetic --methods nevergrad-ngopt --seeds 10 --in-process "
          "--out bench/results/ngopt.jsonl"),
-        _synthetic, headline=True, notes=SPREAD),
+        _synthetic, headline=True, notes=spread_notes("auto", COLUMNS)),
     Suite(
         "tuning", "Tuning scikit-learn models",
         "SVC on digits (conditional kernel), HistGradientBoosting on breast cancer, an MLP of 1-3 layers "
