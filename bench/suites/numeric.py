@@ -2,7 +2,9 @@
 
 treefarm's ``auto`` (the GP on these spaces), GP and TPE against Optuna 5's
 GPSampler and TPESampler, Hyperopt's TPE, scikit-optimize's GP, SMAC3's
-random forest, HEBO and treefarm's random search: 100 evaluations (50 on the
+random forest, HEBO, Nevergrad's NGOpt (the synthetic set, BBOB 10-d and the
+held-out functions; Ax's default only where its rows are) and treefarm's
+random search: 100 evaluations (50 on the
 tuning problems), 10 seeds (30 for some peers on the synthetic set). The
 measure is the simple regret at the end (``best loss - optimum``; on the
 tuning problems the error itself). The first 45 problems (synthetic, tuning,
@@ -36,6 +38,7 @@ ALL = "--methods tf-gp,tf-auto,optuna-gp,optuna-tpe,tf-tpe,hyperopt-tpe,tf-rando
 MEASURE = "simple regret after 100 evaluations (best loss minus the optimum)"
 BBOB_MEASURE = f"{MEASURE}, instances 1-3 pooled"
 SCREEN = "python -m bench.harness.screen run"
+NGOPT = "--methods nevergrad-ngopt --seeds 10 --in-process"
 SPREAD = spread_notes("auto", COLUMNS, full=False)
 
 
@@ -87,7 +90,8 @@ def _bbob2() -> Finals:
 def _bbob10() -> Finals:
     return merge(runner_finals("bbob_d10.jsonl", {**OURS, **PEERS}),
                  runner_finals("bbob_smac_d10.jsonl", {"smac-rf": "smac-rf"}),
-                 runner_finals("bbob_hebo_d10.jsonl", {"hebo": "hebo"}), _tpe_now([10], BBOB_12))
+                 runner_finals("bbob_hebo_d10.jsonl", {"hebo": "hebo"}), _tpe_now([10], BBOB_12),
+                 runner_finals("bbob_ngopt_d10.jsonl", NEW_PEERS))
 
 
 def _bbob20() -> Finals:
@@ -101,7 +105,8 @@ def _bbob5() -> Finals:
 
 def _held_out() -> Finals:
     return merge(runner_finals("bbob_rest_d2.jsonl", {**OURS, **PEERS}),
-                 runner_finals("bbob_rest_d10.jsonl", {**OURS, **PEERS}), _tpe_now([2, 10], BBOB_REST))
+                 runner_finals("bbob_rest_d10.jsonl", {**OURS, **PEERS}), _tpe_now([2, 10], BBOB_REST),
+                 runner_finals("bbob_ngopt_rest.jsonl", NEW_PEERS))
 
 
 _MAIN = ("python -m bench run --problems {p} --methods optuna-gp,optuna-tpe,hyperopt-tpe,skopt-gp,tf-random "
@@ -146,12 +151,13 @@ SUITES = (
         _bbob2, headline=True, notes=SPREAD),
     Suite(
         "bbob-10d", "BBOB, 10-d", "The same twelve BBOB functions in 10-d; SMAC3's random forest and HEBO "
-        "(HEBO in a venv of its own) on the ones they finished.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d10.jsonl", "bbob_smac_d10.jsonl", "bbob_hebo_d10.jsonl", TPE_NOW[0]),
+        "(HEBO in a venv of its own) on the ones they finished; Nevergrad's NGOpt on all twelve.",
+        BBOB_MEASURE, "auto", COLUMNS,
+        ("bbob_d10.jsonl", "bbob_smac_d10.jsonl", "bbob_hebo_d10.jsonl", TPE_NOW[0], "bbob_ngopt_d10.jsonl"),
         (f"{RUN} --functions {BBOB_12} --dims 10 {ALL} --out bench/results/bbob_d10.jsonl",
          f"{RUN} --functions {BBOB_12} --dims 10 --methods smac-rf --seeds 10 --out bench/results/bbob_smac_d10.jsonl",
          f"{RUN} --functions 1,10 --dims 10 --methods hebo --seeds 10 --out bench/results/bbob_hebo_d10.jsonl",
-         *TPE_RUNS["10-d"]),
+         *TPE_RUNS["10-d"], f"{RUN} --functions {BBOB_12} --dims 10 {NGOPT} --out bench/results/bbob_ngopt_d10.jsonl"),
         _bbob10, headline=True, notes=SPREAD),
     Suite(
         "bbob-20d", "BBOB, 20-d", "The same twelve BBOB functions in 20-d.",
@@ -161,11 +167,12 @@ SUITES = (
     Suite(
         "bbob-held-out", "BBOB, held out: the other twelve functions, 2-d and 10-d",
         "Functions 4, 5, 8, 9, 11-14, 16, 18, 19 and 23, run after the defaults were chosen on the suites "
-        "above.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_rest_d2.jsonl", "bbob_rest_d10.jsonl", TPE_NOW[0]),
+        "above; Nevergrad's NGOpt on them too.",
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_rest_d2.jsonl", "bbob_rest_d10.jsonl", TPE_NOW[0], "bbob_ngopt_rest.jsonl"),
         (f"{RUN} --functions {BBOB_REST} --dims 2 {ALL} --out bench/results/bbob_rest_d2.jsonl",
          f"{RUN} --functions {BBOB_REST} --dims 10 {ALL} --out bench/results/bbob_rest_d10.jsonl",
-         *TPE_RUNS["2-d"], *TPE_RUNS["10-d"]),
+         *TPE_RUNS["2-d"], *TPE_RUNS["10-d"],
+         f"{RUN} --functions {BBOB_REST} --dims 2,10 {NGOPT} --out bench/results/bbob_ngopt_rest.jsonl"),
         _held_out, held_out=True, headline=True, notes=SPREAD),
     Suite(
         "bbob-5d", "BBOB, 5-d, the multimodal functions 15-24",
