@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--budget", type=int, default=None, help="evaluations (default: each problem's)")
     run.add_argument("--jobs", type=int, default=2)
     run.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
+    run.add_argument("--in-process", action="store_true",
+                     help="every run in this interpreter, without the timeout (methods of a second or less)")
     run.add_argument("--out", type=Path, default=Path("bench/results/main.jsonl"))
     run.add_argument("--quick", action="store_true", help="4 problems, 3 seeds, budget 25: under 10 minutes")
     report = sub.add_parser("report", help="RESULTS.md from the suites' rows, or the tables of results files")
@@ -178,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(" ".join(map(str, key)))
             print(f"{len(todo)} runs not in {args.out} (dry run: nothing ran)", file=sys.stderr)
             return 0
-        ran = run_all(keys, args.out, jobs=args.jobs, timeout=args.timeout)
+        ran = run_all(keys, args.out, jobs=args.jobs, timeout=args.timeout, in_process=args.in_process)
         print(f"{ran} runs done; results in {args.out}", file=sys.stderr)
         return 0
     if args.command == "report":

@@ -40,6 +40,9 @@ symbolic-regression problems only, on the same grammar unrolled into its
 (``TREEFARM_NEPS_PYTHON``, default ``/work/venv_neps/bin/python``; see
 bench/notes/NEPS.md), since NePS needs PyTorch; its time per suggestion is
 ``AskAndTell.ask()`` plus ``tell()`` in that process.
+
+Nevergrad's NGOpt (``nevergrad-ngopt``, in this process) and Ax's default
+(``ax``, in Ax's interpreter) are adapted in :mod:`bench.harness.nevergrad_ax`.
 """
 
 from __future__ import annotations
@@ -84,6 +87,8 @@ PEERS = (
     "neps-re-forget",
     "neps-re-keyed",
     "neps-random",
+    "nevergrad-ngopt",
+    "ax",
 )
 #: NePS's interpreter (its own venv, with PyTorch) unless ``TREEFARM_NEPS_PYTHON`` names another.
 NEPS_PYTHON = "/work/venv_neps/bin/python"
@@ -143,6 +148,14 @@ def run(method: str, problem: Problem, seed: int, budget: int) -> Result:
         return _neps(method, problem, seed, budget)
     if problem.space is not None and not method.startswith("optuna"):
         raise CannotExpressError(f"{method} cannot express the recursive space of {problem.name}")
+    if method == "nevergrad-ngopt":
+        from .nevergrad_ax import run_nevergrad
+
+        return run_nevergrad(problem, seed, budget, Stopwatch())
+    if method == "ax":
+        from .nevergrad_ax import run_ax
+
+        return run_ax(problem, seed, budget)
     runners: dict[str, Callable[[str, Problem, int, int], Result]] = {
         "optuna": _optuna,
         "hyperopt": _hyperopt,

@@ -3,6 +3,7 @@ others are tested against, and the commands that made its rows (:class:`bench.ha
 
 - :mod:`.numeric`: synthetic functions, tuning problems, BBOB in 2-d, 10-d, 20-d, and the BBOB
   functions held out from the design;
+- :mod:`.categorical`: spaces of choices only; :mod:`.batch`: rounds of 8 suggestions asked together;
 - :mod:`.tpe`: ``TPE()`` against Optuna's TPE on BBOB 5-d and bbob-mixint, and its held-out functions;
 - :mod:`.grammars`: symbolic regression and kernel search, and the held-out targets;
 - :mod:`.integrations`: treefarm inside Optuna, ``TreefarmSearchCV`` against scikit-optimize;
@@ -20,10 +21,10 @@ from ..harness.suite import Suite
 
 def all_suites() -> tuple[Suite, ...]:
     """Every suite, in the report's order."""
-    from . import fidelity, grammars, hints, integrations, many, numeric, overhead, pruning, tpe
+    from . import batch, categorical, fidelity, grammars, hints, integrations, many, numeric, overhead, pruning, tpe
 
-    return (*numeric.SUITES, *tpe.SUITES, *grammars.SUITES, *integrations.SUITES, *pruning.SUITES,
-            *fidelity.SUITES, *hints.SUITES, *overhead.SUITES, *many.SUITES)
+    return (*numeric.SUITES, *categorical.SUITES, *batch.SUITES, *tpe.SUITES, *grammars.SUITES, *integrations.SUITES,
+            *pruning.SUITES, *fidelity.SUITES, *hints.SUITES, *overhead.SUITES, *many.SUITES)
 
 
 def by_name() -> dict[str, Suite]:

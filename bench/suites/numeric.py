@@ -2,7 +2,9 @@
 
 treefarm's ``auto`` (the GP on these spaces), GP and TPE against Optuna 5's
 GPSampler and TPESampler, Hyperopt's TPE, scikit-optimize's GP, SMAC3's
-random forest, HEBO and treefarm's random search: 100 evaluations (50 on the
+random forest, HEBO, Nevergrad's NGOpt (the synthetic set, BBOB 10-d and the
+held-out functions; Ax's default only where its rows are) and treefarm's
+random search: 100 evaluations (50 on the
 tuning problems), 10 seeds (30 for some peers on the synthetic set). The
 measure is the simple regret at the end (``best loss - optimum``; on the
 tuning problems the error itself). The first 45 problems (synthetic, tuning,
@@ -14,10 +16,14 @@ the rows the TPE benchmark ran for its own suites (``bench/notes/tpe.md``).
 
 from __future__ import annotations
 
+from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite, keep, merge, runner_finals, screen_finals
 from .tpe import JOINT5, JOINT5_RUNS
 
-COLUMNS = ("auto", "gp", "tpe", "optuna-gp", "optuna-tpe", "hyperopt-tpe", "skopt-gp", "smac-rf", "hebo", "random")
+COLUMNS = ("auto", "gp", "tpe", "optuna-gp", "optuna-tpe", "hyperopt-tpe", "skopt-gp", "smac-rf", "hebo", "ngopt", "ax",
+           "random")
+#: Nevergrad's NGOpt and Ax's default (:mod:`bench.harness.nevergrad_ax`): their runner methods -> columns.
+NEW_PEERS = {"nevergrad-ngopt": "ngopt", "ax": "ax"}
 #: Runner methods -> columns.
 PEERS = {"optuna-gp": "optuna-gp", "optuna-tpe": "optuna-tpe", "hyperopt-tpe": "hyperopt-tpe", "tf-random": "random"}
 #: Runner methods of treefarm's -> columns (the files' ``tf-tpe`` rows are earlier ``TPE()``
@@ -32,6 +38,8 @@ ALL = "--methods tf-gp,tf-auto,optuna-gp,optuna-tpe,tf-tpe,hyperopt-tpe,tf-rando
 MEASURE = "simple regret after 100 evaluations (best loss minus the optimum)"
 BBOB_MEASURE = f"{MEASURE}, instances 1-3 pooled"
 SCREEN = "python -m bench.harness.screen run"
+NGOPT = "--methods nevergrad-ngopt --seeds 10 --in-process"
+SPREAD = spread_notes("auto", COLUMNS, full=False)
 
 
 #: Today's ``TPE()`` (rank weights, and every turn joint at 3-5 numbers): seeds 0-9 of the
@@ -63,7 +71,7 @@ def _tpe_now(dims: list[int], functions: str | None = None, files: tuple[str, ..
 def _synthetic() -> Finals:
     screens = screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[0])
     peers = runner_finals("main.jsonl", {**PEERS, "skopt-gp": "skopt-gp"})
-    return keep(merge(screens, peers, _tpe_now([0])), problems=SYNTHETIC)
+    return keep(merge(screens, peers, _tpe_now([0]), runner_finals("ngopt.jsonl", NEW_PEERS)), problems=SYNTHETIC)
 
 
 def _tuning() -> Finals:
@@ -82,7 +90,8 @@ def _bbob2() -> Finals:
 def _bbob10() -> Finals:
     return merge(runner_finals("bbob_d10.jsonl", {**OURS, **PEERS}),
                  runner_finals("bbob_smac_d10.jsonl", {"smac-rf": "smac-rf"}),
-                 runner_finals("bbob_hebo_d10.jsonl", {"hebo": "hebo"}), _tpe_now([10], BBOB_12))
+                 runner_finals("bbob_hebo_d10.jsonl", {"hebo": "hebo"}), _tpe_now([10], BBOB_12),
+                 runner_finals("bbob_ngopt_d10.jsonl", NEW_PEERS))
 
 
 def _bbob20() -> Finals:
@@ -96,7 +105,8 @@ def _bbob5() -> Finals:
 
 def _held_out() -> Finals:
     return merge(runner_finals("bbob_rest_d2.jsonl", {**OURS, **PEERS}),
-                 runner_finals("bbob_rest_d10.jsonl", {**OURS, **PEERS}), _tpe_now([2, 10], BBOB_REST))
+                 runner_finals("bbob_rest_d10.jsonl", {**OURS, **PEERS}), _tpe_now([2, 10], BBOB_REST),
+                 runner_finals("bbob_ngopt_rest.jsonl", NEW_PEERS))
 
 
 _MAIN = ("python -m bench run --problems {p} --methods optuna-gp,optuna-tpe,hyperopt-tpe,skopt-gp,tf-random "
@@ -107,10 +117,12 @@ SUITES = (
         "synthetic", "Synthetic functions",
         "Branin, Hartmann-6, Ackley-5, Rosenbrock-4, Levy-10, Styblinski-Tang-8 (4 real, 4 integer); "
         "known optima.",
-        MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", *TPE_NOW, "main.jsonl"),
+        MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", *TPE_NOW, "main.jsonl", "ngopt.jsonl"),
         (f"{SCREEN} --problems synthetic --variants auto,gp --seeds 10 --out bench/results/stall_screen.jsonl",
-         *TPE_RUNS["synthetic"], _MAIN.format(p="synthetic")),
-        _synthetic, headline=True),
+         *TPE_RUNS["synthetic"], _MAIN.format(p="synthetic"),
+         "python -m bench run --problems synthetic --methods nevergrad-ngopt --seeds 10 --in-process "
+         "--out bench/results/ngopt.jsonl"),
+        _synthetic, headline=True, notes=spread_notes("auto", COLUMNS)),
     Suite(
         "tuning", "Tuning scikit-learn models",
         "SVC on digits (conditional kernel), HistGradientBoosting on breast cancer, an MLP of 1-3 layers "
@@ -120,7 +132,7 @@ SUITES = (
         ("tuning_screen.jsonl", *TPE_NOW_TUNING, "main.jsonl"),
         (f"{SCREEN} --problems tuning --variants auto,gp --seeds 10 "
          "--out bench/results/tuning_screen.jsonl", *TPE_RUNS["tuning"], _MAIN.format(p="tuning")),
-        _tuning, headline=True),
+        _tuning, headline=True, notes=SPREAD),
     Suite(
         "bbob-2d", "BBOB, 2-d",
         "Twelve BBOB noiseless functions (Hansen et al. 2009) in 2-d: separable, ill-conditioned, "
@@ -136,30 +148,32 @@ SUITES = (
          f"{RUN} --functions {BBOB_12} --dims 2 --methods hyperopt-tpe --seeds 10 --out bench/results/bbob_hyperopt.jsonl",
          f"{RUN} --functions 1,2,3,6,7,10,15,17,20,21,22 --dims 2 --methods skopt-gp --seeds 10 "
          "--out bench/results/bbob_skopt_d2.jsonl"),
-        _bbob2, headline=True),
+        _bbob2, headline=True, notes=SPREAD),
     Suite(
         "bbob-10d", "BBOB, 10-d", "The same twelve BBOB functions in 10-d; SMAC3's random forest and HEBO "
-        "(HEBO in a venv of its own) on the ones they finished.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d10.jsonl", "bbob_smac_d10.jsonl", "bbob_hebo_d10.jsonl", TPE_NOW[0]),
+        "(HEBO in a venv of its own) on the ones they finished; Nevergrad's NGOpt on all twelve.",
+        BBOB_MEASURE, "auto", COLUMNS,
+        ("bbob_d10.jsonl", "bbob_smac_d10.jsonl", "bbob_hebo_d10.jsonl", TPE_NOW[0], "bbob_ngopt_d10.jsonl"),
         (f"{RUN} --functions {BBOB_12} --dims 10 {ALL} --out bench/results/bbob_d10.jsonl",
          f"{RUN} --functions {BBOB_12} --dims 10 --methods smac-rf --seeds 10 --out bench/results/bbob_smac_d10.jsonl",
          f"{RUN} --functions 1,10 --dims 10 --methods hebo --seeds 10 --out bench/results/bbob_hebo_d10.jsonl",
-         *TPE_RUNS["10-d"]),
-        _bbob10, headline=True),
+         *TPE_RUNS["10-d"], f"{RUN} --functions {BBOB_12} --dims 10 {NGOPT} --out bench/results/bbob_ngopt_d10.jsonl"),
+        _bbob10, headline=True, notes=SPREAD),
     Suite(
         "bbob-20d", "BBOB, 20-d", "The same twelve BBOB functions in 20-d.",
         BBOB_MEASURE, "auto", COLUMNS, ("bbob_d20.jsonl", TPE_NOW[0]),
         (f"{RUN} --functions {BBOB_12} --dims 20 {ALL} --out bench/results/bbob_d20.jsonl", *TPE_RUNS["20-d"]),
-        _bbob20, headline=True),
+        _bbob20, headline=True, notes=SPREAD),
     Suite(
         "bbob-held-out", "BBOB, held out: the other twelve functions, 2-d and 10-d",
         "Functions 4, 5, 8, 9, 11-14, 16, 18, 19 and 23, run after the defaults were chosen on the suites "
-        "above.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_rest_d2.jsonl", "bbob_rest_d10.jsonl", TPE_NOW[0]),
+        "above; Nevergrad's NGOpt on them too.",
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_rest_d2.jsonl", "bbob_rest_d10.jsonl", TPE_NOW[0], "bbob_ngopt_rest.jsonl"),
         (f"{RUN} --functions {BBOB_REST} --dims 2 {ALL} --out bench/results/bbob_rest_d2.jsonl",
          f"{RUN} --functions {BBOB_REST} --dims 10 {ALL} --out bench/results/bbob_rest_d10.jsonl",
-         *TPE_RUNS["2-d"], *TPE_RUNS["10-d"]),
-        _held_out, held_out=True, headline=True),
+         *TPE_RUNS["2-d"], *TPE_RUNS["10-d"],
+         f"{RUN} --functions {BBOB_REST} --dims 2,10 {NGOPT} --out bench/results/bbob_ngopt_rest.jsonl"),
+        _held_out, held_out=True, headline=True, notes=SPREAD),
     Suite(
         "bbob-5d", "BBOB, 5-d, the multimodal functions 15-24",
         "Rastrigin, Weierstrass, Schaffers, Griewank-Rosenbrock, Schwefel, Gallagher's peaks, Katsuura "
@@ -171,5 +185,5 @@ SUITES = (
         BBOB_MEASURE, "auto", COLUMNS, ("bbob_d5_f15_24.jsonl", JOINT5),
         (f"{RUN} --functions 15-24 --dims 5 {ALL.replace(' --jobs 2', ' --jobs 1')} "
          "--out bench/results/bbob_d5_f15_24.jsonl", *TPE_RUNS["5-d"]),
-        _bbob5, held_out=True, resolved_only=True),
+        _bbob5, held_out=True, resolved_only=True, notes=SPREAD),
 )
