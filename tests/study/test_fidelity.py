@@ -202,3 +202,10 @@ def test_auto_models_every_rung_and_any_other_optimizer_sees_one() -> None:
     assert view_for(tf.Auto(), history, fidelity).max_fidelity == 1.0
     assert {o.fidelity for o in view_for(tf.TPE(), history, fidelity).complete} == {1 / 9}
     assert {o.fidelity for o in view_for(tf.Auto(fidelity=None), history, fidelity).complete} == {1 / 9}
+
+
+def test_cheap_rungs_that_agree_with_each_other_but_not_the_top_mislead() -> None:
+    rungs = (1.0, 3.0, 9.0)
+    mirrored = [Point(i, r, float(i)) for i in range(6) for r in (1.0, 3.0)] + [Point(i, 9.0, -float(i)) for i in range(6)]
+    assert rung_agreement(mirrored, rungs) == pytest.approx(-1.0)
+    assert next_evaluation(mirrored, [], rungs, 3) == (9.0, None)

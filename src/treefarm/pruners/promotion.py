@@ -9,7 +9,7 @@ configuration starts at the lowest rung. No rung waits for the others, so no
 worker idles on a slow one.
 
 Low fidelities that mislead: when the values at a rung rank configurations
-unlike the rung above (Kendall's tau below :data:`TRUSTED_TAU` over at least
+unlike the top rung (Kendall's tau below :data:`TRUSTED_TAU` over at least
 :data:`MIN_PAIRS` configurations evaluated at both, pooled over the rungs), the
 cheap rungs are not worth their cost: new configurations then start at the top
 rung and no more promotions are made, so the study spends what is left as a
@@ -21,7 +21,6 @@ Notation: a *point* is ``(config, fidelity, loss)`` of a finished evaluation
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Hashable, Sequence
 from typing import NamedTuple
@@ -29,7 +28,7 @@ from typing import NamedTuple
 __all__ = ["MIN_PAIRS", "TRUSTED_TAU", "Next", "Point", "next_evaluation", "rung_agreement"]
 
 TRUSTED_TAU = 0.3
-"""Below this rank correlation with the rung above, the lower rungs are not trusted."""
+"""Below this rank correlation with the top rung, the lower rungs are not trusted."""
 MIN_PAIRS = 5
 """Configurations evaluated at two consecutive rungs before their agreement is judged."""
 
@@ -55,14 +54,17 @@ def _losses_at(points: Sequence[Point], rung: float) -> dict[Hashable, float]:
 
 
 def rung_agreement(points: Sequence[Point], rungs: Sequence[float]) -> float | None:
-    """Kendall's tau between consecutive rungs' losses of the configurations evaluated
-    at both, the pairs of rungs pooled by their numbers of configurations; None with
-    fewer than :data:`MIN_PAIRS` configurations in all."""
+    """Kendall's tau between each lower rung's losses and the top rung's, over the
+    configurations evaluated at both, the rungs pooled by their numbers of
+    configurations; None with fewer than :data:`MIN_PAIRS` configurations in all.
+    Each rung is judged against the top, not the rung above: cheap rungs that agree
+    with each other and not with the full evaluation mislead all the same."""
     from scipy.stats import kendalltau
 
     taus, weights = [], []
-    for low, high in itertools.pairwise(rungs):
-        below, above = _losses_at(points, low), _losses_at(points, high)
+    above = _losses_at(points, rungs[-1])
+    for low in rungs[:-1]:
+        below = _losses_at(points, low)
         both = [(below[c], above[c]) for c in below if c in above and math.isfinite(below[c]) and math.isfinite(above[c])]
         if len(both) >= 2:
             tau = kendalltau(*zip(*both)).statistic
