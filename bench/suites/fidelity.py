@@ -38,7 +38,8 @@ from ..harness.suite import Finals, Suite, lines
 COSTS = (10, 30, 100)
 #: The cost of the report's table (the issue's criterion); the others are in the notes.
 COST = 30
-FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_new.jsonl", "fidelity_synetune.jsonl")
+FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_new.jsonl", "fidelity_new_curves.jsonl",
+         "fidelity_new_design.jsonl", "fidelity_synetune.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -235,8 +236,13 @@ COMMANDS = (
     "--out bench/results/fidelity_auto.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-hyperband --treefarm-at 0abf63e "
     "--out bench/results/fidelity_hb.jsonl",
-    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity "
-    "--out bench/results/fidelity_new.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --jobs 2 "
+    "--problems borehole,hartmann6,hartmann6_noise --out bench/results/fidelity_new.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --jobs 2 "
+    "--problems lgbm_diabetes_rounds,mlp_wine_epochs --out bench/results/fidelity_new_curves.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --jobs 2 --problems "
+    "hartmann3,branin_mislead,hartmann3_mislead,hgb_cancer_rounds,sgd_digits_epochs,park1,currin,branin,"
+    "svc_digits_subset --out bench/results/fidelity_new_design.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods synetune-bohb --in-process "
     "--out bench/results/fidelity_synetune.jsonl",
 )
