@@ -21,7 +21,19 @@ from ..harness.suite import Suite
 
 def all_suites() -> tuple[Suite, ...]:
     """Every suite, in the report's order."""
-    from . import batch, categorical, fidelity, grammars, hints, integrations, many, numeric, overhead, pruning, tpe
+    from . import (
+        batch,
+        categorical,
+        fidelity,
+        grammars,
+        hints,
+        integrations,
+        many,
+        numeric,
+        overhead,
+        pruning,
+        tpe,
+    )
 
     return (*numeric.SUITES, *categorical.SUITES, *batch.SUITES, *tpe.SUITES, *grammars.SUITES, *integrations.SUITES,
             *pruning.SUITES, *fidelity.SUITES, *hints.SUITES, *overhead.SUITES, *many.SUITES)
