@@ -11,6 +11,7 @@ import pytest
 from treefarm.storage import SQLStorage, Storage
 
 TABLES = (
+    "treefarm_notes",
     "treefarm_hints",
     "treefarm_intermediate",
     "treefarm_trials",
