@@ -115,6 +115,9 @@ class TreefarmSearch(Searcher):
     are those of :meth:`Study.create`; ``points_to_evaluate`` are configurations run first.
     """
 
+    _metric: Any  # a name, or a list of names (Tune's Searcher annotates one)
+    _mode: Any
+
     def __init__(
         self,
         space: Any = None,
