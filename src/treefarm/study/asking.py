@@ -167,11 +167,11 @@ class Asker:
         k - 1 lose the first race), it is suggested again from the history with that
         trial in it, up to :data:`RECHECKS` times. A suggestion that is not new (an
         exhausted finite space, or no dedupe) is written as it is. A promotion (``plan``)
-        is written on condition that no trial numbered after the evaluation it promotes
-        holds its configuration (the storage's ``unique_from``, atomic): a later trial with
-        it can only be the same promotion, written first by another worker planning at
-        the same instant; this trial then evaluates a new configuration at the rung its
-        cost was reserved for."""
+        is written on condition that no trial numbered after the latest one holding its
+        configuration at another rung holds it too (the storage's ``unique_from``, atomic):
+        such a trial can only be the same promotion, written first by another worker
+        planning at the same instant; this trial then evaluates a new configuration at
+        the rung its cost was reserved for."""
         if plan is not None and plan.promote is not None:
             promoted = cast(Config, plan.promote)
             try:
@@ -209,14 +209,13 @@ class Asker:
         return config, False
 
     def _source(self, plan: Next) -> int:
-        """The number of the evaluation ``plan`` promotes: its configuration at the rung below."""
-        assert self._fidelity is not None
-        rungs = self._fidelity.rungs
-        below = rungs[rungs.index(plan.fidelity) - 1]
+        """The number of the latest trial holding the configuration ``plan`` promotes at
+        another rung than the plan's (a calibrated one was evaluated at the top before its
+        promotion to the next; one at the plan's rung is a racing promotion, to be refused)."""
         return max(
             r.number
             for r in self._cache.finished_and_unfinished()
-            if r.params and r.system_attrs.get(FIDELITY) == below and self._cache.config_of(r) == plan.promote
+            if r.params and r.system_attrs.get(FIDELITY) != plan.fidelity and self._cache.config_of(r) == plan.promote
         )
 
     def _taken(self, number: int, config: Config) -> bool:
