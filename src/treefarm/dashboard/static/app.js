@@ -665,7 +665,7 @@ $("#author").onchange = () => localStorage.setItem("treefarm-author", $("#author
 async function loadConfig() {
   const c = await api("/api/config");
   state.readToken = c.read_token;
-  state.writes = c.writes && state.token !== c.read_token;
+  state.writes = c.writes && !(state.token && state.token === c.read_token);  // the read-only token reads only
   $("#mode").textContent = !state.writes ? "read-only" : state.token ? "writes on" : "writes on: open the URL with ?token=… printed at start-up to act";
   $("#author-label").hidden = !state.writes;
   $("#author").value = localStorage.getItem("treefarm-author") || c.author;
