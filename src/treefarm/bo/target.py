@@ -15,21 +15,17 @@ d columns; X (n, d), Xc (c, d).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ..encoding import UnitEncoding
 from ..space import Config
 from .models.fidelity import TargetModel
-from .views import Scene, encoded_domain, join_columns
+from .views import EncodedView, encoded_scene
 
 __all__ = ["TargetView"]
 
 
-class TargetView:
+class TargetView(EncodedView):
     """Configurations, pending points and candidates on one encoding, the model at the target."""
-
-    narrows = False
-    width = None
 
     def __init__(
         self,
@@ -40,6 +36,7 @@ class TargetView:
         n_cover: int,
         model: TargetModel,
     ) -> None:
+        self.encoding = encoding
         self.candidates = candidates
         self.n_cover = n_cover
         X, _ = encoding.encode(configs)
@@ -47,24 +44,4 @@ class TargetView:
         if pending:
             Xp, _ = encoding.encode(pending)
             model = model.condition_on(Xp, model.predict(Xp)[0])
-        Xc, Ac = encoding.encode(candidates)
-        self._scene = Scene(
-            model=model,
-            X=X,
-            Xc=Xc,
-            free=Ac & ~join_columns(encoding)[None, :],
-            domain=encoded_domain(encoding, joins=False),
-            best=best,
-            encode=lambda configs: encoding.encode(configs)[0],
-            decode=encoding.decode,
-        )
-
-    def scene(self, extra: Sequence[Config] = ()) -> Scene:
-        """The scene; ``extra`` changes nothing (every candidate has its columns)."""
-        return self._scene
-
-    def add(self, config: Config) -> None:
-        """Condition the model on ``config`` at the target, at its posterior mean."""
-        Z = self._scene.encode([config])
-        model = self._scene.model
-        self._scene = replace(self._scene, model=model.condition_on(Z, model.predict(Z)[0]))
+        self._scene = encoded_scene(encoding, model, X, candidates, best)

@@ -160,6 +160,21 @@ def _condition(model: Model, Z: np.ndarray) -> Model:
     return model.condition_on(Z, model.predict(Z)[0])
 
 
+def encoded_scene(encoding: UnitEncoding, model: Model, X: np.ndarray, candidates: Sequence[Config], best: float) -> Scene:
+    """The scene of rows X (n, d) and ``candidates`` on one encoding, improving on ``best``."""
+    Xc, Ac = encoding.encode(candidates)
+    return Scene(
+        model=model,
+        X=X,
+        Xc=Xc,
+        free=Ac & ~join_columns(encoding)[None, :],
+        domain=encoded_domain(encoding, joins=False),
+        best=best,
+        encode=lambda configs: encoding.encode(configs)[0],
+        decode=encoding.decode,
+    )
+
+
 class EncodedView:
     """Every row on one encoding (see the module docstring)."""
 
@@ -182,17 +197,7 @@ class EncodedView:
         model = model_on(X, encoded_domain(encoding))
         if pending:
             model = _condition(model, encoding.encode(pending)[0])
-        Xc, Ac = encoding.encode(candidates)
-        self._scene = Scene(
-            model=model,
-            X=X,
-            Xc=Xc,
-            free=Ac & ~join_columns(encoding)[None, :],
-            domain=encoded_domain(encoding, joins=False),
-            best=incumbent(model, X),
-            encode=lambda configs: encoding.encode(configs)[0],
-            decode=encoding.decode,
-        )
+        self._scene = encoded_scene(encoding, model, X, candidates, incumbent(model, X))
 
     def scene(self, extra: Sequence[Config] = ()) -> Scene:
         """The scene; ``extra`` changes nothing (every candidate has its columns)."""
