@@ -209,3 +209,22 @@ def test_cheap_rungs_that_agree_with_each_other_but_not_the_top_mislead() -> Non
     mirrored = [Point(i, r, float(i)) for i in range(6) for r in (1.0, 3.0)] + [Point(i, 9.0, -float(i)) for i in range(6)]
     assert rung_agreement(mirrored, rungs) == pytest.approx(-1.0)
     assert next_evaluation(mirrored, [], rungs, 3) == (9.0, None)
+
+
+def test_a_stale_promotion_is_refused_even_after_the_configuration_went_further() -> None:
+    """A worker that planned to promote a configuration and stalled while another promoted
+    it and it climbed on evaluates a new configuration instead of a second one at that rung."""
+    from treefarm.pruners.promotion import Next
+
+    study = tf.Study.create(space=SPACE, fidelity=tf.Fidelity(1 / 9, 1.0), seed=0, algo="random")
+    config = {"x": 1.0, "y": 2.0}
+    for rung in (1 / 9, 1 / 3, 1.0):  # evaluated at every rung by others meanwhile
+        record = study.storage.claim_trial(study.study_id, system_attrs={"fidelity": rung})
+        assert record is not None
+        study.storage.set_trial_params(study.study_id, record.number, config)
+        study.storage.finish_trial(study.study_id, record.number, state=tf.TrialState.COMPLETE, value=rung)
+    stale = study.storage.claim_trial(study.study_id, system_attrs={"fidelity": 1 / 3, "worker": {"token": "w"}})
+    assert stale is not None
+    promoted = study._asker._cache.config_of(study.trials[0])
+    written = study._asker._record(stale.number, "w", Next(1 / 3, promoted))
+    assert dict(written) != config

@@ -168,10 +168,10 @@ class Asker:
         trial in it, up to :data:`RECHECKS` times. A suggestion that is not new (an
         exhausted finite space, or no dedupe) is written as it is. A promotion (``plan``)
         is written on condition that no trial numbered after the latest one holding its
-        configuration at another rung holds it too (the storage's ``unique_from``, atomic):
-        such a trial can only be the same promotion, written first by another worker
-        planning at the same instant; this trial then evaluates a new configuration at
-        the rung its cost was reserved for."""
+        configuration below the plan's rung holds it too (the storage's ``unique_from``,
+        atomic): such a trial can only be the same promotion, written first by another
+        worker, or a later one; this trial then evaluates a new configuration at the rung
+        its cost was reserved for."""
         if plan is not None and plan.promote is not None:
             promoted = cast(Config, plan.promote)
             try:
@@ -209,13 +209,17 @@ class Asker:
         return config, False
 
     def _source(self, plan: Next) -> int:
-        """The number of the latest trial holding the configuration ``plan`` promotes at
-        another rung than the plan's (a calibrated one was evaluated at the top before its
-        promotion to the next; one at the plan's rung is a racing promotion, to be refused)."""
+        """The number of the latest trial holding the configuration ``plan`` promotes at a
+        rung below the plan's: every trial after it holding the configuration is at the
+        plan's rung or above, so a promotion planned before another worker's was written
+        (and the configuration even promoted further since) is refused all the same."""
         return max(
             r.number
             for r in self._cache.finished_and_unfinished()
-            if r.params and r.system_attrs.get(FIDELITY) != plan.fidelity and self._cache.config_of(r) == plan.promote
+            if r.params
+            and isinstance(r.system_attrs.get(FIDELITY), (int, float))
+            and r.system_attrs[FIDELITY] < plan.fidelity  # type: ignore[operator]
+            and self._cache.config_of(r) == plan.promote
         )
 
     def _taken(self, number: int, config: Config) -> bool:
