@@ -45,7 +45,7 @@ import numpy as np
 import treefarm as tf
 from treefarm.execution.base import Pending
 from treefarm.storage import SQLStorage, TrialState
-from treefarm.study import loop, steps
+from treefarm.study.run import loop, steps
 
 SPACE = {f"x{i}": tf.Real(-5.0, 5.0) for i in range(6)}
 TIMED = ("claim_trial", "set_trial_params", "finish_trial", "get_trials", "trial_page", "count_trials", "heartbeat")

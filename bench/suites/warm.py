@@ -3,7 +3,7 @@ one, and cold.
 
 ``Study.create(..., warm_start=[source])`` enqueues the source's best
 configuration as the new study's first trial (the default; region hints
-only with ``warm_start_credibility`` > 0: :mod:`treefarm.study.warm`). Per problem, the source is a finished
+only with ``warm_start_credibility`` > 0: :mod:`treefarm.study.state.warm`). Per problem, the source is a finished
 study of 100 trials (seed ``1000 + seed``; ``auto``, the default, or the
 optimizer ``--source`` names) on
 

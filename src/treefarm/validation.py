@@ -144,7 +144,7 @@ def check_range(
 def check_study_name(name: object, *, error: type[TreefarmError] = StudyError) -> str:
     """``name`` is a study name: a str of 1 to :data:`STUDY_NAME_MAX` characters, not
     blank, without control characters (a name is shown in terminals and logs, and is
-    a folder of the artifact store through :func:`treefarm.study.names.path_segment`)."""
+    a folder of the artifact store through :func:`treefarm.study.state.names.path_segment`)."""
     rule = (
         f"a study name must be a string of 1 to {STUDY_NAME_MAX} characters, not blank, "
         f"without {REFUSED_IN_NAMES}"

@@ -19,7 +19,7 @@ from treefarm.dashboard.readonly import open_for_writes
 from treefarm.dashboard.security import TOKEN_HEADER, WriteAccess, allowed_hosts, new_token
 from treefarm.dashboard.writes import MAX_BODY, Writer
 from treefarm.storage import TrialState, open_storage
-from treefarm.study.outcome import told
+from treefarm.study.state.outcome import told
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import treefarm as tf
-from treefarm.study.names import path_segment
+from treefarm.study.state.names import path_segment
 from treefarm.validation import STUDY_NAME_MAX
 
 SPACE = {"x": tf.Real(0, 1)}

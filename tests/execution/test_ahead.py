@@ -15,7 +15,7 @@ import pytest
 import treefarm as tf
 from treefarm.execution.base import Pending
 from treefarm.storage import TrialState
-from treefarm.study.ahead import AHEAD
+from treefarm.study.run.ahead import AHEAD
 
 SPACE = {"x": tf.Real(-1.0, 1.0), "y": tf.Real(-1.0, 1.0)}
 

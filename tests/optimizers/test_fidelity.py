@@ -147,7 +147,7 @@ def test_a_study_with_hyperband_hands_auto_the_curves_and_resumes_as_if_uninterr
 
 
 def test_only_a_budget_setting_pruner_gives_the_study_a_target_fidelity() -> None:
-    from treefarm.study.pruning import fidelity_range
+    from treefarm.study.tell.pruning import fidelity_range
 
     assert fidelity_range(tf.HyperbandPruner(min_resource=2, max_resource=50)) == (2.0, 50.0)
     assert fidelity_range(tf.SuccessiveHalvingPruner(min_resource=1, max_resource=9)) == (1.0, 9.0)

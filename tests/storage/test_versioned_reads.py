@@ -9,7 +9,7 @@ import treefarm as tf
 from treefarm.objectives import Objectives
 from treefarm.space import convert
 from treefarm.storage import SQLStorage, TrialState
-from treefarm.study.cache import TrialCache
+from treefarm.study.state.cache import TrialCache
 
 
 def _writer(url: str, study_id: int, seed: int, trials: int) -> None:

@@ -16,7 +16,7 @@ import treefarm as tf
 from treefarm.exceptions import StorageError, StudyError, TrialStateError
 from treefarm.execution.liveness import identity
 from treefarm.storage import TrialState, open_storage
-from treefarm.study.asking import Asker
+from treefarm.study.ask.asking import Asker
 
 SPACE = {"x": tf.Real(-5.0, 5.0), "k": tf.Choice("a", "b")}
 

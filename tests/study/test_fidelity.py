@@ -192,7 +192,7 @@ def test_a_resumed_study_makes_the_trials_an_uninterrupted_one_makes(tmp_path: o
 def test_auto_models_every_rung_and_any_other_optimizer_sees_one() -> None:
     from treefarm.optimizers import History, Observation
     from treefarm.space import Config
-    from treefarm.study.fidelities import view_for
+    from treefarm.study.ask.fidelities import view_for
 
     fidelity = tf.Fidelity(1 / 9, 1.0)
     points = [Observation(Config({"x": float(i), "y": 1.0}), float(i), fidelity=1 / 9) for i in range(6)]

@@ -13,8 +13,8 @@ import treefarm as tf
 from treefarm.cli.main import main
 from treefarm.exceptions import ConfigError, StorageError
 from treefarm.optimizers.hints import Hint, hint_draw, hint_kernel, hint_log_prior
-from treefarm.study import cache
-from treefarm.study.warm import GATE_TRIALS, warm_author, warm_source
+from treefarm.study.state import cache
+from treefarm.study.state.warm import GATE_TRIALS, warm_author, warm_source
 
 SPACE = {
     "x": tf.Real(-5.0, 5.0),
@@ -378,7 +378,7 @@ def test_a_redrawn_duplicate_is_proposed_with_the_hints_still_there() -> None:
     """The study redraws a suggestion it has seen with that suggestion pending; the
     hints must stay in the history the optimizer sees (the GP weighs them itself)."""
     from treefarm.optimizers import History
-    from treefarm.study.dedupe import Deduplicator
+    from treefarm.study.state.dedupe import Deduplicator
 
     space = {"x": tf.Choice("a", "b", "c")}
     taken = tf.Config({"x": "a"})
@@ -441,7 +441,7 @@ def test_a_warm_start_gives_no_hint_or_first_point_on_an_option_of_weight_zero_h
 
 def test_random_search_with_warm_start_hints_reads_the_trials_once_per_suggestion() -> None:
     """The gate of the hints and the fading of their draws need the trials; they were read twice."""
-    from treefarm.study.warm import gate_open
+    from treefarm.study.state.warm import gate_open
 
     space = {"x": tf.Real(0.0, 1.0)}
     source = tf.Study.create(space=space, algo="random", seed=0)

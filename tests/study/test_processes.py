@@ -190,8 +190,8 @@ def test_a_rerun_of_a_lost_evaluation_is_asked_alone() -> None:
     """Re-runs are claimed first; one goes in a batch of its own, so a configuration
     that kills its worker again cannot take the trials beside it along."""
     from treefarm.storage import REQUEUED
-    from treefarm.study.steps import ask_batch as _ask_batch
-    from treefarm.study.stopping import Stopper
+    from treefarm.study.run.steps import ask_batch as _ask_batch
+    from treefarm.study.run.stopping import Stopper
     from treefarm.study.study import asking_of
 
     study = tf.Study.create(space=objectives.SPACE, algo="random", seed=2)
@@ -209,7 +209,7 @@ def test_a_rerun_of_a_lost_evaluation_is_asked_alone() -> None:
 def test_a_trial_submitted_after_its_batch_broke_the_pool_runs_in_a_fresh_one() -> None:
     """The race behind a flaky run: a trial of the batch kills its worker before
     the next trial is submitted, so submitting to the broken pool must not fail."""
-    from treefarm.study.parallel import Evaluator
+    from treefarm.study.run.parallel import Evaluator
 
     ev = Evaluator(objectives.quadratic, n_jobs=2, backend="process", wants_trial=False)
     with ev:
@@ -229,7 +229,7 @@ def test_a_pool_caught_breaking_sends_the_trial_to_a_fresh_one() -> None:
     trial did not run and goes to a fresh pool, as after BrokenProcessPool."""
     from concurrent.futures import Executor
 
-    from treefarm.study.parallel import Evaluator
+    from treefarm.study.run.parallel import Evaluator
 
     class Breaking(Executor):
         shut = False

@@ -237,7 +237,7 @@ def test_an_optimizer_that_raises_fails_its_trial_and_stops_the_run(storage: str
 def test_an_error_around_the_optimizer_fails_the_trial_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """Not only the optimizer's own: an error while choosing around it (here the
     draw into the support) fails the claimed trial instead of leaving it RUNNING."""
-    from treefarm.study import asking
+    from treefarm.study.ask import asking
 
     def broken(*args: object) -> object:
         raise ValueError("support bug")

@@ -11,7 +11,7 @@ import pytest
 import treefarm as tf
 from treefarm import logs
 from treefarm.cli.main import main
-from treefarm.study import talk
+from treefarm.study.run import talk
 
 SPACE = {"x": tf.Real(0.0, 1.0)}
 QUICKSTART = Path(__file__).resolve().parents[2] / "examples" / "quickstart.py"

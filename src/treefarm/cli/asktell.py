@@ -32,7 +32,7 @@ from ..objectives import DIRECTIONS
 from ..space.files import read_space_data, space_from_data
 from ..storage import Storage, open_storage
 from ..study import Study
-from ..study.outcome import failure
+from ..study.state.outcome import failure
 from .arguments import algo_option, directions_list, positive_int, storage_argument
 from .command import Command
 

@@ -9,7 +9,7 @@ import json
 import sys
 
 from ..storage import open_storage
-from ..study.rows import ROW_COLUMNS, trial_rows, value_columns
+from ..study.state.rows import ROW_COLUMNS, trial_rows, value_columns
 from .arguments import storage_argument
 from .command import Command
 from .output import output_file

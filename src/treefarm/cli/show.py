@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..storage import Storage, open_storage
-from ..study.objectives import feasible_front
-from ..study.rows import trial_rows, value_columns
-from ..study.warm import GATE_TRIALS, gate_open, warm_source
+from ..study.state.objectives import feasible_front
+from ..study.state.rows import trial_rows, value_columns
+from ..study.state.warm import GATE_TRIALS, gate_open, warm_source
 from .arguments import RETRY_DEADLINE_HELP, deadline_option, positive_float, positive_int, storage_argument
 from .command import Command
 from .tidy import as_found
@@ -39,7 +39,7 @@ def _one_line(text: Any, width: int = 80) -> Any:
 FOLD_COLUMNS = ("user_attrs.bias", "user_attrs.variance", "user_attrs.std")
 
 
-#: When a warm start's region hints count (treefarm.study.warm.gate_open), for ``show``.
+#: When a warm start's region hints count (treefarm.study.state.warm.gate_open), for ``show``.
 GATE_HELP = (
     f"a warm start's region hints count once {GATE_TRIALS} trials are complete and while "
     "the source's best, evaluated here, ranks in the better half"

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..storage import Storage, open_storage
 from ..study import Study
-from ..study.names import path_segment
+from ..study.state.names import path_segment
 from .arguments import (
     ALLOW_SPACE_CHANGE_HELP,
     FIDELITY_HELP,

@@ -33,7 +33,7 @@ from ..space import Space, convert
 from ..space.fingerprint import fingerprint
 from ..storage import JSON, Storage, StudyRecord, TrialState
 from ..study import Study
-from ..study.outcome import told
+from ..study.state.outcome import told
 
 __all__ = ["MAX_BODY", "MAX_NOTE", "Writer", "parse_body"]
 

@@ -168,7 +168,7 @@ class Optimizer(abc.ABC):
     hints on its own may turn them off. ``uses_fidelities`` tells it whether the
     optimizer models evaluations made at several fidelities (it then sees all of
     them); one that does not sees only the points of one fidelity
-    (:func:`treefarm.study.fidelities.model_view`).
+    (:func:`treefarm.study.ask.fidelities.model_view`).
     """
 
     needs_history: bool = True

@@ -1,7 +1,7 @@
 """The study's seed, for designs that must be one sequence across trials.
 
 The study makes each trial's generator as ``default_rng([seed, number])``
-(:meth:`treefarm.study.asking.Asker.rng_for`): every trial draws from its own
+(:meth:`treefarm.study.ask.asking.Asker.rng_for`): every trial draws from its own
 stream, so a resumed study and a second worker agree. A design that is one
 object over the whole study (a scrambled Sobol sequence, a shuffled grid, the
 restart points of CMA-ES) needs one seed for all trials instead: the study's,

@@ -10,7 +10,7 @@ prior, which a model that has narrowed onto a few points no longer offers)
 is tried as often. Only when none is left is a repeat returned (the
 study then evaluates it: a finished study of a finite space repeats rather
 than stops). The study adds the one check this cannot make, equality of the
-built expressions under the ops' algebraic rules (:mod:`treefarm.study.dedupe`).
+built expressions under the ops' algebraic rules (:mod:`treefarm.study.state.dedupe`).
 """
 
 from __future__ import annotations

@@ -25,16 +25,16 @@ from ..optimizers import History
 from ..pruners import Pruner
 from ..storage import Storage, TrialRecord
 from ..validation import check_positive
-from . import artifacts
-from .asking import Asker
-from .cache import TrialCache
-from .dedupe import Deduplicator
-from .objectives import count_failure
-from .opening import Opened
-from .outcome import Outcome
-from .pruning import curves_for, fidelity_range
-from .recording import Recorder
-from .recovery import REQUEUE_LOST, recover
+from .ask.asking import Asker
+from .run.recovery import REQUEUE_LOST, recover
+from .state.cache import TrialCache
+from .state.dedupe import Deduplicator
+from .state.objectives import count_failure
+from .state.opening import Opened
+from .state.outcome import Outcome
+from .tell import artifacts
+from .tell.pruning import curves_for, fidelity_range
+from .tell.recording import Recorder
 
 __all__ = ["STALE_FACTOR", "StudyBase"]
 
@@ -153,7 +153,7 @@ class StudyBase:
     @property
     def artifact_store(self) -> str:
         """Where trials' artifacts go: a directory or an fsspec URL (see
-        :mod:`treefarm.study.artifacts`); ``<file>.artifacts`` beside a SQLite file by default."""
+        :mod:`treefarm.study.tell.artifacts`); ``<file>.artifacts`` beside a SQLite file by default."""
         return self._artifact_store if self._artifact_store is not None else artifacts.default_root(self._storage)
 
     @artifact_store.setter
@@ -220,13 +220,13 @@ class StudyBase:
         self._cost_spent = self.max_cost is not None and spent >= self.max_cost
 
     def finish(self, number: int, outcome: Outcome) -> TrialRecord:
-        """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.recording`);
+        """Record ``outcome`` for trial ``number`` (see :mod:`treefarm.study.tell.recording`);
         values that do not match the study's objectives in count fail the trial, saying so."""
         return self._recorder.finish(number, count_failure(outcome, self.objectives) or outcome)
 
     # ----------------------------------------------------------------- recovery
     def recover(self, *, limit: int = REQUEUE_LOST) -> list[int]:
-        """Fail RUNNING trials whose worker is gone (see :mod:`treefarm.study.recovery`),
+        """Fail RUNNING trials whose worker is gone (see :mod:`treefarm.study.run.recovery`),
         re-queueing them if the study was opened with ``requeue_interrupted``, each
         configuration at most ``limit`` times (``optimize``'s ``requeue_lost``)."""
         self._recovered = time.monotonic()

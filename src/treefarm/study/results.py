@@ -11,7 +11,7 @@ from ..exceptions import StudyError
 from ..space import Config, params
 from ..storage import TrialRecord
 from .core import StudyBase
-from .objectives import feasible_front, study_hypervolume
+from .state.objectives import feasible_front, study_hypervolume
 
 __all__ = ["Results"]
 
@@ -87,7 +87,7 @@ class Results(StudyBase):
             import pandas as pd
         except ImportError as exc:
             raise StudyError("to_dataframe needs pandas: pip install 'treefarm[pandas]'") from exc
-        from .rows import trial_rows
+        from .state.rows import trial_rows
 
         return pd.DataFrame(trial_rows(sorted(self._cache.finished_and_unfinished(), key=lambda t: t.number), self._cache.objectives))
 

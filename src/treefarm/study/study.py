@@ -33,17 +33,17 @@ from ..pruners import Pruner
 from ..space import Config, build, validate
 from ..storage import Storage, TrialRecord, TrialState
 from ..validation import check_bool, check_positive, check_range, is_integer
-from . import opening
-from .fidelities import FIDELITY, reconcile
+from .ask.fidelities import FIDELITY, reconcile
 from .hinting import Hinting
-from .identity import same_study
-from .loop import Asking, optimize
-from .objectives import count_failure
-from .outcome import failure, from_exception, told, with_constraints
-from .recovery import REQUEUE_LOST
 from .results import Results
-from .trial import Trial
-from .warm import give_warm_start
+from .run.loop import Asking, optimize
+from .run.recovery import REQUEUE_LOST
+from .state import opening
+from .state.identity import same_study
+from .state.objectives import count_failure
+from .state.outcome import failure, from_exception, told, with_constraints
+from .state.warm import give_warm_start
+from .tell.trial import Trial
 
 __all__ = ["Callback", "Study", "asking_of"]
 
@@ -87,16 +87,16 @@ class Study(Results, Hinting):
         "minimize"}``, the names shown wherever values are; see :attr:`best_trials`;
         one of the two, never both) and ``seed`` (None draws one and stores it, so the study
         stays reproducible when resumed). A reopened one keeps what it stored:
-        see :mod:`treefarm.study.identity` for what is checked and recorded.
+        see :mod:`treefarm.study.state.identity` for what is checked and recorded.
         Trials not finished after ``STALE_FACTOR`` heartbeat intervals are
         presumed dead by any worker's recovery. ``pruner`` (see
         :mod:`treefarm.pruners`) answers ``trial.should_prune()``. ``fidelity`` (a
         :class:`~treefarm.Fidelity`) evaluates each trial at one fidelity, read by the
-        objective as ``trial.fidelity``: see :mod:`treefarm.study.fidelities`. ``warm_start`` studies give a
+        objective as ``trial.fidelity``: see :mod:`treefarm.study.ask.fidelities`. ``warm_start`` studies give a
         new study their best configuration each, enqueued as its first trials,
         and with ``warm_start_credibility`` > 0 their best tenth as hints of that
         credibility, gated by how the enqueued best fares here (see
-        :mod:`treefarm.study.warm`).
+        :mod:`treefarm.study.state.warm`).
         """
         check_range("warm_start_credibility", warm_start_credibility, 0.0, 1.0)
         for flag, value in (
@@ -293,7 +293,7 @@ class Study(Results, Hinting):
         Each finished trial is logged (logger ``treefarm.trials``, INFO), a run whose
         trials all fail or that a rule stops is announced (``treefarm``, WARNING), and
         ``progress`` shows a bar (None: when standard error is a terminal or in a
-        notebook; see :mod:`treefarm.study.talk`).
+        notebook; see :mod:`treefarm.study.run.talk`).
 
         ``max_cost`` is the study's cost budget, in the units of its cost: the
         steps its learning curves report, or its :class:`~treefarm.Fidelity`'s cost.

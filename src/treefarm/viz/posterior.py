@@ -29,7 +29,7 @@ import numpy as np
 
 from ..exceptions import ConfigError, StudyError, format_values
 from ..storage import TrialRecord
-from ..study.outcome import loss_variance
+from ..study.state.outcome import loss_variance
 from .history import _even
 from .params import Column, _all_numbers, _column, importance
 from .source import complete_trials, losses

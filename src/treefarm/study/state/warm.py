@@ -45,11 +45,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..exceptions import ConfigError
-from ..objectives import Objectives
-from ..space import Config, Space
-from ..space.partial import check_partial, complete_partial, zero_weight
-from ..storage import TrialRecord, TrialState
+from ...exceptions import ConfigError
+from ...objectives import Objectives
+from ...space import Config, Space
+from ...space.partial import check_partial, complete_partial, zero_weight
+from ...storage import TrialRecord, TrialState
 
 __all__ = [
     "GATE_TRIALS",

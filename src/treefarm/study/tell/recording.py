@@ -9,13 +9,13 @@ their canonical form, so equal expressions are recognised across processes.
 
 from __future__ import annotations
 
-from ..exceptions import StudyError
-from ..execution.liveness import identity
-from ..storage import Storage, TrialRecord, TrialState
-from ..storage.checks import owner_of
-from .cache import TrialCache
-from .dedupe import Deduplicator
-from .outcome import Outcome, failure
+from ...exceptions import StudyError
+from ...execution.liveness import identity
+from ...storage import Storage, TrialRecord, TrialState
+from ...storage.checks import owner_of
+from ..state.cache import TrialCache
+from ..state.dedupe import Deduplicator
+from ..state.outcome import Outcome, failure
 from .pruning import with_last_report
 
 __all__ = ["Recorder"]

@@ -22,9 +22,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from ..exceptions import TrialStateError
-from ..execution.liveness import worker_alive, worker_gone
-from ..storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
+from ...exceptions import TrialStateError
+from ...execution.liveness import worker_alive, worker_gone
+from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
 
 __all__ = ["REQUEUE_LOST", "recover", "requeue_lost"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..optimizers import History
-from ..space import Config, Join, Real, Space, addresses, analyze, canonical, has_rules
+from ...optimizers import History
+from ...space import Config, Join, Real, Space, addresses, analyze, canonical, has_rules
 
 __all__ = ["Deduplicator"]
 

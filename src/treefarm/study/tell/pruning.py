@@ -13,10 +13,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..objectives import Objectives
-from ..pruners import Curves, HyperbandPruner, Pruner, SuccessiveHalvingPruner
-from ..storage import TrialRecord, TrialState
-from .outcome import Outcome
+from ...objectives import Objectives
+from ...pruners import Curves, HyperbandPruner, Pruner, SuccessiveHalvingPruner
+from ...storage import TrialRecord, TrialState
+from ..state.outcome import Outcome
 
 __all__ = ["curves_for", "fidelity_range", "with_last_report"]
 

@@ -1,5 +1,5 @@
 """The arguments of ``Study.optimize``, checked before any trial runs: each error
-names the argument and what was expected (see :mod:`treefarm.study.loop`)."""
+names the argument and what was expected (see :mod:`treefarm.study.run.loop`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ..exceptions import StudyError
-from ..validation import check_callable, check_int
+from ...exceptions import StudyError
+from ...validation import check_callable, check_int
 
 __all__ = ["check_arguments", "check_total", "checked_catch"]
 

@@ -9,14 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from ..exceptions import StorageUnavailableError, TrialStateError
-from ..objectives import Objectives
-from ..space import Config
-from ..storage import Storage, TrialRecord, TrialState
-from .outcome import Outcome
+from ...exceptions import StorageUnavailableError, TrialStateError
+from ...objectives import Objectives
+from ...space import Config
+from ...storage import Storage, TrialRecord, TrialState
+from ..state.outcome import Outcome
+from ..tell.trial import Trial
 from .recovery import requeue_lost as requeue_lost_trial
 from .stopping import Stopper
-from .trial import Trial
 
 __all__ = ["Asking", "Callback", "Host", "Result", "Run", "Study", "ask_batch", "record"]
 

@@ -48,9 +48,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..exceptions import StudyError, TrialPruned
-from ..storage.checks import json_floats
-from ..validation import check_int
+from ...exceptions import StudyError, TrialPruned
+from ...storage.checks import json_floats
+from ...validation import check_int
 
 if TYPE_CHECKING:
     from .trial import Trial

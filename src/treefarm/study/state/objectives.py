@@ -14,10 +14,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..exceptions import StudyError
-from ..objectives import Objectives
-from ..pareto import hypervolume, nondominated_mask, violations
-from ..storage import TrialRecord, TrialState
+from ...exceptions import StudyError
+from ...objectives import Objectives
+from ...pareto import hypervolume, nondominated_mask, violations
+from ...storage import TrialRecord, TrialState
 from .outcome import Outcome, failure
 
 __all__ = [

@@ -17,16 +17,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..exceptions import ConfigError, StudyError
-from ..objectives import Objectives
-from ..optimizers import History, Observation
-from ..optimizers.hints import Hint
-from ..pareto import ranking_losses
-from ..pruners.promotion import Point
-from ..space import Config, Space, validate
-from ..space.partial import check_partial
-from ..storage import HintRecord, Storage, TrialRecord, TrialState
-from ..storage.incremental import TrialReader
+from ...exceptions import ConfigError, StudyError
+from ...objectives import Objectives
+from ...optimizers import History, Observation
+from ...optimizers.hints import Hint
+from ...pareto import ranking_losses
+from ...pruners.promotion import Point
+from ...space import Config, Space, validate
+from ...space.partial import check_partial
+from ...storage import HintRecord, Storage, TrialRecord, TrialState
+from ...storage.incremental import TrialReader
 from .objectives import constraint_matrix, feasible_front, loss_matrix
 from .outcome import loss_variance
 from .warm import gate_open, warm_source
@@ -130,7 +130,7 @@ class TrialCache:
         Each observation carries its trial's learning curve (its intermediate
         values as losses) and, for a pruned trial, the step it stopped at as its
         ``fidelity``; ``fidelities`` (the ``(min, max)`` resource of a
-        budget-setting pruner, :func:`treefarm.study.pruning.fidelity_range`)
+        budget-setting pruner, :func:`treefarm.study.tell.pruning.fidelity_range`)
         become the history's ``min_fidelity`` and ``max_fidelity``."""
         observed = self._observed(exclude)  # reads the trials the gate of warm-start hints needs
         return replace(observed, hints=self._gated(self.hints()))
@@ -240,7 +240,7 @@ class TrialCache:
 
     def _gated(self, hints: tuple[Hint, ...]) -> tuple[Hint, ...]:
         """``hints`` without the warm-start hints whose gate is closed
-        (:func:`treefarm.study.warm.gate_open`) on the trials last read."""
+        (:func:`treefarm.study.state.warm.gate_open`) on the trials last read."""
         sources = {s for h in hints if (s := self._hint_source.get(h.hint_id)) is not None}
         if not sources:
             return hints

@@ -11,8 +11,8 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from ..exceptions import StudyError
-from ..objectives import Objectives
+from ...exceptions import StudyError
+from ...objectives import Objectives
 
 __all__ = ["Stopper"]
 

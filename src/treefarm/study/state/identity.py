@@ -22,13 +22,13 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from ..exceptions import StudyError
-from ..objectives import Objectives
-from ..optimizers import Optimizer, make_optimizer
-from ..optimizers.registry import from_spec, spec_of
-from ..space import Space, addresses, analyze
-from ..space.fingerprint import fingerprint
-from ..storage import JSON, Storage, StudyRecord
+from ...exceptions import StudyError
+from ...objectives import Objectives
+from ...optimizers import Optimizer, make_optimizer
+from ...optimizers.registry import from_spec, spec_of
+from ...space import Space, addresses, analyze
+from ...space.fingerprint import fingerprint
+from ...storage import JSON, Storage, StudyRecord
 
 __all__ = ["DEFAULT_ALGO", "Named", "creation_attrs", "reconcile", "same_study"]
 

@@ -1,5 +1,5 @@
 """Opening a study: its arguments checked, its record created or read, its
-identity reconciled with the caller's (see :mod:`treefarm.study.identity`)."""
+identity reconciled with the caller's (see :mod:`treefarm.study.state.identity`)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import StudyError, format_values
-from ..objectives import Objectives
-from ..optimizers import Optimizer, make_optimizer
-from ..space import Space, convert, sample
-from ..storage import NotFoundError, Storage, StudyRecord, open_storage
-from ..storage.url import StorageURL
-from ..validation import check_int, check_study_name
+from ...exceptions import StudyError, format_values
+from ...objectives import Objectives
+from ...optimizers import Optimizer, make_optimizer
+from ...space import Space, convert, sample
+from ...storage import NotFoundError, Storage, StudyRecord, open_storage
+from ...storage.url import StorageURL
+from ...validation import check_int, check_study_name
 from .identity import DEFAULT_ALGO, creation_attrs, reconcile
 
 __all__ = ["Opened", "check_space", "create", "load"]

@@ -6,7 +6,7 @@ generator, a function of the study seed and the trial number only (so a
 resumed study or a second worker suggests what the first would have). An
 enqueued configuration that no longer fits the space fails its trial and the
 next one is taken. Suggestions are kept new to the history by the
-:class:`~treefarm.study.dedupe.Deduplicator` where the optimizer reads it,
+:class:`~treefarm.study.state.dedupe.Deduplicator` where the optimizer reads it,
 and written on condition that no trial another worker started meanwhile holds
 them (the storage checks and writes in one transaction:
 :meth:`Storage.set_trial_params`'s ``unique_from``; a space with rules is also
@@ -22,16 +22,16 @@ from typing import cast
 
 import numpy as np
 
-from ..exceptions import ConfigError, DuplicateParamsError, StorageError, SuggestionError, TrialStateError
-from ..execution.liveness import identity
-from ..fidelity import Fidelity
-from ..optimizers import GridExhaustedError, History, Optimizer
-from ..optimizers.hints import apply_hints
-from ..pruners.promotion import Next, next_evaluation
-from ..space import Config, sample, validate, within_support
-from ..storage import JSON, REQUEUED, NotFoundError, Storage, TrialState
-from .cache import TrialCache
-from .dedupe import Deduplicator
+from ...exceptions import ConfigError, DuplicateParamsError, StorageError, SuggestionError, TrialStateError
+from ...execution.liveness import identity
+from ...fidelity import Fidelity
+from ...optimizers import GridExhaustedError, History, Optimizer
+from ...optimizers.hints import apply_hints
+from ...pruners.promotion import Next, next_evaluation
+from ...space import Config, sample, validate, within_support
+from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialState
+from ..state.cache import TrialCache
+from ..state.dedupe import Deduplicator
 from .fidelities import FIDELITY, view_for
 
 __all__ = ["RECHECKS", "Asker"]

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..exceptions import StudyError, format_values
-from ..fidelity import Fidelity
-from ..optimizers import History, Optimizer
+from ...exceptions import StudyError, format_values
+from ...fidelity import Fidelity
+from ...optimizers import History, Optimizer
 
 __all__ = ["FIDELITY", "MIN_POINTS", "reconcile", "view_for"]
 

@@ -32,8 +32,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..exceptions import StudyError, format_values
-from ..execution.base import ExecutorLike
+from ...exceptions import StudyError, format_values
+from ...execution.base import ExecutorLike
 from .ahead import run_as_completed
 from .loop_arguments import check_arguments, check_total, checked_catch
 from .parallel import Evaluator, any_lost

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..objectives import Objectives
-from ..storage import TrialRecord
+from ...objectives import Objectives
+from ...storage import TrialRecord
 
 __all__ = ["ROW_COLUMNS", "trial_rows", "value_columns"]
 

@@ -7,7 +7,7 @@ list, never the content. ``study.artifacts(number)`` lists a trial's
 artifacts and ``study.load_artifact(number, name)`` reads one back.
 
 The store is a directory, ``<root>/<study name>/<trial number>/<name>``, the
-study name encoded as one folder (:func:`treefarm.study.names.path_segment`). Its
+study name encoded as one folder (:func:`treefarm.study.state.names.path_segment`). Its
 root is ``study.artifact_store``: by default ``<file>.artifacts`` beside a
 SQLite file (``runs.db`` -> ``runs.db.artifacts``), else
 ``treefarm.artifacts`` in the working directory; set it to another
@@ -25,10 +25,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..exceptions import StudyError, format_values
-from ..storage import Storage
-from ..storage.url import StorageURL
-from .names import path_segment
+from ...exceptions import StudyError, format_values
+from ...storage import Storage
+from ...storage.url import StorageURL
+from ..state.names import path_segment
 
 __all__ = ["ARTIFACTS_ATTR", "default_root", "load", "records", "save"]
 

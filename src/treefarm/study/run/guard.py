@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from types import FrameType
 
-from ..exceptions import StudyError
+from ...exceptions import StudyError
 
 __all__ = ["check_main_guard"]
 

@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..exceptions import StudyError, TrialPruned, format_values
-from ..storage import TrialState
+from ...exceptions import StudyError, TrialPruned, format_values
+from ...storage import TrialState
 
 __all__ = [
     "LOSS_VARIANCE_KEY",

@@ -8,13 +8,13 @@ import os
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
-from ..exceptions import StudyError
-from ..fidelity import Fidelity
-from ..objectives import Objectives
-from ..pruners import Pruner
-from ..space import Config
-from ..storage import Storage
-from ..validation import check_integral
+from ...exceptions import StudyError
+from ...fidelity import Fidelity
+from ...objectives import Objectives
+from ...pruners import Pruner
+from ...space import Config
+from ...storage import Storage
+from ...validation import check_integral
 from . import artifacts
 
 __all__ = ["Trial", "TrialHost"]
@@ -130,7 +130,7 @@ class Trial:
     def save_artifact(self, data: bytes | str | os.PathLike[str], *, name: str | None = None) -> dict[str, Any]:
         """Keep a file this trial made (a path, or bytes with a ``name``) in the study's
         artifact store, beside the storage, and list it in the trial (name, size,
-        SHA-256; never the content in the database). See :mod:`treefarm.study.artifacts`."""
+        SHA-256; never the content in the database). See :mod:`treefarm.study.tell.artifacts`."""
         study = self._study
         return artifacts.save(
             study.storage, study.study_id, study.name, self.number, study.artifact_store, data, name

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..validation import check_study_name
+from ...validation import check_study_name
 
 __all__ = ["path_segment"]
 

@@ -37,10 +37,10 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from ..tell.trial import Trial
 from .parallel import Evaluator, any_lost
 from .steps import Run, Study
 from .stopping import Stopper
-from .trial import Trial
 
 __all__ = ["AHEAD", "run_as_completed"]
 

@@ -27,15 +27,15 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ..exceptions import StudyError, TrialPruned
-from ..execution.base import Executor as RemoteExecutor
-from ..execution.base import ExecutorLike, Pending
-from ..execution.executors import as_executor
-from ..execution.processes import call_in_worker, process_pool, terminate
-from ..storage import TrialState
+from ...exceptions import StudyError, TrialPruned
+from ...execution.base import Executor as RemoteExecutor
+from ...execution.base import ExecutorLike, Pending
+from ...execution.executors import as_executor
+from ...execution.processes import call_in_worker, process_pool, terminate
+from ...storage import TrialState
+from ..state.outcome import Outcome, from_exception, from_result
+from ..tell.trial import Trial
 from .guard import check_main_guard
-from .outcome import Outcome, from_exception, from_result
-from .trial import Trial
 
 __all__ = ["Evaluator", "any_lost"]
 

@@ -20,10 +20,10 @@ import multiprocessing
 import sys
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..exceptions import StudyError
-from ..objectives import Objectives
-from ..storage import Storage, TrialRecord, TrialState
-from ..validation import check_bool
+from ...exceptions import StudyError
+from ...objectives import Objectives
+from ...storage import Storage, TrialRecord, TrialState
+from ...validation import check_bool
 
 if TYPE_CHECKING:
     from .stopping import Stopper
