@@ -22,8 +22,8 @@ from .records import JSON, TrialState
 
 __all__ = [
     "STALE_REASON",
+    "CheckedFinish",
     "NotFoundError",
-    "Outcome",
     "check_finish",
     "check_hint",
     "check_intermediate_length",
@@ -185,7 +185,7 @@ def check_state(state: TrialState | str, *, allowed: tuple[TrialState, ...], act
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CheckedFinish:
     """A finish as stored: state, first value, every value, constraints and feasibility."""
 
     state: TrialState
@@ -224,7 +224,7 @@ def check_finish(
     *,
     values: Sequence[float] | None = None,
     constraints: Sequence[float] | None = None,
-) -> Outcome:
+) -> CheckedFinish:
     """What to store for a finished trial; an error naming the value if not allowed.
 
     COMPLETE needs finite floats; FAILED and PRUNED take None or finite floats.
@@ -249,15 +249,15 @@ def check_finish(
             raise StorageError(
                 f"value must be the first of values, but got {format_values(value=value, values=list(vector))}"
             )
-        return Outcome(state, vector[0], vector, limits)
+        return CheckedFinish(state, vector[0], vector, limits)
     if value is None and state is not TrialState.COMPLETE:
-        return Outcome(state, None, None, limits)
+        return CheckedFinish(state, None, None, limits)
     if not _real(value) or not math.isfinite(value):  # type: ignore[arg-type]
         raise StorageError(
             f"the value of a {state.value} trial must be a finite float, but got {format_values(value=value)}"
         )
     first = float(value)  # type: ignore[arg-type]
-    return Outcome(state, first, (first,), limits)
+    return CheckedFinish(state, first, (first,), limits)
 
 
 def check_lengths(number: int, values: Sequence[float] | None, directions: Sequence[str]) -> None:

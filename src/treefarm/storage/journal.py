@@ -42,7 +42,7 @@ from ..exceptions import (
     StudyError,
     format_values,
 )
-from .checks import NotFoundError, Outcome
+from .checks import CheckedFinish, NotFoundError
 from .records import JSON, TrialState
 
 _R = TypeVar("_R")
@@ -308,7 +308,7 @@ class StorageJournal:
         study_id: int,
         number: int,
         *,
-        outcome: Outcome,
+        outcome: CheckedFinish,
         user_attrs: Mapping[str, JSON],
         system_attrs: Mapping[str, JSON],
         owner: str | None,

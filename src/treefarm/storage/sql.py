@@ -423,7 +423,7 @@ class SQLStorage(Storage):
         study_id: int,
         number: int,
         *,
-        outcome: checks.Outcome,
+        outcome: checks.CheckedFinish,
         user_attrs: Mapping[str, JSON],
         system_attrs: Mapping[str, JSON],
         owner: str | None,

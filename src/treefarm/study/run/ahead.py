@@ -39,7 +39,7 @@ from typing import Any
 
 from ..tell.trial import Trial
 from .parallel import Evaluator, any_lost
-from .steps import Run, Study
+from .steps import HostT, Run
 from .stopping import Stopper
 
 __all__ = ["AHEAD", "run_as_completed"]
@@ -52,7 +52,7 @@ workers) at the price of one more completion the later trial does not see."""
 Prepared = tuple[list[Trial], bool]
 
 
-def run_as_completed(run: Run[Study], ev: Evaluator, *, ahead: int = AHEAD) -> None:
+def run_as_completed(run: Run[HostT], ev: Evaluator, *, ahead: int = AHEAD) -> None:
     """Keep the executor's capacity busy: a finished worker gets a prepared trial (or
     one asked then, with the others pending), so a long trial holds up one worker, not
     all of them. Trials finishing together are recorded in the order of their numbers.

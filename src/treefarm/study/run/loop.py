@@ -38,7 +38,7 @@ from .ahead import run_as_completed
 from .loop_arguments import check_arguments, check_total, checked_catch
 from .parallel import Evaluator, any_lost
 from .recovery import REQUEUE_LOST
-from .steps import Asking, Callback, Host, Run, Study
+from .steps import Asking, Host, HostCallback, HostT, Run
 from .stopping import Stopper
 from .talk import Reporter, bar_total, show_progress
 
@@ -46,7 +46,7 @@ __all__ = ["Asking", "Host", "optimize"]
 
 
 def optimize(
-    study: Study,
+    study: HostT,
     asking: Asking,
     objective: Callable[..., Any],
     *,
@@ -56,7 +56,7 @@ def optimize(
     n_jobs: int,
     backend: str,
     catch: Sequence[type[BaseException]],
-    callbacks: Iterable[Callback[Study]],
+    callbacks: Iterable[HostCallback[HostT]],
     target: float | None,
     patience: int | None,
     executor: ExecutorLike | None = None,
@@ -95,7 +95,7 @@ def optimize(
     reporter.close(stopper)
 
 
-def _run_batches(run: Run[Study], ev: Evaluator) -> None:
+def _run_batches(run: Run[HostT], ev: Evaluator) -> None:
     """Ask a batch, evaluate it, record it, until a rule stops or the budget is spent."""
     while not run.stopping():
         run.recover_due()

@@ -39,26 +39,27 @@ from .guard import check_main_guard
 
 __all__ = ["Evaluator", "any_lost"]
 
-Result = tuple[Outcome, BaseException | None]
+Evaluated = tuple[Outcome, BaseException | None]
+"""An evaluation's outcome and the exception the objective raised (if any)."""
 
 
 CAPACITY_PERIOD = 5.0
 """Seconds an executor's capacity (its workers' threads) is taken as known."""
 
 
-def _lost(exc: BaseException) -> Result:
+def _lost(exc: BaseException) -> Evaluated:
     reason = f"the worker died while evaluating the trial: {type(exc).__name__}: {exc}"
     return Outcome(TrialState.FAILED, system_attrs={"fail_reason": reason, "worker_lost": True}), None
 
 
-def any_lost(results: Sequence[tuple[Trial, Result]]) -> bool:
+def any_lost(results: Sequence[tuple[Trial, Evaluated]]) -> bool:
     """Whether a worker died in ``results``: recording them queued a configuration again,
     which is claimed even once the budget is spent (it takes the lost trial's place), so a
     loop that found the budget spent must ask once more."""
     return any(outcome.system_attrs.get("worker_lost") for _, (outcome, _) in results)
 
 
-def _evaluate_inline(objective: Callable[..., Any], trial: Trial, wants_trial: bool) -> Result:
+def _evaluate_inline(objective: Callable[..., Any], trial: Trial, wants_trial: bool) -> Evaluated:
     try:
         result = objective(trial.value, trial=trial) if wants_trial else objective(trial.value)
     except BaseException as exc:
@@ -66,7 +67,7 @@ def _evaluate_inline(objective: Callable[..., Any], trial: Trial, wants_trial: b
     return from_result(result), None
 
 
-def _raised(exc: BaseException) -> Result:
+def _raised(exc: BaseException) -> Evaluated:
     """The outcome of a raised ``exc``, and the exception unless it is a pruning (which is no error)."""
     return from_exception(exc), None if isinstance(exc, TrialPruned) else exc
 
@@ -130,7 +131,7 @@ class Evaluator:
             self._capacity = (self.executor.capacity(), now)
         return self._capacity[0]
 
-    def run(self, trials: Sequence[Trial]) -> list[Result]:
+    def run(self, trials: Sequence[Trial]) -> list[Evaluated]:
         """Evaluate ``trials`` here or in this evaluator's own pool; results in the same order."""
         if self.n_jobs == 1 or (len(trials) <= 1 and self.backend == "thread"):
             return [_evaluate_inline(self.objective, t, self.wants_trial) for t in trials]
@@ -138,7 +139,7 @@ class Evaluator:
             pool = self._get_pool()
             futures = [pool.submit(_evaluate_inline, self.objective, t, self.wants_trial) for t in trials]
             return [f.result() for f in futures]
-        submitted: list[tuple[Future[tuple[str, Any]] | Result, Executor | None]] = []
+        submitted: list[tuple[Future[tuple[str, Any]] | Evaluated, Executor | None]] = []
         for t in trials:
             try:
                 submitted.append(self._submit(t))
@@ -146,9 +147,9 @@ class Evaluator:
                 submitted.append(((from_exception(exc), None), None))
         return [self._collect(item, pool) for item, pool in submitted]
 
-    def send(self, trial: Trial) -> Pending | Result:
+    def send(self, trial: Trial) -> Pending | Evaluated:
         """Send ``trial`` to the caller's executor: its pending evaluation, or at once the
-        Result of a trial that cannot be sent."""
+        evaluation (outcome and error) of a trial that cannot be sent."""
         assert self.executor is not None, "send needs the caller's executor"
         try:
             return self.executor.submit(call_in_worker, self.objective, trial.value)
@@ -161,8 +162,8 @@ class Evaluator:
         return self.executor.first_completed(pending)
 
     @staticmethod
-    def outcome(future: Pending) -> Result:
-        """The Result of a finished future of :meth:`send`; a future that raised is a lost worker."""
+    def outcome(future: Pending) -> Evaluated:
+        """The evaluation of a finished future of :meth:`send`; a future that raised is a lost worker."""
         try:
             kind, payload = future.result()
         except Exception as exc:
@@ -198,7 +199,7 @@ class Evaluator:
         terminate(pool)
         pool.shutdown(wait=True)
 
-    def _collect(self, item: Future[tuple[str, Any]] | Result, pool: Executor | None) -> Result:
+    def _collect(self, item: Future[tuple[str, Any]] | Evaluated, pool: Executor | None) -> Evaluated:
         if isinstance(item, tuple):
             return item
         try:

@@ -15,14 +15,11 @@ from ...space import Config
 from ...storage import Storage, TrialRecord, TrialState
 from ..state.outcome import Outcome
 from ..tell.trial import Trial
+from .parallel import Evaluated
 from .recovery import requeue_lost as requeue_lost_trial
 from .stopping import Stopper
 
-__all__ = ["Asking", "Callback", "Host", "Result", "Run", "Study", "ask_batch", "record"]
-
-Result = tuple[Outcome, BaseException | None]
-"""An evaluation's outcome and the exception the objective raised (if any)."""
-
+__all__ = ["Asking", "Host", "HostCallback", "HostT", "Run", "ask_batch", "record"]
 
 class Host(Protocol):
     """What the loop needs of its study (a :class:`~treefarm.Study`) besides asking:
@@ -70,14 +67,14 @@ class Asking:
     start: Callable[[int, Config], Trial]
 
 
-Study = TypeVar("Study", bound=Host)
+HostT = TypeVar("HostT", bound=Host)
 """The study the loop runs, as its callbacks receive it."""
-Callback = Callable[[Study, TrialRecord], None]
+HostCallback = Callable[[HostT, TrialRecord], None]
 
 log = logging.getLogger("treefarm")
 
 
-def _finish(study: Study, number: int, outcome: Outcome) -> TrialRecord | None:
+def _finish(study: HostT, number: int, outcome: Outcome) -> TrialRecord | None:
     try:
         return study.finish(number, outcome)
     except TrialStateError as exc:
@@ -114,11 +111,11 @@ def ask_batch(
 
 
 def record(
-    study: Study,
-    results: list[tuple[Trial, Result]],
+    study: HostT,
+    results: list[tuple[Trial, Evaluated]],
     catch: tuple[type[BaseException], ...],
     stopper: Stopper,
-    callbacks: list[Callback[Study]],
+    callbacks: list[HostCallback[HostT]],
     requeue_lost: int,
 ) -> None:
     """Record the outcomes of evaluations that finished together (queueing a
@@ -144,24 +141,24 @@ def record(
 
 
 @dataclass(frozen=True)
-class Run(Generic[Study]):
+class Run(Generic[HostT]):
     """What every step of one ``optimize`` call reads: the study and its asking, the
     study's budget (``n_trials``), the errors that fail a trial rather than the run,
     the stopping rules, the callbacks, and how often a lost evaluation is queued again."""
 
-    study: Study
+    study: HostT
     asking: Asking
     budget: int | None
     catch: tuple[type[BaseException], ...]
     stopper: Stopper
-    callbacks: list[Callback[Study]]
+    callbacks: list[HostCallback[HostT]]
     requeue_lost: int
 
     def ask(self, size: int) -> tuple[list[Trial], bool]:
         """:func:`ask_batch` of up to ``size`` trials."""
         return ask_batch(self.asking, size, self.budget, self.catch, self.stopper)
 
-    def record(self, results: list[tuple[Trial, Result]]) -> None:
+    def record(self, results: list[tuple[Trial, Evaluated]]) -> None:
         """:func:`record` of evaluations that finished together."""
         record(self.study, results, self.catch, self.stopper, self.callbacks, self.requeue_lost)
 
