@@ -213,6 +213,11 @@ class StudyBase:
         """The fidelity trial ``number`` evaluates at (None without a :class:`~treefarm.Fidelity`)."""
         return self._asker.fidelities.get(number)
 
+    def continued_from(self, number: int) -> int | None:
+        """The number of the trial trial ``number`` continues (None: none; see
+        :mod:`treefarm.study.checkpoints`)."""
+        return self._asker.continued.get(number)
+
     def spend(self, number: int, cost: float) -> None:
         """Add ``cost`` to trial ``number``'s; once the study's :attr:`max_cost` is
         spent, :meth:`should_prune` stops every trial of this process at its next report."""
