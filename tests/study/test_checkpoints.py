@@ -195,3 +195,24 @@ def test_a_killed_workers_continuation_is_continued_by_another_from_the_same_che
     assert again[0].user_attrs["resumed_at"] == lost.user_attrs["resumed_at"]
     evaluations = Counter((tuple(sorted(t.params.items())), _fidelity(t)) for t in trials if t.number != killed)
     assert max(evaluations.values()) == 1
+
+
+def test_a_lost_continuation_is_offered_again_once_and_never_queued_at_another_rung() -> None:
+    from treefarm.study.recovery import WORKER_LOST, requeue_lost
+
+    study = _study(requeue_interrupted=True)
+    for _ in range(3):
+        trial = study.ask()
+        study.tell(trial, train(trial.value, trial))
+    continued = []
+    for _ in range(2):
+        promoted = study.ask()
+        continued.append((promoted.continues, promoted.fidelity, dict(promoted.config)))
+        lost = study.storage.finish_trial(
+            study.study_id, promoted.number, state=tf.TrialState.FAILED, system_attrs={"fail_reason": "died", WORKER_LOST: True}
+        )
+        study._recorder.running.discard(promoted.number)
+        requeue_lost(study.storage, study.study_id, lost, 1)
+        assert study.storage.count_trials(study.study_id, states=[tf.TrialState.WAITING]) == 0
+    assert continued[0] == continued[1] and continued[0][0] is not None and continued[0][1] == 3.0
+    assert study.ask().fidelity == 1.0  # lost twice: a new configuration instead of a third try

@@ -129,8 +129,11 @@ def _fail_dead_workers(
 def requeue_lost(storage: Storage, study_id: int, record: TrialRecord, limit: int) -> None:
     """Queue again the configuration of ``record``, a trial whose evaluation was lost (its
     worker died), unless it has none (the worker died while it was suggested) or it was
-    re-run ``limit`` times already: the one rule of the optimize loop and of recovery."""
-    if not record.params:
+    re-run ``limit`` times already: the one rule of the optimize loop and of recovery.
+    An evaluation at a fidelity is not queued: successive halving offers a lost promotion
+    again itself, at its rung and from the same checkpoint (a queued configuration would
+    be claimed at whatever rung comes next, and evaluated twice at one)."""
+    if not record.params or isinstance(record.system_attrs.get("fidelity"), (int, float)):
         return
     reruns, first = _history(storage, study_id, record)
     if reruns >= limit:
