@@ -25,6 +25,12 @@ WORKER = Path(__file__).with_name("resume_worker.py")
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(WORKER.parents[2] / "src"), *sys.path])}
 
 
+@pytest.fixture(autouse=True)
+def _artifacts_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A study in memory keeps its artifacts in ``treefarm.artifacts`` in the working directory."""
+    monkeypatch.chdir(tmp_path)
+
+
 def _study(**kwargs: object) -> tf.Study:
     return tf.Study.create(space=SPACE, fidelity=FIDELITY, seed=2, algo="random", **kwargs)  # type: ignore[arg-type]
 
