@@ -114,6 +114,18 @@ def test_a_trial_at_the_lowest_rung_or_whose_source_saved_nothing_loads_none() -
     assert promoted and all(t.cost == _fidelity(t) and "resumed" not in t.system_attrs for t in promoted)
 
 
+def test_a_checkpoint_missing_from_the_artifact_store_is_named(tmp_path: Path) -> None:
+    study = _study()
+    for _ in range(3):
+        trial = study.ask()
+        study.tell(trial, train(trial.value, trial))
+    promoted = study.ask()
+    study.artifact_store = str(tmp_path / "elsewhere")
+    with pytest.raises(StudyError, match=rf"checkpoint must be in the study's artifact store .* but got trial={promoted.continues}"):
+        promoted.load_checkpoint()
+    assert study.storage.get_trial(study.study_id, promoted.number).cost == 3.0  # nothing given back
+
+
 def test_checkpoints_in_a_study_without_a_fidelity_are_refused_naming_the_cause() -> None:
     study = tf.Study.create(space=SPACE)
     trial = study.ask()

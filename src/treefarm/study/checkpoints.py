@@ -77,7 +77,13 @@ def load(
     entry = next((a for a in artifacts.records(source.user_attrs) if a.get("name") == CHECKPOINT), None)
     if entry is None:
         return None
-    content = artifacts.load(root, study, continues, entry)
+    try:
+        content = artifacts.load(root, study, continues, entry)
+    except FileNotFoundError as exc:
+        raise StudyError(
+            "a continued trial's checkpoint must be in the study's artifact store (set study.artifact_store "
+            f"to where it is), but got {format_values(trial=continues, artifact_store=root)} without it"
+        ) from exc
     if refund_at is not None:
         spent = min(fidelity.cost_of(_fidelity_of(source)), fidelity.cost_of(refund_at))
         storage.refund_trial_cost(study_id, number, spent, system_attrs={RESUMED: True})
