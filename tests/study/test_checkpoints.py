@@ -216,21 +216,26 @@ def test_a_killed_workers_continuation_is_continued_by_another_from_the_same_che
 
 
 def test_a_lost_continuation_is_offered_again_once_and_never_queued_at_another_rung() -> None:
+    """Lost first to a stale heartbeat (a worker on another machine), then to a dead
+    process: offered again after the first loss, from the same trial; not after the second."""
     from treefarm.study.recovery import WORKER_LOST, requeue_lost
 
-    study = _study(requeue_interrupted=True)
+    study = _study(requeue_interrupted=True, heartbeat_interval=0.01)
     for _ in range(3):
         trial = study.ask()
         study.tell(trial, train(trial.value, trial))
     continued = []
-    for _ in range(2):
+    for attempt in range(2):
         promoted = study.ask()
         continued.append((promoted.continues, promoted.fidelity, dict(promoted.config)))
-        lost = study.storage.finish_trial(
-            study.study_id, promoted.number, state=tf.TrialState.FAILED, system_attrs={"fail_reason": "died", WORKER_LOST: True}
-        )
-        study._recorder.running.discard(promoted.number)
-        requeue_lost(study.storage, study.study_id, lost, 1)
+        study._recorder.running.discard(promoted.number)  # its worker stops beating it
+        if attempt == 0:
+            time.sleep(0.2)
+            assert study.storage.fail_stale_trials(study.study_id, grace=0.0) == [promoted.number]
+        else:
+            reason = {"fail_reason": "died", WORKER_LOST: True}
+            study.storage.finish_trial(study.study_id, promoted.number, state=tf.TrialState.FAILED, system_attrs=reason)
+        requeue_lost(study.storage, study.study_id, study.storage.get_trial(study.study_id, promoted.number), 1)
         assert study.storage.count_trials(study.study_id, states=[tf.TrialState.WAITING]) == 0
     assert continued[0] == continued[1] and continued[0][0] is not None and continued[0][1] == 3.0
     assert study.ask().fidelity == 1.0  # lost twice: a new configuration instead of a third try
