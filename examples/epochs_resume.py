@@ -88,6 +88,8 @@ def compare(seeds: int = 10, max_cost: float = 270.0) -> None:
             resumed = main(max_cost, seed=seed, storage=str(Path(folder) / f"resumed-{seed}.db"))
             scratch = main(max_cost, resume=False, seed=seed, storage=str(Path(folder) / f"again-{seed}.db"))
             same = resumed.trials[: len(scratch.trials)]
+            made = [(t.params, t.system_attrs["fidelity"], t.value) for t in same]
+            assert made == [(t.params, t.system_attrs["fidelity"], t.value) for t in scratch.trials], seed
             saved = 1.0 - sum(t.cost for t in same) / sum(t.cost for t in scratch.trials)
             rows.append((len(resumed.trials), len(scratch.trials), resumed.best_value, scratch.best_value, saved))
     for name, column in zip(("trials resumed", "trials again", "best resumed", "best again", "saved"), zip(*rows)):
