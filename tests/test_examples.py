@@ -52,3 +52,20 @@ def test_boosting_rounds_example_stops_at_its_budget_of_rounds() -> None:
     study = load("boosting_rounds").main(max_cost=300)
     assert 300 <= study.storage.spent_cost(study.study_id) <= 310  # one report of ten rounds at most beyond
     assert study.best_value < 0.3
+
+
+def test_epochs_resume_example_continues_promotions_as_if_never_paused(tmp_path: Path) -> None:
+    """The same seeded study resuming and training again makes the same trials with the
+    same values (a model resumed is the model trained straight through), and the trials
+    cost less resumed: a promotion pays only the epochs it adds."""
+    ex = load("epochs_resume")
+    resumed = ex.main(max_cost=60, storage=str(tmp_path / "resumed.db"))
+    again = ex.main(max_cost=60, resume=False, storage=str(tmp_path / "again.db"))
+    assert 60 <= resumed.storage.spent_cost(resumed.study_id) < 60 + 27
+    promoted = [t for t in resumed.trials if t.system_attrs.get("continues") is not None]
+    assert promoted and all(t.system_attrs["resumed"] is True for t in promoted)
+    same = resumed.trials[: len(again.trials)]
+    assert [(dict(t.params), t.system_attrs["fidelity"], t.value) for t in same] == [
+        (dict(t.params), t.system_attrs["fidelity"], t.value) for t in again.trials
+    ]
+    assert sum(t.cost for t in same) < sum(t.cost for t in again.trials)

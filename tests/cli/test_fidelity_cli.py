@@ -62,3 +62,39 @@ def test_fidelity_must_name_a_fidelity_and_max_cost_must_be_positive(
     with pytest.raises(SystemExit):
         main(["run", str(branin), "--storage", db, "--max-cost", "-2"])
     assert "--max-cost" in capsys.readouterr().err
+
+
+RESUMING = '''
+import pickle
+import treefarm as tf
+
+space = {"x": tf.Real(0.0, 1.0)}
+fidelity = tf.Fidelity(1, 9, integer=True)
+
+
+def objective(config, trial):
+    state = trial.load_checkpoint()
+    epochs = pickle.loads(state) if state is not None else 0
+    trial.save_checkpoint(pickle.dumps(trial.fidelity))
+    return (config["x"] - 0.3) ** 2 + 1 / trial.fidelity
+'''
+
+
+def test_show_and_export_say_which_trial_a_promotion_continues_and_whether_it_resumed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, db = tmp_path / "epochs.py", str(tmp_path / "e.db")
+    path.write_text(RESUMING)
+    assert main(["run", str(path), "--storage", db, "--max-cost", "20", "--seed", "0", "--algo", "random"]) == 0
+    capsys.readouterr()
+    assert main(["show", db, "--study", "epochs"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split()
+    assert header.index("fidelity") < header.index("continues") < header.index("resumed") < header.index("cost")
+    assert main(["export", db, "--study", "epochs", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    promoted = [r for r in rows if r["continues"]]
+    assert promoted and all(r["resumed"] == "True" for r in promoted)
+    for r in promoted:  # a continuation pays only the epochs it adds: 3 - 1 or 9 - 3
+        source = rows[int(r["continues"])]
+        assert float(r["cost"]) == float(r["fidelity"]) - float(source["fidelity"])
+    assert all(r["resumed"] == "" for r in rows if not r["continues"])

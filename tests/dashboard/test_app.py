@@ -337,3 +337,25 @@ def test_a_trial_at_a_fidelity_shows_its_fidelity_and_cost(tmp_path: Path) -> No
         t = get(c, f"/api/studies/{study.study_id}/trials/0")
     storage.close()
     assert t["fidelity"] == t["cost"] == tf.Fidelity(0.25, 1.0).rungs[0]
+
+
+def test_a_continued_trial_says_which_trial_it_continues_and_that_it_resumed(tmp_path: Path) -> None:
+    db = tmp_path / "resumed.db"
+    study = tf.Study.create("r", space={"x": tf.Real(0, 1)}, storage=db, fidelity=tf.Fidelity(1, 3), seed=0)
+
+    def objective(c: dict, trial: tf.Trial) -> float:
+        trial.load_checkpoint()
+        trial.save_checkpoint(b"epochs")
+        return float(c["x"] / trial.fidelity)
+
+    study.optimize(objective, max_cost=5.0, progress=False)
+    promoted = next(t for t in study.trials if t.system_attrs.get("continues") is not None)
+    study.storage.close()
+    storage = open_read_only(db)
+    with TestClient(create_app(storage)) as c:
+        t = get(c, f"/api/studies/{study.study_id}/trials/{promoted.number}")
+        first = get(c, f"/api/studies/{study.study_id}/trials/0")
+    storage.close()
+    assert t["continues"] == promoted.system_attrs["continues"] and t["resumed"] is True
+    assert t["cost"] == 2.0  # 3 reserved, the 1 its source spent given back
+    assert first["continues"] is None and first["resumed"] is False

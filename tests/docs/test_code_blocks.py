@@ -82,7 +82,8 @@ NOT_RUN = {
     "may take; tests/execution/test_ray.py, tests/integration/test_ray_tune.py (Ray's own example) and "
     "tests/integration/test_keras_pruning.py run them",
     "docs/guide/fidelities.md": "sketches around a user's own training loop and data; the runnable versions are "
-    "examples/boosting_rounds.py and examples/data_subset.py, which tests/test_examples.py runs",
+    "examples/boosting_rounds.py, examples/data_subset.py and examples/epochs_resume.py, which "
+    "tests/test_examples.py runs",
 }
 """Pages allowed a ```{code-block} python directive, which is shown and not run, and why."""
 

@@ -17,7 +17,7 @@ import pytest
 import treefarm as tf
 from treefarm.execution.liveness import _start_time, identity, worker_alive, worker_gone
 from treefarm.storage import JSON, REQUEUED, TrialRecord, TrialState, memory
-from treefarm.study.run.recovery import REQUEUE_LOST
+from treefarm.study.state.recovery import REQUEUE_LOST
 
 from .objectives import SPACE
 

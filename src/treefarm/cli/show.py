@@ -62,7 +62,7 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
     columns = ["number", "state", *(value_columns(objectives) or ["value"])]
     columns += ["duration"]
     columns += [c for c in ("feasible",) if any(r.get(c) is not None for r in rows)]
-    columns += [c for c in ("last_step", "fidelity", *FOLD_COLUMNS) if any(r.get(c) is not None for r in rows)]
+    columns += [c for c in ("last_step", "fidelity", "continues", "resumed", *FOLD_COLUMNS) if any(r.get(c) is not None for r in rows)]
     columns += ["cost"] if any(r["cost"] for r in rows) else []
     columns += sorted({k for r in rows for k in r if k.startswith("params.")})
     columns += ["reason"] if any(r["reason"] for r in rows) else []

@@ -115,7 +115,8 @@ def note_json(note: NoteRecord) -> dict[str, Any]:
 
 def trial_detail(t: TrialRecord) -> dict[str, Any]:
     """Everything about one trial: configuration, expression, failure, attributes, curve,
-    what it cost and the fidelity it was evaluated at, and with several objectives its
+    what it cost, the fidelity it was evaluated at, the trial it continues and whether it
+    resumed from that trial's checkpoint, and with several objectives its
     values, constraints and whether it is feasible."""
     expression, depth = trial_expression(t)
     steps = sorted(t.intermediate)
@@ -133,6 +134,8 @@ def trial_detail(t: TrialRecord) -> dict[str, Any]:
         "feasible": t.feasible,
         "cost": t.cost,
         "fidelity": t.system_attrs.get("fidelity"),
+        "continues": t.system_attrs.get("continues"),
+        "resumed": t.system_attrs.get("resumed") is True,
         "intermediate": {"steps": steps, "values": json_floats([t.intermediate[s] for s in steps])},
     }
 

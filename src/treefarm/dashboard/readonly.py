@@ -56,7 +56,7 @@ def open_for_writes(spec: str | os.PathLike[str]) -> Storage:
 
 def artifact_root(spec: str | os.PathLike[str]) -> str:
     """Where the studies of ``spec`` keep their artifacts by default, as a study finds it
-    (:func:`treefarm.study.tell.artifacts.default_root`): ``<file>.artifacts`` beside a SQLite
+    (:func:`treefarm.study.state.artifacts.default_root`): ``<file>.artifacts`` beside a SQLite
     file, else ``treefarm.artifacts`` in the working directory."""
     path = _sqlite_path(StorageURL.parse(spec))
     return f"{path}.artifacts" if path is not None else str(Path("treefarm.artifacts").resolve())

@@ -215,6 +215,16 @@ class Storage(abc.ABC):
         same step, so that a learning curve's reports stop at the study's budget."""
 
     @abc.abstractmethod
+    def refund_trial_cost(
+        self, study_id: int, number: int, cost: float, *, system_attrs: Mapping[str, JSON] = _NO_ATTRS
+    ) -> float:
+        """Take ``cost`` (a finite number >= 0, at most the trial's cost: StorageError
+        otherwise) back from a RUNNING trial's (TrialStateError otherwise), merging
+        ``system_attrs``, in one step, and return the study's :meth:`spent_cost` after
+        it: a trial that continues another from its checkpoint gives back the part of
+        its reservation the other already spent, and says so with the same write."""
+
+    @abc.abstractmethod
     def spent_cost(self, study_id: int) -> float:
         """The cost every trial of the study has spent or reserved, summed."""
 
@@ -234,8 +244,11 @@ class Storage(abc.ABC):
         *,
         owner: str | None = None,
         unique_from: int | None = None,
+        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
     ) -> None:
-        """Replace the params of a WAITING or RUNNING trial (TrialStateError otherwise);
+        """Replace the params of a WAITING or RUNNING trial (TrialStateError otherwise),
+        merging ``system_attrs`` into its system attributes in the same step (a
+        promotion records the trial it continues with its configuration);
         with ``owner``, only of a trial RUNNING for that worker token (TrialStateError
         naming the holder otherwise), so a claim lost to a server crash, whose number
         another worker has claimed since, is never overwritten. With ``unique_from``,

@@ -150,6 +150,16 @@ def cost(value: object) -> float:
     return float(value)  # type: ignore[arg-type]
 
 
+def refunded(number: int, cost: float, refund: float) -> float:
+    """Trial ``number``'s cost once ``refund`` is taken back from ``cost``: never below
+    zero (a rounding error of the cost function is forgiven), else StorageError naming both."""
+    if refund > cost * (1 + 1e-9) + 1e-12:
+        raise StorageError(
+            f"a refund must be at most the trial's cost, but got (refund={refund!r}, cost={cost!r}) on trial {number}"
+        )
+    return max(0.0, cost - refund)
+
+
 def check_seed(seed: int | None) -> None:
     if seed is None:
         return

@@ -209,8 +209,10 @@ class InMemoryStorage(Storage):
         *,
         owner: str | None = None,
         unique_from: int | None = None,
+        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
     ) -> None:
         text = checks.encode_params(params)
+        checks.encode_attrs(system_attrs, what="system_attrs")
         with self._lock:
             trial = self._trial(study_id, number)
             checks.check_params_owner(number, trial.state, checks.decode(trial.system_attrs), owner)
@@ -218,6 +220,7 @@ class InMemoryStorage(Storage):
                 since = self._study(study_id).trials[max(unique_from, 0) :]
                 checks.check_unique_params(number, text, (t.params for t in since if t is not trial))
             trial.params = text
+            trial.system_attrs = _merge(trial.system_attrs, system_attrs, what="system_attrs")
 
     def finish_trial(
         self,
@@ -264,6 +267,17 @@ class InMemoryStorage(Storage):
         cost = checks.cost(cost)
         with self._lock:
             self._running(study_id, number, action="adding to its cost").cost += cost
+            return self.spent_cost(study_id)
+
+    def refund_trial_cost(
+        self, study_id: int, number: int, cost: float, *, system_attrs: Mapping[str, JSON] = _NO_ATTRS
+    ) -> float:
+        cost = checks.cost(cost)
+        checks.encode_attrs(system_attrs, what="system_attrs")
+        with self._lock:
+            trial = self._running(study_id, number, action="taking back its cost")
+            trial.cost = checks.refunded(number, trial.cost, cost)
+            trial.system_attrs = _merge(trial.system_attrs, system_attrs, what="system_attrs")
             return self.spent_cost(study_id)
 
     def spent_cost(self, study_id: int) -> float:

@@ -375,8 +375,10 @@ class SQLStorage(Storage):
         *,
         owner: str | None = None,
         unique_from: int | None = None,
+        system_attrs: Mapping[str, JSON] = _NO_ATTRS,
     ) -> None:
         text = checks.encode_params(params)
+        checks.encode_attrs(system_attrs, what="system_attrs")
 
         def body(connection: sa.Connection) -> None:
             if unique_from is not None:  # one checked write at a time, as claims are numbered
@@ -387,7 +389,7 @@ class SQLStorage(Storage):
                 c = trials.c
                 since = sa.select(c.params).where(c.study_id == study_id, c.number >= unique_from, c.number != number)
                 checks.check_unique_params(number, text, connection.execute(since).scalars())
-            q.update_trial(connection, row.trial_id, params=text)
+            q.update_trial(connection, row.trial_id, params=text, **q.merged_system(row.system_attrs, system_attrs))
 
         self._write(body)
 
@@ -481,6 +483,20 @@ class SQLStorage(Storage):
         def body(connection: sa.Connection) -> float:
             trial = q.running_trial(connection, study_id, number, action="adding to its cost")
             q.update_trial(connection, trial.trial_id, cost=trials.c.cost + cost)
+            return q.spent_cost(connection, study_id)
+
+        return self._write(body)
+
+    def refund_trial_cost(
+        self, study_id: int, number: int, cost: float, *, system_attrs: Mapping[str, JSON] = _NO_ATTRS
+    ) -> float:
+        cost = checks.cost(cost)
+        checks.encode_attrs(system_attrs, what="system_attrs")
+
+        def body(connection: sa.Connection) -> float:
+            trial = q.running_trial(connection, study_id, number, action="taking back its cost")
+            left = checks.refunded(number, trial.cost, cost)
+            q.update_trial(connection, trial.trial_id, cost=left, **q.merged_system(trial.system_attrs, system_attrs))
             return q.spent_cost(connection, study_id)
 
         return self._write(body)

@@ -26,13 +26,13 @@ from ..pruners import Pruner
 from ..storage import Storage, TrialRecord
 from ..validation import check_positive
 from .ask.asking import Asker
-from .run.recovery import REQUEUE_LOST, recover
+from .state import artifacts
 from .state.cache import TrialCache
 from .state.dedupe import Deduplicator
 from .state.objectives import count_failure
 from .state.opening import Opened
 from .state.outcome import Outcome
-from .tell import artifacts
+from .state.recovery import REQUEUE_LOST, recover
 from .tell.pruning import curves_for, fidelity_range
 from .tell.recording import Recorder
 
@@ -153,7 +153,7 @@ class StudyBase:
     @property
     def artifact_store(self) -> str:
         """Where trials' artifacts go: a directory or an fsspec URL (see
-        :mod:`treefarm.study.tell.artifacts`); ``<file>.artifacts`` beside a SQLite file by default."""
+        :mod:`treefarm.study.state.artifacts`); ``<file>.artifacts`` beside a SQLite file by default."""
         return self._artifact_store if self._artifact_store is not None else artifacts.default_root(self._storage)
 
     @artifact_store.setter
@@ -213,6 +213,11 @@ class StudyBase:
         """The fidelity trial ``number`` evaluates at (None without a :class:`~treefarm.Fidelity`)."""
         return self._asker.fidelities.get(number)
 
+    def continued_from(self, number: int) -> int | None:
+        """The number of the trial trial ``number`` continues (None: none; see
+        :mod:`treefarm.study.state.checkpoints`)."""
+        return self._asker.continued.get(number)
+
     def spend(self, number: int, cost: float) -> None:
         """Add ``cost`` to trial ``number``'s; once the study's :attr:`max_cost` is
         spent, :meth:`should_prune` stops every trial of this process at its next report."""
@@ -226,7 +231,7 @@ class StudyBase:
 
     # ----------------------------------------------------------------- recovery
     def recover(self, *, limit: int = REQUEUE_LOST) -> list[int]:
-        """Fail RUNNING trials whose worker is gone (see :mod:`treefarm.study.run.recovery`),
+        """Fail RUNNING trials whose worker is gone (see :mod:`treefarm.study.state.recovery`),
         re-queueing them if the study was opened with ``requeue_interrupted``, each
         configuration at most ``limit`` times (``optimize``'s ``requeue_lost``)."""
         self._recovered = time.monotonic()

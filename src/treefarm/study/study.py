@@ -37,11 +37,11 @@ from .ask.fidelities import FIDELITY, reconcile
 from .hinting import Hinting
 from .results import Results
 from .run.loop import Asking, optimize
-from .run.recovery import REQUEUE_LOST
 from .state import opening
 from .state.identity import same_study
 from .state.objectives import count_failure
 from .state.outcome import failure, from_exception, told, with_constraints
+from .state.recovery import REQUEUE_LOST
 from .state.warm import give_warm_start
 from .tell.trial import Trial
 

@@ -305,6 +305,20 @@ class StorageSuite(ObjectivesSuite):
         storage.set_trial_params(study.study_id, mine.number, {"x": 0.75}, unique_from=0)
         assert dict(storage.get_trial(study.study_id, mine.number).params) == {"x": 0.75}
 
+    def test_a_promotion_and_a_refund_write_their_system_attrs_in_the_same_step(self, storage: Storage) -> None:
+        study = _study(storage)
+        claimed = storage.claim_trial(study.study_id, system_attrs={"fidelity": 3.0}, cost=3.0)
+        assert claimed is not None
+        storage.set_trial_params(study.study_id, claimed.number, {"x": 0.5}, system_attrs={"continues": 7})
+        assert storage.refund_trial_cost(study.study_id, claimed.number, 1.0, system_attrs={"resumed": True}) == 2.0
+        trial = storage.get_trial(study.study_id, claimed.number)
+        assert (trial.cost, trial.system_attrs["continues"], trial.system_attrs["resumed"]) == (2.0, 7, True)
+        with pytest.raises(StorageError, match=r"at most the trial's cost, but got \(refund=3.0, cost=2.0\)"):
+            storage.refund_trial_cost(study.study_id, claimed.number, 3.0)
+        storage.finish_trial(study.study_id, claimed.number, state=TrialState.COMPLETE, value=1.0)
+        with pytest.raises(TrialStateError, match="taking back its cost"):
+            storage.refund_trial_cost(study.study_id, claimed.number, 1.0)
+
     def test_intermediate_values_by_step(self, storage: Storage) -> None:
         study = _study(storage)
         storage.create_trial(study.study_id, params={})

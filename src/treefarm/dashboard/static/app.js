@@ -206,7 +206,8 @@ async function showTrial(number, withPosterior = true) {
   const names = labels(state.study);
   const shown = several ? escape(t.values.map((v, i) => `${names[i] ?? `value ${i}`} ${fmt(v)}`).join(", ")) : `${escape(names[0])} ${fmt(t.value)}`;
   const limits = Array.isArray(t.constraints) ? ` · constraints ${escape(t.constraints.map(fmt).join(", "))} (${t.feasible ? "feasible" : "infeasible"})` : "";
-  const spent = (t.fidelity !== null && t.fidelity !== undefined ? ` · fidelity ${fmt(t.fidelity)}` : "") + (t.cost ? ` · cost ${fmt(t.cost)}` : "");
+  const continued = Number.isInteger(t.continues) ? ` · continues trial ${t.continues}${t.resumed ? " from its checkpoint" : " from scratch"}` : "";
+  const spent = (t.fidelity !== null && t.fidelity !== undefined ? ` · fidelity ${fmt(t.fidelity)}` : "") + continued + (t.cost ? ` · cost ${fmt(t.cost)}` : "");
   d.innerHTML = `<h3>trial ${t.number} · ${escape(t.state)} · ${shown}${limits}${escape(spent)}
       <button id="close-trial" type="button">close</button> <button id="use-config" type="button">use in the act form</button></h3>
     <div class="columns"><div>

@@ -29,9 +29,11 @@ from ...optimizers import GridExhaustedError, History, Optimizer
 from ...optimizers.hints import apply_hints
 from ...pruners.promotion import Next, next_evaluation
 from ...space import Config, sample, validate, within_support
-from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialState
+from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
 from ..state.cache import TrialCache
+from ..state.checkpoints import CONTINUES
 from ..state.dedupe import Deduplicator
+from ..state.recovery import was_lost
 from .fidelities import FIDELITY, view_for
 
 __all__ = ["RECHECKS", "Asker"]
@@ -67,6 +69,8 @@ class Asker:
         self._fidelity = fidelity
         self.fidelities: dict[int, float] = {}
         """The fidelity of each trial this process claimed (a study with a fidelity)."""
+        self.continued: dict[int, int] = {}
+        """The trial each promotion this process claimed continues (see :mod:`.checkpoints`)."""
         self.dedupe = dedupe
         self._check_dupes = dedupe.rules or optimizer.needs_history or dedupe.draws_repeat
 
@@ -171,13 +175,20 @@ class Asker:
         configuration below the plan's rung holds it too (the storage's ``unique_from``,
         atomic): such a trial can only be the same promotion, written first by another
         worker, or a later one; this trial then evaluates a new configuration at the rung
-        its cost was reserved for."""
+        its cost was reserved for. The same write records the trial a promotion continues."""
         if plan is not None and plan.promote is not None:
             promoted = cast(Config, plan.promote)
+            continued = self._continued(plan)
             try:
                 self._storage.set_trial_params(
-                    self._study_id, number, promoted.to_dict(), owner=owner, unique_from=self._source(plan) + 1
+                    self._study_id,
+                    number,
+                    promoted.to_dict(),
+                    owner=owner,
+                    unique_from=self._source(plan) + 1,
+                    system_attrs={CONTINUES: continued},
                 )
+                self.continued[number] = continued
                 return promoted
             except DuplicateParamsError:
                 log.debug("trial %d: another worker promoted the same configuration first; a new one instead", number)
@@ -210,17 +221,24 @@ class Asker:
 
     def _source(self, plan: Next) -> int:
         """The number of the latest trial holding the configuration ``plan`` promotes at a
-        rung below the plan's: every trial after it holding the configuration is at the
+        rung below the plan's, or whose evaluation was lost (its worker died: the plan
+        offers it again): every trial after it holding the configuration is at the
         plan's rung or above, so a promotion planned before another worker's was written
         (and the configuration even promoted further since) is refused all the same."""
-        return max(
-            r.number
+        return max(r.number for r in self._holding(plan) if was_lost(r) or _below(r, plan))
+
+    def _continued(self, plan: Next) -> int:
+        """The number of the evaluation ``plan`` promotes: the latest complete trial
+        holding its configuration at a rung below the plan's."""
+        return max(r.number for r in self._holding(plan) if r.state is TrialState.COMPLETE and _below(r, plan))
+
+    def _holding(self, plan: Next) -> list[TrialRecord]:
+        """The trials at a fidelity holding the configuration ``plan`` promotes."""
+        return [
+            r
             for r in self._cache.finished_and_unfinished()
-            if r.params
-            and isinstance(r.system_attrs.get(FIDELITY), (int, float))
-            and r.system_attrs[FIDELITY] < plan.fidelity  # type: ignore[operator]
-            and self._cache.config_of(r) == plan.promote
-        )
+            if r.params and _at_fidelity(r) and self._cache.config_of(r) == plan.promote
+        ]
 
     def _taken(self, number: int, config: Config) -> bool:
         """Whether a trial read afresh holds ``config``'s canonical expression."""
@@ -267,6 +285,16 @@ class Asker:
                 return propose(self._cache.history(exclude=number))[0], False
             return propose(History(hints=hints))[0], False
         return self.dedupe.suggest(propose, self._cache.history(exclude=number))
+
+
+def _at_fidelity(record: TrialRecord) -> bool:
+    value = record.system_attrs.get(FIDELITY)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _below(record: TrialRecord, plan: Next) -> bool:
+    """Whether ``record`` was evaluated at a rung below ``plan``'s."""
+    return cast(float, record.system_attrs[FIDELITY]) < plan.fidelity
 
 
 def _suggestion_error(number: int, exc: Exception, optimizer: Optimizer | None = None) -> SuggestionError:

@@ -34,10 +34,10 @@ from typing import Any
 
 from ...exceptions import StudyError, format_values
 from ...execution.base import ExecutorLike
+from ..state.recovery import REQUEUE_LOST
 from .ahead import run_as_completed
 from .loop_arguments import check_arguments, check_total, checked_catch
 from .parallel import Evaluator, any_lost
-from .recovery import REQUEUE_LOST
 from .steps import Asking, Host, HostCallback, HostT, Run
 from .stopping import Stopper
 from .talk import Reporter, bar_total, show_progress

@@ -14,9 +14,9 @@ from ...objectives import Objectives
 from ...space import Config
 from ...storage import Storage, TrialRecord, TrialState
 from ..state.outcome import Outcome
+from ..state.recovery import requeue_lost as requeue_lost_trial
 from ..tell.trial import Trial
 from .parallel import Evaluated
-from .recovery import requeue_lost as requeue_lost_trial
 from .stopping import Stopper
 
 __all__ = ["Asking", "Host", "HostCallback", "HostT", "Run", "ask_batch", "record"]

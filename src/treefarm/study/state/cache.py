@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -29,6 +30,7 @@ from ...storage import HintRecord, Storage, TrialRecord, TrialState
 from ...storage.incremental import TrialReader
 from .objectives import constraint_matrix, feasible_front, loss_matrix
 from .outcome import loss_variance
+from .recovery import REQUEUE_LOST, was_lost
 from .warm import gate_open, warm_source
 
 __all__ = ["HINTS_PERIOD", "TrialCache"]
@@ -181,9 +183,14 @@ class TrialCache:
 
     def fidelity_points(self) -> tuple[list[Point], list[tuple[Config, float]]]:
         """The evaluations made at a fidelity, read afresh: the finished ones as points
-        (a loss, None when it failed or was pruned) and the running or waiting ones."""
+        (a loss, None when it failed or was pruned) and the running or waiting ones. An
+        evaluation whose worker died is left out, so that the same promotion is offered
+        again (and continued from the same checkpoint), unless the configuration's
+        evaluations at that fidelity were lost more than ``REQUEUE_LOST`` times: a
+        configuration that kills its worker is not run forever."""
         points: list[Point] = []
         pending: list[tuple[Config, float]] = []
+        lost: list[Point] = []
         for r in self.finished_and_unfinished():
             fidelity = _fidelity(r)
             config = self.config_of(r) if r.params else None
@@ -191,10 +198,13 @@ class TrialCache:
                 continue
             if r.state in (TrialState.RUNNING, TrialState.WAITING):
                 pending.append((config, fidelity))
+            elif was_lost(r):
+                lost.append(Point(config, fidelity, None))
             else:
                 complete = r.state is TrialState.COMPLETE and r.value is not None
                 points.append(Point(config, fidelity, self._sign * r.value if complete else None))  # type: ignore[operator]
-        return points, pending
+        times = Counter((p.config, p.fidelity) for p in lost)
+        return points + [p for p in lost if times[p.config, p.fidelity] > REQUEUE_LOST], pending
 
     def _ranked(
         self, complete: list[Observation], scored: list[TrialRecord]

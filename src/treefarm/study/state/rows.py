@@ -13,7 +13,8 @@ __all__ = ["ROW_COLUMNS", "trial_rows", "value_columns"]
 
 #: The columns every exported trial has, before its ``params.*`` and ``user_attrs.*``.
 ROW_COLUMNS = (
-    "number", "state", "value", "started", "finished", "duration", "last_step", "fidelity", "cost", "fail_reason",
+    "number", "state", "value", "started", "finished", "duration", "last_step", "fidelity", "continues", "resumed",
+    "cost", "fail_reason",
 )  # fmt: skip
 
 
@@ -30,7 +31,8 @@ def value_columns(objectives: Objectives) -> tuple[str, ...]:
 
 def trial_rows(records: Sequence[TrialRecord], objectives: Objectives | None = None) -> list[dict[str, Any]]:
     """One flat dict per trial: number, state, value, timing, the last reported step, the
-    fidelity it was evaluated at (None: full) and what it cost,
+    fidelity it was evaluated at (None: full), the trial it continues (a promotion) and
+    whether it resumed from that trial's checkpoint, and what it cost,
     ``params.<address>``, ``user_attrs.<key>`` and the failure reason, in a stable column order.
     The objectives' values follow in :func:`value_columns` (``value`` is the first; without
     ``objectives``, a trial with several values adds ``values.<i>``); a trial with
@@ -47,6 +49,8 @@ def trial_rows(records: Sequence[TrialRecord], objectives: Objectives | None = N
             "duration": duration,
             "last_step": max(r.intermediate) if r.intermediate else None,
             "fidelity": r.system_attrs.get("fidelity"),
+            "continues": r.system_attrs.get("continues"),
+            "resumed": r.system_attrs.get("resumed") is True if "continues" in r.system_attrs else None,
             "cost": r.cost,
             "fail_reason": r.system_attrs.get("fail_reason"),
         }

@@ -15,7 +15,7 @@ from ...pruners import Pruner
 from ...space import Config
 from ...storage import Storage
 from ...validation import check_integral
-from . import artifacts
+from ..state import artifacts, checkpoints
 
 __all__ = ["Trial", "TrialHost"]
 
@@ -52,6 +52,8 @@ class TrialHost(Protocol):
 
     def fidelity_of(self, number: int) -> float | None: ...
 
+    def continued_from(self, number: int) -> int | None: ...
+
     def spend(self, number: int, cost: float) -> None: ...
 
 
@@ -69,10 +71,12 @@ class Trial:
 
     Cost: a learning curve's trial spends one unit per step it reaches (a report at
     step 5 after one at step 3 spends 2); a trial at a fidelity spends the
-    fidelity's cost, reserved when it was claimed.
+    fidelity's cost, reserved when it was claimed; a trial that resumed from the
+    checkpoint of the trial it continues (:meth:`load_checkpoint`) spends only what
+    it adds.
     """
 
-    __slots__ = ("_reached", "_study", "config", "number", "value")
+    __slots__ = ("_reached", "_resumed", "_study", "config", "number", "value")
 
     def __init__(self, study: TrialHost, number: int, config: Config, value: Any) -> None:
         self._study = study
@@ -80,6 +84,7 @@ class Trial:
         self.config = config
         self.value = value
         self._reached = 0
+        self._resumed = False
 
     def report(self, step: int, value: float | Sequence[float]) -> None:
         """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch): a
@@ -116,6 +121,52 @@ class Trial:
         """The fidelity to evaluate this trial at (None in a study without a :class:`~treefarm.Fidelity`)."""
         return self._study.fidelity_of(self.number)
 
+    @property
+    def continues(self) -> int | None:
+        """The number of the trial this one continues: in a study with a
+        :class:`~treefarm.Fidelity`, a promotion continues the same configuration's
+        evaluation at the rung below; None for a new configuration (at the lowest
+        rung), an enqueued one, or in a study without a fidelity."""
+        return self._study.continued_from(self.number)
+
+    def save_checkpoint(self, data: bytes | str | os.PathLike[str]) -> dict[str, Any]:
+        """Keep the state a promotion of this trial resumes from (bytes, or a path to a
+        file, as :meth:`save_artifact` takes), as this trial's artifact ``"checkpoint"``;
+        a second save replaces the first. Needs a study with a fidelity (StudyError
+        otherwise). For example, a model trained by epochs up to ``trial.fidelity``::
+
+            state = trial.load_checkpoint()
+            model = pickle.loads(state) if state is not None else make_model(params)
+            while model.epochs < trial.fidelity:
+                model.train_one_epoch()
+            trial.save_checkpoint(pickle.dumps(model))
+        """
+        checkpoints.needs_fidelity(self._study.fidelity, "save_checkpoint")
+        return self.save_artifact(data, name=checkpoints.CHECKPOINT)
+
+    def load_checkpoint(self) -> bytes | None:
+        """The checkpoint the trial this one :attr:`continues` saved, or None: a new
+        configuration, or that trial saved none (then train from scratch). Loading it
+        counts the trial as resumed: its cost becomes what it adds, ``cost(fidelity)``
+        less the continued trial's, given back from the cost reserved when it was
+        claimed (a study's ``max_cost`` counts added work only). Needs a study with a
+        fidelity (StudyError otherwise); see :meth:`save_checkpoint` for an example."""
+        study = self._study
+        fidelity = checkpoints.needs_fidelity(study.fidelity, "load_checkpoint")
+        refund_at = None if self._resumed else study.fidelity_of(self.number)
+        content = checkpoints.load(
+            study.storage,
+            study.study_id,
+            study.name,
+            study.artifact_store,
+            fidelity,
+            self.number,
+            self.continues,
+            refund_at=refund_at,
+        )
+        self._resumed = self._resumed or content is not None
+        return content
+
     def should_prune(self) -> bool:
         """Whether the study's pruner stops this trial at its last reported step
         (always False without a pruner); decided from stored values only."""
@@ -130,7 +181,7 @@ class Trial:
     def save_artifact(self, data: bytes | str | os.PathLike[str], *, name: str | None = None) -> dict[str, Any]:
         """Keep a file this trial made (a path, or bytes with a ``name``) in the study's
         artifact store, beside the storage, and list it in the trial (name, size,
-        SHA-256; never the content in the database). See :mod:`treefarm.study.tell.artifacts`."""
+        SHA-256; never the content in the database). See :mod:`treefarm.study.state.artifacts`."""
         study = self._study
         return artifacts.save(
             study.storage, study.study_id, study.name, self.number, study.artifact_store, data, name

@@ -25,14 +25,26 @@ from collections.abc import Mapping, Sequence
 from ...exceptions import TrialStateError
 from ...execution.liveness import worker_alive, worker_gone
 from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
+from ...storage.checks import STALE_REASON
 
-__all__ = ["REQUEUE_LOST", "recover", "requeue_lost"]
+__all__ = ["REQUEUE_LOST", "WORKER_LOST", "recover", "requeue_lost", "was_lost"]
 
 log = logging.getLogger("treefarm")
 
 REQUEUE_LOST = 1
 """How many times the configuration of a trial whose worker died is run again (the
 default of ``optimize``'s ``requeue_lost``; recovery follows the same rule)."""
+
+
+WORKER_LOST = "worker_lost"
+"""The system attribute marking a trial failed because its worker died (not its objective)."""
+
+
+def was_lost(record: TrialRecord) -> bool:
+    """Whether ``record`` failed because its worker died (a dead process, a stale
+    heartbeat, a lost executor future) rather than because its objective failed."""
+    attrs = record.system_attrs
+    return record.state is TrialState.FAILED and (attrs.get(WORKER_LOST) is True or attrs.get("fail_reason") == STALE_REASON)
 
 
 def _died(params: object, worker: Mapping[str, JSON]) -> str:
@@ -106,7 +118,7 @@ def _fail_dead_workers(
                 study_id,
                 record.number,
                 state=TrialState.FAILED,
-                system_attrs={"fail_reason": f"{reason}; {refused}" if refused else reason},
+                system_attrs={"fail_reason": f"{reason}; {refused}" if refused else reason, WORKER_LOST: True},
             )
         except TrialStateError:  # finished meanwhile: by its worker, or another recovery
             continue
@@ -117,8 +129,11 @@ def _fail_dead_workers(
 def requeue_lost(storage: Storage, study_id: int, record: TrialRecord, limit: int) -> None:
     """Queue again the configuration of ``record``, a trial whose evaluation was lost (its
     worker died), unless it has none (the worker died while it was suggested) or it was
-    re-run ``limit`` times already: the one rule of the optimize loop and of recovery."""
-    if not record.params:
+    re-run ``limit`` times already: the one rule of the optimize loop and of recovery.
+    An evaluation at a fidelity is not queued: successive halving offers a lost promotion
+    again itself, at its rung and from the same checkpoint (a queued configuration would
+    be claimed at whatever rung comes next, and evaluated twice at one)."""
+    if not record.params or isinstance(record.system_attrs.get("fidelity"), (int, float)):
         return
     reruns, first = _history(storage, study_id, record)
     if reruns >= limit:
