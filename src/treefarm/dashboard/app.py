@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..exceptions import TreefarmError
 from ..storage import NotFoundError, Storage, StudyRecord
-from ..study.tell import artifacts as stored_artifacts
+from ..study.state import artifacts as stored_artifacts
 from . import payloads, views
 from .cache import StudyCache, marker
 from .security import ReadAccess, WriteAccess

@@ -15,7 +15,7 @@ from .. import viz
 from ..exceptions import ConfigError, TreefarmError, format_values
 from ..storage import NoteRecord, TrialRecord
 from ..storage.checks import json_floats
-from ..study.tell import artifacts as stored_artifacts
+from ..study.state import artifacts as stored_artifacts
 from ..viz.history import _even
 from ..viz.posterior import numeric_addresses
 from ..viz.source import complete_trials
