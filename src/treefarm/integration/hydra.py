@@ -54,6 +54,7 @@ from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, OmegaConf
 
 from ..exceptions import StudyError, format_values
+from ..objectives import MINIMIZE
 from ..space import Choice, Chosen, Family, Int, Real, Space
 from ..space.files import load_space_file
 from ..study import Study, Trial
@@ -71,7 +72,7 @@ class TreefarmSweeperConf:
     n_trials: int = 20
     n_jobs: int = 1
     algo: str = "auto"
-    direction: Any = "minimize"
+    direction: Any = MINIMIZE
     storage: Any = None
     study_name: str = "hydra"
     seed: Any = None
@@ -163,7 +164,7 @@ class StudySweeper(Sweeper):
         n_trials: int = 20,
         n_jobs: int = 1,
         algo: str = "auto",
-        direction: Any = "minimize",
+        direction: Any = MINIMIZE,
         storage: Any = None,
         study_name: str = "hydra",
         seed: int | None = None,

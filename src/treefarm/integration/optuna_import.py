@@ -53,6 +53,7 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from ..exceptions import StudyError, format_values
+from ..objectives import Objectives
 from ..optimizers import Optimizer
 from ..space import Space
 from ..space.files import space_from_data
@@ -328,13 +329,13 @@ def import_study(
         notes.append(f"trials {unfinished} are running or waiting in Optuna (no outcome yet): not copied")
     tree = _tree(finished, notes)
     data = space_data(tree, notes)
-    directions = ["maximize" if d == StudyDirection.MAXIMIZE else "minimize" for d in source.directions]
+    objectives = Objectives.of_maximized([d == StudyDirection.MAXIMIZE for d in source.directions])
     study = Study.create(
         name or source.study_name,
         space=space_from_data(data),
         storage=storage,
         algo=algo,
-        directions=directions,
+        directions=objectives.directions,
         seed=seed,
     )
     for trial in finished:

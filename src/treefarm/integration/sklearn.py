@@ -43,6 +43,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..exceptions import StudyError, format_values
+from ..objectives import MAXIMIZE
 from ..optimizers import Optimizer, available
 from ..space import Config, Space, build
 from ..storage import Storage, TrialState
@@ -225,7 +226,7 @@ class TreefarmSearchCV(BaseSearchCV):
             space=grid_to_space(self._spaces()),
             storage=self.storage,
             algo=self.algo,
-            direction="maximize",
+            direction=MAXIMIZE,
             seed=self._seed(),
             load_if_exists=self.study_name is not None,
         )
