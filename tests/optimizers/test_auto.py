@@ -49,7 +49,8 @@ def test_autos_tpe_is_the_one_its_design_was_measured_with() -> None:
     neighbours, joint turns); auto keeps its own: 5 start-up trials, the seed's
     bandwidths and no joint turns."""
     tpe = Auto().tpe
-    assert (tpe.n_startup, tpe.bounds_as_neighbours, tpe.forget, tpe.joint_every) == (5, True, 25, None)
+    tuned = tpe.tuned_settings()
+    assert (tpe.n_startup, tuned["bounds_as_neighbours"], tuned["forget"], tuned["joint_every"]) == (5, True, 25, None)
 
 
 def test_the_quickstart_with_auto_is_at_least_as_good_as_with_tpe() -> None:

@@ -56,7 +56,7 @@ import numpy as np
 from ..exceptions import ConfigError
 from ..space import Config, Space, analyze, convert
 from ..validation import check_int
-from .base import History, Optimizer
+from .base import History, Optimizer, variant
 from .fidelity import AGREEMENT_FLOOR, FidelityGP, has_low_fidelity
 from .gp import GP, STALL_PATIENCE, evaluations_since_improvement, incumbent_swaps
 from .grammar import GrammarSearch
@@ -64,11 +64,13 @@ from .handover import HandOver
 from .nsga2 import NSGA2
 from .tpe import TPE
 
-__all__ = ["HANDOVER_AFTER", "Auto"]
+__all__ = ["AUTO_TPE", "HANDOVER_AFTER", "Auto"]
 
 #: Complete trials after which CMA-ES takes over on a numeric space (a fresh GP suggestion at
 #: 1,000 trials takes 2-3 s on one core; the GP's own bound, ``GP(full_until=...)``, is the same).
 HANDOVER_AFTER = 1000
+#: The tuned settings of ``auto``'s TPE turns (:attr:`TPE.tuned`).
+AUTO_TPE: dict[str, object] = {"bounds_as_neighbours": True, "joint_every": None, "rank_weights": 0.0, "always_joint": 0}
 
 
 class Auto(Optimizer):
@@ -90,11 +92,11 @@ class Auto(Optimizer):
         range) or ``"model"`` (the GP's warped scale, as the GP's own rule).
     gp, tpe:
         The optimizers of flat and conditional spaces (by default ``GP()``,
-        alone on numeric spaces, and ``TPE(n_startup=5, bounds_as_neighbours=True,
-        joint_every=None, rank_weights=0.0, always_joint=0)``: TPE proposes only after the GP's
-        space-filling start, which serves as its start-up too; the paper's
-        bandwidths at the bounds, equal weights and no joint turns, with which this design was
-        measured, as ``TPE()``'s defaults changed after it).
+        alone on numeric spaces, and ``TPE(n_startup=5)`` at the tuned settings
+        :data:`AUTO_TPE`: TPE proposes only after the GP's space-filling start, which
+        serves as its start-up too; the paper's bandwidths at the bounds, equal weights
+        and no joint turns, with which this design was measured, as ``TPE()``'s
+        defaults changed after it).
     grammar:
         The optimizer of recursive spaces (by default ``GrammarSearch()``,
         whose own prior draws are the start there).
@@ -151,9 +153,7 @@ class Auto(Optimizer):
         self.patience = patience
         self.tpe_every = tpe_every
         self.gp = gp if gp is not None else GP()
-        self.tpe = tpe if tpe is not None else TPE(
-            n_startup=5, bounds_as_neighbours=True, joint_every=None, rank_weights=0.0, always_joint=0
-        )
+        self.tpe = tpe if tpe is not None else variant(TPE, AUTO_TPE, n_startup=5)
         self.grammar = grammar if grammar is not None else GrammarSearch()
         self.front = front if front is not None else GP(objectives="ehvi")
         self.fidelity = fidelity
