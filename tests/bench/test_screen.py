@@ -109,5 +109,5 @@ def test_a_variant_names_an_optimizer_with_its_settings() -> None:
     made = _parametrized("grammar[greed=4;n_startup=5]")
     assert made is not None
     opt = made()
-    assert isinstance(opt, tf.GrammarSearch) and opt.greed == 4 and opt.n_startup == 5
+    assert isinstance(opt, tf.GrammarSearch) and opt.tuned_settings()["greed"] == 4 and opt.n_startup == 5
     assert _parametrized("grammar") is None and _parametrized("cycle-ga") is None

@@ -27,7 +27,7 @@ def _stored(tmp_path: Path, spec: dict) -> tf.Study:
     return tf.Study.load("s", space=SPACE, storage=tmp_path / "s.db")
 
 
-@pytest.mark.parametrize("cls", [GP, TPE, tf.Auto])
+@pytest.mark.parametrize("cls", [GP, TPE, tf.Auto, tf.GrammarSearch])
 def test_the_constructor_takes_no_tuned_setting(cls: type) -> None:
     assert not set(cls.tuned) & set(inspect.signature(cls).parameters)
     assert spec_of(cls())["options"].keys() >= set(cls.tuned)  # stored beside the options
