@@ -105,6 +105,8 @@ class Auto(Optimizer):
         ``"discrepancy"``; ``None`` learns from final values only, as a study
         without fidelities (a pruned trial counts at its last value).
 
+    Notes
+    -----
     Change ``gp``, ``tpe``, ``grammar`` or ``front`` to give ``auto`` a part of
     your own settings (a GP with another acquisition, say), ``handover_after``
     to keep the GP longer (or always) on a numeric space, ``fidelity`` to

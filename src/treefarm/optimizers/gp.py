@@ -159,6 +159,8 @@ class GP(Optimizer):
         The observations in that subset (the cost past ``full_until`` grows
         like its square and cube, no longer with the history).
 
+    Notes
+    -----
     The tuned settings (:attr:`Optimizer.tuned`, the benchmark's variants, not
     options): ``explore_stalls`` (the stall rule: a stalled suggestion may
     become a Thompson draw over the space-covering candidates,

@@ -104,6 +104,8 @@ class GrammarSearch(Optimizer):
         How many significant digits two losses share to be one level: fewer
         on a noisy objective, so noise does not rank structures.
 
+    Notes
+    -----
     The tuned settings (:attr:`Optimizer.tuned`, the benchmark's variants, not
     options): ``greed`` biases the choice of a parent towards the best (the good
     parent at rank ``floor(n_good u^greed)`` for a uniform ``u``; 1 is uniform over

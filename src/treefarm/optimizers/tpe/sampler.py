@@ -60,6 +60,8 @@ class TPE(Optimizer):
         Count pending trials as bad observations, so parallel workers spread
         out; ``False`` only when pending trials should not steer suggestions.
 
+    Notes
+    -----
     The tuned settings (:attr:`Optimizer.tuned`, the benchmark's variants, not
     options): ``forget`` (linear forgetting: all but the newest ``forget``
     observations of an estimator weigh less with age, hyperopt's ``LF = 25``;
