@@ -94,6 +94,9 @@ def _variants() -> dict[str, Callable[[], Any]]:
         "tpe": lambda: tf.TPE(),
         "tpe-product": lambda: variant(tf.TPE, {"joint_every": None}),
         "tpe-mv-10": lambda: tf.TPE(multivariate=True, n_startup=10),
+        "tpe-unranked": lambda: variant(tf.TPE, {"rank_weights": 0.0}),
+        "tpe-every-fourth-joint": lambda: variant(tf.TPE, {"always_joint": 0}),
+        "tpe-rank-constraints": lambda: variant(tf.TPE, {"constraints": "rank"}),
         "tpe-optuna": lambda: variant(
             tf.TPE, {"forget": 25, "bounds_as_neighbours": False}, multivariate=True, n_startup=10, gamma=optuna_split
         ),
@@ -107,6 +110,10 @@ def _variants() -> dict[str, Callable[[], Any]]:
         "gp-explore-2": lambda: variant(tf.GP, {"explore_every": 2}),
         "gp-explore-5": lambda: variant(tf.GP, {"explore_every": 5}),
         "gp-no-stall": lambda: variant(tf.GP, {"explore_stalls": False}),
+        "gp-warp": lambda: variant(tf.GP, {"output": "warp"}),
+        "gp-standard": lambda: variant(tf.GP, {"output": "standard"}),
+        "gp-plain-pibo": lambda: variant(tf.GP, {"hint_prior": "plain", "hint_draws": False}),
+        "gp-ehvi3": lambda: variant(tf.GP, {"ehvi_exact": 3}, objectives="ehvi"),
         "auto": lambda: tf.Auto(),
         "auto-explore-each": lambda: tf.Auto(gp=variant(tf.GP, {"explore_every": 1})),
         "auto-tpe-4": lambda: variant(tf.Auto, {"stalled_tpe_every": 4}),
