@@ -35,6 +35,11 @@ def test_the_arguments_a_user_gives_become_one_value(direction: object, directio
     assert Objectives.parse(direction, directions) == expected
 
 
+def test_another_librarys_direction_flags_become_unnamed_objectives() -> None:
+    assert Objectives.of_maximized([False, True]) == Objectives(("minimize", "maximize"))
+    assert Objectives.of_maximized([True]) == Objectives.single("maximize")
+
+
 @pytest.mark.parametrize(
     ("kwargs", "named"),
     [
@@ -177,12 +182,14 @@ def test_the_cli_takes_named_directions(tmp_path: Path) -> None:
 
 COMPARED = re.compile(
     r"""[!=]=\s*["'](min|max)imize["']|["'](min|max)imize["']\s*[!=]=|in\s*\(\s*["']minimize["']"""
+    r"""|["'](min|max)imize["']\s+if\b|\belse\s+["'](min|max)imize["']"""
 )
 
 
 def test_directions_are_compared_in_the_objectives_module_only() -> None:
-    """No module compares a direction string: each asks :class:`Objectives`, which
-    compares its own constants."""
+    """No module compares a direction string or picks one by a condition: each asks
+    :class:`Objectives` (another library's flags through :meth:`Objectives.of_maximized`),
+    which compares its own constants."""
     comparing = sorted(
         str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if COMPARED.search(p.read_text(encoding="utf-8"))
     )

@@ -170,6 +170,7 @@ def run_treefarm(algo: Any, problem: Problem, seed: int, budget: int) -> Result:
     """One treefarm study on ``problem``: ``algo`` is a method's algorithm name
     (:data:`TREEFARM`'s values) or an optimizer instance."""
     import treefarm as tf
+    from treefarm.optimizers.base import variant
 
     if isinstance(algo, str):
         if algo.split("-")[0] not in tf.optimizers.available():
@@ -179,7 +180,7 @@ def run_treefarm(algo: Any, problem: Problem, seed: int, budget: int) -> Result:
         variants = {
             "tpe-mv": lambda: tf.TPE(multivariate=True),
             "tpe-hyperopt": lambda: tf.TPE.hyperopt(),
-            "gp-nostall": lambda: tf.GP(explore_stalls=False),
+            "gp-nostall": lambda: variant(tf.GP, {"explore_stalls": False}),
         }
         algo = variants[algo]() if algo in variants else algo
     study = tf.Study.create(space=problem.treefarm_space(), algo=algo, seed=seed)

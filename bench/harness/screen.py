@@ -85,29 +85,39 @@ def _variants() -> dict[str, Callable[[], Any]]:
     import math
 
     import treefarm as tf
+    from treefarm.optimizers.base import variant
 
     def optuna_split(n: int) -> int:
         return min(math.ceil(0.1 * n), 25)
 
     return {
         "tpe": lambda: tf.TPE(),
-        "tpe-product": lambda: tf.TPE(joint_every=None),
+        "tpe-product": lambda: variant(tf.TPE, {"joint_every": None}),
         "tpe-mv-10": lambda: tf.TPE(multivariate=True, n_startup=10),
-        "tpe-optuna": lambda: tf.TPE(
-            multivariate=True, n_startup=10, gamma=optuna_split, forget=25, bounds_as_neighbours=False
+        "tpe-unranked": lambda: variant(tf.TPE, {"rank_weights": 0.0}),
+        "tpe-every-fourth-joint": lambda: variant(tf.TPE, {"always_joint": 0}),
+        "tpe-rank-constraints": lambda: variant(tf.TPE, {"constraints": "rank"}),
+        "tpe-optuna": lambda: variant(
+            tf.TPE, {"forget": 25, "bounds_as_neighbours": False}, multivariate=True, n_startup=10, gamma=optuna_split
         ),
         "tpe-joint-3": lambda: _rotation(
-            tf.TPE(joint_every=None), tf.TPE(joint_every=None), tf.TPE(multivariate=True, gamma=optuna_split)
+            variant(tf.TPE, {"joint_every": None}),
+            variant(tf.TPE, {"joint_every": None}),
+            tf.TPE(multivariate=True, gamma=optuna_split),
         ),
         "gp": lambda: tf.GP(),
-        "gp-explore-each": lambda: tf.GP(explore_every=1),
-        "gp-explore-2": lambda: tf.GP(explore_every=2),
-        "gp-explore-5": lambda: tf.GP(explore_every=5),
-        "gp-no-stall": lambda: tf.GP(explore_stalls=False),
+        "gp-explore-each": lambda: variant(tf.GP, {"explore_every": 1}),
+        "gp-explore-2": lambda: variant(tf.GP, {"explore_every": 2}),
+        "gp-explore-5": lambda: variant(tf.GP, {"explore_every": 5}),
+        "gp-no-stall": lambda: variant(tf.GP, {"explore_stalls": False}),
+        "gp-warp": lambda: variant(tf.GP, {"output": "warp"}),
+        "gp-standard": lambda: variant(tf.GP, {"output": "standard"}),
+        "gp-plain-pibo": lambda: variant(tf.GP, {"hint_prior": "plain", "hint_draws": False}),
+        "gp-ehvi3": lambda: variant(tf.GP, {"ehvi_exact": 3}, objectives="ehvi"),
         "auto": lambda: tf.Auto(),
-        "auto-explore-each": lambda: tf.Auto(gp=tf.GP(explore_every=1)),
-        "auto-tpe-4": lambda: tf.Auto(stalled_tpe_every=4),
-        "auto-model-scale": lambda: tf.Auto(stall_scale="model"),
+        "auto-explore-each": lambda: tf.Auto(gp=variant(tf.GP, {"explore_every": 1})),
+        "auto-tpe-4": lambda: variant(tf.Auto, {"stalled_tpe_every": 4}),
+        "auto-model-scale": lambda: variant(tf.Auto, {"stall_scale": "model"}),
         "grammar": lambda: tf.GrammarSearch(),
         "random": lambda: tf.RandomSearch(),
         "anneal": lambda: tf.Anneal(),
@@ -118,10 +128,12 @@ def _variants() -> dict[str, Callable[[], Any]]:
 
 def _parametrized(variant: str) -> Callable[[], Any] | None:
     """``grammar[greed=4;rate=0.1]``: a variant of a named optimizer class with
-    keyword settings (numbers; ``None``, ``True``, ``False``), so a screen of
-    settings needs no new entry in :func:`_variants`; ``None`` if ``variant``
+    keyword settings (numbers; ``None``, ``True``, ``False``): constructor options
+    and tuned settings (:attr:`treefarm.optimizers.base.Optimizer.tuned`) alike, so a
+    screen of settings needs no new entry in :func:`_variants`; ``None`` if ``variant``
     does not have that form."""
     import treefarm as tf
+    from treefarm.optimizers.base import variant as tuned_variant
 
     match = re.fullmatch(r"(grammar|anneal|tpe|gp)\[(.*)\]", variant)
     if match is None:
@@ -131,7 +143,9 @@ def _parametrized(variant: str) -> Callable[[], Any] | None:
     for item in filter(None, match[2].split(";")):
         key, _, value = item.partition("=")
         kwargs[key] = json.loads(value.lower().replace("none", "null"))
-    return functools.partial(made, **kwargs)
+    tuned = {key: value for key, value in kwargs.items() if key in made.tuned}
+    options = {key: value for key, value in kwargs.items() if key not in made.tuned}
+    return functools.partial(tuned_variant, made, tuned, **options)
 
 
 def _is_bbob(key: str) -> bool:

@@ -20,13 +20,14 @@ from typing import Any
 import numpy as np
 
 import treefarm as tf
+from treefarm.optimizers.base import variant
 
 from ..harness.problems import all_problems
 
 VARIANTS: dict[str, Any] = {
     "default": lambda: tf.GrammarSearch(),
     "no model": lambda: tf.GrammarSearch(n_candidates=1),
-    "uniform parents": lambda: tf.GrammarSearch(greed=1.0),
+    "uniform parents": lambda: variant(tf.GrammarSearch, {"greed": 1.0}),
     "32 candidates": lambda: tf.GrammarSearch(n_candidates=32),
     "anneal": lambda: "anneal",
 }

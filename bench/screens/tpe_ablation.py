@@ -71,7 +71,20 @@ def per_address_tpe(**options: Any) -> Any:
             template = super()._template(root, complete, rng)
             return PerAddressProposal(**{f.name: getattr(template, f.name) for f in dataclasses.fields(template)})
 
-    return PerAddressTPE.hyperopt(**options)
+    return hyperopt(PerAddressTPE, **options)
+
+
+def hyperopt(cls: Any = None, **settings: Any) -> Any:
+    """``TPE.hyperopt()`` (of ``cls``, a subclass of TPE) with ``settings`` changed, constructor
+    options and tuned settings alike (:attr:`treefarm.optimizers.base.Optimizer.tuned`)."""
+    import treefarm as tf
+    from treefarm.optimizers.base import variant
+    from treefarm.optimizers.tpe.sampler import HYPEROPT_OPTIONS, HYPEROPT_TUNED
+
+    cls = cls or tf.TPE
+    tuned = HYPEROPT_TUNED | {key: value for key, value in settings.items() if key in cls.tuned}
+    options = HYPEROPT_OPTIONS | {key: value for key, value in settings.items() if key not in cls.tuned}
+    return variant(cls, tuned, **options)
 
 
 def variants() -> dict[str, Callable[[], Any]]:
@@ -80,7 +93,7 @@ def variants() -> dict[str, Callable[[], Any]]:
     return {
         "seed defaults": lambda: tf.TPE.hyperopt(),
         "per-address choice": per_address_tpe,
-        "linear forgetting (25)": lambda: tf.TPE.hyperopt(forget=25),
+        "linear forgetting (25)": lambda: hyperopt(forget=25),
         "10 start-up": lambda: tf.TPE.hyperopt(n_startup=10),
         "multivariate": lambda: tf.TPE.hyperopt(multivariate=True),
         "Optuna's split": lambda: tf.TPE.hyperopt(gamma=optuna_split),
@@ -89,8 +102,8 @@ def variants() -> dict[str, Callable[[], Any]]:
         "multivariate, Optuna's split, 10 start-up": lambda: tf.TPE.hyperopt(
             gamma=optuna_split, multivariate=True, n_startup=10
         ),
-        "bounds not neighbours": lambda: tf.TPE.hyperopt(bounds_as_neighbours=False),
-        "Optuna 5's settings": lambda: tf.TPE.hyperopt(
+        "bounds not neighbours": lambda: hyperopt(bounds_as_neighbours=False),
+        "Optuna 5's settings": lambda: hyperopt(
             multivariate=True, gamma=optuna_split, n_startup=10, forget=25, bounds_as_neighbours=False
         ),
     }

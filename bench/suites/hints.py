@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 import treefarm as tf
+from treefarm.optimizers.base import variant as tuned_variant
 
 from ..harness.paths import RESULTS
 from ..harness.problems import SYMBOLIC, SYNTHETIC, TUNING, Problem
@@ -70,8 +71,8 @@ HINTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "nguyen10": ({"E": "mul", "E.mul.0": "sin", "E.mul.0.sin.0": "x0"}, _EXP_EXP),
     "nguyen5": ({"E": "sub", "E.sub.0": "mul", "E.sub.0.mul.0": "sin", "E.sub.0.mul.0.sin.0": "mul"}, _EXP_EXP),
 }
-#: The GP's ways of honouring hints: window draws only, πBO only (judged or plain credibility),
-#: both without the GP's stall rule.
+#: The GP's ways of honouring hints, as its tuned settings: window draws only, πBO only (judged
+#: or plain credibility), both without the GP's stall rule.
 DESIGNS: dict[str, dict[str, Any]] = {
     "gp:draws": {"hint_prior": "off"},
     "gp:pibo": {"hint_draws": False},
@@ -106,7 +107,7 @@ def _hint(problem: Problem, kind: str) -> dict[str, Any]:
 
 
 def run_one(problem: Problem, variant: str, seed: int, algo: str, budget: int = BUDGET) -> dict[str, Any]:
-    optimizer: Any = tf.GP(**DESIGNS[algo]) if algo in DESIGNS else algo
+    optimizer: Any = tuned_variant(tf.GP, DESIGNS[algo]) if algo in DESIGNS else algo
     study = tf.Study.create(space=problem.treefarm_space(), algo=optimizer, seed=seed)
     spec = VARIANTS[variant] if variant in VARIANTS else WITHDRAWN[variant]
     hint_id = None if spec is None else study.hint(_hint(problem, spec[0]), credibility=spec[1])

@@ -169,16 +169,18 @@ def _evaluate(problem: str, params: dict[str, Any]) -> tuple[list[float], list[f
 def _gp_ehvi(objectives: str = "ehvi") -> Any:
     """The GP with one model per objective and constraint (expected hypervolume improvement;
     ``"ehvi3"``: in closed form for three objectives too)."""
+    from treefarm.optimizers.base import variant
     from treefarm.optimizers.gp import GP
 
-    return GP(objectives=objectives)
+    return variant(GP, {"ehvi_exact": 3 if objectives == "ehvi3" else 2}, objectives="ehvi")
 
 
 def _tpe_rank() -> Any:
     """TPE with constraints only in the feasible-first order (no c-TPE ratios)."""
+    from treefarm.optimizers.base import variant
     from treefarm.optimizers.tpe import TPE
 
-    return TPE(constraints="rank")
+    return variant(TPE, {"constraints": "rank"})
 
 
 Run = Callable[[str, int, int], list[tuple[list[float], list[float]]]]

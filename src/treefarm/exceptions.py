@@ -10,6 +10,9 @@ generic ``except ValueError`` handlers keep working.
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 __all__ = [
     "ConfigError",
     "SpaceError",
@@ -21,6 +24,7 @@ __all__ = [
     "TrialPruned",
     "TrialStateError",
     "format_values",
+    "import_optional",
 ]
 
 
@@ -108,3 +112,13 @@ class TrialPruned(TreefarmError):  # noqa: N818 (a signal, not an error; the nam
     """Raised by an objective to stop its trial early (after ``trial.should_prune()``
     said so); the study records the trial PRUNED with its last reported value.
     Not an error: the run goes on whatever ``catch`` holds."""
+
+
+def import_optional(module: str, *, needed: str, extra: str) -> ModuleType:
+    """``module`` (an optional dependency, imported when first needed), or a StudyError
+    saying what ``needed`` it and the extra that installs it:
+    ``"<needed>: pip install 'treefarm[<extra>]'"``."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise StudyError(f"{needed}: pip install 'treefarm[{extra}]'") from exc

@@ -110,6 +110,12 @@ class Objectives:
         return _from_directions(directions, error)
 
     @classmethod
+    def of_maximized(cls, maximized: Sequence[bool]) -> Objectives:
+        """Unnamed objectives from whether each is maximized (another library's direction
+        flags: Optuna's ``StudyDirection``, Ray Tune's ``mode="max"``)."""
+        return cls(tuple(MAXIMIZE if m else MINIMIZE for m in maximized))
+
+    @classmethod
     def single(cls, direction: str = MINIMIZE) -> Objectives:
         """One unnamed objective (the default of a study: minimized)."""
         return cls((direction,))

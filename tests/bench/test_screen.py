@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bench.harness.bbob import stalled_for
-from bench.harness.screen import _parametrized, _tree_cycle, imported, main, mean_ranks, report
+from bench.harness.screen import _parametrized, _tree_cycle, _variants, imported, main, mean_ranks, report
 
 import treefarm as tf
 
@@ -109,5 +109,16 @@ def test_a_variant_names_an_optimizer_with_its_settings() -> None:
     made = _parametrized("grammar[greed=4;n_startup=5]")
     assert made is not None
     opt = made()
-    assert isinstance(opt, tf.GrammarSearch) and opt.greed == 4 and opt.n_startup == 5
+    assert isinstance(opt, tf.GrammarSearch) and opt.tuned_settings()["greed"] == 4 and opt.n_startup == 5
     assert _parametrized("grammar") is None and _parametrized("cycle-ga") is None
+
+
+
+def test_every_named_variant_builds_and_is_not_the_default() -> None:
+    """The settings that lost stay runnable by name (tuned settings included): each variant
+    of an optimizer builds, and its repr, which names changed tuned settings, is not the
+    default's."""
+    for name, make in _variants().items():
+        made = make()
+        if "-" in name and type(made) in (tf.GP, tf.TPE, tf.Auto):
+            assert repr(made) != repr(type(made)()), name

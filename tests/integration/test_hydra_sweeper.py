@@ -144,3 +144,17 @@ def test_a_space_files_join_becomes_a_config_group_choice(tmp_path: Path) -> Non
     assert overrides_of(value) == ["optimizer=sgd", "optimizer.momentum=0.5", "lr=0.25"]
     with pytest.raises(tf.StudyError, match="key='lr'"):
         space_of(["lr=interval(0, 1)", "lr=interval(0, 2)"])
+
+
+def test_hydra_discovers_the_sweeper_its_config_names() -> None:
+    """Hydra instantiates only plugin classes defined under ``hydra_plugins``: the class the
+    stored config's ``_target_`` names is found by Hydra's own scan and is the study sweeper."""
+    from hydra.core.plugins import Plugins
+    from hydra.plugins.sweeper import Sweeper
+
+    from treefarm.integration.hydra import StudySweeper, TreefarmSweeperConf
+
+    found = Plugins.instance().class_name_to_class.get(TreefarmSweeperConf._target_)
+    assert found is not None and issubclass(found, StudySweeper) and issubclass(found, Sweeper)
+    assert found.__module__ == "hydra_plugins.treefarm_sweeper.treefarm_sweeper"
+    assert found.__name__ != StudySweeper.__name__

@@ -19,6 +19,7 @@ optuna = pytest.importorskip(
 import treefarm as tf  # noqa: E402
 from treefarm.cli.main import main  # noqa: E402
 from treefarm.integration.optuna import import_study, imported_space  # noqa: E402
+from treefarm.integration.optuna_import import OPTUNA_CONSTRAINTS_ATTR, _is_constraint_attr  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -151,6 +152,40 @@ def test_a_multi_objective_study_with_constraints_keeps_its_vectors() -> None:
         assert new.values == tuple(old.values)
         assert new.constraints == (old.params["x"] - 0.5,)
         assert new.system_attrs["optuna"]["constraint_names"] == ["x_at_most_half"]
+
+
+@pytest.mark.filterwarnings("ignore:`constraints_func` has been deprecated:FutureWarning")
+def test_the_constraints_a_constraints_func_stored_are_imported_by_position() -> None:
+    """The list form (a sampler's ``constraints_func``, Optuna before 5): each value kept,
+    named by its position, and not copied again among the system attributes."""
+    sampler = optuna.samplers.NSGAIISampler(seed=0, constraints_func=lambda t: [t.params["x"] - 0.5, 1.0])
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=4)
+    imported = import_study(study)
+    for old, new in zip(study.trials, imported.trials):
+        assert new.constraints == (old.params["x"] - 0.5, 1.0)
+        assert new.system_attrs["optuna"]["constraint_names"] == ["0", "1"]
+        assert not any(_is_constraint_attr(k) for k in new.system_attrs["optuna"]["system_attrs"])
+
+
+@pytest.mark.filterwarnings("ignore:`constraints_func` has been deprecated:FutureWarning")
+def test_optuna_keeps_constraints_under_the_key_the_import_leaves_out() -> None:
+    """The one thing the import assumes of Optuna beyond its public API: where a trial's
+    constraints sit among its system attributes (both forms)."""
+
+    def objective(trial: Any) -> float:
+        x = trial.suggest_float("x", 0, 1)
+        trial.set_constraint("small", x - 0.5)
+        return x
+
+    study = optuna.create_study()
+    study.optimize(objective, n_trials=1)
+    listed = optuna.create_study(sampler=optuna.samplers.NSGAIISampler(seed=0, constraints_func=lambda t: [0.0]))
+    listed.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+    for trial in (study.trials[0], listed.trials[0]):
+        keys = [k for k in trial.system_attrs if _is_constraint_attr(k)]
+        assert len(keys) == 1 and keys[0].startswith(OPTUNA_CONSTRAINTS_ATTR)
+    assert set(study.trials[0].system_attrs) == {f"{OPTUNA_CONSTRAINTS_ATTR}:small"}
 
 
 def test_the_command_imports_and_ask_continues(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -190,6 +190,24 @@ def test_a_bad_space_is_named() -> None:
         TreefarmSearchCV(SVC(), tf.Real(0, 1), n_iter=2).fit(X, y)
 
 
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"n_iter": 0}, "n_iter=0"),
+        ({"n_points": 0}, "n_points=0"),
+        ({"algo": "bayes"}, "algo='bayes'"),
+    ],
+)
+def test_a_bad_setting_is_named(options: dict, named: str) -> None:
+    """Ranges and optimizer names are checked by the search itself (scikit-learn's own
+    range constraints are in a private module); the types as scikit-learn checks its own."""
+    X, y = make_classification(n_samples=30, random_state=0)
+    with pytest.raises(tf.StudyError, match=named):
+        TreefarmSearchCV(SVC(), {"C": tf.Real(0.1, 1.0)}, **{"n_iter": 2, **options}).fit(X, y)
+    with pytest.raises(ValueError, match="n_iter"):
+        TreefarmSearchCV(SVC(), {"C": tf.Real(0.1, 1.0)}, n_iter="2").fit(X, y)
+
+
 def test_batches_of_candidates_run_in_parallel() -> None:
     from joblib import parallel_config
 

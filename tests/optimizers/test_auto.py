@@ -27,6 +27,7 @@ from treefarm import (
 )
 from treefarm.exceptions import ConfigError, StudyError
 from treefarm.optimizers import available, make_optimizer
+from treefarm.optimizers.base import variant
 from treefarm.space import sample
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
@@ -49,7 +50,8 @@ def test_autos_tpe_is_the_one_its_design_was_measured_with() -> None:
     neighbours, joint turns); auto keeps its own: 5 start-up trials, the seed's
     bandwidths and no joint turns."""
     tpe = Auto().tpe
-    assert (tpe.n_startup, tpe.bounds_as_neighbours, tpe.forget, tpe.joint_every) == (5, True, 25, None)
+    tuned = tpe.tuned_settings()
+    assert (tpe.n_startup, tuned["bounds_as_neighbours"], tuned["forget"], tuned["joint_every"]) == (5, True, 25, None)
 
 
 def test_the_quickstart_with_auto_is_at_least_as_good_as_with_tpe() -> None:
@@ -91,14 +93,17 @@ def test_the_gp_alone_on_numeric_spaces_tpe_among_choices_and_grammar_search_on_
 
 
 def test_tpe_takes_one_stalled_trial_in_stalled_tpe_every_and_bad_options_are_named() -> None:
-    auto = Auto(stalled_tpe_every=4)
+    auto = variant(Auto, {"stalled_tpe_every": 4})
     assert [type(auto.proposer(t, recursive=False, stalled=True, categorical=True)).__name__ for t in range(8)] == (
         ["TPE", "GP", "TPE", "GP", "TPE", "TPE", "GP", "GP"]
     )
     with pytest.raises(ConfigError, match="stall_scale='warped'"):
-        Auto(stall_scale="warped")
+        variant(Auto, {"stall_scale": "warped"})
     with pytest.raises(ConfigError, match="stalled_tpe_every=0"):
-        Auto(stalled_tpe_every=0)
+        variant(Auto, {"stalled_tpe_every": 0})
+    with pytest.raises(ConfigError, match="agreement_floor=2"):
+        variant(Auto, {"agreement_floor": 2})
+    assert variant(Auto, {"agreement_floor": 0.5})._fidelity.agreement_floor == 0.5  # the model across fidelities
 
 
 def test_stalls_on_the_models_scale_count_an_improvement_the_raw_range_hides() -> None:
@@ -115,7 +120,7 @@ def test_stalls_on_the_models_scale_count_an_improvement_the_raw_range_hides() -
     def proposal(optimizer: Optimizer) -> list[Config]:
         return optimizer.suggest(space, history, 1, np.random.default_rng(0))
 
-    raw, model = Auto(gp=gp), Auto(gp=gp, stall_scale="model")
+    raw, model = Auto(gp=gp), variant(Auto, {"stall_scale": "model"}, gp=gp)
     assert proposal(raw) == proposal(raw.tpe) != proposal(gp)
     assert proposal(model) == proposal(gp)
 
@@ -186,10 +191,17 @@ def test_a_batch_counts_its_own_members_as_trials() -> None:
     assert len(set(batch)) == 3
 
 
-@pytest.mark.parametrize(("options", "name"), [({"tpe_every": 1}, "tpe_every"), ({"patience": 0}, "patience")])
-def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
+@pytest.mark.parametrize(
+    ("tuned", "name"), [({"tpe_every": 1}, "tpe_every=1"), ({"patience": 0}, "patience=0")]
+)
+def test_bad_tuned_settings_name_the_setting(tuned: dict, name: str) -> None:
     with pytest.raises(ConfigError, match=name):
-        Auto(**options)
+        variant(Auto, tuned)
+
+
+def test_bad_options_name_the_parameter() -> None:
+    with pytest.raises(ConfigError, match="handover_after=0"):
+        Auto(handover_after=0)
 
 
 def test_auto_finds_the_optimum_of_a_mixed_space_and_leaves_a_wrong_category() -> None:

@@ -14,6 +14,7 @@ from treefarm import Choice, Config, History, Int, Join, Observation, Optimizer,
 from treefarm.bo.loop import STALL_DISTANCE, collapsed
 from treefarm.bo.refits import REFIT_ALL, refit_point
 from treefarm.exceptions import ConfigError
+from treefarm.optimizers.base import variant
 from treefarm.optimizers.gp import (
     _ACQUISITIONS,
     GP,
@@ -186,12 +187,30 @@ def test_same_seed_same_study() -> None:
         ({"n_startup": 0}, "n_startup"),
         ({"deterministic": "false"}, "deterministic"),
         ({"heteroscedastic": 1}, "heteroscedastic"),
-        ({"output": "log"}, "output=.log."),
+        ({"objectives": "ehvi3"}, "objectives='ehvi3'"),
     ],
 )
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
     with pytest.raises(ConfigError, match=name):
         GP(**options)
+
+
+@pytest.mark.parametrize(
+    ("tuned", "name"),
+    [
+        ({"output": "log"}, "output='log'"),
+        ({"explore_every": 0}, "explore_every=0"),
+        ({"explore_stalls": "no"}, "explore_stalls='no'"),
+        ({"hint_prior": "loud"}, "hint_prior='loud'"),
+        ({"prior_beta": -1.0}, "prior_beta=-1.0"),
+        ({"hint_draws": 1}, "hint_draws=1"),
+        ({"ehvi_exact": 4}, "ehvi_exact=4"),
+        ({"kernel_name": "rbf"}, "kernel_name='rbf'"),
+    ],
+)
+def test_bad_tuned_settings_name_the_setting(tuned: dict, name: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        variant(GP, tuned)
 
 
 def test_posterior_slice_follows_one_parameter() -> None:
@@ -270,7 +289,7 @@ def test_a_stalled_gp_explores_away_from_every_evaluated_point() -> None:
     xs, history = _clustered(12)
 
     def gp(explore: bool) -> GP:
-        return GP(explore_stalls=explore, explore_every=1, n_candidates=128, n_local=64, n_starts=2)
+        return variant(GP, {"explore_stalls": explore, "explore_every": 1}, n_candidates=128, n_local=64, n_starts=2)
 
     assert max(_gaps(gp(False), xs, history)) < STALL_DISTANCE
     assert min(_gaps(gp(True), xs, history)) >= STALL_DISTANCE
@@ -285,7 +304,7 @@ def test_a_stalled_gp_explores_on_one_suggestion_in_three_and_refines_in_between
     xs, history = _clustered(12)  # stalled for 20: refines the incumbent
     assert max(_gaps(gp, xs, history)) < STALL_DISTANCE
     with pytest.raises(ConfigError, match="explore_every=0"):
-        GP(explore_every=0)
+        variant(GP, {"explore_every": 0})
 
 
 BRANCHED = {"x": Real(0, 1), "b": Join(a={}, c={"m": Real(0, 1)})}
@@ -309,11 +328,11 @@ def _branched(n_cluster: int, extra: tuple[Observation, ...] = ()) -> History:
 def test_a_stalled_gp_first_tries_the_incumbent_on_the_other_branch() -> None:
     """Stalled on branch c, the exploring suggestion is the incumbent's x on branch
     a, not a Thompson draw; once that swap is evaluated the next explore is one."""
-    gp = GP(explore_every=1, n_candidates=128, n_local=64, n_starts=2)
+    gp = variant(GP, {"explore_every": 1}, n_candidates=128, n_local=64, n_starts=2)
     history = _branched(12)
     incumbent = min(history.complete, key=lambda o: o.loss).config
     for seed in range(3):
-        locked = GP(explore_stalls=False, n_candidates=128, n_local=64, n_starts=2)
+        locked = variant(GP, {"explore_stalls": False}, n_candidates=128, n_local=64, n_starts=2)
         assert locked.suggest(BRANCHED, history, 1, np.random.default_rng(seed))[0]["b"] == "c"
         assert gp.suggest(BRANCHED, history, 1, np.random.default_rng(seed))[0] == Config(
             {"x": incumbent["x"], "b": "a"}

@@ -11,6 +11,7 @@ import pytest
 from treefarm import Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers import make_optimizer
+from treefarm.optimizers.base import variant
 from treefarm.optimizers.grammar import GrammarSearch, neutral_subtrees
 from treefarm.space import canonical, convert, sample
 from treefarm.testing.optimizer_suite import OptimizerSuite
@@ -96,7 +97,7 @@ def test_constant_steps_keep_the_structure_of_the_best() -> None:
     history = History(
         complete=[Observation(best, 0.0), *(Observation(c, 1.0 + i) for i, c in enumerate(others))]
     )
-    opt = GrammarSearch(n_startup=1, p_constants=1.0)
+    opt = variant(GrammarSearch, {"p_constants": 1.0}, n_startup=1)
     config = opt.suggest(E, history, 1, np.random.default_rng(2))[0]
     assert set(config) == set(best) and config != best
     assert all(config[a] == best[a] for a in ("E", "E.add.0", "E.add.1"))
@@ -109,6 +110,10 @@ def test_bad_options_name_the_option() -> None:
         GrammarSearch(n_candidates=0)
     with pytest.raises(ConfigError, match="digits"):
         GrammarSearch(digits=0)
+    with pytest.raises(ConfigError, match="greed=0"):
+        variant(GrammarSearch, {"greed": 0})
+    with pytest.raises(ConfigError, match=r"p_crossover=1\.5"):
+        variant(GrammarSearch, {"p_crossover": 1.5})
 
 
 def _absorbing() -> Var:
@@ -160,7 +165,7 @@ def test_a_plateau_is_one_parent_and_its_neutral_subtree_is_left_alone() -> None
     three evaluations showed does not matter."""
     space = _absorbing()
     best, complete = _plateau()
-    opt = GrammarSearch(n_startup=1, p_prior=0.0, p_crossover=0.0, greed=50.0)
+    opt = variant(GrammarSearch, {"p_crossover": 0.0, "greed": 50.0}, n_startup=1, p_prior=0.0)
     parents = opt._parents(convert(space), sorted(complete, key=lambda o: o.loss))
     assert [o.config for o in parents] == [best]  # 3 levels, the good quarter: the plateau, by its smallest
     for seed in range(20):

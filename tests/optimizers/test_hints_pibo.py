@@ -8,6 +8,7 @@ import pytest
 from treefarm import GP, History, Join, Observation, Real, convert, sample
 from treefarm.encoding import UnitEncoding
 from treefarm.exceptions import ConfigError
+from treefarm.optimizers.base import variant
 from treefarm.optimizers.hints import Hint, hint_log_density, hint_log_prior, hint_windows, judged_credibility
 from treefarm.space import Config
 
@@ -106,4 +107,4 @@ def test_a_bad_hint_pushes_the_next_suggestion_out_of_its_window() -> None:
 @pytest.mark.parametrize(("kwargs", "name"), [({"hint_prior": "on"}, "hint_prior"), ({"prior_beta": -1.0}, "prior_beta")])
 def test_bad_hint_prior_settings_are_named(kwargs: dict, name: str) -> None:
     with pytest.raises(ConfigError, match=name):
-        GP(**kwargs)
+        variant(GP, kwargs)

@@ -14,6 +14,7 @@ from scipy import stats
 from treefarm import Auto, Choice, Config, History, Int, Join, Observation, Optimizer, Real, Study, Var, op
 from treefarm.bo.models.parzen import bandwidths
 from treefarm.exceptions import ConfigError
+from treefarm.optimizers.base import variant
 from treefarm.optimizers.registry import from_spec, spec_of
 from treefarm.optimizers.tpe import TPE
 from treefarm.optimizers.tpe.parzen import Parzen
@@ -36,13 +37,13 @@ class TestMultivariateTPEConformance(OptimizerSuite):
 def test_hyperopt_is_the_seeds_settings() -> None:
     tpe = TPE.hyperopt()
     assert (tpe.gamma, tpe.n_candidates, tpe.n_startup, tpe.prior_weight) == (0.25, 24, 20, 1.0)
-    assert tpe.bounds_as_neighbours is True and tpe.forget is None
+    assert tpe.tuned_settings()["bounds_as_neighbours"] is True and tpe.tuned_settings()["forget"] is None
     assert tpe.n_below(100) == 25
     assert TPE.hyperopt(n_startup=5).n_startup == 5
 
 
 def test_the_default_differs_from_the_seed_by_forgetting_a_shorter_start_the_bounds_joint_turns_and_ranks() -> None:
-    default, seed = vars(TPE()), vars(TPE.hyperopt())
+    default, seed = spec_of(TPE())["options"], spec_of(TPE.hyperopt())["options"]
     changed = {k for k in default if default[k] != seed[k]}
     assert changed == {"forget", "n_startup", "bounds_as_neighbours", "joint_every", "rank_weights", "always_joint"}
     assert (default["forget"], default["n_startup"], default["bounds_as_neighbours"]) == (25, 10, False)
@@ -68,15 +69,15 @@ def test_every_fourth_suggestion_is_the_joint_views() -> None:
     from treefarm.optimizers.tpe.split import tenth
 
     space, history = _sphere_history(28, 3)
-    joint = TPE(multivariate=True, gamma=tenth, joint_every=None)
-    product = TPE(joint_every=None)
+    joint = variant(TPE, {"joint_every": None}, multivariate=True, gamma=tenth)
+    product = variant(TPE, {"joint_every": None})
     for turn in range(4):
         pending = tuple(Config({"x0": 0.1 * i, "x1": 0.0, "x2": 0.0}) for i in range(turn))
         at = History(history.complete, (), pending)
         by_joint = joint.suggest(space, at, 1, np.random.default_rng(7))
         by_product = product.suggest(space, at, 1, np.random.default_rng(7))
         assert by_joint != by_product
-        got = TPE(always_joint=0).suggest(space, at, 1, np.random.default_rng(7))
+        got = variant(TPE, {"always_joint": 0}).suggest(space, at, 1, np.random.default_rng(7))
         assert got == (by_joint if turn == 3 else by_product)
     assert tenth(30) == 3 and tenth(1000) == 25
 
@@ -98,7 +99,7 @@ def test_joint_turns_need_three_to_ten_always_active_numbers(dims: int, joint: b
     (BBOB in 2-d and 20-d, bench/notes/tpe.md)."""
     space, history = _sphere_history(31, dims)
     got = TPE().suggest(space, history, 1, np.random.default_rng(1))
-    product = TPE(joint_every=None).suggest(space, history, 1, np.random.default_rng(1))
+    product = variant(TPE, {"joint_every": None}).suggest(space, history, 1, np.random.default_rng(1))
     assert (got != product) == joint
 
 
@@ -113,10 +114,9 @@ def test_every_turn_is_joint_with_three_to_five_always_active_numbers(dims: int,
         at = History(history.complete, (), tuple(Config({f"x{i}": 0.1 * j for i in range(dims)}) for j in range(turn)))
         got = TPE().suggest(space, at, 1, np.random.default_rng(5))
         assert (got == joint.suggest(space, at, 1, np.random.default_rng(5))) == always
-        assert (got != TPE(always_joint=0).suggest(space, at, 1, np.random.default_rng(5))) == always
-    assert TPE(always_joint=0, joint_every=None).suggest(space, history, 1, np.random.default_rng(5)) == TPE(
-        joint_every=None
-    ).suggest(space, history, 1, np.random.default_rng(5))
+        assert (got != variant(TPE, {"always_joint": 0}).suggest(space, at, 1, np.random.default_rng(5))) == always
+    off = variant(TPE, {"always_joint": 0, "joint_every": None}).suggest(space, history, 1, np.random.default_rng(5))
+    assert off == variant(TPE, {"joint_every": None}).suggest(space, history, 1, np.random.default_rng(5))
 
 
 def test_a_number_under_a_join_is_no_joint_address() -> None:
@@ -131,7 +131,7 @@ def test_a_number_under_a_join_is_no_joint_address() -> None:
             config |= {"c": "a", "c.a.y": float(x0) / 2}
         complete.append(Observation(Config(config), float(x0 * x0 + x1 * x1)))
     history = History(complete=tuple(complete))
-    assert TPE().suggest(space, history, 1, np.random.default_rng(1)) == TPE(joint_every=None).suggest(
+    assert TPE().suggest(space, history, 1, np.random.default_rng(1)) == variant(TPE, {"joint_every": None}).suggest(
         space, history, 1, np.random.default_rng(1)
     )
     all_active = {"x0": Real(-1, 1), "x1": Real(-1, 1), "y": Real(-1, 1)}
@@ -140,7 +140,7 @@ def test_a_number_under_a_join_is_no_joint_address() -> None:
             Observation(Config({"x0": o.config["x0"], "x1": o.config["x1"], "y": 0.0}), o.loss) for o in complete
         )
     )
-    assert TPE().suggest(all_active, flat, 1, np.random.default_rng(1)) != TPE(joint_every=None).suggest(
+    assert TPE().suggest(all_active, flat, 1, np.random.default_rng(1)) != variant(TPE, {"joint_every": None}).suggest(
         all_active, flat, 1, np.random.default_rng(1)
     )
 
@@ -183,8 +183,9 @@ def test_without_bounds_as_neighbours_the_edge_points_take_their_inner_neighbour
     np.testing.assert_allclose(with_bounds[[0, -1]], [0.3, 0.3])
     np.testing.assert_allclose(without, clip)
     np.testing.assert_allclose(bandwidths(np.array([0.4]), 0.0, 1.0, bounds_as_neighbours=False), [0.6])
-    tpe = TPE(bounds_as_neighbours=False)
-    parzen = Parzen(tpe.n_candidates, tpe.prior_weight, tpe.forget, tpe.bounds_as_neighbours)
+    tpe = variant(TPE, {"bounds_as_neighbours": False})
+    tuned = tpe.tuned_settings()
+    parzen = Parzen(tpe.n_candidates, tpe.prior_weight, tuned["forget"], tuned["bounds_as_neighbours"])
     est = parzen.numeric(Real(0.0, 1.0), points.tolist())
     np.testing.assert_allclose(est.sigma[1:], clip)
 
@@ -463,19 +464,38 @@ def test_same_seed_same_study() -> None:
         ({"gamma": 1.5}, "gamma"),
         ({"n_candidates": 0}, "n_candidates"),
         ({"prior_weight": -1}, "prior_weight"),
-        ({"forget": 0}, "forget"),
-        ({"joint_every": 0}, "joint_every"),
-        ({"always_joint": -1}, "always_joint"),
-        ({"always_joint": 4.5}, "always_joint"),
         ({"multivariate": "yes"}, "multivariate"),
-        ({"bounds_as_neighbours": "no"}, "bounds_as_neighbours"),
-        ({"rank_weights": -1.0}, "rank_weights"),
-        ({"rank_weights": float("inf")}, "rank_weights"),
+        ({"constant_liar": 1}, "constant_liar"),
     ],
 )
 def test_bad_options_name_the_parameter(options: dict, name: str) -> None:
     with pytest.raises(ConfigError, match=name):
         TPE(**options)
+
+
+@pytest.mark.parametrize(
+    ("tuned", "name"),
+    [
+        ({"forget": 0}, "forget=0"),
+        ({"joint_every": 0}, "joint_every=0"),
+        ({"always_joint": -1}, "always_joint=-1"),
+        ({"always_joint": 4.5}, "always_joint=4.5"),
+        ({"bounds_as_neighbours": "no"}, "bounds_as_neighbours='no'"),
+        ({"rank_weights": -1.0}, "rank_weights=-1.0"),
+        ({"rank_weights": float("inf")}, "rank_weights=inf"),
+        ({"constraints": "cTPE"}, "constraints='cTPE'"),
+        ({"bandwidth": 2}, "bandwidth=2"),
+    ],
+)
+def test_bad_tuned_settings_name_the_setting(tuned: dict, name: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        variant(TPE, tuned)
+
+
+def test_a_tuned_setting_is_not_a_constructor_option() -> None:
+    """What the benchmark chose between is not a user's option: the constructor refuses it by name."""
+    with pytest.raises(TypeError, match="rank_weights"):
+        TPE(rank_weights=0.0)  # type: ignore[call-arg]
 
 
 def test_failed_trials_count_as_bad_observations() -> None:
@@ -519,7 +539,7 @@ def test_rank_weights_follow_the_trials_where_an_address_was_active() -> None:
 
 @pytest.mark.parametrize(
     ("view", "options"),
-    [("product", {"joint_every": None}), ("joint", {"multivariate": True}), ("under a join", {"joint_every": None})],
+    [("product", {"joint_every": None}), ("joint", {}), ("under a join", {"joint_every": None})],
 )
 def test_the_default_rank_weights_draw_the_proposals_towards_the_best_good_points(view: str, options: dict) -> None:
     """Every path that builds l's numeric estimators takes the weights: the flat
@@ -536,7 +556,10 @@ def test_the_default_rank_weights_draw_the_proposals_towards_the_best_good_point
         points = [tpe.suggest(space, history, 1, np.random.default_rng(s))[0] for s in range(60)]
         return float(np.median([math.dist([p[a] for a in numbers], [best[a] for a in numbers]) for p in points]))
 
-    assert distance(TPE(**options)) < 0.85 * distance(TPE(rank_weights=0.0, **options))
+    multivariate = view == "joint"
+    ranked = variant(TPE, options, multivariate=multivariate)
+    equal = variant(TPE, options | {"rank_weights": 0.0}, multivariate=multivariate)
+    assert distance(ranked) < 0.85 * distance(equal)
 
 
 @pytest.mark.parametrize(("option", "before", "default"), [("rank_weights", 0.0, 3.0), ("always_joint", 0, 5)])
@@ -544,16 +567,16 @@ def test_a_tpe_stored_before_an_option_reopens_as_it_ran(tmp_path: Path, option:
     """A spec stored by a release without ``option`` rebuilds with the value that
     behaves as that release did, not today's default (alone, inside ``auto``, in a study)."""
     spec = spec_of(TPE())
-    assert getattr(from_spec(spec), option) == default
+    assert from_spec(spec).tuned_settings()[option] == default
     del spec["options"][option]  # what a release before the option stored
-    assert getattr(from_spec(spec), option) == before
+    assert from_spec(spec).tuned_settings()[option] == before
     auto = spec_of(Auto())
     del auto["options"]["tpe"]["optimizer"]["options"][option]
-    assert getattr(from_spec(auto).tpe, option) == before
+    assert from_spec(auto).tpe.tuned_settings()[option] == before
 
     space = {"x": Real(0, 1)}
     study = Study.create(name="s", space=space, storage=tmp_path / "s.db", algo="tpe", seed=0)
     stored = spec_of(study.optimizer)
     del stored["options"][option]
     study.storage.set_study_attr(study.study_id, "optimizer", stored)
-    assert getattr(Study.load("s", space=space, storage=tmp_path / "s.db").optimizer, option) == before
+    assert Study.load("s", space=space, storage=tmp_path / "s.db").optimizer.tuned_settings()[option] == before

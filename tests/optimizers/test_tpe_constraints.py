@@ -10,6 +10,7 @@ import pytest
 import treefarm as tf
 from treefarm import TPE, History, Observation, Real
 from treefarm.exceptions import ConfigError
+from treefarm.optimizers.base import variant
 from treefarm.optimizers.tpe.constraints import constrained_scores, constraint_splits
 from treefarm.space import Config, sample
 
@@ -53,8 +54,8 @@ def _history(rng: np.random.Generator, n: int = 30) -> History:
 def test_ctpe_draws_tpes_candidates_and_only_chooses_among_them_otherwise() -> None:
     history = _history(np.random.default_rng(1))
     a, b = np.random.default_rng(5), np.random.default_rng(5)
-    TPE(constraints="ctpe").suggest(SPACE, history, 3, a)
-    TPE(constraints="rank").suggest(SPACE, history, 3, b)
+    variant(TPE, {"constraints": "ctpe"}).suggest(SPACE, history, 3, a)
+    variant(TPE, {"constraints": "rank"}).suggest(SPACE, history, 3, b)
     assert a.bit_generator.state == b.bit_generator.state
     again = TPE().suggest(SPACE, history, 3, np.random.default_rng(5))
     assert again == TPE().suggest(SPACE, history, 3, np.random.default_rng(5))
@@ -65,7 +66,7 @@ def test_the_constraints_ratio_moves_suggestions_into_the_feasible_region() -> N
 
     def inside(mode: str) -> int:
         # equal weights: the best trials are feasible, so their rank weights alone pull the draws into the disk
-        tpe = TPE(constraints=mode, rank_weights=0.0)
+        tpe = variant(TPE, {"constraints": mode, "rank_weights": 0.0})
         points = [tpe.suggest(SPACE, history, 1, np.random.default_rng(s))[0] for s in range(40)]
         return sum((p["x"] - 0.7) ** 2 + (p["y"] - 0.7) ** 2 <= 0.04 for p in points)
 
@@ -89,4 +90,4 @@ def test_a_study_with_a_small_feasible_disk_mostly_suggests_inside_it(seed: int)
 
 def test_a_bad_constraints_setting_is_named() -> None:
     with pytest.raises(ConfigError, match=r"constraints must be 'rank' or 'ctpe'.*'cTPE'"):
-        TPE(constraints="cTPE")
+        variant(TPE, {"constraints": "cTPE"})

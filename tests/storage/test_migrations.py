@@ -123,8 +123,8 @@ def test_the_release_tpe_study_reopens_with_the_tpe_it_ran(release_copy: Path) -
     from treefarm import Int, Real, Study
 
     study = Study.load("flat", space={"x": Real(-3, 3), "k": Int(1, 5)}, storage=release_copy)
-    tpe = study.optimizer
-    assert (tpe.rank_weights, tpe.always_joint, tpe.joint_every) == (0.0, 0, 4)
+    tuned = study.optimizer.tuned_settings()
+    assert (tuned["rank_weights"], tuned["always_joint"], tuned["joint_every"]) == (0.0, 0, 4)
 
 
 def test_a_second_opening_runs_no_migration(release_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:

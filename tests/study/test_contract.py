@@ -15,6 +15,7 @@ import pytest
 import treefarm as tf
 from treefarm.exceptions import StorageError, StudyError, TrialStateError
 from treefarm.execution.liveness import identity
+from treefarm.optimizers.base import variant
 from treefarm.storage import TrialState, open_storage
 from treefarm.study.ask.asking import Asker
 
@@ -378,7 +379,7 @@ def test_best_params_of_a_grammar_is_the_expression_uncalled() -> None:
 
 
 def test_a_composite_optimizer_is_stored_and_rebuilt_with_its_parts(tmp_path: Path) -> None:
-    auto = tf.Auto(patience=7, gp=tf.GP(acquisition="ucb"), tpe=tf.TPE(n_startup=5))
+    auto = variant(tf.Auto, {"patience": 7}, gp=tf.GP(acquisition="ucb"), tpe=tf.TPE(n_startup=5))
     tf.Study.create("s", space=SPACE, storage=tmp_path / "s.db", algo=auto, seed=0)
     reopened = tf.Study.load("s", space=SPACE, storage=tmp_path / "s.db")
     assert repr(reopened.optimizer) == repr(auto)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..exceptions import ConfigError
-from ..objectives import Objectives
+from ..objectives import DIRECTIONS, Objectives
 from ..optimizers import available
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "RETRY_DEADLINE_HELP",
     "algo_option",
     "deadline_option",
+    "direction_options",
     "directions_list",
     "dpi",
     "positive_float",
@@ -124,6 +125,13 @@ def storage_argument(parser: argparse.ArgumentParser, help: str = "path or URL o
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("storage", nargs="?", metavar="STORAGE", action=_Given, help=help)
     group.add_argument("--storage", dest="storage", metavar="STORAGE", action=_Given, help="the storage, as an option")
+
+
+def direction_options(parser: argparse.ArgumentParser, *, default: str, several: str, metavar: str) -> None:
+    """``--direction`` (one objective; ``default`` says what is taken without it) and
+    ``--directions`` (one per objective, :func:`directions_list`; ``several`` is its help)."""
+    parser.add_argument("--direction", default=None, choices=DIRECTIONS, help=f"(default: {default})")
+    parser.add_argument("--directions", type=directions_list, default=None, metavar=metavar, help=several)
 
 
 def algo_option(parser: argparse.ArgumentParser, help: str) -> None:

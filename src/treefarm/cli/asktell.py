@@ -28,12 +28,11 @@ import sys
 from typing import Any
 
 from ..exceptions import StudyError, format_values
-from ..objectives import DIRECTIONS
 from ..space.files import read_space_data, space_from_data
 from ..storage import Storage, open_storage
 from ..study import Study
 from ..study.state.outcome import failure
-from .arguments import algo_option, directions_list, positive_int, storage_argument
+from .arguments import algo_option, direction_options, positive_int, storage_argument
 from .command import Command
 
 __all__ = ["ASK", "BUDGET_SPENT", "CREATE", "TELL"]
@@ -138,15 +137,11 @@ def _create_arguments(create: argparse.ArgumentParser) -> None:
     create.add_argument("--study", required=True)
     create.add_argument("--space", required=True, metavar="FILE", help="a .json, .yaml or .yml space file")
     algo_option(create, "optimizer (default: auto)")
-    create.add_argument(
-        "--direction", default=None, choices=DIRECTIONS, help="(default: minimize)"
-    )
-    create.add_argument(
-        "--directions",
-        type=directions_list,
-        default=None,
+    direction_options(
+        create,
+        default="minimize",
+        several="several objectives: minimize or maximize for each (tell --value V1,V2)",
         metavar="D1,D2",
-        help="several objectives: minimize or maximize for each (tell --value V1,V2)",
     )
     create.add_argument("--seed", type=int, default=None)
     create.add_argument(

@@ -11,7 +11,6 @@ from types import ModuleType
 from typing import Any
 
 from ..exceptions import ConfigError, TreefarmError
-from ..objectives import DIRECTIONS
 from ..space.chosen import Chosen
 from ..storage import open_storage
 from ..study import DEFAULT_STORAGE, Study
@@ -23,7 +22,7 @@ from .arguments import (
     RETRY_DEADLINE_HELP,
     algo_option,
     deadline_option,
-    directions_list,
+    direction_options,
     positive_float,
     positive_int,
 )
@@ -162,15 +161,11 @@ def _arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--storage", default=DEFAULT_STORAGE, help=f"path or URL (default: {DEFAULT_STORAGE})")
     run.add_argument("--retry-deadline", type=positive_float, default=None, help=RETRY_DEADLINE_HELP)
     run.add_argument("--study", default=None, help="study name (default: the file's stem)")
-    run.add_argument(
-        "--direction", default=None, choices=DIRECTIONS, help="(default: stored, else minimize)"
-    )
-    run.add_argument(
-        "--directions",
-        type=directions_list,
-        default=None,
+    direction_options(
+        run,
+        default="stored, else minimize",
+        several="several objectives, one direction each (e.g. minimize,maximize); the objective returns one value each",
         metavar="D1,D2,...",
-        help="several objectives, one direction each (e.g. minimize,maximize); the objective returns one value each",
     )
     run.add_argument("--jobs", type=positive_int, default=1, help="parallel worker processes")
     run.add_argument("--seed", type=int, default=None)

@@ -27,7 +27,7 @@ import contextlib
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
-from ..exceptions import StudyError
+from ..exceptions import StudyError, import_optional
 from ..validation import check_int
 from .base import Pending
 from .by_value import ByValue
@@ -41,11 +41,7 @@ CONNECT_TIMEOUT = 5.0
 
 
 def _distributed() -> Any:
-    try:
-        import distributed
-    except ImportError as exc:
-        raise StudyError("a Dask executor needs Dask's distributed: pip install 'treefarm[dask]'") from exc
-    return distributed
+    return import_optional("distributed", needed="a Dask executor needs Dask's distributed", extra="dask")
 
 
 @contextlib.contextmanager

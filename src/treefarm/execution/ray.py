@@ -28,7 +28,7 @@ import contextlib
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
-from ..exceptions import StudyError
+from ..exceptions import StudyError, import_optional
 from ..validation import check_int
 from .base import Pending
 
@@ -39,11 +39,7 @@ LOCAL = "local"
 
 
 def _ray() -> Any:
-    try:
-        import ray
-    except ImportError as exc:
-        raise StudyError("a Ray executor needs Ray: pip install 'treefarm[ray]'") from exc
-    return ray
+    return import_optional("ray", needed="a Ray executor needs Ray", extra="ray")
 
 
 def _call(function: Callable[..., Any], *args: Any) -> Any:

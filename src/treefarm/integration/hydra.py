@@ -54,11 +54,12 @@ from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, OmegaConf
 
 from ..exceptions import StudyError, format_values
+from ..objectives import MINIMIZE
 from ..space import Choice, Chosen, Family, Int, Real, Space
 from ..space.files import load_space_file
 from ..study import Study, Trial
 
-__all__ = ["TreefarmSweeper", "TreefarmSweeperConf", "overrides_of", "space_of"]
+__all__ = ["StudySweeper", "TreefarmSweeperConf", "overrides_of", "space_of"]
 
 log = logging.getLogger("treefarm")
 
@@ -71,7 +72,7 @@ class TreefarmSweeperConf:
     n_trials: int = 20
     n_jobs: int = 1
     algo: str = "auto"
-    direction: Any = "minimize"
+    direction: Any = MINIMIZE
     storage: Any = None
     study_name: str = "hydra"
     seed: Any = None
@@ -152,16 +153,18 @@ def overrides_of(params: Mapping[str, Any]) -> list[str]:
     return [f"{key}={value}" for key, value in _pairs(params, "")]
 
 
-class TreefarmSweeper(Sweeper):
-    """Hydra's sweeper ``treefarm``; see the module docstring (Hydra makes it from
-    :class:`TreefarmSweeperConf` and calls :meth:`setup`, then :meth:`sweep`)."""
+class StudySweeper(Sweeper):
+    """A sweep that asks a treefarm study; see the module docstring. Hydra accepts only
+    plugins defined under its ``hydra_plugins`` package, so what it makes from
+    :class:`TreefarmSweeperConf` (and calls :meth:`setup`, then :meth:`sweep` on) is this
+    class's subclass there, ``hydra_plugins.treefarm_sweeper.treefarm_sweeper.TreefarmSweeper``."""
 
     def __init__(
         self,
         n_trials: int = 20,
         n_jobs: int = 1,
         algo: str = "auto",
-        direction: Any = "minimize",
+        direction: Any = MINIMIZE,
         storage: Any = None,
         study_name: str = "hydra",
         seed: int | None = None,

@@ -49,11 +49,11 @@ from typing import Any
 
 import optuna
 from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
-from optuna.samplers._base import _CONSTRAINTS_KEY
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from ..exceptions import StudyError, format_values
+from ..objectives import Objectives
 from ..optimizers import Optimizer
 from ..space import Space
 from ..space.files import space_from_data
@@ -68,6 +68,11 @@ __all__ = ["IMPORTED_ATTR", "MAX_GRID", "import_study", "imported_space", "space
 log = logging.getLogger("treefarm")
 
 IMPORTED_ATTR = "imported_from"
+#: Where Optuna keeps a trial's constraints among its system attributes: the list a
+#: ``constraints_func`` stored under this key, or each ``trial.set_constraint(name, value)``
+#: under ``"constraints:name"`` (read through the public ``FrozenTrial.constraints``; the key
+#: only keeps them out of the copied system attributes, and a test checks it against Optuna).
+OPTUNA_CONSTRAINTS_ATTR = "constraints"
 """The study attribute saying where the trials came from and what could not be expressed."""
 MAX_GRID = 10_000
 """The most grid values a stepped range may have to become a choice of them."""
@@ -235,17 +240,14 @@ def _jsonable(attrs: Mapping[str, Any], where: str, notes: list[str]) -> dict[st
 
 
 def _constraints(trial: FrozenTrial) -> dict[str, float]:
-    """The trial's constraint values by name (Optuna 5's ``trial.constraints``; before it,
-    the list a ``constraints_func`` stored, named by position)."""
-    named = getattr(trial, "constraints", None)
-    if isinstance(named, Mapping):
-        return {str(k): float(v) for k, v in named.items()}
-    return {str(i): float(c) for i, c in enumerate(trial.system_attrs.get(_CONSTRAINTS_KEY) or ())}
+    """The trial's constraint values by name (``FrozenTrial.constraints``: those a
+    ``constraints_func`` stored are named by position)."""
+    return {str(k): float(v) for k, v in trial.constraints.items()}
 
 
 def _provenance(trial: FrozenTrial, notes: list[str]) -> dict[str, JSON]:
     """What the trial was in Optuna, kept in ``system_attrs["optuna"]``."""
-    system = {k: v for k, v in trial.system_attrs.items() if not k.startswith(_CONSTRAINTS_KEY)}
+    system = {k: v for k, v in trial.system_attrs.items() if not _is_constraint_attr(k)}
     return {
         "number": trial.number,
         "constraint_names": list(_constraints(trial)),
@@ -254,6 +256,11 @@ def _provenance(trial: FrozenTrial, notes: list[str]) -> dict[str, JSON]:
         "datetime_complete": trial.datetime_complete.isoformat() if trial.datetime_complete else None,
         "system_attrs": _jsonable(system, f"trial {trial.number}", notes),
     }
+
+
+def _is_constraint_attr(key: str) -> bool:
+    """Whether Optuna keeps a constraint value under the system attribute ``key``."""
+    return key == OPTUNA_CONSTRAINTS_ATTR or key.startswith(OPTUNA_CONSTRAINTS_ATTR + ":")
 
 
 def _outcome(trial: FrozenTrial, notes: list[str]) -> tuple[State, tuple[float, ...] | None, dict[str, JSON]]:
@@ -322,13 +329,13 @@ def import_study(
         notes.append(f"trials {unfinished} are running or waiting in Optuna (no outcome yet): not copied")
     tree = _tree(finished, notes)
     data = space_data(tree, notes)
-    directions = ["maximize" if d == StudyDirection.MAXIMIZE else "minimize" for d in source.directions]
+    objectives = Objectives.of_maximized([d == StudyDirection.MAXIMIZE for d in source.directions])
     study = Study.create(
         name or source.study_name,
         space=space_from_data(data),
         storage=storage,
         algo=algo,
-        directions=directions,
+        directions=objectives.directions,
         seed=seed,
     )
     for trial in finished:

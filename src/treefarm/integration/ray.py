@@ -46,6 +46,7 @@ from ray.tune.search.sample import Categorical, Domain, Float, Integer, LogUnifo
 from ray.tune.search.variant_generator import parse_spec_vars
 
 from ..exceptions import StudyError, TrialStateError, format_values
+from ..objectives import Objectives
 from ..optimizers import Optimizer
 from ..space import Choice, Int, Real, Space, validate
 from ..storage import Storage, TrialRecord, TrialState
@@ -153,7 +154,7 @@ class TreefarmSearch(Searcher):
             space=self._space,
             storage=self._storage,
             algo=self._algo,
-            directions=["maximize" if m == "max" else "minimize" for m in modes],
+            directions=Objectives.of_maximized([m == "max" for m in modes]).directions,
             seed=self._seed,
             load_if_exists=True,
         )

@@ -40,13 +40,14 @@ from typing import Any
 import numpy as np
 from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from ..exceptions import StudyError, format_values
+from ..objectives import MAXIMIZE
 from ..optimizers import Optimizer, available
 from ..space import Config, Space, build
 from ..storage import Storage, TrialState
 from ..study import Study, Trial
+from ..validation import check_int
 from .sklearn_space import check_params, grid_to_space
 
 __all__ = ["TreefarmSearchCV"]
@@ -147,14 +148,15 @@ class TreefarmSearchCV(BaseSearchCV):
     scikit-learn's header for every batch of ``n_points``.
     """
 
+    # scikit-learn checks the types as it checks its own searches' (types only: its range and
+    # option constraints live in a private module); the ranges are checked in _run_search
     _parameter_constraints: dict[str, list[Any]] = {  # noqa: RUF012 (scikit-learn's convention)
         **BaseSearchCV._parameter_constraints,
-        "estimator": [HasMethods(["fit"])],
         "search_spaces": [dict, list, Space, None],
         "param_distributions": [dict, list, Space, None],
-        "n_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "algo": [StrOptions(set(available())), Optimizer],
-        "n_points": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_iter": [numbers.Integral],
+        "algo": [str, Optimizer],
+        "n_points": [numbers.Integral],
         "random_state": ["random_state"],
         "storage": [str, os.PathLike, Storage, None],
         "study_name": [str, None],
@@ -225,7 +227,7 @@ class TreefarmSearchCV(BaseSearchCV):
             space=grid_to_space(self._spaces()),
             storage=self.storage,
             algo=self.algo,
-            direction="maximize",
+            direction=MAXIMIZE,
             seed=self._seed(),
             load_if_exists=self.study_name is not None,
         )
@@ -328,6 +330,10 @@ class TreefarmSearchCV(BaseSearchCV):
 
     def _run_search(self, evaluate_candidates: Callable[..., dict[str, Any]]) -> None:
         """Ask ``n_points`` candidates, cross-validate them, tell their scores; until ``n_iter``."""
+        check_int("n_iter", self.n_iter, error=StudyError)
+        check_int("n_points", self.n_points, error=StudyError)
+        if isinstance(self.algo, str) and self.algo not in available():
+            raise StudyError(f"algo must be one of {available()} or an Optimizer, but got algo={self.algo!r}")
         self._metric()
         study = self.study_ = self._open_study()
         self._restored = self._restore(study)

@@ -86,18 +86,23 @@ class Anneal(Optimizer):
     ----------
     T0:
         Initial temperature; by default the robust spread of the start-up
-        losses (:func:`spread`).
+        losses (:func:`spread`). Set it when the losses' scale is known and the
+        start-up's spread misleads (a few diverged runs).
     cooling:
-        ``C`` in ``T_k = T0 C^k``, per completed evaluation after the start.
+        ``C`` in ``T_k = T0 C^k``, per completed evaluation after the start:
+        closer to 1 for a long budget (the chain stays willing to climb out).
     step:
-        Standard deviation of a numeric step on the unit scale at ``T0``.
+        Standard deviation of a numeric step on the unit scale at ``T0``:
+        smaller when good configurations are known to be narrow.
     rate:
         Probability that each number or choice moves in a proposal; each of
-        the ``J`` join options moves with ``rate / J``.
+        the ``J`` join options moves with ``rate / J``: lower on a space of
+        many decisions, so a proposal changes a few.
     n_startup:
         Random draws before the chain starts from the best of them.
     restart:
-        Probability of proposing from the best configuration instead.
+        Probability of proposing from the best configuration instead: higher
+        to stay near the incumbent, lower to wander.
     """
 
     searches_recursive = True

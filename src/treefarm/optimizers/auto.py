@@ -56,7 +56,7 @@ import numpy as np
 from ..exceptions import ConfigError
 from ..space import Config, Space, analyze, convert
 from ..validation import check_int
-from .base import History, Optimizer
+from .base import History, Optimizer, variant
 from .fidelity import AGREEMENT_FLOOR, FidelityGP, has_low_fidelity
 from .gp import GP, STALL_PATIENCE, evaluations_since_improvement, incumbent_swaps
 from .grammar import GrammarSearch
@@ -64,11 +64,13 @@ from .handover import HandOver
 from .nsga2 import NSGA2
 from .tpe import TPE
 
-__all__ = ["HANDOVER_AFTER", "Auto"]
+__all__ = ["AUTO_TPE", "HANDOVER_AFTER", "Auto"]
 
 #: Complete trials after which CMA-ES takes over on a numeric space (a fresh GP suggestion at
 #: 1,000 trials takes 2-3 s on one core; the GP's own bound, ``GP(full_until=...)``, is the same).
 HANDOVER_AFTER = 1000
+#: The tuned settings of ``auto``'s TPE turns (:attr:`TPE.tuned`).
+AUTO_TPE: dict[str, object] = {"bounds_as_neighbours": True, "joint_every": None, "rank_weights": 0.0, "always_joint": 0}
 
 
 class Auto(Optimizer):
@@ -76,25 +78,13 @@ class Auto(Optimizer):
 
     Parameters
     ----------
-    patience:
-        On a space with choices or joins: evaluations without a significant
-        improvement after which the search counts as stalled.
-    tpe_every:
-        On a non-recursive space with choices or joins, trial ``t`` is TPE's
-        when ``t % tpe_every == tpe_every - 1``.
-    stalled_tpe_every:
-        On such a space while stalled, trial ``t`` is TPE's when
-        ``t % stalled_tpe_every == 0`` (2: every other trial).
-    stall_scale:
-        Where an improvement is measured: ``"raw"`` (default; the losses'
-        range) or ``"model"`` (the GP's warped scale, as the GP's own rule).
     gp, tpe:
         The optimizers of flat and conditional spaces (by default ``GP()``,
-        alone on numeric spaces, and ``TPE(n_startup=5, bounds_as_neighbours=True,
-        joint_every=None, rank_weights=0.0, always_joint=0)``: TPE proposes only after the GP's
-        space-filling start, which serves as its start-up too; the paper's
-        bandwidths at the bounds, equal weights and no joint turns, with which this design was
-        measured, as ``TPE()``'s defaults changed after it).
+        alone on numeric spaces, and ``TPE(n_startup=5)`` at the tuned settings
+        :data:`AUTO_TPE`: TPE proposes only after the GP's space-filling start, which
+        serves as its start-up too; the paper's bandwidths at the bounds, equal weights
+        and no joint turns, with which this design was measured, as ``TPE()``'s
+        defaults changed after it).
     grammar:
         The optimizer of recursive spaces (by default ``GrammarSearch()``,
         whose own prior draws are the start there).
@@ -114,52 +104,68 @@ class Auto(Optimizer):
         fallback GP being ``gp``): ``"matern52"`` (default) or
         ``"discrepancy"``; ``None`` learns from final values only, as a study
         without fidelities (a pruned trial counts at its last value).
-    agreement_floor:
-        Below this rank agreement of the lower rungs with the target
-        (:func:`treefarm.optimizers.fidelity.rung_agreement`) the model
-        across fidelities drops the lower rungs.
+
+    Notes
+    -----
+    Change ``gp``, ``tpe``, ``grammar`` or ``front`` to give ``auto`` a part of
+    your own settings (a GP with another acquisition, say), ``handover_after``
+    to keep the GP longer (or always) on a numeric space, ``fidelity`` to
+    choose how a study with fidelities is modelled.
+
+    The tuned settings (:attr:`Optimizer.tuned`, the benchmark's variants, not
+    options): ``patience`` (on a space with choices or joins, evaluations
+    without a significant improvement after which the search counts as
+    stalled), ``tpe_every`` (trial ``t`` is TPE's when ``t % tpe_every ==
+    tpe_every - 1``), ``stalled_tpe_every`` (while stalled, trial ``t`` is TPE's
+    when ``t % stalled_tpe_every == 0``), ``stall_scale`` (where an improvement
+    is measured: ``"raw"``, the losses' range, or ``"model"``, the GP's warped
+    scale) and ``agreement_floor`` (below this rank agreement of the lower
+    rungs with the target, :func:`treefarm.optimizers.fidelity.rung_agreement`,
+    the model across fidelities drops the lower rungs).
     """
 
     searches_recursive = True
+    tuned = ("patience", "tpe_every", "stalled_tpe_every", "stall_scale", "agreement_floor")
+    _patience: int = STALL_PATIENCE
+    _tpe_every: int = 3
+    _stalled_tpe_every: int = 2
+    _stall_scale: str = "raw"
+    _agreement_floor: float = AGREEMENT_FLOOR
 
     def __init__(
         self,
         *,
-        patience: int = STALL_PATIENCE,
-        tpe_every: int = 3,
-        stalled_tpe_every: int = 2,
-        stall_scale: str = "raw",
         gp: GP | None = None,
         tpe: TPE | None = None,
         grammar: GrammarSearch | None = None,
         front: GP | None = None,
         handover_after: int | None = HANDOVER_AFTER,
         fidelity: str | None = "matern52",
-        agreement_floor: float = AGREEMENT_FLOOR,
     ) -> None:
-        check_int("patience", patience)
-        check_int("tpe_every", tpe_every, minimum=2)
-        check_int("stalled_tpe_every", stalled_tpe_every)
         check_int("handover_after", handover_after, or_none=True)
         self.handover_after = handover_after
         self._handover: HandOver | None = None
         self._front_handover = NSGA2()
-        self.stalled_tpe_every = stalled_tpe_every
-        if stall_scale not in ("raw", "model"):
-            raise ConfigError(f"stall_scale must be 'raw' or 'model', but got stall_scale={stall_scale!r}")
-        self.stall_scale = stall_scale
-        self.patience = patience
-        self.tpe_every = tpe_every
         self.gp = gp if gp is not None else GP()
-        self.tpe = tpe if tpe is not None else TPE(
-            n_startup=5, bounds_as_neighbours=True, joint_every=None, rank_weights=0.0, always_joint=0
-        )
+        self.tpe = tpe if tpe is not None else variant(TPE, AUTO_TPE, n_startup=5)
         self.grammar = grammar if grammar is not None else GrammarSearch()
         self.front = front if front is not None else GP(objectives="ehvi")
         self.fidelity = fidelity
-        self.agreement_floor = agreement_floor
-        kernel = fidelity if fidelity is not None else "matern52"
-        self._fidelity = FidelityGP(gp=self.gp, kernel=kernel, agreement_floor=agreement_floor)
+        self._fidelity = self._across_fidelities()
+
+    def check_tuned(self) -> None:
+        super().check_tuned()
+        check_int("patience", self._patience)
+        check_int("tpe_every", self._tpe_every, minimum=2)
+        check_int("stalled_tpe_every", self._stalled_tpe_every)
+        if self._stall_scale not in ("raw", "model"):
+            raise ConfigError(f"stall_scale must be 'raw' or 'model', but got stall_scale={self._stall_scale!r}")
+        self._fidelity = self._across_fidelities()  # checks agreement_floor
+
+    def _across_fidelities(self) -> FidelityGP:
+        """The GP across fidelities at this optimizer's kernel and agreement floor."""
+        kernel = self.fidelity if self.fidelity is not None else "matern52"
+        return FidelityGP(gp=self.gp, kernel=kernel, agreement_floor=self._agreement_floor)
 
     @property
     def uses_fidelities(self) -> bool:  # type: ignore[override]
@@ -174,9 +180,9 @@ class Auto(Optimizer):
             return self.grammar
         if not categorical:
             return self.gp
-        if stalled and t % self.stalled_tpe_every == 0:
+        if stalled and t % self._stalled_tpe_every == 0:
             return self.tpe
-        return self.tpe if t % self.tpe_every == self.tpe_every - 1 else self.gp
+        return self.tpe if t % self._tpe_every == self._tpe_every - 1 else self.gp
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
@@ -202,7 +208,7 @@ class Auto(Optimizer):
             losses = np.array([o.loss for o in history.complete if math.isfinite(o.loss)])
             started = len(losses) >= max(self.gp.startup(root), self.tpe.n_startup)
             stalled = started and (
-                evaluations_since_improvement(losses, warped=self.stall_scale == "model") >= self.patience
+                evaluations_since_improvement(losses, warped=self._stall_scale == "model") >= self._patience
             )
         t0 = len(history.complete) + len(history.failed) + len(history.pending)
         out: list[Config] = []

@@ -17,18 +17,19 @@ can steer away from them.
 from __future__ import annotations
 
 import abc
+import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from ..exceptions import StudyError
+from ..exceptions import ConfigError, StudyError, format_values
 from ..space import Config, Space
 from .hints import Hint
 
-__all__ = ["GridExhaustedError", "History", "Observation", "Optimizer"]
+__all__ = ["GridExhaustedError", "History", "Observation", "Optimizer", "variant"]
 
 
 class GridExhaustedError(StudyError):
@@ -169,6 +170,12 @@ class Optimizer(abc.ABC):
     optimizer models evaluations made at several fidelities (it then sees all of
     them); one that does not sees only the points of one fidelity
     (:func:`treefarm.study.ask.fidelities.model_view`).
+
+    ``tuned`` names the settings the benchmark chose between: not constructor
+    options (the losing variants are the benchmark's, not a user's choice), each
+    kept as the class attribute ``_<name>`` with the value every instance runs at
+    unless :func:`variant` built it otherwise; a study stores them with the
+    options and reopens with them (:func:`treefarm.optimizers.registry.from_spec`).
     """
 
     needs_history: bool = True
@@ -178,6 +185,7 @@ class Optimizer(abc.ABC):
     #: others refuse one naming the registered optimizers that do
     #: (:func:`treefarm.optimizers.scope.refuse_recursive`).
     searches_recursive: ClassVar[bool] = False
+    tuned: ClassVar[tuple[str, ...]] = ()
 
     @abc.abstractmethod
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
@@ -195,6 +203,41 @@ class Optimizer(abc.ABC):
         best model prediction); ``None`` means the best observed."""
         return None
 
+    def tuned_settings(self) -> dict[str, Any]:
+        """This optimizer's tuned settings by name (see the class docstring)."""
+        return {name: getattr(self, f"_{name}") for name in self.tuned}
+
+    def check_tuned(self) -> None:
+        """Refuse a tuned setting out of its range (ConfigError naming it); :func:`variant`
+        calls it after setting them. Here: each is a JSON value, as a study stores it;
+        a subclass checks its own ranges too."""
+        for name, value in self.tuned_settings().items():
+            try:
+                json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError):
+                raise ConfigError(f"a tuned setting must be a JSON value, but got {name}={value!r}") from None
+
     def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
-        return f"{type(self).__name__}({params})"
+        params = [f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_")]
+        changed = [f"{k}={v!r}" for k, v in self.tuned_settings().items() if v != getattr(type(self), f"_{k}")]
+        return f"{type(self).__name__}({', '.join(params + changed)})"
+
+
+O = TypeVar("O", bound=Optimizer)
+
+
+def variant(cls: type[O], tuned: Mapping[str, Any], /, **options: Any) -> O:
+    """``cls(**options)`` running at the tuned settings ``tuned`` (by name, among
+    ``cls.tuned``): a variant the benchmark measures, or a stored study's optimizer
+    as it ran. ConfigError names a setting the class does not have or a bad value."""
+    unknown = sorted(set(tuned) - set(cls.tuned))
+    if unknown:
+        raise ConfigError(
+            f"tuned settings must be among {list(cls.tuned)} of {cls.__name__}, but got "
+            f"{format_values(**{name: tuned[name] for name in unknown})}"
+        )
+    optimizer = cls(**options)
+    for name, value in tuned.items():
+        setattr(optimizer, f"_{name}", value)
+    optimizer.check_tuned()
+    return optimizer

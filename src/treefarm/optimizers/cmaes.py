@@ -283,12 +283,15 @@ class CMAES(Optimizer):
     ----------
     population:
         The first run's population ``lam``; ``None`` for ``4 + floor(3 ln d)``.
+        Larger on a multimodal objective or with many parallel workers.
     sigma0:
-        The first step size, in the unit cube (a quarter of every range by default).
+        The first step size, in the unit cube (a quarter of every range by
+        default): smaller to search near ``mean0``.
     restarts:
         ``"ipop"`` (double the population at each restart), ``"bipop"``
-        (alternate with small populations, Hansen 2009) or ``"none"`` (one
-        run: a stagnated run keeps its state).
+        (alternate with small populations, Hansen 2009; for objectives with
+        both broad and narrow basins) or ``"none"`` (one run: a stagnated run
+        keeps its state).
     mean0:
         The first run's mean in the unit cube, one coordinate in [0, 1] per
         number of the space (in the order of :func:`treefarm.space.addresses`);

@@ -84,7 +84,7 @@ __all__ = [
 
 _ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
 _HINT_PRIORS = ("judged", "plain", "off")
-_OBJECTIVES = ("rank", "ehvi", "ehvi3")
+_OBJECTIVES = ("rank", "ehvi")
 
 #: Acquisitions whose value at a point depends only on its distances to the
 #: observed and placed rows (not on the encoding's width, as UCB's schedule
@@ -114,51 +114,38 @@ class GP(Optimizer):
         underflows), ``"ei"``, ``"pi"``, ``"logpi"``, ``"ucb"`` (a lower
         confidence bound on the loss with the GP-UCB schedule), ``"ts"``
         (Thompson sampling on the candidates) or ``"mes"`` (max-value
-        entropy search).
+        entropy search). Change it to reproduce a published method or to
+        explore more (``"ucb"``, ``"ts"``) where log-EI settles early.
     kernel:
-        ``"matern52"`` (default) or ``"rbf"``.
+        ``"matern52"`` (default) or ``"rbf"``: ``"rbf"`` when the objective is
+        known to be very smooth (infinitely differentiable).
     n_startup:
         Trials of the space-filling start; by default :func:`startup_size`
-        of the number of decisions (10 for a recursive space).
+        of the number of decisions (10 for a recursive space). Raise it when
+        the first trials say little (a rugged objective), lower it when every
+        evaluation counts and the objective is smooth.
     deterministic:
-        The objective has no noise: the GP's noise is fixed at its floor.
+        The objective has no noise (the same configuration always gives the
+        same value): the GP's noise is fixed at its floor and the best observed
+        configuration is the recommendation.
     n_candidates, n_local, n_starts:
         Prior draws and neighbours of the best configurations scored per
-        suggestion, and how many of the best go on to the gradient step.
-    explore_stalls:
-        Replace a stalled suggestion by a Thompson draw over the
-        space-covering candidates (:func:`treefarm.bo.loop.thompson_explore`).
-    explore_every:
-        While stalled, one suggestion in ``explore_every`` may explore
-        (:func:`explores`); 1 explores on every stalled suggestion.
-    output:
-        The output transform (:func:`treefarm.bo.models.gp.fit_gp`): ``"auto"``
-        (default; the warp and plain standardization both fitted at each
-        refit, the one whose leave-one-out means order the better half of the
-        trials best kept), ``"warp"`` or ``"standard"``.
+        suggestion, and how many of the best go on to the gradient step:
+        the effort of a suggestion. Lower them when an evaluation costs
+        seconds and the suggestion's own time matters; raise them on a space
+        of many decisions.
     heteroscedastic:
-        Model each observation's ``loss_variance`` as its own noise (see the
-        module docstring); ``False`` ignores it.
-    hint_prior:
-        How the acquisition weighs search hints (πBO,
-        :mod:`treefarm.optimizers.hints.pibo`): ``"judged"`` (default; each
-        hint's credibility judged by the trials in its window, and squared), ``"plain"``
-        (the credibility as given) or ``"off"``. Log-EI, log-PI, EI, PI and
-        MES can be weighted; UCB and Thompson sampling ignore it.
-    prior_beta:
-        πBO's beta: the prior's power is ``prior_beta / n`` after ``n`` observations.
-    hint_draws:
-        Whether the study also replaces some suggestions by draws from the
-        good hints' windows (:func:`treefarm.optimizers.hints.apply_hints`).
+        Model each observation's ``loss_variance`` (an objective's reported
+        spread, as cross-validation folds give) as its own noise; ``False``
+        ignores the variances.
     objectives:
         With several objectives or constraints: ``"rank"`` (default; one GP
-        on each trial's place in the Pareto order) or ``"ehvi"`` (one GP per
-        objective and per constraint, expected hypervolume improvement times
-        the probability of feasibility, ParEGO beyond two objectives:
-        :mod:`treefarm.optimizers.gp_objectives`; ``acquisition`` and the
-        stall rule then apply to single-objective studies only) or
-        ``"ehvi3"`` (the same with the closed form for three objectives too,
-        ParEGO beyond; lower than ParEGO on DTLZ2 when measured).
+        on each trial's place in the Pareto order, the cheaper) or ``"ehvi"``
+        (one GP per objective and per constraint, expected hypervolume
+        improvement times the probability of feasibility, ParEGO beyond two
+        objectives: :mod:`treefarm.optimizers.gp_objectives`; ``acquisition``
+        and the stall rule then apply to single-objective studies only), which
+        spreads the front better on two objectives (``auto`` takes it there).
     full_until:
         Up to this many complete trials the GP is fitted on all of them; past
         it, on a bounded subset chosen from the history
@@ -166,13 +153,42 @@ class GP(Optimizer):
         neighbours and a spread of the rest), which bounds the cost of a
         suggestion; with several objectives (``"ehvi"``) every output's model
         sees that subset, the best being the first in the Pareto order.
-        ``None`` always fits on all (the cost grows like n^3).
+        ``None`` always fits on all (the cost grows like n^3): for a long
+        study whose evaluations cost far more than a suggestion.
     subset_size:
         The observations in that subset (the cost past ``full_until`` grows
         like its square and cube, no longer with the history).
+
+    Notes
+    -----
+    The tuned settings (:attr:`Optimizer.tuned`, the benchmark's variants, not
+    options): ``explore_stalls`` (the stall rule: a stalled suggestion may
+    become a Thompson draw over the space-covering candidates,
+    :func:`treefarm.bo.loop.thompson_explore`), ``explore_every`` (while stalled,
+    one suggestion in this many may explore, :func:`explores`), ``output``
+    (:func:`treefarm.bo.models.gp.fit_gp`'s transform: ``"auto"`` fits the warp
+    and plain standardization at each refit and keeps the one whose
+    leave-one-out means order the better half of the trials best; ``"warp"``,
+    ``"standard"``), ``hint_prior`` (πBO's weighing of search hints,
+    :mod:`treefarm.optimizers.hints.pibo`: ``"judged"``, each hint's credibility
+    judged by the trials in its window and squared; ``"plain"``, as given;
+    ``"off"``), ``prior_beta`` (πBO's beta: the prior's power is
+    ``prior_beta / n`` after ``n`` observations), ``hint_draws`` (some
+    suggestions replaced by draws from the good hints' windows,
+    :func:`treefarm.optimizers.hints.apply_hints`) and ``ehvi_exact`` (with
+    ``objectives="ehvi"``, the most objectives scored by the closed form before
+    ParEGO; 3 was lower than ParEGO on DTLZ2 when measured).
     """
 
     searches_recursive = True
+    tuned = ("explore_stalls", "explore_every", "output", "hint_prior", "prior_beta", "hint_draws", "ehvi_exact")
+    _explore_stalls: bool = True
+    _explore_every: int = EXPLORE_EVERY
+    _output: str = "auto"
+    _hint_prior: str = "judged"
+    _prior_beta: float = BETA
+    _hint_draws: bool = True
+    _ehvi_exact: int = 2
 
     def __init__(
         self,
@@ -184,13 +200,7 @@ class GP(Optimizer):
         n_candidates: int = 512,
         n_local: int = 256,
         n_starts: int = 8,
-        explore_stalls: bool = True,
-        explore_every: int = EXPLORE_EVERY,
-        output: str = "auto",
         heteroscedastic: bool = True,
-        hint_prior: str = "judged",
-        prior_beta: float = BETA,
-        hint_draws: bool = True,
         objectives: str = "rank",
         full_until: int | None = FULL_UNTIL,
         subset_size: int = SUBSET_SIZE,
@@ -206,20 +216,11 @@ class GP(Optimizer):
         if n_startup is not None:
             check_int("n_startup", n_startup)
         check_bool("deterministic", deterministic)
-        check_bool("explore_stalls", explore_stalls)
-        check_int("explore_every", explore_every)
         check_int("full_until", full_until, or_none=True)
         check_int("subset_size", subset_size, minimum=4)
-        from ..bo.models.gp.fit import OUTPUTS
-
-        if output not in OUTPUTS:
-            raise ConfigError(f"output must be one of {OUTPUTS}, but got output={output!r}")
         check_bool("heteroscedastic", heteroscedastic)
-        check_bool("hint_draws", hint_draws)
-        if hint_prior not in _HINT_PRIORS:
-            raise ConfigError(f"hint_prior must be one of {_HINT_PRIORS}, but got hint_prior={hint_prior!r}")
-        if not (isinstance(prior_beta, (int, float)) and math.isfinite(prior_beta) and prior_beta >= 0):
-            raise ConfigError(f"prior_beta must be a finite number >= 0, but got prior_beta={prior_beta!r}")
+        if objectives not in _OBJECTIVES:
+            raise ConfigError(f"objectives must be one of {_OBJECTIVES}, but got objectives={objectives!r}")
         self.acquisition = acquisition
         self.kernel = kernel
         self.n_startup = n_startup
@@ -227,15 +228,7 @@ class GP(Optimizer):
         self.n_candidates = n_candidates
         self.n_local = n_local
         self.n_starts = n_starts
-        self.explore_stalls = explore_stalls
-        self.explore_every = explore_every
-        self.output = output
         self.heteroscedastic = heteroscedastic
-        self.hint_prior = hint_prior
-        self.prior_beta = float(prior_beta)
-        if objectives not in _OBJECTIVES:
-            raise ConfigError(f"objectives must be one of {_OBJECTIVES}, but got objectives={objectives!r}")
-        self.hint_draws = hint_draws
         self.objectives = objectives
         self.full_until = full_until
         self.subset_size = subset_size
@@ -243,11 +236,38 @@ class GP(Optimizer):
         self._output_refits = Refits()
         self._rows = EncodedRows()
 
+    def check_tuned(self) -> None:
+        super().check_tuned()
+        from ..bo.models.gp.fit import OUTPUTS
+
+        check_bool("explore_stalls", self._explore_stalls)
+        check_int("explore_every", self._explore_every)
+        check_bool("hint_draws", self._hint_draws)
+        if self._ehvi_exact not in (2, 3):
+            raise ConfigError(f"ehvi_exact must be 2 or 3, but got ehvi_exact={self._ehvi_exact!r}")
+        if self._output not in OUTPUTS:
+            raise ConfigError(f"output must be one of {OUTPUTS}, but got output={self._output!r}")
+        if self._hint_prior not in _HINT_PRIORS:
+            raise ConfigError(f"hint_prior must be one of {_HINT_PRIORS}, but got hint_prior={self._hint_prior!r}")
+        beta = self._prior_beta
+        if not (isinstance(beta, (int, float)) and math.isfinite(beta) and beta >= 0):
+            raise ConfigError(f"prior_beta must be a finite number >= 0, but got prior_beta={beta!r}")
+
+    @property
+    def hint_draws(self) -> bool:  # type: ignore[override]
+        """Whether the study replaces some suggestions by draws from the good hints' windows (tuned)."""
+        return self._hint_draws
+
+    @property
+    def output(self) -> str:
+        """The output transform the GP is fitted with (tuned; see the class docstring)."""
+        return self._output
+
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
         recursive = analyze(root).recursive
         complete = [o for o in history.complete if math.isfinite(o.loss)]
-        if len(complete) >= self.startup(root) and self.objectives != "rank" and has_several(complete):
+        if len(complete) >= self.startup(root) and self.objectives == "ehvi" and has_several(complete):
             parts = self.parts(root, recursive, self._output_refits)
             with one_blas_thread():
                 return suggest_several(
@@ -256,7 +276,7 @@ class GP(Optimizer):
                     history,
                     n,
                     rng,
-                    exact=3 if self.objectives == "ehvi3" else 2,
+                    exact=self._ehvi_exact,
                     draw_unseen=lambda seen: _unseen_draw(root, seen, rng),
                 )
         if len(complete) >= self.startup(root):
@@ -295,12 +315,12 @@ class GP(Optimizer):
         kernel = _kernel(self.kernel, recursive)
         return GPParts(
             encoding=encoding,
-            candidates=Candidates(self.n_candidates, self.n_local, hinted=self.hint_prior != "off"),
+            candidates=Candidates(self.n_candidates, self.n_local, hinted=self._hint_prior != "off"),
             subset=Subset(self.full_until, self.subset_size, self._rows),
-            hint_prior=HintPrior(self.hint_prior, self.acquisition),
+            hint_prior=HintPrior(self._hint_prior, self.acquisition),
             refitter=Refitter(encoding, kernel, self.kernel, self.deterministic, self.output, refits or self._refits),
             n_starts=self.n_starts,
-            prior_beta=self.prior_beta,
+            prior_beta=self._prior_beta,
         )
 
     def recommend(self, space: Space, history: History) -> Config | None:
@@ -458,7 +478,7 @@ class GP(Optimizer):
 
         # the history part of the stall test, once per suggestion: it fits the warp
         # pending trials count as suggestions made since: k workers at one history explore one in three
-        since = evaluations_since_improvement(losses) + n_pending if self.explore_stalls else 0
+        since = evaluations_since_improvement(losses) + n_pending if self._explore_stalls else 0
 
         def acquire(model: Model, best: float, Xc: np.ndarray) -> Acquisition:
             acq = make_acquisition(
@@ -466,14 +486,14 @@ class GP(Optimizer):
             )
             if log_prior is None:
                 return acq
-            gamma = self.prior_beta / len(losses)
+            gamma = self._prior_beta / len(losses)
             return PriorWeighted(acq, log_prior, gamma, log_space=self.acquisition in LOG_ACQUISITIONS)
 
         return Rules(
             acquire=acquire,
             n_starts=self.n_starts,
             candidates_only=self.acquisition == "ts",
-            explores=lambda i: self.explore_stalls and explores(since + i, self.explore_every),
+            explores=lambda i: self._explore_stalls and explores(since + i, self._explore_every),
             swaps=lambda: [] if recursive else incumbent_swaps(root, configs, losses, rng),
             draw_unseen=lambda seen: _unseen_draw(root, seen, rng),
         )

@@ -8,7 +8,7 @@ hyperparameters reused in between), independent of one another
 (:class:`treefarm.bo.models.stacked.Stacked`). The acquisition
 (:class:`treefarm.bo.acquisition.multi.MultiObjective`) is:
 
-- two objectives (three too with ``objectives="ehvi3"``): log expected
+- two objectives (three too with the tuned ``ehvi_exact=3``): log expected
   hypervolume improvement over the feasible front, in closed form (Emmerich et al. 2006; Yang et al. 2019; Daulton et
   al. 2020; the log form of Ament et al. 2023), against a reference point
   a tenth of the observed range beyond the worst observed loss of each

@@ -88,16 +88,32 @@ DIGITS = 6
 class GrammarSearch(Optimizer):
     """Model-guided evolution on derivation trees (see the module docstring).
 
-    ``n_startup`` prior draws first; ``n_candidates`` children scored per
-    suggestion; ``gamma`` the good fraction; ``greed`` biases the choice of
-    a parent towards the best: the good parent at rank ``floor(n_good u^greed)``
-    for a uniform ``u`` (1 is uniform over the good ones); ``p_prior`` the share of
-    children drawn fresh from the prior; ``p_crossover`` the share made by
-    crossover; ``p_constants`` the chance of a constants-only step of a
-    good structure; ``scale`` the numeric step of a mutation on the unit scale, and the
-    first step of a structure's constants; ``rate`` the chance
-    that each other decision of a mutated child moves too; ``digits`` how many
-    significant digits two losses share to be one level.
+    Parameters
+    ----------
+    n_startup:
+        Prior draws first: more on a grammar whose good expressions are rare
+        among short ones.
+    n_candidates:
+        Children scored by the model per suggestion: more is greedier.
+    gamma:
+        The good fraction, the parents: lower exploits the best few harder.
+    p_prior:
+        The share of children drawn fresh from the prior: raise it when runs
+        settle on one structure too early.
+    digits:
+        How many significant digits two losses share to be one level: fewer
+        on a noisy objective, so noise does not rank structures.
+
+    Notes
+    -----
+    The tuned settings (:attr:`Optimizer.tuned`, the benchmark's variants, not
+    options): ``greed`` biases the choice of a parent towards the best (the good
+    parent at rank ``floor(n_good u^greed)`` for a uniform ``u``; 1 is uniform over
+    the good ones), ``p_crossover`` the share of children made by crossover,
+    ``p_constants`` the chance of a constants-only step of a good structure,
+    ``scale`` the numeric step of a mutation on the unit scale (and the first
+    step of a structure's constants), ``rate`` the chance that each other
+    decision of a mutated child moves too.
 
     The defaults were chosen on the 15 targets of ``bench/harness/symbolic.py``'s
     suite with ``kernel_search`` and ``symbolic_regression`` (30 seeds) and
@@ -108,6 +124,12 @@ class GrammarSearch(Optimizer):
     """
 
     searches_recursive = True
+    tuned = ("p_crossover", "p_constants", "scale", "rate", "greed")
+    _p_crossover: float = 0.25
+    _p_constants: float = 0.2
+    _scale: float = 0.2
+    _rate: float = 0.2
+    _greed: float = 6.0
 
     def __init__(
         self,
@@ -116,11 +138,6 @@ class GrammarSearch(Optimizer):
         n_candidates: int = 4,
         gamma: float = 0.1,
         p_prior: float = 0.05,
-        p_crossover: float = 0.25,
-        p_constants: float = 0.2,
-        scale: float = 0.2,
-        rate: float = 0.2,
-        greed: float = 6.0,
         digits: int = DIGITS,
     ) -> None:
         check_int("n_startup", n_startup)
@@ -128,23 +145,22 @@ class GrammarSearch(Optimizer):
         check_range("gamma", gamma, 0.0, 1.0)
         check_positive("gamma", gamma)
         check_range("p_prior", p_prior, 0.0, 1.0)
-        check_range("p_crossover", p_crossover, 0.0, 1.0)
-        check_range("p_constants", p_constants, 0.0, 1.0)
-        check_positive("scale", scale)
-        check_range("rate", rate, 0.0, 1.0)
         check_int("digits", digits)
         self.n_startup = n_startup
         self.n_candidates = n_candidates
         self.gamma = gamma
         self.p_prior = p_prior
-        self.p_crossover = p_crossover
-        self.p_constants = p_constants
-        self.scale = scale
-        self.rate = rate
-        self.greed = greed
         self.digits = digits
         self._cache: dict[tuple[Space, Config], tuple[str, frozenset[str]]] = {}
         self._structures: dict[tuple[Space, Config], frozenset[tuple[str, Scalar]]] = {}
+
+    def check_tuned(self) -> None:
+        super().check_tuned()
+        check_range("p_crossover", self._p_crossover, 0.0, 1.0)
+        check_range("p_constants", self._p_constants, 0.0, 1.0)
+        check_positive("scale", self._scale)
+        check_range("rate", self._rate, 0.0, 1.0)
+        check_positive("greed", self._greed)
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         root = convert(space)
@@ -205,7 +221,7 @@ class GrammarSearch(Optimizer):
         n_good = max(1, math.ceil(self.gamma * len(complete)))
         parents = self._parents(root, complete)
         good = [o.config for o in parents]
-        fitted = [c for c in good if has_numbers(root, c)] if rng.random() < self.p_constants else []
+        fitted = [c for c in good if has_numbers(root, c)] if rng.random() < self._p_constants else []
         if fitted:
             centre = fitted[int(rng.integers(len(fitted)))]
             sigma = self._sigma(root, centre, ordered)
@@ -230,7 +246,7 @@ class GrammarSearch(Optimizer):
         mine = self._structure(root, centre)
         mates = [o for o in ordered if self._structure(root, o.config) == mine]
         points = np.array([numbers(root, o.config) for o in mates])
-        return step_size(points, [o.loss for o in mates], self.scale)
+        return step_size(points, [o.loss for o in mates], self._scale)
 
     def _parents(self, root: Space, complete: list[Observation]) -> list[Observation]:
         """The good ``gamma`` fraction of the loss levels, best first, each by
@@ -264,16 +280,16 @@ class GrammarSearch(Optimizer):
             at_level.setdefault(_level(o.loss, self.digits), []).append(o)
         for _ in range(self.n_candidates):
             u = rng.random()
-            i = int(len(good) * rng.random() ** self.greed)
+            i = int(len(good) * rng.random() ** self._greed)
             parent = good[i]
             if u < self.p_prior:
                 child = sample(root, rng)
-            elif u < self.p_prior + self.p_crossover and len(good) > 1:
+            elif u < self.p_prior + self._p_crossover and len(good) > 1:
                 child = crossover(root, parent, good[int(rng.integers(len(good)))], rng)
             else:
                 if i not in avoided:
                     avoided[i] = neutral_subtrees(parents[i], at_level[_level(parents[i].loss, self.digits)], self.digits)
-                child = neighbour(root, parent, rng, scale=self.scale, rate=self.rate, avoid=avoided[i])
+                child = neighbour(root, parent, rng, scale=self._scale, rate=self._rate, avoid=avoided[i])
             key = self._key(root, child, rules)
             if key not in seen:
                 children.setdefault(key, child)

@@ -87,13 +87,16 @@ class NSGA2(Optimizer):
     ----------
     population_size:
         How many of the best completed trials are parents, and how many prior
-        draws start the run (Deb et al. use 100; Optuna's ``NSGAIISampler`` 50).
+        draws start the run (Deb et al. use 100; Optuna's ``NSGAIISampler`` 50):
+        larger for a front of many objectives or a long budget, smaller for a
+        short one.
     crossover_prob:
         The probability that a child is a crossover of two parents rather than a
         mutated copy of one (0.9, Deb et al.).
     eta_crossover, eta_mutation:
         The distribution indices of SBX and polynomial mutation (20 each: children
-        close to their parents).
+        close to their parents); lower ones spread children wider, for a rugged
+        front.
     """
 
     searches_recursive = True

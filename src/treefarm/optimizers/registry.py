@@ -7,13 +7,14 @@ not import SciPy's optimizers for a user of random search.
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from ..exceptions import StudyError
-from .base import Optimizer
+from .base import Optimizer, variant
 
 __all__ = ["available", "class_named", "from_spec", "make_optimizer", "optimizer_class", "recursive_algos", "spec_of"]
 
@@ -37,6 +38,12 @@ _REGISTRY: dict[str, tuple[str, str]] = {
 _LATER_OPTIONS: dict[str, dict[str, Any]] = {
     "tpe": {"rank_weights": 0.0, "always_joint": 0},
     "auto": {"fidelity": None, "agreement_floor": 0.3},
+    "gp": {"ehvi_exact": 2},
+}
+#: Option values stored by earlier releases that are spelled otherwise now, with the settings
+#: they stand for: ``GP(objectives="ehvi3")`` is ``objectives="ehvi"`` at the tuned ``ehvi_exact=3``.
+_RESPELLED: dict[tuple[str, str, Any], dict[str, Any]] = {
+    ("gp", "objectives", "ehvi3"): {"objectives": "ehvi", "ehvi_exact": 3},
 }
 
 
@@ -96,7 +103,8 @@ def spec_of(optimizer: Optimizer) -> dict[str, Any]:
     """What a study stores of its optimizer: ``{"algo": name, "options": {...}}``.
 
     The options are the constructor's arguments (optimizers store them as
-    public attributes); an option that is itself an optimizer is stored as
+    public attributes) and the tuned settings (:attr:`Optimizer.tuned`), side by
+    side as earlier releases stored both; an option that is itself an optimizer is stored as
     ``{"optimizer": its spec}``. ``"exact"`` is False when the optimizer is not a
     registered class or an option is not JSON (a function, say): the study
     then cannot rebuild it alone and asks for it when reopened.
@@ -104,9 +112,8 @@ def spec_of(optimizer: Optimizer) -> dict[str, Any]:
     name = _registered_name(type(optimizer))
     options: dict[str, Any] = {}
     exact = name is not None
-    for key, value in vars(optimizer).items():
-        if key.startswith("_"):
-            continue
+    settings = {k: v for k, v in vars(optimizer).items() if not k.startswith("_")} | optimizer.tuned_settings()
+    for key, value in settings.items():
         if isinstance(value, Optimizer):  # a composite's part (auto's GP and TPE)
             inner = spec_of(value)
             options[key] = {"optimizer": inner}
@@ -136,14 +143,32 @@ def _registered_name(cls: type) -> str | None:
 def from_spec(spec: dict[str, Any]) -> Optimizer:
     """The optimizer a stored :func:`spec_of` describes; StudyError if it cannot be rebuilt.
     An option the spec does not name because it came later takes the value that
-    behaves as before it (``_LATER_OPTIONS``), not today's default."""
+    behaves as before it (``_LATER_OPTIONS``), not today's default; a stored setting that
+    is no longer a constructor option is restored as a tuned setting (:func:`~.base.variant`),
+    a value spelled otherwise now as what it stands for (``_RESPELLED``), so the study goes
+    on as it ran; a setting this release does not have at all is refused by name."""
     if not spec.get("exact", False):
         raise StudyError(
             "the stored optimizer must be rebuildable from its settings (pass algo= to reopen the study), "
             f"but got stored_algo={spec.get('algo')!r}, options={spec.get('options')!r}"
         )
-    options = {
+    algo = spec["algo"]
+    stored = {
         key: from_spec(value["optimizer"]) if isinstance(value, dict) and set(value) == {"optimizer"} else value
         for key, value in spec["options"].items()
     }
-    return make_optimizer(spec["algo"], **(_LATER_OPTIONS.get(spec["algo"], {}) | options))
+    settings = _LATER_OPTIONS.get(algo, {}) | stored
+    for (respelled_algo, key, old), new in _RESPELLED.items():
+        if respelled_algo == algo and key in settings and settings[key] == old:
+            settings |= new
+    cls = optimizer_class(algo)
+    accepted = set(inspect.signature(cls).parameters)
+    unknown = sorted(set(settings) - accepted - set(cls.tuned))
+    if unknown:
+        raise StudyError(
+            f"the stored optimizer's settings must be ones {cls.__name__} has (pass algo= to reopen the study "
+            f"with another optimizer), but got stored_algo={algo!r}, "
+            + ", ".join(f"{key}={settings[key]!r}" for key in unknown)
+        )
+    tuned = {key: value for key, value in settings.items() if key not in accepted}
+    return variant(cls, tuned, **{key: value for key, value in settings.items() if key in accepted})

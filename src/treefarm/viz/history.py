@@ -26,7 +26,7 @@ from .source import complete_trials, sign
 __all__ = [
     "Band",
     "Convergence",
-    "Curves",
+    "LearningCurves",
     "best_so_far",
     "convergence",
     "convergence_band",
@@ -64,7 +64,7 @@ class Band:
 
 
 @dataclass(frozen=True)
-class Curves:
+class LearningCurves:
     """Intermediate values of up to ``max_curves`` trials: ``numbers[i]`` reported
     ``values[i]`` at ``steps[i]``."""
 
@@ -130,7 +130,7 @@ def convergence_band(studies: Sequence[Sequence[TrialRecord]], *, direction: str
     return Band(np.arange(1, length + 1), median, low, high, len(curves))
 
 
-def intermediate_curves(trials: Sequence[TrialRecord], *, direction: str, max_curves: int = 200) -> Curves:
+def intermediate_curves(trials: Sequence[TrialRecord], *, direction: str, max_curves: int = 200) -> LearningCurves:
     """The learning curves of the trials that reported intermediate values: all
     if at most ``max_curves``, else the ``max_curves`` whose last value is best."""
     reported = [t for t in trials if t.intermediate]
@@ -143,4 +143,4 @@ def intermediate_curves(trials: Sequence[TrialRecord], *, direction: str, max_cu
     chosen = sorted(sorted(reported, key=last)[:max_curves], key=lambda t: t.number)
     steps = [np.array(sorted(t.intermediate), dtype=float) for t in chosen]
     values = [np.array([t.intermediate[k] for k in sorted(t.intermediate)], dtype=float) for t in chosen]
-    return Curves([t.number for t in chosen], steps, values, len(chosen), len(reported))
+    return LearningCurves([t.number for t in chosen], steps, values, len(chosen), len(reported))

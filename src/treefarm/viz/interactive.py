@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import StudyError
+from ..exceptions import StudyError, import_optional
 from . import history, params, posterior
 from .front import front, hypervolume_history
 from .source import StudyLike, as_study_data
@@ -41,11 +41,7 @@ Figure = Any  # plotly.graph_objects.Figure, imported lazily
 
 
 def _go() -> Any:
-    try:
-        import plotly.graph_objects as go
-    except ImportError as exc:
-        raise StudyError("interactive figures need plotly: pip install 'treefarm[plotly]'") from exc
-    return go
+    return import_optional("plotly.graph_objects", needed="interactive figures need plotly", extra="plotly")
 
 
 def _figure(title: str, x: str, y: str, shown: int = 0, total: int = 0, what: str = "trials") -> Figure:

@@ -31,7 +31,7 @@ from ..exceptions import ConfigError, StudyError, format_values
 from ..storage import TrialRecord
 from ..study.state.outcome import loss_variance
 from .history import _even
-from .params import Column, _all_numbers, _column, importance
+from .params import ParamValues, _all_numbers, _column, importance
 from .source import complete_trials, losses
 
 __all__ = ["Posterior", "gp_posterior", "gp_posteriors", "numeric_addresses"]
@@ -56,7 +56,7 @@ class Posterior:
     total: int
 
 
-def _numeric(done: Sequence[TrialRecord]) -> list[Column]:
+def _numeric(done: Sequence[TrialRecord]) -> list[ParamValues]:
     """The numeric parameters active in every trial of ``done``."""
     out = []
     configs = [t.params for t in done]
@@ -72,13 +72,13 @@ def numeric_addresses(trials: Sequence[TrialRecord]) -> list[str]:
     return [c.address for c in _numeric(complete_trials(trials))]
 
 
-def _to_unit(c: Column, v: np.ndarray) -> np.ndarray:
+def _to_unit(c: ParamValues, v: np.ndarray) -> np.ndarray:
     t, ref = (np.log(v), np.log(c.numbers)) if c.log else (v, c.numbers)
     lo, hi = float(ref.min()), float(ref.max())
     return (t - lo) / (hi - lo) if hi > lo else np.full(len(v), 0.5)
 
 
-def _from_unit(c: Column, u: np.ndarray) -> np.ndarray:
+def _from_unit(c: ParamValues, u: np.ndarray) -> np.ndarray:
     ref = np.log(c.numbers) if c.log else c.numbers
     t = float(ref.min()) + u * (float(ref.max()) - float(ref.min()))
     return np.exp(t) if c.log else t

@@ -1,6 +1,6 @@
 """Two parameters against the loss: where the good trials sit (pure data).
 
-The plane of two parameters (each mapped to [0, 1] as :meth:`.params.Column.unit`
+The plane of two parameters (each mapped to [0, 1] as :meth:`.params.ParamValues.unit`
 maps it: log scale, category index) is cut into ``bins`` x ``bins`` cells (by default as many as keep about
 four trials per cell, at most :data:`MAX_BINS`); each
 cell holds the mean loss rank of the trials in it (0 best, 1 worst: ranks, so

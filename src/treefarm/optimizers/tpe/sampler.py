@@ -9,13 +9,14 @@ import dataclasses
 import functools
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ...exceptions import ConfigError
 from ...space import Config, Space, analyze, convert, sample
 from ...validation import check_bool, check_int, check_nonnegative, check_positive
-from ..base import History, Observation, Optimizer
+from ..base import History, Observation, Optimizer, variant
 from ..unseen import unseen
 from .constraints import constraint_splits
 from .parzen import Parzen
@@ -23,11 +24,16 @@ from .pooled import node_columns
 from .proposal import ColumnPair, Proposal, common_numeric
 from .split import Columns, Tied, columns, concat, split, tenth, weighted_columns
 
-__all__ = ["JOINT_MAX_NUMBERS", "JOINT_MIN_NUMBERS", "TPE"]
+__all__ = ["HYPEROPT_OPTIONS", "HYPEROPT_TUNED", "JOINT_MAX_NUMBERS", "JOINT_MIN_NUMBERS", "TPE"]
 
 Gamma = float | Callable[[int], int]
 #: The fewest and the most always-active numbers for which ``TPE()`` takes joint turns (package docstring).
 JOINT_MIN_NUMBERS, JOINT_MAX_NUMBERS = 3, 10
+#: :meth:`TPE.hyperopt`'s options and tuned settings (Bergstra et al. 2011, as hyperopt runs it).
+HYPEROPT_OPTIONS: dict[str, Any] = {"gamma": 0.25, "n_candidates": 24, "n_startup": 20, "prior_weight": 1.0}
+HYPEROPT_TUNED: dict[str, Any] = {
+    "bounds_as_neighbours": True, "forget": None, "joint_every": None, "rank_weights": 0.0, "always_joint": 0
+}
 
 
 class TPE(Optimizer):
@@ -37,50 +43,53 @@ class TPE(Optimizer):
     ----------
     gamma:
         The fraction of trials that make ``l(x)`` (``ceil(gamma n)``), or a
-        function of ``n`` giving their number.
+        function of ``n`` giving their number. Lower it to exploit the very
+        best trials harder on a long study; raise it on a noisy objective.
     n_candidates:
-        Draws from ``l(x)`` per decision.
+        Draws from ``l(x)`` per decision: more is greedier and slower.
     n_startup:
-        Completed trials before the model is used (random draws until then).
+        Completed trials before the model is used (random draws until then):
+        raise it on a space of many decisions, lower it on a short budget.
     prior_weight:
-        Weight of the prior component relative to one observation.
+        Weight of the prior component relative to one observation: raise it
+        to keep exploring the whole space longer.
     multivariate:
-        A joint estimator over the always-active numeric addresses.
+        Every turn joint: one estimator over the always-active numbers, for
+        numbers known to interact (rather than every ``joint_every``-th turn).
     constant_liar:
-        Count pending trials as bad observations.
-    forget:
-        Linear forgetting: all but the newest ``forget`` observations of an
-        estimator weigh less with age (hyperopt's ``LF = 25``, the default);
-        ``None`` (the paper's equal weights) keeps every weight at 1.
-    bounds_as_neighbours:
-        Whether a parameter's bounds count as neighbours of its lowest and
-        highest observations in the bandwidth rule (the paper's); ``False``,
-        the default, is hyperopt's code and Optuna's ``consider_endpoints=False``.
-    rank_weights:
-        The power ``p`` of the good trials' rank weights in the numeric
-        estimators of ``l``: the ``i``-th best of ``k`` good trials weighs
-        ``(ln(k + 1/2) - ln i) ** p`` (tied losses share their mean rank) times
-        its forgetting weight. ``0`` weighs them equally (the paper's);
-        ``auto``'s TPE turns keep ``0``.
-    joint_every:
-        Every ``joint_every``-th trial is a joint turn (Optuna's multivariate
-        view, see :mod:`treefarm.optimizers.tpe`) when 3 to 10 numbers are active in
-        every trial; ``None`` for none. Ignored with ``multivariate=True``,
-        where every turn is joint.
-    always_joint:
-        When 3 to ``always_joint`` numbers are active in every trial, every
-        turn is joint: the multivariate estimator at this TPE's ``gamma``, as
-        ``multivariate=True``. ``0`` for never; ``joint_every=None`` turns
-        joint turns off altogether; ``auto``'s TPE turns keep both off.
-    constraints:
-        With constraints: ``"rank"`` (the trials' place in the feasible-first
-        Pareto order is the loss, as without) or ``"ctpe"`` (that, and one
-        density ratio per constraint scoring the candidates, c-TPE: see
-        :mod:`treefarm.optimizers.tpe.constraints`; the joint turns' numbers
-        are chosen without them).
+        Count pending trials as bad observations, so parallel workers spread
+        out; ``False`` only when pending trials should not steer suggestions.
+
+    Notes
+    -----
+    The tuned settings (:attr:`Optimizer.tuned`, the benchmark's variants, not
+    options): ``forget`` (linear forgetting: all but the newest ``forget``
+    observations of an estimator weigh less with age, hyperopt's ``LF = 25``;
+    ``None``, the paper's equal weights), ``bounds_as_neighbours`` (whether a
+    parameter's bounds count as neighbours of its lowest and highest
+    observations in the bandwidth rule, the paper's; ``False`` is hyperopt's
+    code and Optuna's ``consider_endpoints=False``), ``joint_every`` (every
+    ``joint_every``-th trial is a joint turn when 3 to 10 numbers are active in
+    every trial; ``None`` for none), ``rank_weights`` (the power ``p`` of the
+    good trials' rank weights in the numeric estimators of ``l``: the ``i``-th
+    best of ``k`` weighs ``(ln(k + 1/2) - ln i) ** p``, tied losses sharing
+    their mean rank; ``0``, the paper's equal weights), ``always_joint`` (with
+    3 to ``always_joint`` numbers active in every trial, every turn is joint;
+    ``0`` for never) and ``constraints`` (``"ctpe"``: one density ratio per
+    constraint scoring the candidates, c-TPE,
+    :mod:`treefarm.optimizers.tpe.constraints`; ``"rank"``: the constraints only
+    in the feasible-first Pareto order that is the loss). ``auto``'s TPE turns
+    run with the paper's bandwidths, equal weights and no joint turns.
     """
 
     searches_recursive = True
+    tuned = ("forget", "bounds_as_neighbours", "joint_every", "rank_weights", "always_joint", "constraints")
+    _forget: int | None = 25
+    _bounds_as_neighbours: bool = False
+    _joint_every: int | None = 4
+    _rank_weights: float = 3.0
+    _always_joint: int = 5
+    _constraints: str = "ctpe"
 
     def __init__(
         self,
@@ -91,65 +100,42 @@ class TPE(Optimizer):
         prior_weight: float = 1.0,
         multivariate: bool = False,
         constant_liar: bool = True,
-        forget: int | None = 25,
-        bounds_as_neighbours: bool = False,
-        joint_every: int | None = 4,
-        constraints: str = "ctpe",
-        rank_weights: float = 3.0,
-        always_joint: int = 5,
     ) -> None:
         if not callable(gamma) and not (isinstance(gamma, (int, float)) and 0 < gamma < 1):
             raise ConfigError(f"gamma must be in (0, 1) or a function of n, but got gamma={gamma!r}")
         check_int("n_candidates", n_candidates)
         check_int("n_startup", n_startup, minimum=0)
         check_positive("prior_weight", prior_weight)
-        check_nonnegative("rank_weights", rank_weights)
-        if not math.isfinite(rank_weights):
-            raise ConfigError(f"rank_weights must be a finite number >= 0, but got rank_weights={rank_weights!r}")
-        for name, flag in (
-            ("multivariate", multivariate),
-            ("constant_liar", constant_liar),
-            ("bounds_as_neighbours", bounds_as_neighbours),
-        ):
-            check_bool(name, flag)
-        if forget is not None:
-            check_int("forget", forget)
-        if joint_every is not None:
-            check_int("joint_every", joint_every)
-        check_int("always_joint", always_joint, minimum=0)
-        if constraints not in ("rank", "ctpe"):
-            raise ConfigError(f"constraints must be 'rank' or 'ctpe', but got constraints={constraints!r}")
+        check_bool("multivariate", multivariate)
+        check_bool("constant_liar", constant_liar)
         self.gamma = gamma
         self.n_candidates = n_candidates
         self.n_startup = n_startup
         self.prior_weight = float(prior_weight)
         self.multivariate = multivariate
         self.constant_liar = constant_liar
-        self.forget = forget
-        self.bounds_as_neighbours = bounds_as_neighbours
-        self.joint_every = joint_every
-        self.constraints = constraints
-        self.rank_weights = float(rank_weights)
-        self.always_joint = always_joint
+
+    def check_tuned(self) -> None:
+        super().check_tuned()
+        rank_weights = self._rank_weights
+        check_nonnegative("rank_weights", rank_weights)
+        if not math.isfinite(rank_weights):
+            raise ConfigError(f"rank_weights must be a finite number >= 0, but got rank_weights={rank_weights!r}")
+        self._rank_weights = float(rank_weights)
+        check_bool("bounds_as_neighbours", self._bounds_as_neighbours)
+        check_int("forget", self._forget, or_none=True)
+        check_int("joint_every", self._joint_every, or_none=True)
+        check_int("always_joint", self._always_joint, minimum=0)
+        if self._constraints not in ("rank", "ctpe"):
+            raise ConfigError(f"constraints must be 'rank' or 'ctpe', but got constraints={self._constraints!r}")
 
     @classmethod
     def hyperopt(cls, **options: object) -> TPE:
         """The TPE of Bergstra et al. 2011 as hyperopt documents it: gamma 0.25, 24
         candidates, 20 start-up trials, the prior weighing as one observation,
-        the bounds as neighbours, every observation weighing 1 (no forgetting, no rank weights);
-        ``options`` override any of them."""
-        settings: dict[str, object] = {
-            "gamma": 0.25,
-            "n_candidates": 24,
-            "n_startup": 20,
-            "prior_weight": 1.0,
-            "bounds_as_neighbours": True,
-            "forget": None,
-            "joint_every": None,
-            "rank_weights": 0.0,
-            "always_joint": 0,
-        }
-        return cls(**(settings | options))  # type: ignore[arg-type]
+        the bounds as neighbours, every observation weighing 1 (no forgetting, no rank weights)
+        and no joint turns; ``options`` override any of the constructor's."""
+        return variant(cls, HYPEROPT_TUNED, **(HYPEROPT_OPTIONS | options))
 
     def n_below(self, n: int) -> int:
         """How many of ``n`` completed trials make ``l(x)``: ``ceil(gamma n)``,
@@ -187,15 +173,15 @@ class TPE(Optimizer):
         (:func:`~treefarm.optimizers.tpe.split.split`), each constraint's split with
         ``constraints="ctpe"``, and a recursive space's pooled columns; each batch
         member adds its failed and pending trials to the bad side (:func:`_with_bad`)."""
-        good_and_worse = split(complete, self.n_below(len(complete)), self.rank_weights)
+        good_and_worse = split(complete, self.n_below(len(complete)), self._rank_weights)
         good, ranked = weighted_columns(good_and_worse.good, good_and_worse.weights)
-        splits = constraint_splits(complete, self.n_below) if self.constraints == "ctpe" else []
+        splits = constraint_splits(complete, self.n_below) if self._constraints == "ctpe" else []
         tied = None
         if analyze(root).recursive:
             tied = Tied(node_columns(root, good_and_worse.good), node_columns(root, good_and_worse.worse))
         return Proposal(
             root=root,
-            parzen=Parzen(self.n_candidates, self.prior_weight, self.forget, self.bounds_as_neighbours),
+            parzen=Parzen(self.n_candidates, self.prior_weight, self._forget, self._bounds_as_neighbours),
             objective=ColumnPair(good, columns(good_and_worse.worse)),
             rng=rng,
             ranked=ranked,
@@ -214,18 +200,20 @@ class TPE(Optimizer):
         ``joint_every`` is ``None``."""
         if self.multivariate:
             return True, None
-        if self.joint_every is None:
+        if self._joint_every is None:
             return False, None
         numbers = len(common_numeric(root, good, bad))
-        if JOINT_MIN_NUMBERS <= numbers <= self.always_joint:
+        if JOINT_MIN_NUMBERS <= numbers <= self._always_joint:
             return True, None
-        return False, self.joint_every if JOINT_MIN_NUMBERS <= numbers <= JOINT_MAX_NUMBERS else None
+        return False, self._joint_every if JOINT_MIN_NUMBERS <= numbers <= JOINT_MAX_NUMBERS else None
 
     def _joint_view(self) -> TPE:
         """The optimizer of the joint turns: this TPE's settings with the
         multivariate estimator and Optuna's good set, ``min(ceil(0.1 n), 25)``
         (:func:`~treefarm.optimizers.tpe.split.tenth`)."""
-        return TPE(**(vars(self) | {"multivariate": True, "gamma": tenth, "joint_every": None}))
+        options = {k: v for k, v in vars(self).items() if not k.startswith("_")}
+        tuned = self.tuned_settings() | {"joint_every": None}
+        return variant(TPE, tuned, **(options | {"multivariate": True, "gamma": tenth}))
 
 
 def _with_bad(template: Proposal, extra: Sequence[Config]) -> Proposal:
