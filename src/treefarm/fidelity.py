@@ -74,11 +74,12 @@ class Fidelity:
         return tuple(dict.fromkeys(max(self.low, v) for v in values))
 
     def cost_of(self, fidelity: float) -> float:
-        """What one evaluation at ``fidelity`` costs: a finite number >= 0, else StudyError."""
+        """What one evaluation at ``fidelity`` costs: a finite number > 0 (an evaluation
+        that costs nothing would never spend a ``max_cost``), else StudyError naming it."""
         cost = fidelity if self.cost is None else self.cost(fidelity)
-        if not is_number(cost) or not math.isfinite(cost) or cost < 0:
+        if not is_number(cost) or not math.isfinite(cost) or cost <= 0:
             raise StudyError(
-                f"a fidelity's cost must be a finite number >= 0, but got cost={cost!r} at fidelity={fidelity!r}"
+                f"a fidelity's cost must be a finite number > 0, but got cost={cost!r} at fidelity={fidelity!r}"
             )
         return float(cost)
 

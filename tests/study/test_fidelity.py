@@ -61,8 +61,17 @@ def test_a_fidelity_outside_its_range_and_a_bad_cost_are_named() -> None:
     fidelity = tf.Fidelity(0.1, 1.0, cost=lambda f: -f)
     with pytest.raises(StudyError, match=r"within \[0.1, 1.0\], but got fidelity=2"):
         fidelity.check(2)
-    with pytest.raises(StudyError, match=r"cost must be a finite number >= 0, but got cost=-0.5 at fidelity=0.5"):
+    with pytest.raises(StudyError, match=r"cost must be a finite number > 0, but got cost=-0.5 at fidelity=0.5"):
         fidelity.cost_of(0.5)
+
+
+def test_a_fidelity_that_costs_nothing_is_refused_before_a_trial_runs() -> None:
+    """A free evaluation would never spend a max_cost: the study would run forever."""
+    evaluated: list[float] = []
+    study = tf.Study.create(space=SPACE, fidelity=tf.Fidelity(1, 27, cost=lambda f: 0.0))
+    with pytest.raises(StudyError, match=r"cost must be a finite number > 0, but got cost=0.0 at fidelity=1"):
+        study.optimize(lambda params, trial: evaluated.append(trial.fidelity) or 0.0, max_cost=5)
+    assert evaluated == []
 
 
 @pytest.mark.parametrize("max_cost", [-1, 0, "10", math.nan, math.inf, True])

@@ -495,6 +495,18 @@ def test_a_report_beyond_float_range_is_refused_by_name() -> None:
     trial.report(np.int64(2), 0.5)  # a NumPy step is a step
 
 
+def test_a_report_step_that_goes_backwards_is_refused_naming_both_steps() -> None:
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    trial = study.ask()
+    trial.report(5, 0.5)
+    trial.report(5, 0.4)  # the same step again replaces its value
+    with pytest.raises(StudyError, match=r"must not go backwards, but got step=3 after step=5 on trial 0"):
+        trial.report(3, 0.3)
+    trial.report(6, 0.2)
+    study.tell(trial, 0.2)
+    assert dict(study.storage.get_trial(study.study_id, 0).intermediate) == {5: 0.4, 6: 0.2}
+
+
 def test_catch_takes_one_class_and_names_a_bad_value() -> None:
     study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
     study.optimize(lambda p: 1 / 0, 2, catch=ZeroDivisionError)  # one class alone

@@ -76,7 +76,7 @@ class Trial:
     it adds.
     """
 
-    __slots__ = ("_reached", "_resumed", "_study", "config", "number", "value")
+    __slots__ = ("_last_step", "_reached", "_resumed", "_study", "config", "number", "value")
 
     def __init__(self, study: TrialHost, number: int, config: Config, value: Any) -> None:
         self._study = study
@@ -85,12 +85,20 @@ class Trial:
         self.value = value
         self._reached = 0
         self._resumed = False
+        self._last_step: int | None = None
 
     def report(self, step: int, value: float | Sequence[float]) -> None:
         """Record the objective's intermediate ``value`` at ``step`` (e.g. an epoch): a
         number, or in a study with several objectives one number per objective (which
-        the successive-halving pruners compare as vectors)."""
+        the successive-halving pruners compare as vectors). Steps never go backwards:
+        a step below one reported before is refused (a curve read out of order would
+        mislead the pruner); the same step again replaces its value."""
         step = check_integral("step", step, 0, error=StudyError)  # NumPy integers too
+        if self._last_step is not None and step < self._last_step:
+            raise StudyError(
+                f"a report's step must not go backwards, but got step={step} after step={self._last_step} "
+                f"on trial {self.number}"
+            )
         self._spend_to(step)
         directions = self._study.directions
         if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) == 1:
@@ -101,6 +109,7 @@ class Trial:
                     f"but got value={vector!r:.120} at step={step}"
                 )
             self._study.storage.report_intermediate(self._study.study_id, self.number, step, [float(v) for v in vector])
+            self._last_step = step
             return
         if not _number(value):
             raise StudyError(
@@ -108,6 +117,7 @@ class Trial:
                 f"but got value={value!r} at step={step}"
             )
         self._study.storage.report_intermediate(self._study.study_id, self.number, step, float(cast(float, value)))
+        self._last_step = step
 
     def _spend_to(self, step: int) -> None:
         """Count the steps from the furthest reached so far to ``step`` in the trial's cost
