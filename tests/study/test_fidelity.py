@@ -6,14 +6,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 import treefarm as tf
 from treefarm.exceptions import StorageError, StudyError
-from treefarm.pruners.promotion import Point, misleading, next_evaluation, rung_agreement, tau_error
+from treefarm.pruners.promotion import Point, next_evaluation, rung_agreement
 
 SPACE = {"x": tf.Real(-5.0, 10.0), "y": tf.Real(0.0, 15.0)}
 
@@ -88,9 +87,7 @@ def test_the_budget_is_spent_within_one_trial_and_every_rung_promotes_its_best()
     rungs = tf.Fidelity(1 / 27, 1.0).rungs
     assert set(at) <= set(rungs) and at[rungs[0]] > at[rungs[1]] > at[rungs[2]]
     for low, high in itertools.pairwise(rungs):
-        cheaper = [dict(t.params) for t in trials if t.system_attrs["fidelity"] < high]
-        # once the rungs are no longer trusted, new configurations start at the top: not promotions
-        promoted = [dict(t.params) for t in trials if t.system_attrs["fidelity"] == high and dict(t.params) in cheaper]
+        promoted = [dict(t.params) for t in trials if t.system_attrs["fidelity"] == high]
         below = [dict(t.params) for t in trials if t.system_attrs["fidelity"] == low]
         assert all(p in below for p in promoted), "a promotion evaluates a configuration of the rung below"
         keys = [tuple(sorted(p.items())) for p in promoted]
@@ -207,68 +204,11 @@ def test_auto_models_every_rung_and_any_other_optimizer_sees_one() -> None:
     assert {o.fidelity for o in view_for(tf.Auto(fidelity=None), history, fidelity).complete} == {1 / 9}
 
 
-def test_once_the_cheap_rungs_mislead_the_optimizer_sees_the_top_alone() -> None:
-    from treefarm.optimizers import History, Observation
-    from treefarm.space import Config
-    from treefarm.study.fidelities import view_for
-
-    fidelity = tf.Fidelity(1 / 9, 1.0)
-    configs = [Config({"x": float(i), "y": 1.0}) for i in range(4)]
-    points = [Observation(c, float(i), fidelity=1 / 9) for i, c in enumerate(configs)]
-    points += [Observation(c, -float(i), fidelity=1.0) for i, c in enumerate(configs[:2])]
-    view = view_for(tf.Auto(), History(complete=tuple(points)), fidelity, misleading=True)
-    assert [o.fidelity for o in view.complete] == [1.0, 1.0]
-    assert set(view.failed) == set(configs[2:])  # seen cheaply: not proposed again, not modelled
-
-
 def test_cheap_rungs_that_agree_with_each_other_but_not_the_top_mislead() -> None:
     rungs = (1.0, 3.0, 9.0)
     mirrored = [Point(i, r, float(i)) for i in range(6) for r in (1.0, 3.0)] + [Point(i, 9.0, -float(i)) for i in range(6)]
     assert rung_agreement(mirrored, rungs) == pytest.approx(-1.0)
     assert next_evaluation(mirrored, [], rungs, 3) == (9.0, None)
-
-
-def test_tau_error_is_the_standard_deviation_of_kendalls_tau_between_independent_rankings() -> None:
-    from scipy.stats import kendalltau
-
-    for n in range(3, 7):
-        taus = [kendalltau(range(n), order).statistic for order in itertools.permutations(range(n))]
-        assert tau_error(n) == pytest.approx(float(np.std(taus)))
-
-
-def test_three_configurations_that_agree_by_chance_do_not_keep_the_rungs_trusted() -> None:
-    rungs = (1.0, 3.0, 9.0)
-    low = [Point(i, r, float(i)) for i in range(3) for r in (1.0, 3.0)]
-    by_chance = [*low, Point(0, 9.0, 0.0), Point(1, 9.0, 2.0), Point(2, 9.0, 1.0)]  # tau 1/3 at each rung
-    assert rung_agreement(by_chance, rungs) == pytest.approx(1 / 3)
-    assert misleading(by_chance, rungs)  # 1/3 - 0.64 < 0.3
-    agreeing = low + [Point(i, 9.0, float(i)) for i in range(3)]
-    assert not misleading(agreeing, rungs)  # 1 - 0.64 >= 0.3
-    assert not misleading(low + [Point(i, 9.0, float(i)) for i in range(2)], rungs)  # two: the tau alone
-
-
-def _study_at(low_rungs: Callable[[float], float]) -> list[float]:
-    """The fidelities of a study's trials whose cheap rungs report ``low_rungs`` of the top's loss."""
-
-    def evaluate(config: dict, trial: tf.Trial) -> float:
-        value = branin(config, 1.0)
-        return value if trial.fidelity == 1.0 else low_rungs(value)
-
-    study = tf.Study.create(space=SPACE, fidelity=tf.Fidelity(1 / 9, 1.0, cost=lambda f: f**2), seed=4, algo="tpe")
-    study.optimize(evaluate, max_cost=12.0, progress=False)
-    return [t.system_attrs["fidelity"] for t in study.trials]
-
-
-def test_a_study_whose_cheap_rungs_rank_in_reverse_stops_spending_on_them_after_three_full_evaluations() -> None:
-    fidelities = _study_at(lambda value: -value)
-    third = [i for i, f in enumerate(fidelities) if f == 1.0][2]
-    assert set(fidelities[third + 1 :]) == {1.0} and len(fidelities) > third + 5
-
-
-def test_a_study_whose_cheap_rungs_rank_like_the_top_goes_on_promoting() -> None:
-    fidelities = _study_at(lambda value: value + 1.0)
-    fourth = [i for i, f in enumerate(fidelities) if f == 1.0][3]
-    assert fidelities[fourth + 1 :].count(1 / 9) > 5 and 1 / 3 in fidelities[fourth + 1 :]
 
 
 def test_a_stale_promotion_is_refused_even_after_the_configuration_went_further() -> None:

@@ -8,22 +8,12 @@ as it qualifies, the highest rung first; when none qualifies, a new
 configuration starts at the lowest rung. No rung waits for the others, so no
 worker idles on a slow one.
 
-Low fidelities that mislead: the lower rungs are trusted only while the
-configurations evaluated at the top rung show, beyond the noise of so few, that
-they rank like the top. The statistic is Kendall's tau between each lower
-rung's losses and the top rung's over the configurations evaluated at both,
-pooled over the rungs (:func:`rung_agreement`). With two configurations at the
-top it must be at least :data:`TRUSTED_TAU` (the definition of misleading low
-fidelities); from three on, at least that plus its standard error, the standard
-deviation of Kendall's tau between ``n`` independent rankings,
-``sqrt(2 (2n + 5) / (9 n (n - 1)))`` (Kendall, "Rank Correlation Methods",
-1948; 0.64 for three, 0.41 for five). Three configurations that agree by
-chance therefore do not keep a study on rungs that mislead, while rungs that
-rank the configurations at the top as the top does keep their trust (a tau
-of 1 over three: 1 - 0.64 >= 0.3). Once the rungs are not trusted, new
-configurations start at the top rung and no more promotions are made, so the
-study spends what is left as a study without fidelities would, its model
-started from the configurations the rungs chose.
+Low fidelities that mislead: when the values at a rung rank configurations
+unlike the top rung (Kendall's tau below :data:`TRUSTED_TAU` over at least
+:data:`MIN_PAIRS` configurations evaluated at both, pooled over the rungs), the
+cheap rungs are not worth their cost: new configurations then start at the top
+rung and no more promotions are made, so the study spends what is left as a
+study without fidelities would.
 
 Notation: a *point* is ``(config, fidelity, loss)`` of a finished evaluation
 (``loss`` is None for a failed one); *pending* evaluations are ``(config, fidelity)``.
@@ -35,12 +25,12 @@ import math
 from collections.abc import Hashable, Sequence
 from typing import NamedTuple
 
-__all__ = ["MIN_PAIRS", "TRUSTED_TAU", "Next", "Point", "misleading", "next_evaluation", "rung_agreement", "tau_error"]
+__all__ = ["MIN_PAIRS", "TRUSTED_TAU", "Next", "Point", "next_evaluation", "rung_agreement"]
 
 TRUSTED_TAU = 0.3
 """Below this rank correlation with the top rung, the lower rungs are not trusted."""
 MIN_PAIRS = 5
-"""Configurations evaluated at a lower rung and the top, summed over the rungs, before the rungs are judged."""
+"""Configurations evaluated at two consecutive rungs before their agreement is judged."""
 
 
 class Point(NamedTuple):
@@ -63,52 +53,27 @@ def _losses_at(points: Sequence[Point], rung: float) -> dict[Hashable, float]:
     return {p.config: math.inf if p.loss is None else p.loss for p in points if p.fidelity == rung}
 
 
-def _taus(points: Sequence[Point], rungs: Sequence[float]) -> tuple[list[float], list[int], int]:
-    """Each lower rung's Kendall's tau with the top, its number of configurations at
-    both, and the number of configurations at the top with a loss at some lower rung."""
-    from scipy.stats import kendalltau
-
-    taus, weights, paired = [], [], set()
-    above = _losses_at(points, rungs[-1])
-    for low in rungs[:-1]:
-        below = _losses_at(points, low)
-        both = [c for c in below if c in above and math.isfinite(below[c]) and math.isfinite(above[c])]
-        if len(both) >= 2:
-            tau = kendalltau([below[c] for c in both], [above[c] for c in both]).statistic
-            if math.isfinite(tau):
-                taus.append(float(tau))
-                weights.append(len(both))
-                paired.update(both)
-    return taus, weights, len(paired)
-
-
 def rung_agreement(points: Sequence[Point], rungs: Sequence[float]) -> float | None:
     """Kendall's tau between each lower rung's losses and the top rung's, over the
     configurations evaluated at both, the rungs pooled by their numbers of
     configurations; None with fewer than :data:`MIN_PAIRS` configurations in all.
     Each rung is judged against the top, not the rung above: cheap rungs that agree
     with each other and not with the full evaluation mislead all the same."""
-    taus, weights, _ = _taus(points, rungs)
+    from scipy.stats import kendalltau
+
+    taus, weights = [], []
+    above = _losses_at(points, rungs[-1])
+    for low in rungs[:-1]:
+        below = _losses_at(points, low)
+        both = [(below[c], above[c]) for c in below if c in above and math.isfinite(below[c]) and math.isfinite(above[c])]
+        if len(both) >= 2:
+            tau = kendalltau(*zip(*both)).statistic
+            if math.isfinite(tau):
+                taus.append(tau)
+                weights.append(len(both))
     if sum(weights) < MIN_PAIRS:
         return None
-    return sum(t * w for t, w in zip(taus, weights)) / sum(weights)
-
-
-def tau_error(n: int) -> float:
-    """The standard deviation of Kendall's tau between two independent rankings of
-    ``n`` >= 2 items, ``sqrt(2 (2n + 5) / (9 n (n - 1)))``."""
-    return math.sqrt(2 * (2 * n + 5) / (9 * n * (n - 1)))
-
-
-def misleading(points: Sequence[Point], rungs: Sequence[float]) -> bool:
-    """Whether the lower rungs are no longer trusted: their agreement with the top
-    (:func:`rung_agreement`), less :func:`tau_error` of the configurations at the
-    top once there are three, is below :data:`TRUSTED_TAU` (see the module docstring)."""
-    taus, weights, n = _taus(points, rungs)
-    if sum(weights) < MIN_PAIRS:
-        return False
-    agreement = sum(t * w for t, w in zip(taus, weights)) / sum(weights)
-    return agreement - (tau_error(n) if n >= 3 else 0.0) < TRUSTED_TAU
+    return float(sum(t * w for t, w in zip(taus, weights)) / sum(weights))
 
 
 def next_evaluation(
@@ -116,8 +81,9 @@ def next_evaluation(
 ) -> Next:
     """ASHA's next evaluation (see the module docstring): a promotion from the highest
     rung that has one due, else a new configuration at the lowest rung, or at the top
-    one when the lower rungs are not trusted."""
-    if misleading(points, rungs):
+    one when the lower rungs mislead."""
+    agreement = rung_agreement(points, rungs)
+    if agreement is not None and agreement < TRUSTED_TAU:
         return Next(rungs[-1], None)
     started = {(p.config, p.fidelity) for p in points} | set(pending)
     for k in range(len(rungs) - 2, -1, -1):

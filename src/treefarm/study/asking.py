@@ -27,7 +27,7 @@ from ..execution.liveness import identity
 from ..fidelity import Fidelity
 from ..optimizers import GridExhaustedError, History, Optimizer
 from ..optimizers.hints import apply_hints
-from ..pruners.promotion import Next, misleading, next_evaluation
+from ..pruners.promotion import Next, next_evaluation
 from ..space import Config, sample, validate, within_support
 from ..storage import JSON, REQUEUED, NotFoundError, Storage, TrialState
 from .cache import TrialCache
@@ -255,10 +255,7 @@ class Asker:
 
         if self._fidelity is not None:
             every = self._cache.history(exclude=number)
-            points = self._cache.fidelity_points()[0]
-            lower = misleading(points, self._fidelity.rungs)
-            view = view_for(optimizer, every, self._fidelity, misleading=lower)
-            config, new = self.dedupe.suggest(propose, view, taken=every.seen())
+            config, new = self.dedupe.suggest(propose, view_for(optimizer, every, self._fidelity), taken=every.seen())
             return (config, True) if new else self._fresh(every, rng)
         if not self._check_dupes:
             if optimizer.needs_history:

@@ -28,16 +28,9 @@ MIN_POINTS = 5
 """Evaluations a rung needs before an optimizer that models one fidelity is fitted on it."""
 
 
-def view_for(optimizer: Optimizer, history: History, fidelity: Fidelity, *, misleading: bool = False) -> History:
-    """The history ``optimizer`` is given in a study with ``fidelity`` (see the module
-    docstring); once the lower rungs are found ``misleading``, the top rung's evaluations
-    alone, the configurations evaluated only below it counting as failed (seen, not modelled)."""
+def view_for(optimizer: Optimizer, history: History, fidelity: Fidelity) -> History:
+    """The history ``optimizer`` is given in a study with ``fidelity`` (see the module docstring)."""
     history = replace(history, max_fidelity=fidelity.high, min_fidelity=fidelity.rungs[0])
-    if misleading:
-        top = tuple(o for o in history.complete if o.fidelity is None or o.fidelity >= fidelity.high)
-        reached = {o.config for o in top}
-        below = dict.fromkeys(o.config for o in history.complete if o.config not in reached)
-        history = replace(history, complete=top, failed=(*history.failed, *below))
     return history if optimizer.uses_fidelities else history.at_one_fidelity(MIN_POINTS)
 
 
