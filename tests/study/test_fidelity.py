@@ -6,13 +6,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 import treefarm as tf
 from treefarm.exceptions import StorageError, StudyError
-from treefarm.pruners.promotion import Point, next_evaluation, rung_agreement
+from treefarm.pruners.promotion import Point, check_agreement, misleading, next_evaluation, rung_agreement
 
 SPACE = {"x": tf.Real(-5.0, 10.0), "y": tf.Real(0.0, 15.0)}
 
@@ -95,8 +96,16 @@ def test_the_budget_is_spent_within_one_trial_and_every_rung_promotes_its_best()
     at = Counter(t.system_attrs["fidelity"] for t in trials)
     rungs = tf.Fidelity(1 / 27, 1.0).rungs
     assert set(at) <= set(rungs) and at[rungs[0]] > at[rungs[1]] > at[rungs[2]]
+    checks = [dict(t.params) for t in trials if t.system_attrs["fidelity"] == rungs[0]][:5]
     for low, high in itertools.pairwise(rungs):
-        promoted = [dict(t.params) for t in trials if t.system_attrs["fidelity"] == high]
+        cheaper = [dict(t.params) for t in trials if t.system_attrs["fidelity"] < high]
+        # a check goes from the lowest rung to the top; once the rungs are no longer trusted,
+        # new configurations start at the top: neither is a promotion
+        promoted = [
+            dict(t.params)
+            for t in trials
+            if t.system_attrs["fidelity"] == high and dict(t.params) in cheaper and dict(t.params) not in checks
+        ]
         below = [dict(t.params) for t in trials if t.system_attrs["fidelity"] == low]
         assert all(p in below for p in promoted), "a promotion evaluates a configuration of the rung below"
         keys = [tuple(sorted(p.items())) for p in promoted]
@@ -213,11 +222,86 @@ def test_auto_models_every_rung_and_any_other_optimizer_sees_one() -> None:
     assert {o.fidelity for o in view_for(tf.Auto(fidelity=None), history, fidelity).complete} == {1 / 9}
 
 
+def test_once_the_cheap_rungs_mislead_the_optimizer_sees_the_top_alone() -> None:
+    from treefarm.study.ask.fidelities import view_for
+
+    from treefarm.optimizers import History, Observation
+    from treefarm.space import Config
+
+    fidelity = tf.Fidelity(1 / 9, 1.0)
+    configs = [Config({"x": float(i), "y": 1.0}) for i in range(4)]
+    points = [Observation(c, float(i), fidelity=1 / 9) for i, c in enumerate(configs)]
+    points += [Observation(c, -float(i), fidelity=1.0) for i, c in enumerate(configs[:2])]
+    view = view_for(tf.Auto(), History(complete=tuple(points)), fidelity, misleading=True)
+    assert [o.fidelity for o in view.complete] == [1.0, 1.0]
+    assert set(view.failed) == set(configs[2:])  # seen cheaply: not proposed again, not modelled
+
+
 def test_cheap_rungs_that_agree_with_each_other_but_not_the_top_mislead() -> None:
     rungs = (1.0, 3.0, 9.0)
     mirrored = [Point(i, r, float(i)) for i in range(6) for r in (1.0, 3.0)] + [Point(i, 9.0, -float(i)) for i in range(6)]
     assert rung_agreement(mirrored, rungs) == pytest.approx(-1.0)
     assert next_evaluation(mirrored, [], rungs, 3) == (9.0, None)
+
+
+def test_the_checks_agreement_is_kendalls_tau_of_the_first_configurations_at_the_lowest_rung_and_the_top() -> None:
+    rungs = (1.0, 3.0, 9.0)
+    low = [Point(f"c{i}", 1.0, float(i)) for i in range(8)]
+    top = [Point(f"c{i}", 9.0, loss) for i, loss in enumerate([0.0, 2.0, 1.0, 3.0, 4.0])]
+    # pairs: 9 of 10 concordant, one discordant (c1, c2): tau = (9 - 1) / 10
+    assert check_agreement(low + top, rungs, 5) == pytest.approx(0.8)
+    promoted = [Point("c5", 9.0, -10.0), Point("c6", 9.0, -20.0)]  # climbed the rungs: not a check
+    assert check_agreement(low + top + promoted, rungs, 5) == pytest.approx(0.8)
+    assert check_agreement(low + top[:4], rungs, 5) is None  # a check not yet measured at the top
+    reversed_ = [Point(f"c{i}", 9.0, -float(i)) for i in range(5)]
+    assert check_agreement(low + reversed_, rungs, 5) == pytest.approx(-1.0)
+    assert misleading(low + reversed_, rungs, 5) and not misleading(low + top, rungs, 5)
+
+
+def test_the_checks_do_not_count_among_the_promoted_configurations_pairs() -> None:
+    rungs = (1.0, 3.0, 9.0)
+    checks = [Point(f"c{i}", r, float(i)) for i in range(8) for r in (1.0, 9.0)]  # agree: tau 1
+    # worse than the checks everywhere, and among themselves ranked in reverse at the top
+    promoted = [Point(f"p{i}", r, 10.0 + i) for i in range(3) for r in (1.0, 3.0)]
+    promoted += [Point(f"p{i}", 9.0, 10.0 - i) for i in range(3)]
+    pooled = (11 * (52 - 3) / 55 + 3 * -1.0) / 14  # rung 1: 3 of 55 pairs discordant; rung 3: reversed
+    assert rung_agreement(checks + promoted, rungs) == pytest.approx(pooled)
+    assert pooled > 0.3  # pooled with the checks, the promoted configurations' reversal would hide
+    assert rung_agreement(promoted, rungs) == pytest.approx(-1.0)
+    assert misleading(checks + promoted, rungs, 8)
+
+
+def test_each_check_is_measured_at_the_top_before_any_promotion_or_new_configuration() -> None:
+    rungs = (1.0, 3.0, 9.0)
+    low = [Point(f"c{i}", 1.0, float(i)) for i in range(3)]
+    assert next_evaluation(low[:1], [], rungs, 3, checks=5) == (9.0, "c0")
+    assert next_evaluation(low, [("c0", 9.0)], rungs, 3, checks=5) == (9.0, "c1")
+    measured = low + [Point(f"c{i}", 9.0, float(i)) for i in range(3)]
+    assert next_evaluation(measured, [], rungs, 3, checks=5) == (1.0, None)  # a check goes no further
+
+
+def _study_at(low_rungs: Callable[[float], float]) -> list[float]:
+    """The fidelities of a study's trials whose cheap rungs report ``low_rungs`` of the top's loss."""
+
+    def evaluate(config: dict, trial: tf.Trial) -> float:
+        value = branin(config, 1.0)
+        return value if trial.fidelity == 1.0 else low_rungs(value)
+
+    study = tf.Study.create(space=SPACE, fidelity=tf.Fidelity(1 / 9, 1.0, cost=lambda f: f**2), seed=4, algo="tpe")
+    study.optimize(evaluate, max_cost=12.0, progress=False)
+    return [t.system_attrs["fidelity"] for t in study.trials]
+
+
+def test_a_study_whose_cheap_rungs_rank_in_reverse_stops_spending_on_them_after_its_checks() -> None:
+    fidelities = _study_at(lambda value: -value)
+    assert fidelities[:10] == [1 / 9, 1.0] * 5  # five checks: the lowest rung, then the top
+    assert set(fidelities[10:]) == {1.0} and len(fidelities) > 15
+
+
+def test_a_study_whose_cheap_rungs_rank_like_the_top_goes_on_promoting_after_its_checks() -> None:
+    fidelities = _study_at(lambda value: value + 1.0)
+    assert fidelities[:10] == [1 / 9, 1.0] * 5
+    assert fidelities[10:].count(1 / 9) > 5 and 1 / 3 in fidelities[10:]
 
 
 def test_a_stale_promotion_is_refused_even_after_the_configuration_went_further() -> None:

@@ -8,12 +8,22 @@ as it qualifies, the highest rung first; when none qualifies, a new
 configuration starts at the lowest rung. No rung waits for the others, so no
 worker idles on a slow one.
 
-Low fidelities that mislead: when the values at a rung rank configurations
-unlike the top rung (Kendall's tau below :data:`TRUSTED_TAU` over at least
-:data:`MIN_PAIRS` configurations evaluated at both, pooled over the rungs), the
-cheap rungs are not worth their cost: new configurations then start at the top
-rung and no more promotions are made, so the study spends what is left as a
-study without fidelities would.
+Low fidelities that mislead are looked for twice. The *checks*: the first
+``checks`` configurations evaluated at the lowest rung (the optimizer's
+space-filling start) are each evaluated at the top rung too, before anything
+else, and Kendall's tau between the two rungs over them (:func:`check_agreement`)
+estimates the rank agreement of the lowest rung with the top over the space,
+unbiased by the promotions. The promoted configurations: Kendall's tau between
+each lower rung and the top over the other configurations evaluated at both,
+pooled over the rungs (:func:`rung_agreement`), which judges the rungs where
+the search has led. The configurations that climb the rungs are the ones the
+cheap values rank best, a restricted range in which even informative rungs
+rank poorly, so the two are kept apart: pooled, the checks' pairs would hide
+rungs that mislead among the promoted configurations, and the promoted ones'
+would hide rungs that mislead over the space. Either agreement below
+:data:`TRUSTED_TAU` (the definition of misleading low fidelities) makes new
+configurations start at the top rung and stops the promotions, so the study
+spends what is left as a study without fidelities would.
 
 Notation: a *point* is ``(config, fidelity, loss)`` of a finished evaluation
 (``loss`` is None for a failed one); *pending* evaluations are ``(config, fidelity)``.
@@ -25,12 +35,22 @@ import math
 from collections.abc import Hashable, Sequence
 from typing import NamedTuple
 
-__all__ = ["MIN_PAIRS", "TRUSTED_TAU", "Next", "Point", "next_evaluation", "rung_agreement"]
+__all__ = [
+    "MIN_PAIRS",
+    "TRUSTED_TAU",
+    "Next",
+    "Point",
+    "check_agreement",
+    "checked",
+    "misleading",
+    "next_evaluation",
+    "rung_agreement",
+]
 
 TRUSTED_TAU = 0.3
 """Below this rank correlation with the top rung, the lower rungs are not trusted."""
 MIN_PAIRS = 5
-"""Configurations evaluated at two consecutive rungs before their agreement is judged."""
+"""Configurations evaluated at a lower rung and the top, summed over the rungs, before the promoted ones are judged."""
 
 
 class Point(NamedTuple):
@@ -51,6 +71,28 @@ class Next(NamedTuple):
 def _losses_at(points: Sequence[Point], rung: float) -> dict[Hashable, float]:
     """Each configuration's loss at ``rung`` (a failed evaluation counts as +inf)."""
     return {p.config: math.inf if p.loss is None else p.loss for p in points if p.fidelity == rung}
+
+
+def checked(points: Sequence[Point], rungs: Sequence[float], checks: int) -> list[Hashable]:
+    """The check configurations: the first ``checks`` finished at the lowest rung, in order."""
+    return list(dict.fromkeys(p.config for p in points if p.fidelity == rungs[0]))[:checks]
+
+
+def check_agreement(points: Sequence[Point], rungs: Sequence[float], checks: int) -> float | None:
+    """Kendall's tau between the lowest rung's losses and the top rung's over the
+    check configurations (:func:`checked`); None until all ``checks`` have finished
+    at the top, or when fewer than three have a finite loss at both rungs."""
+    from scipy.stats import kendalltau
+
+    configs = checked(points, rungs, checks)
+    low, top = _losses_at(points, rungs[0]), _losses_at(points, rungs[-1])
+    if len(configs) < checks or any(c not in top for c in configs):
+        return None
+    both = [(low[c], top[c]) for c in configs if math.isfinite(low[c]) and math.isfinite(top[c])]
+    if len(both) < 3:
+        return None
+    tau = kendalltau(*zip(*both)).statistic
+    return float(tau) if math.isfinite(tau) else 0.0
 
 
 def rung_agreement(points: Sequence[Point], rungs: Sequence[float]) -> float | None:
@@ -76,20 +118,40 @@ def rung_agreement(points: Sequence[Point], rungs: Sequence[float]) -> float | N
     return float(sum(t * w for t, w in zip(taus, weights)) / sum(weights))
 
 
+def misleading(points: Sequence[Point], rungs: Sequence[float], checks: int) -> bool:
+    """Whether the lower rungs mislead: the checks' agreement, or the promoted
+    configurations', below :data:`TRUSTED_TAU` (see the module docstring)."""
+    first = set(checked(points, rungs, checks))
+    promoted = [p for p in points if p.config not in first]
+    for agreement in (check_agreement(points, rungs, checks), rung_agreement(promoted, rungs)):
+        if agreement is not None and agreement < TRUSTED_TAU:
+            return True
+    return False
+
+
 def next_evaluation(
-    points: Sequence[Point], pending: Sequence[tuple[Hashable, float]], rungs: Sequence[float], eta: int
+    points: Sequence[Point],
+    pending: Sequence[tuple[Hashable, float]],
+    rungs: Sequence[float],
+    eta: int,
+    checks: int = 0,
 ) -> Next:
-    """ASHA's next evaluation (see the module docstring): a promotion from the highest
-    rung that has one due, else a new configuration at the lowest rung, or at the top
-    one when the lower rungs mislead."""
-    agreement = rung_agreement(points, rungs)
-    if agreement is not None and agreement < TRUSTED_TAU:
+    """ASHA's next evaluation (see the module docstring): a check's top evaluation
+    first, then a promotion from the highest rung that has one due, else a new
+    configuration at the lowest rung, or at the top one when the lower rungs mislead."""
+    if misleading(points, rungs, checks):
         return Next(rungs[-1], None)
     started = {(p.config, p.fidelity) for p in points} | set(pending)
+    for config in checked(points, rungs, checks):
+        if (config, rungs[-1]) not in started:
+            return Next(rungs[-1], config)
+    highest: dict[Hashable, float] = {}
+    for config, fidelity in started:
+        highest[config] = max(fidelity, highest.get(config, fidelity))
     for k in range(len(rungs) - 2, -1, -1):
         losses = _losses_at(points, rungs[k])
         ranked = sorted((loss, i, c) for i, (c, loss) in enumerate(losses.items()) if math.isfinite(loss))
         for _, _, config in ranked[: len(losses) // eta]:
-            if (config, rungs[k + 1]) not in started:
+            if highest[config] < rungs[k + 1]:
                 return Next(rungs[k + 1], config)
     return Next(rungs[0], None)

@@ -27,14 +27,14 @@ from ...execution.liveness import identity
 from ...fidelity import Fidelity
 from ...optimizers import GridExhaustedError, History, Optimizer
 from ...optimizers.hints import apply_hints
-from ...pruners.promotion import Next, next_evaluation
+from ...pruners.promotion import Next, misleading, next_evaluation
 from ...space import Config, sample, validate, within_support
 from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
 from ..state.cache import TrialCache
 from ..state.checkpoints import CONTINUES
 from ..state.dedupe import Deduplicator
 from ..state.recovery import was_lost
-from .fidelities import FIDELITY, view_for
+from .fidelities import FIDELITY, check_count, view_for
 
 __all__ = ["RECHECKS", "Asker"]
 
@@ -160,7 +160,8 @@ class Asker:
         if self._fidelity is None:
             return None
         points, pending = self._cache.fidelity_points()
-        return next_evaluation(points, pending, self._fidelity.rungs, self._fidelity.reduction_factor)
+        fidelity = self._fidelity
+        return next_evaluation(points, pending, fidelity.rungs, fidelity.reduction_factor, check_count(self._space))
 
     def _record(self, number: int, owner: str, plan: Next | None = None) -> Config:
         """Suggest trial ``number``'s configuration and write it. A suggestion new to
@@ -273,7 +274,10 @@ class Asker:
 
         if self._fidelity is not None:
             every = self._cache.history(exclude=number)
-            config, new = self.dedupe.suggest(propose, view_for(optimizer, every, self._fidelity), taken=every.seen())
+            points = self._cache.fidelity_points()[0]
+            lower = misleading(points, self._fidelity.rungs, check_count(space))
+            view = view_for(optimizer, every, self._fidelity, misleading=lower)
+            config, new = self.dedupe.suggest(propose, view, taken=every.seen())
             return (config, True) if new else self._fresh(every, rng)
         if not self._check_dupes:
             if optimizer.needs_history:

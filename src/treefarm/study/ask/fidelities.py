@@ -19,8 +19,10 @@ from dataclasses import replace
 from ...exceptions import StudyError, format_values
 from ...fidelity import Fidelity
 from ...optimizers import History, Optimizer
+from ...optimizers.gp import startup_size
+from ...space import Space, addresses, convert
 
-__all__ = ["FIDELITY", "MIN_POINTS", "reconcile", "view_for"]
+__all__ = ["FIDELITY", "MIN_POINTS", "check_count", "reconcile", "view_for"]
 
 FIDELITY = "fidelity"
 """The system attribute holding a trial's fidelity."""
@@ -28,9 +30,23 @@ MIN_POINTS = 5
 """Evaluations a rung needs before an optimizer that models one fidelity is fitted on it."""
 
 
-def view_for(optimizer: Optimizer, history: History, fidelity: Fidelity) -> History:
-    """The history ``optimizer`` is given in a study with ``fidelity`` (see the module docstring)."""
+def check_count(space: Space) -> int:
+    """How many configurations check the lower rungs against the top
+    (:mod:`treefarm.pruners.promotion`): those of the GP's space-filling start,
+    one more than the decisions, at least 5 and at most 20."""
+    return startup_size(len(addresses(convert(space))))
+
+
+def view_for(optimizer: Optimizer, history: History, fidelity: Fidelity, *, misleading: bool = False) -> History:
+    """The history ``optimizer`` is given in a study with ``fidelity`` (see the module
+    docstring); once the lower rungs are found ``misleading``, the top rung's evaluations
+    alone, the configurations evaluated only below it counting as failed (seen, not modelled)."""
     history = replace(history, max_fidelity=fidelity.high, min_fidelity=fidelity.rungs[0])
+    if misleading:
+        top = tuple(o for o in history.complete if o.fidelity is None or o.fidelity >= fidelity.high)
+        reached = {o.config for o in top}
+        below = dict.fromkeys(o.config for o in history.complete if o.config not in reached)
+        history = replace(history, complete=top, failed=(*history.failed, *below))
     return history if optimizer.uses_fidelities else history.at_one_fidelity(MIN_POINTS)
 
 
