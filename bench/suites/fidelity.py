@@ -11,6 +11,10 @@ an interrupted benchmark resumes. Costs are full-evaluation equivalents; the
 measure is the simple regret of the best full-fidelity value within 10, 30
 and 100 of them (:func:`bench.harness.fidelity_methods.best_at`).
 
+Which rows a method's cells read: the files of :data:`FILES` in their order, a later
+file's row replacing an earlier one's for the same run (the newest code's), and for the
+cells at a cost, each seed's run with the smallest budget reaching it (:func:`finals_at`).
+
 ``python -m bench.suites.fidelity report FILE...`` prints the anytime tables
 (median regret and wins/losses beyond noise at each cost), the low
 fidelities' rank correlations and the time per suggestion as a study grows.
@@ -38,8 +42,14 @@ from ..harness.suite import Finals, Suite, lines
 COSTS = (10, 30, 100)
 #: The cost of the report's table (the issue's criterion); the others are in the notes.
 COST = 30
-FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_new.jsonl", "fidelity_new_curves.jsonl",
-         "fidelity_new_design.jsonl", "fidelity_synetune.jsonl")
+#: The suite's rows, oldest code first: where two files hold the same run (problem, method, seed,
+#: budget), the later file's row is read (:func:`rows`), so a method rerun with newer code goes in a
+#: new file at the end. ``fidelity_new*.jsonl`` (``tf-auto-fidelity`` at the merge of its branches)
+#: are left out: every run in them was rerun with the code as shipped (``fidelity_after.jsonl``,
+#: ``fidelity_curves_after.jsonl``).
+FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_synetune.jsonl",
+         "fidelity_after.jsonl", "fidelity_curves_after.jsonl", "fidelity_svc.jsonl", "fidelity_smac.jsonl",
+         "fidelity_100.jsonl", "fidelity_auto_100.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -54,14 +64,18 @@ def key_of(row: dict[str, Any]) -> Key:
 
 
 def rows(files: Iterable[str | Path] = FILES) -> list[dict[str, Any]]:
-    """One row per key (the last), from ``files`` (names in bench/results/, or paths)."""
+    """One row per key from ``files`` (names in bench/results/, or paths), read in their order:
+    a later row of the same key replaces an earlier one (so a later file's rows, the newer
+    code's, replace an earlier file's), except that a failed row never hides one that ran."""
     out: dict[Key, dict[str, Any]] = {}
     for f in files:
         path = Path(f) if Path(f).exists() else RESULTS / f
         if not path.exists():
             continue
         for r in lines(path):
-            out[key_of(r)] = r
+            key = key_of(r)
+            if r["status"] == "ok" or out.get(key, {}).get("status") != "ok":
+                out[key] = r
     return list(out.values())
 
 
@@ -150,29 +164,36 @@ def regret_at(row: dict[str, Any], cost: float) -> float:
 
 
 def finals_at(cost: float, files: Iterable[str | Path] = FILES, *, held_out: bool | None = None) -> Finals:
-    """(problem, method) -> seed -> regret of the best full-fidelity value within ``cost``
-    (runs whose budget reaches ``cost`` only)."""
-    out: Finals = {}
+    """(problem, method) -> seed -> regret of the best full-fidelity value within ``cost``, read
+    from the seed's run with the smallest budget that reaches ``cost`` (a run to 30 for the
+    30 column even where a run to 100 exists: a method may plan by its budget)."""
+    chosen: dict[tuple[str, str, int], dict[str, Any]] = {}
     for r in rows(files):
         if r["status"] != "ok" or r["max_cost"] < cost:
             continue
         if held_out is not None and (r["problem"] in HELD_OUT) != held_out:
             continue
-        out.setdefault((r["problem"], r["method"]), {})[int(r["seed"])] = regret_at(r, cost)
+        at = (r["problem"], r["method"], int(r["seed"]))
+        if at not in chosen or r["max_cost"] < chosen[at]["max_cost"]:
+            chosen[at] = r
+    out: Finals = {}
+    for (problem, method, seed), r in chosen.items():
+        out.setdefault((problem, method), {})[seed] = regret_at(r, cost)
     return out
 
 
 MISLEADING = ("branin_mislead", "hartmann3_mislead", "hartmann6_noise")
 
 
-def criteria(files: Iterable[str | Path] = FILES, *, held_out: bool | None = None) -> list[dict[str, Any]]:
-    """Per problem, the issue's criteria for :data:`OURS` at :data:`COST`: against the best other
+def criteria(files: Iterable[str | Path] = FILES, *, held_out: bool | None = None,
+             cost: float = COST) -> list[dict[str, Any]]:
+    """Per problem, the issue's criteria for :data:`OURS` at ``cost``: against the best other
     method's median (worse / no worse / better beyond noise), whether its median at half the cost
     reaches that best median, and (low fidelities that mislead) its verdict against ``tf-auto-full``."""
     from ..harness.summary import verdict
 
     files = tuple(files)
-    at, half = finals_at(COST, files, held_out=held_out), finals_at(COST / 2, files, held_out=held_out)
+    at, half = finals_at(cost, files, held_out=held_out), finals_at(cost / 2, files, held_out=held_out)
     out = []
     for p in sorted({p for p, m in at if m == OURS}, key=PROBLEMS.index):
         others = {m: float(np.median(list(v.values()))) for (pp, m), v in at.items() if pp == p and m != OURS}
@@ -187,7 +208,7 @@ def criteria(files: Iterable[str | Path] = FILES, *, held_out: bool | None = Non
     return out
 
 
-def criteria_text(rows_: list[dict[str, Any]]) -> str:
+def criteria_text(rows_: list[dict[str, Any]], cost: float = COST) -> str:
     """One line of counts (a verdict of +1: the other is worse than ours beyond noise)."""
     if not rows_:
         return ""
@@ -195,9 +216,9 @@ def criteria_text(rows_: list[dict[str, Any]]) -> str:
     no_worse = sum(r["vs_best"] >= 0 for r in rows_)
     better = sum(r["vs_best"] > 0 for r in rows_)
     half = sum(r["half_cost"] for r in rows_)
-    text = (f"{OURS} against the best other method of each problem at {COST}: no worse beyond noise on "
-            f"{no_worse}/{n}, better on {better}/{n}; its median at {COST // 2} reaches that method's at "
-            f"{COST} on {half}/{n}")
+    text = (f"{OURS} against the best other method of each problem at {cost:g}: no worse beyond noise on "
+            f"{no_worse}/{n}, better on {better}/{n}; its median at {cost / 2:g} reaches that method's at "
+            f"{cost:g} on {half}/{n}")
     misleading = [r for r in rows_ if r["problem"] in MISLEADING]
     if misleading:
         ok = sum(r["vs_auto_full"] >= 0 for r in misleading)
@@ -220,19 +241,27 @@ COMMANDS = (
     "--out bench/results/fidelity_auto.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-hyperband --treefarm-at 0abf63e "
     "--out bench/results/fidelity_hb.jsonl",
-    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --jobs 2 "
-    "--problems borehole,hartmann6,hartmann6_noise --out bench/results/fidelity_new.jsonl",
-    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --jobs 2 "
-    "--problems lgbm_diabetes_rounds,mlp_wine_epochs --out bench/results/fidelity_new_curves.jsonl",
-    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --jobs 2 --problems "
-    "hartmann3,branin_mislead,hartmann3_mislead,hgb_cancer_rounds,sgd_digits_epochs,park1,currin,branin,"
-    "svc_digits_subset --out bench/results/fidelity_new_design.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods synetune-bohb --in-process "
     "--out bench/results/fidelity_synetune.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --problems "
+    "hartmann6_noise,branin_mislead,hartmann3_mislead,borehole,hartmann6,branin,hartmann3,currin "
+    "--out bench/results/fidelity_after.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --problems "
+    "lgbm_diabetes_rounds,mlp_wine_epochs,hgb_cancer_rounds,sgd_digits_epochs "
+    "--out bench/results/fidelity_curves_after.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --problems "
+    "svc_digits_subset --out bench/results/fidelity_svc.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods smac-mf --problems "
+    "lgbm_diabetes_rounds,mlp_wine_epochs,hartmann6_noise,borehole,hartmann6 --out bench/results/fidelity_smac.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods "
+    "tf-random-full,optuna-tpe-hyperband,optuna-tpe-sha,dehb --in-process --problems hartmann6_noise,borehole,hartmann6 "
+    "--out bench/results/fidelity_100.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods tf-auto-full --treefarm-at 0abf63e "
+    "--problems hartmann6_noise,borehole,hartmann6 --out bench/results/fidelity_auto_100.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
-         "tabulated learning curves of real training (bench/notes/fidelity.md); every run spends 30 full-evaluation "
-         "equivalents.")
+         "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "
+         "full-evaluation equivalents (the notes have 10 and, on three held-out problems, 100).")
 MEASURE = f"regret of the best full-fidelity value within {COST} full-evaluation equivalents"
 SUITES = (
     Suite("fidelity", "Multi-fidelity: best value against cost", ABOUT, MEASURE, OURS, COLUMNS, FILES, COMMANDS,
@@ -300,23 +329,26 @@ def correlation_table() -> str:
     return "\n".join(out)
 
 
-def criteria_table(files: Sequence[str | Path]) -> str:
+def criteria_table(files: Sequence[str | Path], cost: float = COST) -> str:
     marks = {1: "better", -1: "worse", 0: "no worse"}
     out = [f"| problem | {OURS} | best other | its median | {OURS} vs it | at half the cost | vs tf-auto-full |",
            "|---|---|---|---|---|---|---|"]
-    for r in criteria(files):
+    for r in criteria(files, cost=cost):
         held = " (held out)" if r["problem"] in HELD_OUT else ""
         out.append(f"| {r['problem']}{held} | {r['ours']:.4g} | {r['best']} | {r['best_median']:.4g} | "
                    f"{marks[r['vs_best']]} | {'reached' if r['half_cost'] else 'not reached'} | "
                    f"{marks[r['vs_auto_full']]} |")
     for held_out in (False, True):
-        out += ["", ("Held out: " if held_out else "Design: ") + criteria_text(criteria(files, held_out=held_out))]
+        found = criteria(files, held_out=held_out, cost=cost)
+        out += ["", ("Held out: " if held_out else "Design: ") + criteria_text(found, cost)]
     return "\n".join(out)
 
 
 def report(files: Sequence[str | Path]) -> str:
     parts = [anytime_table(files, c) for c in COSTS if finals_at(c, files)]
-    parts += [f"The issue's criteria at {COST} (medians of regret):", criteria_table(files)]
+    for cost in COSTS:
+        if criteria(files, cost=cost):
+            parts += [f"The issue's criteria at {cost} (medians of regret):", criteria_table(files, cost)]
     parts += [f"Time per suggestion (runs to {COST}; in parentheses, the runs that made that many):", "",
               suggestion_table(files)]
     return "\n\n".join(parts) + "\n"

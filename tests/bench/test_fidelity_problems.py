@@ -135,3 +135,26 @@ def test_the_criteria_count_a_method_better_beyond_noise_and_its_median_at_half_
     assert found["best"] == "tf-auto-full" and found["vs_best"] == 1 and found["half_cost"], found
     assert "better on 1/1" in criteria_text([found]) and "at 15 reaches that method's at 30 on 1/1" in criteria_text(
         [found])
+
+
+def test_a_later_file_replaces_a_run_a_failure_hides_nothing_and_a_cost_reads_the_shortest_run_reaching_it(
+    tmp_path,
+) -> None:
+    import json
+
+    from bench.suites.fidelity import finals_at
+
+    optimum = problems()["branin"].optimum
+
+    def row(seed: int, max_cost: int, regret: float, status: str = "ok") -> dict:
+        value = optimum + regret
+        return {"problem": "branin", "method": "m", "seed": seed, "max_cost": max_cost, "status": status,
+                "events": [[1.0, MAX_STEPS, value, value]]}
+
+    old, new = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
+    old.write_text("".join(json.dumps(r) + "\n" for r in (row(0, 30, 5.0), row(1, 30, 5.0))))
+    new.write_text("".join(json.dumps(r) + "\n" for r in (row(0, 30, 1.0), row(1, 30, 0.0, status="error"),
+                                                            row(0, 100, 3.0))))
+    at30 = finals_at(30, [old, new])[("branin", "m")]
+    assert at30 == pytest.approx({0: 1.0, 1: 5.0}), "the newer file's run of seed 0; seed 1's failed rerun hides nothing"
+    assert finals_at(100, [old, new])[("branin", "m")] == pytest.approx({0: 3.0})
