@@ -149,6 +149,31 @@ def test_asha_promotes_the_best_of_a_rung_before_starting_anything_new() -> None
     assert next_evaluation(points, [("c0", 3.0), ("c1", 3.0)], (1.0, 3.0, 9.0), 3) == (1.0, None)
 
 
+def test_in_an_exhausted_space_the_best_configuration_not_at_the_top_climbs() -> None:
+    rungs = (1.0, 3.0, 9.0)
+    points = [Point(f"c{i}", 1.0, float(i)) for i in range(3)] + [Point("c0", 3.0, 0.0)]
+    assert next_evaluation(points, [], rungs, 3) == (1.0, None)  # ASHA would start a new one
+    assert next_evaluation(points, [], rungs, 3, exhausted=True) == (9.0, "c0")
+    assert next_evaluation(points, [("c0", 9.0)], rungs, 3, exhausted=True) == (3.0, "c1")
+    failed = [Point("c0", 1.0, None), Point("c1", 1.0, 2.0)]
+    assert next_evaluation(failed, [], rungs, 3, exhausted=True) == (3.0, "c1")  # a failure never climbs
+
+
+def test_a_finite_space_climbs_to_the_top_before_any_evaluation_repeats() -> None:
+    """Nine configurations: once each is evaluated somewhere, the study promotes the
+    best not yet at the top rather than drawing a configuration it already holds."""
+    space = {"a": tf.Choice(0, 1, 2), "b": tf.Choice(0, 1, 2)}
+
+    def evaluate(config: dict, trial: tf.Trial) -> float:
+        return (config["a"] - 1) ** 2 + (config["b"] - 2) ** 2 + 1.0 / float(trial.fidelity or 1)
+
+    study = tf.Study.create(space=space, fidelity=tf.Fidelity(1, 9), seed=0, algo="random")
+    study.optimize(evaluate, max_cost=117.0, progress=False)  # every configuration at every rung
+    seen = [(tuple(t.params.values()), t.system_attrs["fidelity"]) for t in study.trials]
+    first_repeat = next(i for i, e in enumerate(seen) if e in seen[:i])
+    assert {c for c, f in seen[:first_repeat] if f == 9.0} == set(itertools.product((0, 1, 2), repeat=2))
+
+
 def test_a_reopened_study_keeps_its_fidelity_and_refuses_another(tmp_path: object) -> None:
     storage = f"sqlite:///{tmp_path}/f.db"
     tf.Study.create("s", space=SPACE, storage=storage, fidelity=tf.Fidelity(0.1, 1.0), seed=1)
@@ -223,10 +248,9 @@ def test_auto_models_every_rung_and_any_other_optimizer_sees_one() -> None:
 
 
 def test_once_the_cheap_rungs_mislead_the_optimizer_sees_the_top_alone() -> None:
-    from treefarm.study.ask.fidelities import view_for
-
     from treefarm.optimizers import History, Observation
     from treefarm.space import Config
+    from treefarm.study.ask.fidelities import view_for
 
     fidelity = tf.Fidelity(1 / 9, 1.0)
     configs = [Config({"x": float(i), "y": 1.0}) for i in range(4)]

@@ -74,8 +74,10 @@ def _losses_at(points: Sequence[Point], rung: float) -> dict[Hashable, float]:
 
 
 def checked(points: Sequence[Point], rungs: Sequence[float], checks: int) -> list[Hashable]:
-    """The check configurations: the first ``checks`` finished at the lowest rung, in order."""
-    return list(dict.fromkeys(p.config for p in points if p.fidelity == rungs[0]))[:checks]
+    """The check configurations: the first ``checks`` completed at the lowest rung, in
+    order (a failed evaluation has nothing to rank, so it checks nothing)."""
+    finite = (p for p in points if p.fidelity == rungs[0] and p.loss is not None and math.isfinite(p.loss))
+    return list(dict.fromkeys(p.config for p in finite))[:checks]
 
 
 def check_agreement(points: Sequence[Point], rungs: Sequence[float], checks: int) -> float | None:
@@ -129,29 +131,47 @@ def misleading(points: Sequence[Point], rungs: Sequence[float], checks: int) -> 
     return False
 
 
+def _climb(points: Sequence[Point], rungs: Sequence[float], highest: dict[Hashable, float], *, to_top: bool) -> Next | None:
+    """In an exhausted space, the best configuration not yet at the top, from the highest
+    rung holding one, to the rung above (to the top when the lower rungs mislead)."""
+    for k in range(len(rungs) - 2, -1, -1):
+        losses = _losses_at(points, rungs[k])
+        waiting = [(loss, i, c) for i, (c, loss) in enumerate(losses.items()) if highest[c] == rungs[k] and math.isfinite(loss)]
+        if waiting:
+            return Next(rungs[-1] if to_top else rungs[k + 1], min(waiting)[2])
+    return None
+
+
 def next_evaluation(
     points: Sequence[Point],
     pending: Sequence[tuple[Hashable, float]],
     rungs: Sequence[float],
     eta: int,
     checks: int = 0,
+    exhausted: bool = False,
 ) -> Next:
     """ASHA's next evaluation (see the module docstring): a check's top evaluation
     first, then a promotion from the highest rung that has one due, else a new
-    configuration at the lowest rung, or at the top one when the lower rungs mislead."""
-    if misleading(points, rungs, checks):
-        return Next(rungs[-1], None)
+    configuration at the lowest rung, or at the top one when the lower rungs mislead.
+    In a finite space every configuration of which is ``exhausted`` (evaluated or
+    pending at some rung), there is no new one to start: the best configuration not
+    yet at the top climbs instead (a new configuration is planned only when every one
+    is at the top: the study then evaluates one again)."""
     started = {(p.config, p.fidelity) for p in points} | set(pending)
-    for config in checked(points, rungs, checks):
-        if (config, rungs[-1]) not in started:
-            return Next(rungs[-1], config)
     highest: dict[Hashable, float] = {}
     for config, fidelity in started:
         highest[config] = max(fidelity, highest.get(config, fidelity))
+    if misleading(points, rungs, checks):
+        climb = _climb(points, rungs, highest, to_top=True) if exhausted else None
+        return climb or Next(rungs[-1], None)
+    for config in checked(points, rungs, checks):
+        if (config, rungs[-1]) not in started:
+            return Next(rungs[-1], config)
     for k in range(len(rungs) - 2, -1, -1):
         losses = _losses_at(points, rungs[k])
         ranked = sorted((loss, i, c) for i, (c, loss) in enumerate(losses.items()) if math.isfinite(loss))
         for _, _, config in ranked[: len(losses) // eta]:
             if highest[config] < rungs[k + 1]:
                 return Next(rungs[k + 1], config)
-    return Next(rungs[0], None)
+    climb = _climb(points, rungs, highest, to_top=False) if exhausted else None
+    return climb or Next(rungs[0], None)

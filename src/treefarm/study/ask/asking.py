@@ -34,7 +34,7 @@ from ..state.cache import TrialCache
 from ..state.checkpoints import CONTINUES
 from ..state.dedupe import Deduplicator
 from ..state.recovery import was_lost
-from .fidelities import FIDELITY, check_count, view_for
+from .fidelities import FIDELITY, check_count, finite_size, view_for
 
 __all__ = ["RECHECKS", "Asker"]
 
@@ -62,6 +62,7 @@ class Asker:
         self._storage = storage
         self._study_id = study_id
         self._space = dedupe.space
+        self._size: float | None = None  # the space's number of configurations, once a fidelity needs it
         self._optimizer = optimizer
         self._cache = cache
         self._seed = seed
@@ -161,7 +162,11 @@ class Asker:
             return None
         points, pending = self._cache.fidelity_points()
         fidelity = self._fidelity
-        return next_evaluation(points, pending, fidelity.rungs, fidelity.reduction_factor, check_count(self._space))
+        if self._size is None:
+            self._size = finite_size(self._space)
+        exhausted = len({p.config for p in points} | {config for config, _ in pending}) >= self._size
+        checks = check_count(self._space)
+        return next_evaluation(points, pending, fidelity.rungs, fidelity.reduction_factor, checks, exhausted)
 
     def _record(self, number: int, owner: str, plan: Next | None = None) -> Config:
         """Suggest trial ``number``'s configuration and write it. A suggestion new to

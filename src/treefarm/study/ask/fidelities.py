@@ -14,15 +14,17 @@ cheap evaluation against a full one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from ...exceptions import StudyError, format_values
 from ...fidelity import Fidelity
 from ...optimizers import History, Optimizer
 from ...optimizers.gp import startup_size
-from ...space import Space, addresses, convert
+from ...space import Shared, Space, addresses, convert, size
+from ...space.recursion import reachable
 
-__all__ = ["FIDELITY", "MIN_POINTS", "check_count", "reconcile", "view_for"]
+__all__ = ["FIDELITY", "MIN_POINTS", "check_count", "finite_size", "reconcile", "view_for"]
 
 FIDELITY = "fidelity"
 """The system attribute holding a trial's fidelity."""
@@ -35,6 +37,15 @@ def check_count(space: Space) -> int:
     (:mod:`treefarm.pruners.promotion`): those of the GP's space-filling start,
     one more than the decisions, at least 5 and at most 20."""
     return startup_size(len(addresses(convert(space))))
+
+
+def finite_size(space: Space) -> float:
+    """How many configurations ``space`` has, ``math.inf`` when it holds a real
+    interval or shares a decision (counting those would enumerate them)."""
+    root = convert(space)
+    if any(isinstance(node, Shared) for node in reachable(root)):
+        return math.inf
+    return size(root)
 
 
 def view_for(optimizer: Optimizer, history: History, fidelity: Fidelity, *, misleading: bool = False) -> History:
