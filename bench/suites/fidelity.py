@@ -49,7 +49,8 @@ COST = 30
 #: ``fidelity_curves_after.jsonl``).
 FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_synetune.jsonl",
          "fidelity_after.jsonl", "fidelity_curves_after.jsonl", "fidelity_svc.jsonl", "fidelity_smac.jsonl",
-         "fidelity_100.jsonl", "fidelity_auto_100.jsonl")
+         "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
+         "fidelity_checks_heldout.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -258,6 +259,10 @@ COMMANDS = (
     "--out bench/results/fidelity_100.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods tf-auto-full --treefarm-at 0abf63e "
     "--problems hartmann6_noise,borehole,hartmann6 --out bench/results/fidelity_auto_100.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --problems "
+    "hartmann3_mislead,branin_mislead,branin,currin,hartmann3,park1 --out bench/results/fidelity_mislead_checks_promoted.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --problems "
+    "hartmann6_noise,borehole,hartmann6 --out bench/results/fidelity_checks_heldout.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
          "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "
