@@ -11,6 +11,14 @@ Problems (losses to minimize, 100 evaluations):
   ``0, 1/8, ..., 1`` (an ordinal grid as a user would write it).
 - ``styblinski5_grid``: Styblinski-Tang in 5-d with every coordinate a choice among
   ``-5, -3.75, ..., 5`` (nine levels; the optimum -2.9035 lies between two).
+- ``pest15``: pest control with 15 stages.
+
+Held out (:data:`HELD_OUT`, marked before any run, never used to choose; run once after a
+choice and reported apart, :mod:`.choice_problems`):
+
+- ``contamination25``: contamination control, 25 binary choices (Baptista & Poloczek 2018);
+- ``bbob_f15_d5_grid``: BBOB's rotated Rastrigin in 5-d, instance 1, every coordinate a choice
+  among ``-5, -3.75, ..., 5``.
 
 Methods: ``treefarm-auto``, ``treefarm-gp``, ``treefarm-tpe``, ``treefarm-random``,
 ``optuna-tpe``, ``optuna-gp``, and the harness's ``nevergrad-ngopt`` and ``ax``
@@ -44,6 +52,7 @@ from ..harness.problems import Param, Problem
 from ..harness.runner import head_commit
 from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite
+from .choice_problems import bbob_grid, contamination, grid_minimum
 
 ROWS = RESULTS / "categorical.jsonl"
 CHECKPOINTS = (25, 50, 100)
@@ -106,13 +115,22 @@ PROBLEMS: dict[str, tuple[int, list[float], Callable[[np.ndarray], float]]] = {
     "pest25": (25, [0, 1, 2, 3, 4], pest_control),
     "hartmann6_grid": (6, [float(v) for v in LEVELS], hartmann6),
     "styblinski5_grid": (5, [float(v) for v in -5.0 + 10.0 * LEVELS], styblinski),
+    "pest15": (15, [0, 1, 2, 3, 4], pest_control),
+    "contamination25": (25, [0, 1], contamination),
+    "bbob_f15_d5_grid": (5, [float(v) for v in -5.0 + 10.0 * LEVELS], bbob_grid(15, 5)),
 }
+#: The held-out part: never used to choose a model or a setting; run once, after the choice,
+#: and reported apart (a third of the problems, marked before any of them was run).
+HELD_OUT = ("contamination25", "bbob_f15_d5_grid")
+#: The design part: where models and settings are screened and chosen.
+DESIGN = tuple(p for p in PROBLEMS if p not in HELD_OUT)
 
 
 @functools.cache
 def grid_optimum(problem: str) -> float:
     """The least loss on a grid problem's grid (Styblinski-Tang is a sum over coordinates; Hartmann-6
-    is evaluated on all 9^6 points); 0 for pest control, whose optimum is not known."""
+    and the BBOB grid are evaluated on all their points); 0 for pest and contamination control,
+    whose optima are not known."""
     d, options, _ = PROBLEMS[problem]
     levels = np.array(options, dtype=float)
     if problem == "styblinski5_grid":
@@ -120,6 +138,8 @@ def grid_optimum(problem: str) -> float:
     if problem == "hartmann6_grid":
         grid = np.stack(np.meshgrid(*[levels] * d, indexing="ij"), axis=-1).reshape(-1, d)
         return float(min(hartmann6_rows(chunk).min() for chunk in np.array_split(grid, 64)))
+    if problem.startswith("bbob_"):
+        return grid_minimum(PROBLEMS[problem][2], levels, d)
     return 0.0
 
 
@@ -212,12 +232,15 @@ def report(path: Path, at: int = 100, ours: str = "treefarm-auto") -> str:
     lines = [f"| problem | {' | '.join(methods)} |", "|---|" + "---|" * len(methods)]
     verdicts: list[str] = []
     rng = np.random.default_rng(0)
-    for problem in PROBLEMS:
+    for problem in (*DESIGN, *HELD_OUT):
+        if not any(r["problem"] == problem for r in rows):
+            continue
         cells = []
         values = {m: np.array([r["best"][str(at)] for r in rows if r["problem"] == problem and r["method"] == m]) for m in methods}
         for m in methods:
             cells.append(f"{np.median(values[m]):.4g} ({len(values[m])})" if len(values[m]) else "")
-        lines.append(f"| {problem} | {' | '.join(cells)} |")
+        part = " (held out)" if problem in HELD_OUT else ""
+        lines.append(f"| {problem}{part} | {' | '.join(cells)} |")
         a = values.get(ours, np.array([]))
         for m in methods:
             b = values[m]
