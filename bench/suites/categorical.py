@@ -143,13 +143,14 @@ def grid_optimum(problem: str) -> float:
     return 0.0
 
 
-def _treefarm(algo: str) -> Callable[[str, int, int], list[float]]:
+def _treefarm(algo: str | Callable[[], Any]) -> Callable[[str, int, int], list[float]]:
+    """A treefarm run by ``algo``'s name, or by a fresh optimizer from ``algo()`` (a screen's variant)."""
     def run(problem: str, seed: int, budget: int) -> list[float]:
         import treefarm as tf
 
         d, options, f = PROBLEMS[problem]
         space = {f"x{i:02d}": tf.Choice(*options) for i in range(d)}
-        study = tf.Study.create(space=space, algo=algo, seed=seed)
+        study = tf.Study.create(space=space, algo=algo if isinstance(algo, str) else algo(), seed=seed)
         study.optimize(lambda c: f(np.array([c[f"x{i:02d}"] for i in range(d)])), budget, progress=False)
         return [float(t.value) for t in study.trials if t.value is not None]
 
