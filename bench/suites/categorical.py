@@ -225,23 +225,27 @@ def run_all(problems: list[str], methods: list[str], seeds: range, budget: int, 
                 print(json.dumps(row), file=sys.stderr, flush=True)
 
 
-def report(path: Path, at: int = 100, ours: str = "treefarm-auto") -> str:
-    """Median best loss at ``at`` evaluations per problem and method (seeds in brackets), and
-    ``ours`` against each other method: a 95 % bootstrap interval of the difference of medians."""
-    rows = _rows(path)
-    methods = sorted({r["method"] for r in rows})
+def report(paths: list[Path], at: int = 100, ours: str = "treefarm-auto", methods: list[str] | None = None) -> str:
+    """Median best loss at ``at`` evaluations per problem and method (seeds in brackets) over the
+    rows of ``paths``, the design part first, then the held-out part; ``ours`` against each other
+    method: a 95 % bootstrap interval of the difference of medians; and each method's spread
+    (interquartile range / worst decile, the 90th percentile: :mod:`bench.harness.spread`)."""
+    from ..harness.spread import quantiles
+
+    unique = {(r["problem"], r["method"], r["seed"]): r for path in paths for r in _rows(path)}
+    rows = list(unique.values())
+    methods = methods or sorted({r["method"] for r in rows})
     lines = [f"| problem | {' | '.join(methods)} |", "|---|" + "---|" * len(methods)]
+    spread = list(lines)
     verdicts: list[str] = []
     rng = np.random.default_rng(0)
-    for problem in (*DESIGN, *HELD_OUT):
-        if not any(r["problem"] == problem for r in rows):
-            continue
-        cells = []
+    for problem in (p for p in (*DESIGN, *HELD_OUT) if any(r["problem"] == p for r in rows)):
         values = {m: np.array([r["best"][str(at)] for r in rows if r["problem"] == problem and r["method"] == m]) for m in methods}
-        for m in methods:
-            cells.append(f"{np.median(values[m]):.4g} ({len(values[m])})" if len(values[m]) else "")
         part = " (held out)" if problem in HELD_OUT else ""
+        cells = [f"{np.median(values[m]):.4g} ({len(values[m])})" if len(values[m]) else "" for m in methods]
         lines.append(f"| {problem}{part} | {' | '.join(cells)} |")
+        cells = ["{:.3g} / {:.4g}".format(*quantiles(values[m])) if len(values[m]) else "" for m in methods]
+        spread.append(f"| {problem}{part} | {' | '.join(cells)} |")
         a = values.get(ours, np.array([]))
         for m in methods:
             b = values[m]
@@ -251,7 +255,7 @@ def report(path: Path, at: int = 100, ours: str = "treefarm-auto") -> str:
             lo, hi = np.percentile(boot, [2.5, 97.5])
             verdict = "lower" if hi < 0 else "higher" if lo > 0 else "not resolved"
             verdicts.append(f"{problem}: {ours} against {m}: {verdict} (difference of medians in [{lo:.4g}, {hi:.4g}])")
-    return "\n".join([*lines, "", *verdicts])
+    return "\n".join([*lines, "", "Interquartile range / worst decile:", "", *spread, "", *verdicts])
 
 
 #: Row methods -> the report's columns.
@@ -296,15 +300,17 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--label", default=None, help="the name the rows give the (single) method")
     run.add_argument("--rows", type=Path, default=ROWS)
     rep = sub.add_parser("report")
-    rep.add_argument("--rows", type=Path, default=ROWS)
+    rep.add_argument("--rows", default=str(ROWS), help="comma-separated JSON-lines files")
     rep.add_argument("--at", type=int, default=100)
     rep.add_argument("--ours", default="treefarm-auto")
+    rep.add_argument("--methods", default=None, help="comma-separated columns (default: every method in the rows)")
     args = parser.parse_args(argv)
     if args.command == "run":
         seeds = range(args.first_seed, args.first_seed + args.seeds)
         run_all(args.problems.split(","), args.methods.split(","), seeds, args.budget, args.rows, args.label)
     else:
-        print(report(args.rows, args.at, args.ours))
+        methods = args.methods.split(",") if args.methods else None
+        print(report([Path(p) for p in args.rows.split(",")], args.at, args.ours, methods))
 
 
 if __name__ == "__main__":
