@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from bench.suites.categorical import DESIGN, HELD_OUT, PROBLEMS, grid_optimum
 from bench.suites.choice_problems import contamination
 
