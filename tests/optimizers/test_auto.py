@@ -325,29 +325,22 @@ def test_three_objectives_keep_the_gp_on_the_pareto_order() -> None:
     )
 
 
-def test_a_space_made_only_of_choices_gets_the_gp_with_a_length_scale_per_choice() -> None:
-    """The GP's turns on a space of choices alone are ``choices``' (one length scale per choice);
-    a choice beside a number, or a join, keeps ``gp``'s one scale per option."""
-    asked: list[str] = []
+def test_a_space_made_only_of_choices_gets_a_length_scale_per_choice() -> None:
+    """Auto's GP ties the one-hot columns of each choice on a space of choices alone (one length
+    scale per choice); a choice beside a number, or a join, keeps one scale per option."""
+    from treefarm.bo.models.gp import Stationary
 
-    class Recording(GP):
-        def suggest(self, space: object, history: History, n: int, rng: np.random.Generator) -> list:
-            asked.append(self.choice_scales)
-            return super().suggest(space, history, n, rng)  # type: ignore[arg-type]
-
-    auto = Auto(gp=Recording(n_startup=5), choices=Recording(n_startup=5, choice_scales="decision"))
-    assert auto.choices.choice_scales == "decision" and Auto().choices.choice_scales == "decision"
+    gp = Auto().gp
+    assert gp.choice_scales == "auto"
     spaces = {
         "decision": {"a": Choice("x", "y", "z"), "b": Choice(1, 2), "c": Choice("only")},
         "option": {"a": Choice("x", "y", "z"), "r": Real(0, 1)},
+        "joined": {"m": Join(a={"u": Choice(1, 2)}, b={"v": Choice(3, 4)})},
     }
-    for expected, space in spaces.items():
-        asked.clear()
-        history = History(complete=tuple(Observation(c, float(i)) for i, c in enumerate(sample(space, np.random.default_rng(0), n=6))))
-        auto.suggest(space, history, 1, np.random.default_rng(1))
-        assert asked == [expected]
-    joined = {"m": Join(a={"u": Choice(1, 2)}, b={"v": Choice(3, 4)})}
-    history = History(complete=tuple(Observation(c, float(i)) for i, c in enumerate(sample(joined, np.random.default_rng(0), n=6))))
-    asked.clear()
-    auto.suggest(joined, history, 1, np.random.default_rng(1))
-    assert asked == ["option"]
+    tied = {}
+    for name, space in spaces.items():
+        kernel = gp.parts(space).refitter.kernel
+        assert isinstance(kernel, Stationary)
+        tied[name] = None if kernel.tied is None else kernel.tied.tolist()
+    assert tied == {"decision": [0, 0, 0, 1, 1], "option": None, "joined": None}
+    assert GP(choice_scales="decision").parts(spaces["option"]).refitter.kernel.tied.tolist() == [0, 0, 0, 1]

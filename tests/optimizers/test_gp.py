@@ -477,3 +477,17 @@ def test_gp_with_a_length_scale_per_choice_is_reproducible() -> None:
 def test_an_unknown_choice_scale_is_named() -> None:
     with pytest.raises(ConfigError, match=r"choice_scales must be one of .* but got choice_scales='per'"):
         GP(choice_scales="per")
+
+
+def test_a_gp_stored_before_choice_scales_reopens_with_a_scale_per_option() -> None:
+    """A spec stored before the option (alone or as auto's GP) rebuilds as it ran, not as ``auto`` now builds it."""
+    from treefarm import Auto
+    from treefarm.optimizers.registry import from_spec, spec_of
+
+    spec = spec_of(GP(choice_scales="decision"))
+    del spec["options"]["choice_scales"]
+    assert from_spec(spec).choice_scales == "option"
+    auto = spec_of(Auto())
+    assert auto["options"]["gp"]["optimizer"]["options"]["choice_scales"] == "auto"
+    del auto["options"]["gp"]["optimizer"]["options"]["choice_scales"]
+    assert from_spec(auto).gp.choice_scales == "option"

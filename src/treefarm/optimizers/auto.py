@@ -17,10 +17,10 @@ kind of space:
   constraints, or three or more objectives, the GP on each trial's place in
   the Pareto order, as on conditional spaces.
 - **Only choices** (every decision a choice, no join, no number): as with
-  choices or joins below, but the GP is ``choices``, whose kernel has one length
-  scale per choice rather than one per option (``GP(choice_scales="decision")``:
-  a Hamming distance weighted per decision, as Optuna's GP and COMBO read a
-  choice; the design page ``docs/design/choices.md``).
+  choices or joins below, but the GP's kernel has one length scale per choice
+  rather than one per option (``GP(choice_scales="auto")``: a Hamming distance
+  weighted per decision, as Optuna's GP and COMBO read a choice; the design
+  page ``docs/design/choices.md``).
 - **With choices or joins** (conditional spaces): the GP, with every
   ``tpe_every``-th trial TPE's and, while the search is stalled (no
   improvement larger than 1e-3 of the losses' raw range for ``patience``
@@ -58,9 +58,8 @@ import math
 
 import numpy as np
 
-from ..encoding import UnitEncoding
 from ..exceptions import ConfigError
-from ..space import Choice, Config, Space, analyze, convert
+from ..space import Config, Space, analyze, convert
 from ..validation import check_int
 from .base import History, Optimizer
 from .fidelity import AGREEMENT_FLOOR, FidelityGP, has_low_fidelity
@@ -94,11 +93,10 @@ class Auto(Optimizer):
     stall_scale:
         Where an improvement is measured: ``"raw"`` (default; the losses'
         range) or ``"model"`` (the GP's warped scale, as the GP's own rule).
-    choices:
-        The GP of spaces made only of choices (by default
-        ``GP(choice_scales="decision")``), in place of ``gp`` there.
     gp, tpe:
-        The optimizers of flat and conditional spaces (by default ``GP()``,
+        The optimizers of flat and conditional spaces (by default
+        ``GP(choice_scales="auto")``, one length scale per choice on a space made
+        only of choices,
         alone on numeric spaces, and ``TPE(n_startup=5, bounds_as_neighbours=True,
         joint_every=None, rank_weights=0.0, always_joint=0)``: TPE proposes only after the GP's
         space-filling start, which serves as its start-up too; the paper's
@@ -139,7 +137,6 @@ class Auto(Optimizer):
         stalled_tpe_every: int = 2,
         stall_scale: str = "raw",
         gp: GP | None = None,
-        choices: GP | None = None,
         tpe: TPE | None = None,
         grammar: GrammarSearch | None = None,
         front: GP | None = None,
@@ -160,8 +157,7 @@ class Auto(Optimizer):
         self.stall_scale = stall_scale
         self.patience = patience
         self.tpe_every = tpe_every
-        self.gp = gp if gp is not None else GP()
-        self.choices = choices if choices is not None else GP(choice_scales="decision")
+        self.gp = gp if gp is not None else GP(choice_scales="auto")
         self.tpe = tpe if tpe is not None else TPE(
             n_startup=5, bounds_as_neighbours=True, joint_every=None, rank_weights=0.0, always_joint=0
         )
@@ -216,7 +212,6 @@ class Auto(Optimizer):
                 evaluations_since_improvement(losses, warped=self.stall_scale == "model") >= self.patience
             )
         t0 = len(history.complete) + len(history.failed) + len(history.pending)
-        only_choices = categorical and _only_choices(root)
         out: list[Config] = []
         for i in range(n):
             with_batch = history.with_pending(out)
@@ -224,16 +219,12 @@ class Auto(Optimizer):
             if not (started or recursive):
                 # TPE waits for the GP's space-filling start (its own random start would be wasted)
                 optimizer = self.gp
-            if optimizer is self.gp and only_choices:
-                optimizer = self.choices
             swap = _untried_swap(root, with_batch, rng) if stalled and optimizer is self.tpe else None
             out.extend([swap] if swap is not None else optimizer.suggest(root, with_batch, 1, rng))
         return out
 
     def recommend(self, space: Space, history: History) -> Config | None:
-        root = convert(space)
-        only_choices = not analyze(root).recursive and _only_choices(root)
-        return (self.choices if only_choices else self.gp).recommend(space, history)
+        return self.gp.recommend(space, history)
 
 
 def _across_fidelities(history: History) -> bool:
@@ -246,13 +237,6 @@ def _across_fidelities(history: History) -> bool:
 def _two_objectives(history: History) -> bool:
     """Whether the history's trials carry two objectives' losses (a study's trials all carry as many)."""
     return any(len(o.losses) == 2 for o in history.complete)
-
-
-def _only_choices(root: Space) -> bool:
-    """Whether every decision of a non-recursive space is a choice: every column of its
-    encoding a choice's one-hot column (no join, no number)."""
-    columns = UnitEncoding(root).columns
-    return bool(columns) and all(isinstance(c.node, Choice) for c in columns)
 
 
 def _untried_swap(root: Space, history: History, rng: np.random.Generator) -> Config | None:

@@ -47,7 +47,7 @@ from ..bo.subset import SUBSET_SIZE, EncodedRows
 from ..bo.views import EncodedView, TreeView, encoded_domain, is_noisy
 from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
-from ..space import Config, Space, addresses, analyze, convert, sample
+from ..space import Choice, Config, Space, addresses, analyze, convert, sample
 from ..validation import check_bool, check_int
 from .base import History, Observation, Optimizer
 from .gp_objectives import has_several, suggest_several
@@ -85,7 +85,7 @@ __all__ = [
 _ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
 _HINT_PRIORS = ("judged", "plain", "off")
 _OBJECTIVES = ("rank", "ehvi", "ehvi3")
-_CHOICE_SCALES = ("option", "decision")
+_CHOICE_SCALES = ("option", "decision", "auto")
 
 #: Acquisitions whose value at a point depends only on its distances to the
 #: observed and placed rows (not on the encoding's width, as UCB's schedule
@@ -173,10 +173,11 @@ class GP(Optimizer):
         like its square and cube, no longer with the history).
     choice_scales:
         The kernel's length scales over a choice's one-hot columns on a
-        non-recursive space: ``"option"`` (default; one per option) or
+        non-recursive space: ``"option"`` (default; one per option),
         ``"decision"`` (one per choice, shared by its options: a Hamming
-        distance weighted per decision, :class:`treefarm.bo.models.gp.Stationary`),
-        which ``algo="auto"`` uses on spaces made only of choices.
+        distance weighted per decision, :class:`treefarm.bo.models.gp.Stationary`)
+        or ``"auto"`` (``"decision"`` on a space made only of choices, no number
+        and no join; ``"option"`` elsewhere), which ``algo="auto"`` uses.
     """
 
     searches_recursive = True
@@ -359,7 +360,8 @@ class GP(Optimizer):
 
     def _kernel(self, flat: UnitEncoding | None) -> Kernel:
         """The kernel on a space's flat encoding (``None``: a recursive space's)."""
-        return _kernel(self.kernel, flat, self.choice_scales == "decision")
+        tie = self.choice_scales == "decision" or (self.choice_scales == "auto" and only_choices(flat))
+        return _kernel(self.kernel, flat, tie)
 
     def _fit_all(
         self, root: Space, complete: Sequence[Observation], encoding: UnitEncoding
@@ -519,6 +521,11 @@ def _kernel(name: str, flat: UnitEncoding | None, tie_choices: bool) -> Kernel:
         return type(kernel)(ard=False)
     groups = flat.categorical_groups()
     return type(kernel)(tied=decision_scales(flat.dim, groups)) if tie_choices and groups else kernel
+
+
+def only_choices(flat: UnitEncoding | None) -> bool:
+    """Whether every column of a flat encoding is a choice's one-hot column (no number, no join)."""
+    return flat is not None and bool(flat.columns) and all(isinstance(c.node, Choice) for c in flat.columns)
 
 
 def _unseen_draw(root: Space, seen: set[Config], rng: np.random.Generator) -> Config:

@@ -37,6 +37,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
 _LATER_OPTIONS: dict[str, dict[str, Any]] = {
     "tpe": {"rank_weights": 0.0, "always_joint": 0},
     "auto": {"fidelity": None, "agreement_floor": 0.3},
+    "gp": {"choice_scales": "option"},
 }
 
 
