@@ -11,6 +11,14 @@ Problems (losses to minimize, 100 evaluations):
   ``0, 1/8, ..., 1`` (an ordinal grid as a user would write it).
 - ``styblinski5_grid``: Styblinski-Tang in 5-d with every coordinate a choice among
   ``-5, -3.75, ..., 5`` (nine levels; the optimum -2.9035 lies between two).
+- ``pest15``: pest control with 15 stages.
+
+Held out (:data:`HELD_OUT`, marked before any run, never used to choose; run once after a
+choice and reported apart, :mod:`.choice_problems`):
+
+- ``contamination25``: contamination control, 25 binary choices (Baptista & Poloczek 2018);
+- ``bbob_f15_d5_grid``: BBOB's rotated Rastrigin in 5-d, instance 1, every coordinate a choice
+  among ``-5, -3.75, ..., 5``.
 
 Methods: ``treefarm-auto``, ``treefarm-gp``, ``treefarm-tpe``, ``treefarm-random``,
 ``optuna-tpe``, ``optuna-gp``, and the harness's ``nevergrad-ngopt`` and ``ax``
@@ -44,6 +52,7 @@ from ..harness.problems import Param, Problem
 from ..harness.runner import head_commit
 from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite
+from .choice_problems import bbob_grid, contamination, grid_minimum
 
 ROWS = RESULTS / "categorical.jsonl"
 CHECKPOINTS = (25, 50, 100)
@@ -106,13 +115,22 @@ PROBLEMS: dict[str, tuple[int, list[float], Callable[[np.ndarray], float]]] = {
     "pest25": (25, [0, 1, 2, 3, 4], pest_control),
     "hartmann6_grid": (6, [float(v) for v in LEVELS], hartmann6),
     "styblinski5_grid": (5, [float(v) for v in -5.0 + 10.0 * LEVELS], styblinski),
+    "pest15": (15, [0, 1, 2, 3, 4], pest_control),
+    "contamination25": (25, [0, 1], contamination),
+    "bbob_f15_d5_grid": (5, [float(v) for v in -5.0 + 10.0 * LEVELS], bbob_grid(15, 5)),
 }
+#: The held-out part: never used to choose a model or a setting; run once, after the choice,
+#: and reported apart (a third of the problems, marked before any of them was run).
+HELD_OUT = ("contamination25", "bbob_f15_d5_grid")
+#: The design part: where models and settings are screened and chosen.
+DESIGN = tuple(p for p in PROBLEMS if p not in HELD_OUT)
 
 
 @functools.cache
 def grid_optimum(problem: str) -> float:
     """The least loss on a grid problem's grid (Styblinski-Tang is a sum over coordinates; Hartmann-6
-    is evaluated on all 9^6 points); 0 for pest control, whose optimum is not known."""
+    and the BBOB grid are evaluated on all their points); 0 for pest and contamination control,
+    whose optima are not known."""
     d, options, _ = PROBLEMS[problem]
     levels = np.array(options, dtype=float)
     if problem == "styblinski5_grid":
@@ -120,16 +138,19 @@ def grid_optimum(problem: str) -> float:
     if problem == "hartmann6_grid":
         grid = np.stack(np.meshgrid(*[levels] * d, indexing="ij"), axis=-1).reshape(-1, d)
         return float(min(hartmann6_rows(chunk).min() for chunk in np.array_split(grid, 64)))
+    if problem.startswith("bbob_"):
+        return grid_minimum(PROBLEMS[problem][2], levels, d)
     return 0.0
 
 
-def _treefarm(algo: str) -> Callable[[str, int, int], list[float]]:
+def _treefarm(algo: str | Callable[[], Any]) -> Callable[[str, int, int], list[float]]:
+    """A treefarm run by ``algo``'s name, or by a fresh optimizer from ``algo()`` (a screen's variant)."""
     def run(problem: str, seed: int, budget: int) -> list[float]:
         import treefarm as tf
 
         d, options, f = PROBLEMS[problem]
         space = {f"x{i:02d}": tf.Choice(*options) for i in range(d)}
-        study = tf.Study.create(space=space, algo=algo, seed=seed)
+        study = tf.Study.create(space=space, algo=algo if isinstance(algo, str) else algo(), seed=seed)
         study.optimize(lambda c: f(np.array([c[f"x{i:02d}"] for i in range(d)])), budget, progress=False)
         return [float(t.value) for t in study.trials if t.value is not None]
 
@@ -204,20 +225,27 @@ def run_all(problems: list[str], methods: list[str], seeds: range, budget: int, 
                 print(json.dumps(row), file=sys.stderr, flush=True)
 
 
-def report(path: Path, at: int = 100, ours: str = "treefarm-auto") -> str:
-    """Median best loss at ``at`` evaluations per problem and method (seeds in brackets), and
-    ``ours`` against each other method: a 95 % bootstrap interval of the difference of medians."""
-    rows = _rows(path)
-    methods = sorted({r["method"] for r in rows})
+def report(paths: list[Path], at: int = 100, ours: str = "treefarm-auto", methods: list[str] | None = None) -> str:
+    """Median best loss at ``at`` evaluations per problem and method (seeds in brackets) over the
+    rows of ``paths``, the design part first, then the held-out part; ``ours`` against each other
+    method: a 95 % bootstrap interval of the difference of medians; and each method's spread
+    (interquartile range / worst decile, the 90th percentile: :mod:`bench.harness.spread`)."""
+    from ..harness.spread import quantiles
+
+    unique = {(r["problem"], r["method"], r["seed"]): r for path in paths for r in _rows(path)}
+    rows = list(unique.values())
+    methods = methods or sorted({r["method"] for r in rows})
     lines = [f"| problem | {' | '.join(methods)} |", "|---|" + "---|" * len(methods)]
+    spread = list(lines)
     verdicts: list[str] = []
     rng = np.random.default_rng(0)
-    for problem in PROBLEMS:
-        cells = []
+    for problem in (p for p in (*DESIGN, *HELD_OUT) if any(r["problem"] == p for r in rows)):
         values = {m: np.array([r["best"][str(at)] for r in rows if r["problem"] == problem and r["method"] == m]) for m in methods}
-        for m in methods:
-            cells.append(f"{np.median(values[m]):.4g} ({len(values[m])})" if len(values[m]) else "")
-        lines.append(f"| {problem} | {' | '.join(cells)} |")
+        part = " (held out)" if problem in HELD_OUT else ""
+        cells = [f"{np.median(values[m]):.4g} ({len(values[m])})" if len(values[m]) else "" for m in methods]
+        lines.append(f"| {problem}{part} | {' | '.join(cells)} |")
+        cells = ["{:.3g} / {:.4g}".format(*quantiles(values[m])) if len(values[m]) else "" for m in methods]
+        spread.append(f"| {problem}{part} | {' | '.join(cells)} |")
         a = values.get(ours, np.array([]))
         for m in methods:
             b = values[m]
@@ -227,7 +255,7 @@ def report(path: Path, at: int = 100, ours: str = "treefarm-auto") -> str:
             lo, hi = np.percentile(boot, [2.5, 97.5])
             verdict = "lower" if hi < 0 else "higher" if lo > 0 else "not resolved"
             verdicts.append(f"{problem}: {ours} against {m}: {verdict} (difference of medians in [{lo:.4g}, {hi:.4g}])")
-    return "\n".join([*lines, "", *verdicts])
+    return "\n".join([*lines, "", "Interquartile range / worst decile:", "", *spread, "", *verdicts])
 
 
 #: Row methods -> the report's columns.
@@ -272,15 +300,17 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--label", default=None, help="the name the rows give the (single) method")
     run.add_argument("--rows", type=Path, default=ROWS)
     rep = sub.add_parser("report")
-    rep.add_argument("--rows", type=Path, default=ROWS)
+    rep.add_argument("--rows", default=str(ROWS), help="comma-separated JSON-lines files")
     rep.add_argument("--at", type=int, default=100)
     rep.add_argument("--ours", default="treefarm-auto")
+    rep.add_argument("--methods", default=None, help="comma-separated columns (default: every method in the rows)")
     args = parser.parse_args(argv)
     if args.command == "run":
         seeds = range(args.first_seed, args.first_seed + args.seeds)
         run_all(args.problems.split(","), args.methods.split(","), seeds, args.budget, args.rows, args.label)
     else:
-        print(report(args.rows, args.at, args.ours))
+        methods = args.methods.split(",") if args.methods else None
+        print(report([Path(p) for p in args.rows.split(",")], args.at, args.ours, methods))
 
 
 if __name__ == "__main__":

@@ -335,3 +335,24 @@ def test_three_objectives_keep_the_gp_on_the_pareto_order() -> None:
     assert auto.suggest(space, history, 1, np.random.default_rng(0)) == GP(**small).suggest(
         space, history, 1, np.random.default_rng(0)
     )
+
+
+def test_a_space_made_only_of_choices_gets_a_length_scale_per_choice() -> None:
+    """Auto's GP ties the one-hot columns of each choice on a space of choices alone (one length
+    scale per choice); a choice beside a number, or a join, keeps one scale per option."""
+    from treefarm.bo.models.gp import Stationary
+
+    gp = Auto().gp
+    assert gp.choice_scales == "auto"
+    spaces = {
+        "decision": {"a": Choice("x", "y", "z"), "b": Choice(1, 2), "c": Choice("only")},
+        "option": {"a": Choice("x", "y", "z"), "r": Real(0, 1)},
+        "joined": {"m": Join(a={"u": Choice(1, 2)}, b={"v": Choice(3, 4)})},
+    }
+    tied = {}
+    for name, space in spaces.items():
+        kernel = gp.parts(space).refitter.kernel
+        assert isinstance(kernel, Stationary)
+        tied[name] = None if kernel.tied is None else kernel.tied.tolist()
+    assert tied == {"decision": [0, 0, 0, 1, 1], "option": None, "joined": None}
+    assert GP(choice_scales="decision").parts(spaces["option"]).refitter.kernel.tied.tolist() == [0, 0, 0, 1]

@@ -466,3 +466,47 @@ def test_on_a_grammar_the_narrowed_columns_suggest_what_the_full_encoding_does(
     monkeypatch.setattr(gp_module, "NARROWABLE", frozenset())
     full = gp().suggest(G, history, 3, np.random.default_rng(seed))
     assert all(_same_config(a, b) for a, b in zip(narrowed, full)), (narrowed, full)
+
+
+def _choice_plan(v: dict) -> float:
+    """Eight three-way choices: each option has its own cost, and equal neighbours a discount."""
+    plan = [v[f"s{i}"] for i in range(8)]
+    cost = {"a": 1.0, "b": 0.4, "c": 0.7}
+    return sum(cost[p] for p in plan) - 0.25 * sum(p == q == "c" for p, q in itertools.pairwise(plan))
+
+
+def test_gp_with_a_length_scale_per_choice_finds_the_optimum_of_a_space_of_choices() -> None:
+    space = {f"s{i}": Choice("a", "b", "c") for i in range(8)}
+    best = min(_choice_plan(dict(zip(space, p))) for p in itertools.product("abc", repeat=8))
+    study = Study.create(space=space, algo=GP(choice_scales="decision"), seed=0)
+    study.optimize(_choice_plan, n_trials=45)
+    assert study.best_value == pytest.approx(best)
+
+
+def test_gp_with_a_length_scale_per_choice_is_reproducible() -> None:
+    space = {f"s{i}": Choice("a", "b", "c") for i in range(8)}
+    runs = []
+    for _ in range(2):
+        study = Study.create(space=space, algo=GP(choice_scales="decision"), seed=3)
+        study.optimize(_choice_plan, n_trials=15)
+        runs.append([t.params for t in study.trials])
+    assert runs[0] == runs[1]
+
+
+def test_an_unknown_choice_scale_is_named() -> None:
+    with pytest.raises(ConfigError, match=r"choice_scales must be one of .* but got choice_scales='per'"):
+        GP(choice_scales="per")
+
+
+def test_a_gp_stored_before_choice_scales_reopens_with_a_scale_per_option() -> None:
+    """A spec stored before the option (alone or as auto's GP) rebuilds as it ran, not as ``auto`` now builds it."""
+    from treefarm import Auto
+    from treefarm.optimizers.registry import from_spec, spec_of
+
+    spec = spec_of(GP(choice_scales="decision"))
+    del spec["options"]["choice_scales"]
+    assert from_spec(spec).choice_scales == "option"
+    auto = spec_of(Auto())
+    assert auto["options"]["gp"]["optimizer"]["options"]["choice_scales"] == "auto"
+    del auto["options"]["gp"]["optimizer"]["options"]["choice_scales"]
+    assert from_spec(auto).gp.choice_scales == "option"

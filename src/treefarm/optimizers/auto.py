@@ -16,6 +16,11 @@ kind of space:
   ``handover_after``; with one objective and
   constraints, or three or more objectives, the GP on each trial's place in
   the Pareto order, as on conditional spaces.
+- **Only choices** (every decision a choice, no join, no number): as with
+  choices or joins below, but the GP's kernel has one length scale per choice
+  rather than one per option (``GP(choice_scales="auto")``: a Hamming distance
+  weighted per decision, as Optuna's GP and COMBO read a choice; the design
+  page ``docs/design/choices.md``).
 - **With choices or joins** (conditional spaces): the GP, with every
   ``tpe_every``-th trial TPE's and, while the search is stalled (no
   improvement larger than 1e-3 of the losses' raw range for ``patience``
@@ -79,8 +84,9 @@ class Auto(Optimizer):
     Parameters
     ----------
     gp, tpe:
-        The optimizers of flat and conditional spaces (by default ``GP()``,
-        alone on numeric spaces, and ``TPE(n_startup=5)`` at the tuned settings
+        The optimizers of flat and conditional spaces (by default
+        ``GP(choice_scales="auto")``, one length scale per choice on a space made
+        only of choices, alone on numeric spaces, and ``TPE(n_startup=5)`` at the tuned settings
         :data:`AUTO_TPE`: TPE proposes only after the GP's space-filling start, which
         serves as its start-up too; the paper's bandwidths at the bounds, equal weights
         and no joint turns, with which this design was measured, as ``TPE()``'s
@@ -146,7 +152,7 @@ class Auto(Optimizer):
         self.handover_after = handover_after
         self._handover: HandOver | None = None
         self._front_handover = NSGA2()
-        self.gp = gp if gp is not None else GP()
+        self.gp = gp if gp is not None else GP(choice_scales="auto")
         self.tpe = tpe if tpe is not None else variant(TPE, AUTO_TPE, n_startup=5)
         self.grammar = grammar if grammar is not None else GrammarSearch()
         self.front = front if front is not None else GP(objectives="ehvi")

@@ -47,7 +47,7 @@ from ..bo.subset import SUBSET_SIZE, EncodedRows
 from ..bo.views import EncodedView, TreeView, encoded_domain, is_noisy
 from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
-from ..space import Config, Space, addresses, analyze, convert, sample
+from ..space import Choice, Config, Space, addresses, analyze, convert, sample
 from ..validation import check_bool, check_int
 from .base import History, Observation, Optimizer
 from .gp_objectives import has_several, suggest_several
@@ -85,6 +85,7 @@ __all__ = [
 _ACQUISITIONS = ("ei", "logei", "pi", "logpi", "ucb", "ts", "mes")
 _HINT_PRIORS = ("judged", "plain", "off")
 _OBJECTIVES = ("rank", "ehvi")
+_CHOICE_SCALES = ("option", "decision", "auto")
 
 #: Acquisitions whose value at a point depends only on its distances to the
 #: observed and placed rows (not on the encoding's width, as UCB's schedule
@@ -158,6 +159,13 @@ class GP(Optimizer):
     subset_size:
         The observations in that subset (the cost past ``full_until`` grows
         like its square and cube, no longer with the history).
+    choice_scales:
+        The kernel's length scales over a choice's one-hot columns on a
+        non-recursive space: ``"option"`` (default; one per option),
+        ``"decision"`` (one per choice, shared by its options: a Hamming
+        distance weighted per decision, :class:`treefarm.bo.models.gp.Stationary`)
+        or ``"auto"`` (``"decision"`` on a space made only of choices, no number
+        and no join; ``"option"`` elsewhere), which ``algo="auto"`` uses.
 
     Notes
     -----
@@ -204,6 +212,7 @@ class GP(Optimizer):
         objectives: str = "rank",
         full_until: int | None = FULL_UNTIL,
         subset_size: int = SUBSET_SIZE,
+        choice_scales: str = "option",
     ) -> None:
         if acquisition not in _ACQUISITIONS:
             raise ConfigError(
@@ -218,6 +227,8 @@ class GP(Optimizer):
         check_bool("deterministic", deterministic)
         check_int("full_until", full_until, or_none=True)
         check_int("subset_size", subset_size, minimum=4)
+        if choice_scales not in _CHOICE_SCALES:
+            raise ConfigError(f"choice_scales must be one of {_CHOICE_SCALES}, but got choice_scales={choice_scales!r}")
         check_bool("heteroscedastic", heteroscedastic)
         if objectives not in _OBJECTIVES:
             raise ConfigError(f"objectives must be one of {_OBJECTIVES}, but got objectives={objectives!r}")
@@ -232,6 +243,7 @@ class GP(Optimizer):
         self.objectives = objectives
         self.full_until = full_until
         self.subset_size = subset_size
+        self.choice_scales = choice_scales
         self._refits = Refits()
         self._output_refits = Refits()
         self._rows = EncodedRows()
@@ -312,7 +324,7 @@ class GP(Optimizer):
         root = convert(space)
         recursive = analyze(root).recursive if recursive is None else recursive
         encoding = SpaceEncoding.of(root, recursive)
-        kernel = _kernel(self.kernel, recursive)
+        kernel = self._kernel(encoding.flat)
         return GPParts(
             encoding=encoding,
             candidates=Candidates(self.n_candidates, self.n_local, hinted=self._hint_prior != "off"),
@@ -366,6 +378,11 @@ class GP(Optimizer):
             mean, std = model.slice_1d(encoding.encode([at])[0][0], column, grid)
         return np.array([numeric_value(node, u) for u in grid], dtype=float), mean, std  # type: ignore[arg-type]
 
+    def _kernel(self, flat: UnitEncoding | None) -> Kernel:
+        """The kernel on a space's flat encoding (``None``: a recursive space's)."""
+        tie = self.choice_scales == "decision" or (self.choice_scales == "auto" and only_choices(flat))
+        return _kernel(self.kernel, flat, tie)
+
     def _fit_all(
         self, root: Space, complete: Sequence[Observation], encoding: UnitEncoding
     ) -> tuple[np.ndarray, GaussianProcess]:
@@ -378,7 +395,7 @@ class GP(Optimizer):
             X,
             np.array([o.loss for o in complete]),
             encoded_domain(encoding),
-            kernel=_kernel(self.kernel, analyze(root).recursive),
+            kernel=self._kernel(None if analyze(root).recursive else encoding),
             y_var=self._y_var(complete),
             output=self.output,
             rng=np.random.default_rng(0),
@@ -509,15 +526,26 @@ def incumbent_swaps(
     return option_swaps(root, ranked[0], ranked[1:], rng)
 
 
-def _kernel(name: str, recursive: bool) -> Kernel:
-    """The kernel: ARD, or for a recursive space one shared length scale over
-    the address-wise columns (there are more columns than observations, and
-    most are inactive in most trees)."""
-    from ..bo.models.gp import make_kernel
+def _kernel(name: str, flat: UnitEncoding | None, tie_choices: bool) -> Kernel:
+    """The kernel: ARD (with ``tie_choices``, one length scale per choice,
+    :func:`treefarm.bo.models.gp.decision_scales`), or for a recursive space (no ``flat``
+    encoding) one shared length scale over the address-wise columns (there are more
+    columns than observations, and most are inactive in most trees)."""
+    from ..bo.models.gp import decision_scales, make_kernel
     from ..bo.models.gp.kernels import Stationary
 
     kernel = make_kernel(name)
-    return type(kernel)(ard=False) if recursive and isinstance(kernel, Stationary) else kernel
+    if not isinstance(kernel, Stationary):
+        return kernel
+    if flat is None:
+        return type(kernel)(ard=False)
+    groups = flat.categorical_groups()
+    return type(kernel)(tied=decision_scales(flat.dim, groups)) if tie_choices and groups else kernel
+
+
+def only_choices(flat: UnitEncoding | None) -> bool:
+    """Whether every column of a flat encoding is a choice's one-hot column (no number, no join)."""
+    return flat is not None and bool(flat.columns) and all(isinstance(c.node, Choice) for c in flat.columns)
 
 
 def _unseen_draw(root: Space, seen: set[Config], rng: np.random.Generator) -> Config:

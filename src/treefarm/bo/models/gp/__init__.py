@@ -1,7 +1,7 @@
 """Gaussian-process regression for Bayesian optimization (NumPy and SciPy only)."""
 
 from .fit import NOISE_FLOOR, OUTPUTS, fit_gp, gp_with_params, log_posterior, loo_means, loo_rank
-from .kernels import RBF, Kernel, Matern52, Product, Stationary, Sum, make_kernel
+from .kernels import RBF, Kernel, Matern52, Product, Stationary, Sum, decision_scales, make_kernel
 from .regressor import GaussianProcess, GPParams, cholesky
 from .transform import OutputTransform
 
@@ -18,6 +18,7 @@ __all__ = [
     "Stationary",
     "Sum",
     "cholesky",
+    "decision_scales",
     "fit_gp",
     "gp_with_params",
     "log_posterior",

@@ -1,0 +1,63 @@
+"""Problems of the choice-only suite that were added as its held-out part, and the grid of a BBOB function.
+
+- Contamination control (Hu, Hu, Xu, Wang & Cao 2010, "Contamination control in food supply
+  chain"; as a benchmark in Baptista & Poloczek 2018, "Bayesian optimization of combinatorial
+  structures", and Oh et al. 2019): at each of ``n`` stages of a food supply chain, prevent
+  contamination (cost 1) or not. The contaminated fraction follows
+  ``Z_i = Lambda_i (1 - x_i) + (1 - Gamma_i x_i) Z_{i-1}`` with ``Lambda ~ Beta(1, 17/3)``,
+  ``Gamma ~ Beta(4, 1)``, ``Z_0 ~ Beta(1, 30)``, drawn for 100 simulated lots with the seed fixed
+  (a deterministic objective). The loss is the cost paid, minus for each stage the fraction of lots
+  under the limit ``U = 0.1`` less ``1 - epsilon`` (``epsilon = 0.05``, weight ``rho = 1``), plus
+  ``lambda * sum x`` with ``lambda = 0.01``, as in those papers.
+- A BBOB function (Hansen et al. 2009) with every coordinate a choice among nine levels
+  ``-5, -3.75, ..., 5``, at a fixed instance: the grid of a shifted, rotated function whose
+  optimum the methods cannot guess from the levels' order.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+
+#: Contamination control's constants (Hu et al. 2010; Baptista & Poloczek 2018).
+LIMIT, EPSILON, RHO, LAMBDA, LOTS = 0.1, 0.05, 1.0, 0.01, 100
+
+
+@functools.cache
+def _contamination_draws(n_stages: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The simulation's fixed draws: initial fractions (lots,), Lambda and Gamma (stages, lots)."""
+    rng = np.random.RandomState(0)
+    start = rng.beta(1.0, 30.0, size=LOTS)
+    spread = rng.beta(1.0, 17.0 / 3.0, size=(n_stages, LOTS))
+    removal = rng.beta(4.0, 1.0, size=(n_stages, LOTS))
+    return start, spread, removal
+
+
+def contamination(x: np.ndarray) -> float:
+    """The contamination control loss of the plan ``x`` (0 or 1 per stage; 1 prevents)."""
+    x = np.asarray(x, dtype=float)
+    start, spread, removal = _contamination_draws(len(x))
+    fraction, safe = start, np.zeros(len(x))
+    for i, prevent in enumerate(x):
+        fraction = spread[i] * (1.0 - prevent) + (1.0 - removal[i] * prevent) * fraction
+        safe[i] = float(np.mean(fraction <= LIMIT)) - (1.0 - EPSILON)
+    return float(np.sum(x) - RHO * np.sum(safe) + LAMBDA * np.sum(x))
+
+
+def bbob_grid(function: int, dim: int, instance: int = 1) -> Callable[[np.ndarray], float]:
+    """BBOB ``function`` in ``dim`` dimensions at ``instance``, evaluated at a grid point."""
+
+    def f(x: np.ndarray) -> float:
+        from ..harness.bbob import coco_problem
+
+        return float(coco_problem(function, instance, dim)(np.asarray(x, dtype=float)))
+
+    return f
+
+
+def grid_minimum(f: Callable[[np.ndarray], float], levels: np.ndarray, dim: int) -> float:
+    """The least value of ``f`` over every point of the grid ``levels ** dim`` (9^5 = 59049 calls for five coordinates)."""
+    grid = np.stack(np.meshgrid(*[levels] * dim, indexing="ij"), axis=-1).reshape(-1, dim)
+    return float(min(f(x) for x in grid))

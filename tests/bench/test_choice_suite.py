@@ -1,0 +1,31 @@
+"""The choice suite's problems and its split into a design and a held-out part."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bench.suites.categorical import DESIGN, HELD_OUT, PROBLEMS, grid_optimum
+from bench.suites.choice_problems import contamination
+
+
+def test_a_third_of_the_problems_is_held_out_and_the_parts_are_disjoint() -> None:
+    assert set(DESIGN) | set(HELD_OUT) == set(PROBLEMS)
+    assert not set(DESIGN) & set(HELD_OUT)
+    assert len(HELD_OUT) * 3 == len(PROBLEMS)
+
+
+def test_contamination_control_charges_prevention_and_rewards_safe_stages() -> None:
+    """Preventing at every stage costs 1.01 a stage and keeps (nearly) every lot under the limit;
+    never preventing costs nothing and lets the contamination grow past it."""
+    never, always = contamination(np.zeros(25)), contamination(np.ones(25))
+    assert always == pytest.approx(25 * 1.01 - 25 * 0.05)  # every lot under the limit at every stage
+    assert never > 0.0
+    assert contamination(np.zeros(25)) == never  # fixed draws: a deterministic objective
+    best_of_few = min(contamination(x) for x in np.random.default_rng(0).integers(0, 2, (64, 25)))
+    assert best_of_few < min(never, always)
+
+
+def test_the_grid_optimum_is_the_least_value_on_the_grid() -> None:
+    d, options, f = PROBLEMS["styblinski5_grid"]
+    assert grid_optimum("styblinski5_grid") <= min(f(np.full(d, v)) for v in options)
+    assert grid_optimum("contamination25") == 0.0
