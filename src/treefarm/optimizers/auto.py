@@ -49,6 +49,7 @@ page ``docs/design/auto.md``.
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -64,11 +65,14 @@ from .handover import HandOver
 from .nsga2 import NSGA2
 from .tpe import TPE
 
-__all__ = ["HANDOVER_AFTER", "Auto"]
+__all__ = ["HANDOVER_AFTER", "TRUST_AFTER", "Auto"]
 
 #: Complete trials after which CMA-ES takes over on a numeric space (a fresh GP suggestion at
 #: 1,000 trials takes 2-3 s on one core; the GP's own bound, ``GP(full_until=...)``, is the same).
 HANDOVER_AFTER = 1000
+#: Complete trials after which the GP on a space of reals (one objective) keeps its acquisition in a
+#: trust region around the best trial (:mod:`treefarm.bo.trust`; the design page ``docs/design/auto.md``).
+TRUST_AFTER: int | None = None
 
 
 class Auto(Optimizer):
@@ -114,6 +118,12 @@ class Auto(Optimizer):
         fallback GP being ``gp``): ``"matern52"`` (default) or
         ``"discrepancy"``; ``None`` learns from final values only, as a study
         without fidelities (a pruned trial counts at its last value).
+    trust_after:
+        On a space of reals with one objective, from this many complete
+        trials on the GP maximizes its acquisition in a trust region around
+        the best trial (``GP(trust_after=...)``, :mod:`treefarm.bo.trust`),
+        which follows a curved valley where the GP over the whole box does
+        not; ``None``: the whole box throughout.
     agreement_floor:
         Below this rank agreement of the lower rungs with the target
         (:func:`treefarm.optimizers.fidelity.rung_agreement`) the model
@@ -136,11 +146,15 @@ class Auto(Optimizer):
         handover_after: int | None = HANDOVER_AFTER,
         fidelity: str | None = "matern52",
         agreement_floor: float = AGREEMENT_FLOOR,
+        trust_after: int | None = TRUST_AFTER,
     ) -> None:
         check_int("patience", patience)
         check_int("tpe_every", tpe_every, minimum=2)
         check_int("stalled_tpe_every", stalled_tpe_every)
         check_int("handover_after", handover_after, or_none=True)
+        check_int("trust_after", trust_after, minimum=0, or_none=True)
+        self.trust_after = trust_after
+        self._local: tuple[GP, GP] | None = None
         self.handover_after = handover_after
         self._handover: HandOver | None = None
         self._front_handover = NSGA2()
@@ -167,6 +181,18 @@ class Auto(Optimizer):
         model across fidelities (``fidelity`` set); it keeps one fidelity's where the
         model does not propose (a recursive space, several objectives, constraints)."""
         return self.fidelity is not None
+
+    def _numeric_gp(self) -> GP:
+        """The GP of numeric spaces: ``gp`` with its trust region after ``trust_after``
+        trials (a copy sharing its fits; ``gp`` itself where ``trust_after`` is None)."""
+        if self.trust_after is None:
+            return self.gp
+        source, local = self._local if self._local is not None else (None, None)
+        if local is None or source is not self.gp or local.trust_after != self.trust_after:
+            local = copy.copy(self.gp)
+            local.trust_after = self.trust_after
+            self._local = (self.gp, local)
+        return local
 
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:
         """The optimizer that proposes trial ``t`` (``categorical``: the space has choices or joins)."""
@@ -196,7 +222,7 @@ class Auto(Optimizer):
                 if self._handover is None or self._handover.after != after:
                     self._handover = HandOver(after)
                 return self._handover.suggest(space, history, n, rng)
-            return self.gp.suggest(root, history, n, rng)
+            return self._numeric_gp().suggest(root, history, n, rng)
         started = stalled = False
         if categorical:
             losses = np.array([o.loss for o in history.complete if math.isfinite(o.loss)])
