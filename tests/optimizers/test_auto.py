@@ -167,7 +167,8 @@ def test_a_stalled_search_gives_even_trials_to_tpe_and_an_improving_one_all_to_t
     improving_x = History(
         complete=tuple(Observation(Config({"x": o.config["x"]}), o.loss) for o in improving.complete)
     )
-    assert auto.suggest(numeric, improving_x, 1, np.random.default_rng(3)) == gp.suggest(
+    local = GP(n_candidates=64, n_local=32, n_starts=2, trust_after=auto.trust_after)  # its GP on reals
+    assert auto.suggest(numeric, improving_x, 1, np.random.default_rng(3)) == local.suggest(
         numeric, improving_x, 1, np.random.default_rng(3)
     )
 
@@ -258,14 +259,17 @@ def test_the_optimizer_auto_asks_sees_the_hints_and_the_batch() -> None:
 
 
 def test_on_a_numeric_space_auto_is_the_gp_even_when_stalled() -> None:
-    """Numeric spaces get the GP alone: auto's suggestions (a batch too) are the GP's."""
+    """Numeric spaces get the GP alone: auto's suggestions (a batch too) are the GP's, on
+    reals the GP's in its trust region (and without it, ``trust_after=None``, the plain GP's)."""
     gp = GP(n_candidates=64, n_local=32, n_starts=2)
+    local = GP(n_candidates=64, n_local=32, n_starts=2, trust_after=Auto().trust_after)
     numeric = {"x": Real(-5, 5)}
     stalled = History(complete=tuple(Observation(Config({"x": o.config["x"]}), o.loss) for o in _stalled(20).complete))
     for n in (1, 2):
-        assert Auto(gp=gp).suggest(numeric, stalled, n, np.random.default_rng(3)) == gp.suggest(
-            numeric, stalled, n, np.random.default_rng(3)
-        )
+        suggested = Auto(gp=gp).suggest(numeric, stalled, n, np.random.default_rng(3))
+        assert suggested == local.suggest(numeric, stalled, n, np.random.default_rng(3))
+        plain = Auto(gp=gp, trust_after=None).suggest(numeric, stalled, n, np.random.default_rng(3))
+        assert plain == gp.suggest(numeric, stalled, n, np.random.default_rng(3))
 
 
 def test_a_stalled_tpe_turn_first_tries_the_incumbent_on_the_other_branch() -> None:

@@ -6,7 +6,12 @@ choice, and grammar search leads on recursive spaces. ``Auto`` picks by the
 kind of space:
 
 - **Purely numeric** (reals and integers only): the GP alone, with its own
-  stall rule (:mod:`treefarm.optimizers.gp`); with one objective, past
+  stall rule (:mod:`treefarm.optimizers.gp`); on a space of reals with one
+  objective, from ``trust_after`` complete trials on (by default as soon as
+  the space-filling start is done), its acquisition is maximized in a trust
+  region around the best trial (TuRBO's rules, :mod:`treefarm.bo.trust`),
+  which follows a curved, ill-conditioned valley that the GP over the whole
+  box misses in 10 dimensions; with one objective, past
   ``handover_after`` complete trials, CMA-ES started from them
   (:mod:`treefarm.optimizers.handover`), whose suggestion costs milliseconds
   where the GP's grows like n^3. With two objectives (with or
@@ -72,7 +77,7 @@ __all__ = ["HANDOVER_AFTER", "TRUST_AFTER", "Auto"]
 HANDOVER_AFTER = 1000
 #: Complete trials after which the GP on a space of reals (one objective) keeps its acquisition in a
 #: trust region around the best trial (:mod:`treefarm.bo.trust`; the design page ``docs/design/auto.md``).
-TRUST_AFTER: int | None = None
+TRUST_AFTER: int | None = 0
 
 
 class Auto(Optimizer):
