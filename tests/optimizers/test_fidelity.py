@@ -164,7 +164,7 @@ def test_a_stored_auto_without_the_fidelity_option_reopens_without_the_model() -
     reopened = from_spec(spec)
     assert isinstance(reopened, Auto) and reopened.fidelity is None
     history = _history(30, low_is_noise=False)
-    plain = Auto(fidelity=None, gp=GP(n_candidates=64, n_local=32, n_starts=2))
+    plain = Auto(fidelity=None, trust_after=None, gp=GP(n_candidates=64, n_local=32, n_starts=2))
     assert plain.suggest(SPACE, history, 2, np.random.default_rng(1)) == GP(
         n_candidates=64, n_local=32, n_starts=2
     ).suggest(SPACE, history, 2, np.random.default_rng(1))

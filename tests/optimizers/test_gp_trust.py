@@ -87,6 +87,16 @@ def test_auto_on_reals_suggests_what_the_gp_with_its_trust_region_does() -> None
     )
 
 
+def test_a_stored_auto_from_before_the_trust_region_reopens_without_it() -> None:
+    from treefarm.optimizers.registry import from_spec, spec_of
+
+    spec = spec_of(Auto())
+    assert spec["options"]["trust_after"] == 0
+    del spec["options"]["trust_after"]
+    reopened = from_spec(spec)
+    assert isinstance(reopened, Auto) and reopened.trust_after is None
+
+
 def _best(algo: object, seed: int, budget: int) -> float:
     study, best = Study.create(space=SPACE, algo=algo, seed=seed), float("inf")  # type: ignore[arg-type]
     for _ in range(budget):

@@ -36,7 +36,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
 #: was: a study created then and reopened without ``algo`` goes on as it started.
 _LATER_OPTIONS: dict[str, dict[str, Any]] = {
     "tpe": {"rank_weights": 0.0, "always_joint": 0},
-    "auto": {"fidelity": None, "agreement_floor": 0.3},
+    "auto": {"fidelity": None, "agreement_floor": 0.3, "trust_after": None},
 }
 
 
