@@ -69,6 +69,7 @@ TREEFARM = {
     "tf-cmaes": "cmaes",
     "tf-tpe-hyperopt": "tpe-hyperopt",
     "tf-gp-nostall": "gp-nostall",
+    "tf-auto-trust": "auto-trust",
 }
 PEERS = (
     "optuna-random",
@@ -181,6 +182,7 @@ def run_treefarm(algo: Any, problem: Problem, seed: int, budget: int) -> Result:
             "tpe-mv": lambda: tf.TPE(multivariate=True),
             "tpe-hyperopt": lambda: tf.TPE.hyperopt(),
             "gp-nostall": lambda: variant(tf.GP, {"explore_stalls": False}),
+            "auto-trust": lambda: variant(tf.Auto, {"trust_after": 0}),
         }
         algo = variants[algo]() if algo in variants else algo
     study = tf.Study.create(space=problem.treefarm_space(), algo=algo, seed=seed)

@@ -181,6 +181,28 @@ SYNTHETIC = {
 }
 
 
+def _rotated_rosenbrock_parts(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A fixed random rotation (d, d) and optimum (d,) in [-3, 3]^d (away from the centre)."""
+    rng = np.random.default_rng(seed)
+    q, r = np.linalg.qr(rng.standard_normal((d, d)))
+    return q * np.sign(np.diag(r))[None, :], rng.uniform(-3.0, 3.0, d)
+
+
+_ROT10, _OPT10 = _rotated_rosenbrock_parts(10, 2026)
+
+
+def rotated_rosenbrock(v: Mapping[str, float], d: int = 10) -> float:
+    """Rosenbrock's valley rotated and moved off centre: ``rosenbrock(R (x - x*) + 1)``,
+    the optimum 0 at ``x*``, a fixed point in [-3, 3]^d, in the box [-5, 5]^d."""
+    x = _vec(v, d)
+    return rosenbrock({f"x{i}": z for i, z in enumerate(_ROT10 @ (x - _OPT10) + 1.0)}, d)
+
+
+#: Design problems for rules about curved, ill-conditioned valleys (not in the synthetic set's
+#: reports): Rosenbrock in 10-d, rotated, its optimum off the box's centre.
+VALLEYS = {"rosenbrock10r": Problem("rosenbrock10r", rotated_rosenbrock, _box(10, -5, 5), 0.0)}
+
+
 # --------------------------------------------------------------------------- tuning
 
 
@@ -363,5 +385,5 @@ def all_problems() -> dict[str, Problem]:
     from .bbob import bbob_problems
     from .mixint import mixint_problems
 
-    return {**SYNTHETIC, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **SMALL, **SMALL_DESIGN, **bbob_problems(),
+    return {**SYNTHETIC, **VALLEYS, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **SMALL, **SMALL_DESIGN, **bbob_problems(),
             **mixint_problems()}

@@ -64,7 +64,9 @@ class Rules:
     (``candidates_only``: it has no gradient), whether the batch's ``i``-th
     point may explore (``explores(i)``), the swaps an explore tries first
     (``swaps()``, called at the first explore), and an unseen configuration
-    when no candidate is (``draw_unseen(seen)``)."""
+    when no candidate is (``draw_unseen(seen)``); ``box`` (lower, upper, each
+    (d,)) confines the maximizer to a trust region's box, where the
+    candidates lie (:mod:`treefarm.bo.trust`), ``None`` to the whole cube."""
 
     acquire: Acquire
     n_starts: int
@@ -72,6 +74,7 @@ class Rules:
     explores: Callable[[int], bool]
     swaps: Callable[[], Sequence[Config]]
     draw_unseen: Callable[[set[Config]], Config]
+    box: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def suggest_batch(
@@ -93,7 +96,9 @@ def suggest_batch(
         if rules.candidates_only:
             x = scene.Xc[int(np.argmax(acq(scene.Xc, grad=False)[0]))]
         else:
-            x, _ = maximize(acq, scene.domain, scene.Xc, free=scene.free, n_starts=rules.n_starts, rng=rng)
+            x, _ = maximize(
+                acq, scene.domain, scene.Xc, free=scene.free, n_starts=rules.n_starts, rng=rng, bounds=rules.box
+            )
         if rules.explores(i) and collapsed(x, scene.X, width=view.width):
             if swaps is None:
                 swaps = list(rules.swaps())

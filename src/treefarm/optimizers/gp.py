@@ -36,7 +36,8 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -47,7 +48,7 @@ from ..bo.subset import SUBSET_SIZE, EncodedRows
 from ..bo.views import EncodedView, TreeView, encoded_domain, is_noisy
 from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
-from ..space import Choice, Config, Space, addresses, analyze, convert, sample
+from ..space import Choice, Config, Real, Space, addresses, analyze, convert, sample
 from ..validation import check_bool, check_int
 from .base import History, Observation, Optimizer
 from .gp_objectives import has_several, suggest_several
@@ -64,6 +65,9 @@ from .gp_parts import (
 from .hints import BETA
 from .stalls import EXPLORE_EVERY, STALL_IMPROVEMENT, STALL_PATIENCE, evaluations_since_improvement, explores
 from .variation import option_swaps
+
+#: The scale of the trust region's local candidates: Gaussian steps of this fraction of the box's sides.
+TRUST_STEP = 0.2
 
 if TYPE_CHECKING:
     from ..bo.acquisition.weighted import LogPrior
@@ -167,6 +171,14 @@ class GP(Optimizer):
         or ``"auto"`` (``"decision"`` on a space made only of choices, no number
         and no join; ``"option"`` elsewhere), which ``algo="auto"`` uses.
 
+    trust_after:
+        On a space of reals only, with one objective: once this many trials
+        are complete (and the space-filling start is), each suggestion
+        maximizes the acquisition in a trust region around the best trial,
+        shaped by the GP's length scales, that grows on successes and shrinks
+        on failures (TuRBO's rules, :mod:`treefarm.bo.trust`); the suggestion
+        after a restart of the region is the GP's global one. ``None``
+        (default): the whole space throughout.
     Notes
     -----
     The tuned settings (:attr:`Optimizer.tuned`, the benchmark's variants, not
@@ -213,6 +225,7 @@ class GP(Optimizer):
         full_until: int | None = FULL_UNTIL,
         subset_size: int = SUBSET_SIZE,
         choice_scales: str = "option",
+        trust_after: int | None = None,
     ) -> None:
         if acquisition not in _ACQUISITIONS:
             raise ConfigError(
@@ -229,6 +242,7 @@ class GP(Optimizer):
         check_int("subset_size", subset_size, minimum=4)
         if choice_scales not in _CHOICE_SCALES:
             raise ConfigError(f"choice_scales must be one of {_CHOICE_SCALES}, but got choice_scales={choice_scales!r}")
+        check_int("trust_after", trust_after, minimum=0, or_none=True)
         check_bool("heteroscedastic", heteroscedastic)
         if objectives not in _OBJECTIVES:
             raise ConfigError(f"objectives must be one of {_OBJECTIVES}, but got objectives={objectives!r}")
@@ -244,6 +258,7 @@ class GP(Optimizer):
         self.full_until = full_until
         self.subset_size = subset_size
         self.choice_scales = choice_scales
+        self.trust_after = trust_after
         self._refits = Refits()
         self._output_refits = Refits()
         self._rows = EncodedRows()
@@ -296,7 +311,8 @@ class GP(Optimizer):
             losses = np.array([o.loss for o in complete])
             y_var = self._y_var(complete)
             with one_blas_thread():
-                return self._model_points(root, recursive, configs, losses, y_var, history, n, rng)
+                trust = not has_several(complete)  # a trust region on one loss, not on Pareto ranks
+                return self._model_points(root, recursive, configs, losses, y_var, history, n, rng, trust=trust)
         out: list[Config] = []
         for _ in range(n):
             taken = [*(o.config for o in complete), *history.failed, *history.pending, *out]
@@ -437,13 +453,45 @@ class GP(Optimizer):
         history: History,
         n: int,
         rng: np.random.Generator,
+        *,
+        trust: bool = False,
     ) -> list[Config]:
-        """``n`` points from one fit (:func:`treefarm.bo.loop.suggest_batch`)."""
+        """``n`` points from one fit (:func:`treefarm.bo.loop.suggest_batch`), in the
+        trust region's box when ``trust`` and one applies (:meth:`_trust_box`)."""
         parts = self.parts(root, recursive)
-        candidates = parts.candidates.draw(parts.encoding, configs, losses, history.hints, rng)
+        region = self._trust_box(root, parts, configs, losses, y_var) if trust else None
+        if region is None:
+            candidates = parts.candidates.draw(parts.encoding, configs, losses, history.hints, rng)
+        else:
+            candidates = trust_candidates(parts, region, self.n_candidates, self.n_local, rng)
         view, log_prior = self._view(parts, configs, losses, y_var, history, candidates)
         rules = self._rules(root, recursive, configs, losses, len(history.pending), log_prior, rng)
+        if region is not None:
+            rules = replace(rules, box=(region.lower, region.upper), explores=lambda i: False)
         return suggest_batch(view, rules, n, history.seen(), rng)
+
+    def _trust_box(
+        self, root: Space, parts: GPParts, configs: list[Config], losses: np.ndarray, y_var: np.ndarray | None
+    ) -> TrustBox | None:
+        """The trust region's box around the best trial
+        (:mod:`treefarm.bo.trust`), or None: no ``trust_after``, too few trials,
+        a space with other than reals, or a region that restarted at the last trial."""
+        from ..bo.trust import box, replay
+
+        flat = parts.encoding.flat
+        if self.trust_after is None or flat is None or not all(type(c.node) is Real for c in flat.columns):
+            return None
+        start = max(self.trust_after, self.startup(root))
+        if len(losses) < start:
+            return None
+        region = replay(losses, start, flat.dim)
+        if region.restarted:
+            return None
+        keep = parts.subset.keep(parts.encoding, configs, losses)
+        params, _ = parts.fitted(configs, losses, y_var, flat, bounded=keep is not None)
+        center = flat.encode([configs[int(np.argmin(losses))]])[0][0]
+        lower, upper = box(center, np.exp(params.theta[-flat.dim :]), region.length)
+        return TrustBox(lower, upper, center)
 
     def _view(
         self,
@@ -524,6 +572,32 @@ def incumbent_swaps(
     best first, lending the decisions a new branch needs; none without joins."""
     ranked = [configs[i] for i in np.argsort(losses, kind="stable")]
     return option_swaps(root, ranked[0], ranked[1:], rng)
+
+
+class TrustBox(NamedTuple):
+    """A trust region's box in the unit cube (lower, upper, each (d,)) and its centre, the best trial."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    center: np.ndarray
+
+
+def trust_candidates(
+    parts: GPParts, region: TrustBox, n_cover: int, n_local: int, rng: np.random.Generator
+) -> CandidateSet:
+    """The candidates of a suggestion in a trust region's box: ``n_cover`` scrambled
+    Sobol points of the box, then ``n_local`` Gaussian steps from its centre
+    (:data:`TRUST_STEP` of its sides, clipped to it), all on the flat encoding."""
+    from ..bo.maximize import sobol_candidates
+    from ..bo.trust import within
+
+    flat = parts.encoding.flat
+    assert flat is not None  # the region exists on flat spaces only
+    lower, upper, center = region
+    cover = within(sobol_candidates(flat.dim, n_cover, rng), lower, upper)
+    steps = center[None, :] + TRUST_STEP * (upper - lower)[None, :] * rng.standard_normal((n_local, flat.dim))
+    local = np.clip(steps, lower[None, :], upper[None, :])
+    return CandidateSet(flat.decode_many(np.vstack([cover, local])), len(cover))
 
 
 def _kernel(name: str, flat: UnitEncoding | None, tie_choices: bool) -> Kernel:

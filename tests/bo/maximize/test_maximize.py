@@ -25,6 +25,15 @@ def test_finds_the_maximum_of_a_smooth_function() -> None:
     assert value > -1e-9
 
 
+def test_bounds_confine_the_climb_to_a_box_and_it_ends_on_the_nearest_face() -> None:
+    rng = np.random.default_rng(2)
+    lower, upper = np.array([0.1, 0.5, 0.2]), np.array([0.4, 0.9, 0.4])
+    starts = lower + sobol_candidates(3, 64, rng) * (upper - lower)
+    center = np.array([0.31, 0.2, 0.9])  # the maximum lies outside the box
+    x, _ = maximize(_bump(center), Domain.continuous_box(3), starts, rng=rng, bounds=(lower, upper))
+    np.testing.assert_allclose(x, [0.31, 0.5, 0.4], atol=1e-5)
+
+
 def test_respects_integer_levels_and_one_hot_groups() -> None:
     rng = np.random.default_rng(1)
     domain = Domain(

@@ -13,7 +13,8 @@ Three stages, as in Optuna's and BoTorch's optimizers of the acquisition:
 
 1. score every candidate (one call without gradients) and keep the
    ``n_starts`` best;
-2. L-BFGS-B over the movable columns of all starts at once, box [0, 1]: the
+2. L-BFGS-B over the movable columns of all starts at once, box [0, 1] (or
+   the caller's ``bounds``, a trust region's box): the
    starts are stacked into one problem whose objective is the sum of their
    acquisitions (its gradient is block diagonal, so each start climbs its own
    acquisition; BoTorch's ``gen_candidates_scipy`` does the same), so every
@@ -58,19 +59,29 @@ _ALL_LEVELS = 16
 _MAX_ITER = 200
 
 
-def _ascend(acq: Acquisition, X: np.ndarray, V: np.ndarray, movable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Stage 2: one stacked L-BFGS-B over the ``movable`` entries of the rows of ``X``."""
+def _ascend(
+    acq: Acquisition,
+    X: np.ndarray,
+    V: np.ndarray,
+    movable: np.ndarray,
+    bounds: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Stage 2: one stacked L-BFGS-B over the ``movable`` entries of the rows of ``X``,
+    within ``bounds`` (lower, upper, each (d,)) or the unit cube."""
     X, V = X.copy(), V.copy()
     rows = np.flatnonzero(movable.any(1))
     if not len(rows):
         return X, V
     mask, base = movable[rows], X[rows]
+    d = X.shape[1]
+    lower, upper = bounds if bounds is not None else (np.zeros(d), np.ones(d))
+    low, high = np.broadcast_to(lower, base.shape)[mask], np.broadcast_to(upper, base.shape)[mask]
     start_V = V[rows]
     best_X, best_V = base.copy(), start_V.copy()
 
     def negative(v: np.ndarray) -> tuple[float, np.ndarray]:
         Z = base.copy()
-        Z[mask] = np.clip(v, 0.0, 1.0)
+        Z[mask] = np.clip(v, low, high)
         value, grad = acq(Z)
         better = value > best_V
         best_X[better], best_V[better] = Z[better], value[better]
@@ -79,8 +90,7 @@ def _ascend(acq: Acquisition, X: np.ndarray, V: np.ndarray, movable: np.ndarray)
         # in log-EI's far tail (values ~ -1e6) would otherwise stop all early.
         return -float((value - start_V).sum()), -grad[mask]
 
-    k = int(mask.sum())
-    minimize_box(negative, base[mask], np.zeros(k), np.ones(k), max_iter=_MAX_ITER)
+    minimize_box(negative, base[mask], low, high, max_iter=_MAX_ITER)
     X[rows], V[rows] = best_X, best_V
     return X, V
 
@@ -152,6 +162,7 @@ def maximize(
     free: np.ndarray | None = None,
     n_starts: int = 10,
     rng: np.random.Generator,
+    bounds: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, float]:
     """The best point found, rounded by the domain, and its acquisition value
     (see the module docstring).
@@ -160,7 +171,9 @@ def maximize(
     candidates and neighbourhoods asks for no gradient. Columns where
     ``free`` is False, and inactive (negative) entries, keep the value of the
     start they belong to. ``rng`` breaks ties between equal candidates, so a
-    given ``rng`` state gives the same result.
+    given ``rng`` state gives the same result. ``bounds`` (lower, upper, each
+    (d,)) confine the gradient steps to a box inside the cube, which the
+    candidates ``X0`` should lie in (a trust region's).
     """
     X0 = domain.round(np.asarray(X0, dtype=float))
     free = np.ones(X0.shape, dtype=bool) if free is None else np.asarray(free, dtype=bool)
@@ -168,12 +181,12 @@ def maximize(
     order = np.lexsort((rng.random(len(X0)), -values))[:n_starts]
     X, V, F = X0[order], values[order], free[order] & (X0[order] >= 0)
     movable = F & domain.continuous[None, :]
-    X, V = _ascend(acq, X, V, movable)
+    X, V = _ascend(acq, X, V, movable, bounds)
     for _ in range(_ROUNDS):
         X, V, moved = _local_search(acq, X, V, F, domain)
         again = moved & movable.any(1)
         if not again.any():
             break
-        X[again], V[again] = _ascend(acq, X[again], V[again], movable[again])
+        X[again], V[again] = _ascend(acq, X[again], V[again], movable[again], bounds)
     best = int(np.argmax(V))
     return domain.round(X[best]), float(V[best])
