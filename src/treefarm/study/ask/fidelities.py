@@ -20,7 +20,6 @@ from dataclasses import replace
 from ...exceptions import StudyError, format_values
 from ...fidelity import Fidelity
 from ...optimizers import History, Optimizer
-from ...optimizers.gp import startup_size
 from ...space import Shared, Space, addresses, convert, size
 from ...space.recursion import reachable
 
@@ -36,6 +35,8 @@ def check_count(space: Space) -> int:
     """How many configurations check the lower rungs against the top
     (:mod:`treefarm.pruners.promotion`): those of the GP's space-filling start,
     one more than the decisions, at least 5 and at most 20."""
+    from ...optimizers.gp import startup_size  # on use: `import treefarm` loads no optimizer
+
     return startup_size(len(addresses(convert(space))))
 
 
