@@ -50,7 +50,7 @@ COST = 30
 FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_synetune.jsonl",
          "fidelity_after.jsonl", "fidelity_curves_after.jsonl", "fidelity_svc.jsonl", "fidelity_smac.jsonl",
          "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
-         "fidelity_checks_heldout.jsonl")
+         "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -263,6 +263,8 @@ COMMANDS = (
     "hartmann3_mislead,branin_mislead,branin,currin,hartmann3,park1 --out bench/results/fidelity_mislead_checks_promoted.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --problems "
     "hartmann6_noise,borehole,hartmann6 --out bench/results/fidelity_checks_heldout.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods tf-auto-fidelity --problems "
+    "borehole,hartmann6,hartmann6_noise --out bench/results/fidelity_checks_100.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
          "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "
