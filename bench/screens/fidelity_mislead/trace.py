@@ -3,7 +3,7 @@ evaluations made, the cost spent when the last evaluation below the top rung end
 switch to the top rung), the top-rung evaluations made before it, the final regret and the
 regrets of the first top-rung evaluations.
 
-    PYTHONPATH=src:. python bench/notes/fidelity-mislead/trace.py hartmann3_mislead 0 1 2
+    PYTHONPATH=src:. python -m bench.screens.fidelity_mislead.trace hartmann3_mislead 0 1 2
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ import logging
 import sys
 from typing import Any
 
+import treefarm as tf
 from bench.harness.fidelity_methods import BudgetSpentError, Ledger
 from bench.harness.fidelity_problems import MAX_STEPS, problems
 from bench.harness.problems import params_to_space
-
-import treefarm as tf
 
 
 def trace(name: str, seed: int, max_cost: float = 30.0) -> str:

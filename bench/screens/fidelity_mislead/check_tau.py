@@ -1,14 +1,15 @@
 """How often Kendall's tau of a few random configurations, between a low fidelity and the top,
 falls below the floor of 0.3 on the design problems (the checks' error rates).
 
-    PYTHONPATH=src:. python bench/notes/fidelity-mislead/check_tau.py
+    PYTHONPATH=src:. python -m bench.screens.fidelity_mislead.check_tau
 """
 
 from __future__ import annotations
 
 import numpy as np
-from bench.harness.fidelity_problems import problems
 from scipy.stats import kendalltau
+
+from bench.harness.fidelity_problems import problems
 
 PROBLEMS = ("branin", "currin", "park1", "hartmann3", "branin_mislead", "hartmann3_mislead")
 DRAWS = 400
