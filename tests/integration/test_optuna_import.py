@@ -213,3 +213,6 @@ def test_the_command_imports_and_ask_continues(tmp_path: Path, capsys: pytest.Ca
     assert json.loads(capsys.readouterr().out)["trial"] == 12
     assert main(["import-optuna", url, "--study", "missing", "--to", str(db)]) == 1
     assert "study='missing'" in capsys.readouterr().err
+    # the treefarm storage is named by --storage, as in every other command
+    assert main(["import-optuna", url, "--study", "old", "--storage", str(db), "--name", "again"]) == 0
+    assert "into study 'again'" in capsys.readouterr().out

@@ -67,7 +67,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         "optuna_storage", metavar="OPTUNA_STORAGE", help="the Optuna storage URL (sqlite:///optuna.db)"
     )
     parser.add_argument("--study", required=True, help="the Optuna study's name")
-    parser.add_argument("--to", required=True, metavar="STORAGE", help="the treefarm storage: path or URL")
+    parser.add_argument(
+        "--storage", "--to", dest="to", required=True, metavar="STORAGE",
+        help="the treefarm storage: path or URL (--to is the same option)",
+    )
     parser.add_argument(
         "--name", default=None, help="the new treefarm study's name (default: the Optuna study's)"
     )
