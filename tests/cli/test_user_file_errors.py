@@ -66,3 +66,18 @@ def test_a_guarded_script_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("best ")
+
+
+def test_a_file_rewritten_at_the_same_size_and_time_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from treefarm.cli.loading import load_file
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as in a user's shell
+
+    script = tmp_path / "same_size.py"
+    script.write_text("VALUE = 1\n")
+    stamp = script.stat().st_mtime_ns
+    assert load_file(str(script))[0].VALUE == 1
+    assert list((tmp_path / "__pycache__").glob("same_size*")) == []
+    script.write_text("VALUE = 2\n")
+    os.utime(script, ns=(stamp, stamp))
+    assert load_file(str(script))[0].VALUE == 2
