@@ -18,14 +18,24 @@ fraction of the data whose training time grows as its square:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .exceptions import StudyError
 from .validation import check_bool, check_int, is_number
 
-__all__ = ["Fidelity"]
+__all__ = ["FIDELITY", "Fidelity", "recorded_fidelity"]
+
+FIDELITY = "fidelity"
+"""The system attribute holding the fidelity a trial was evaluated at."""
+
+
+def recorded_fidelity(system_attrs: Mapping[str, Any]) -> float | None:
+    """The fidelity a trial's system attributes record it was evaluated at (None: none
+    recorded, the full evaluation of a study without a declared fidelity)."""
+    value = system_attrs.get(FIDELITY)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 CostFunction = Callable[[float], float]
 

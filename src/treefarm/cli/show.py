@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ..fidelity import recorded_fidelity
 from ..storage import Storage, open_storage
 from ..study.state.objectives import feasible_front
 from ..study.state.rows import trial_rows, value_columns
@@ -88,7 +89,7 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
     complete = [
         t
         for t in trials
-        if t.value is not None and t.state.value == "complete" and t.system_attrs.get("fidelity") in (None, full)
+        if t.value is not None and t.state.value == "complete" and recorded_fidelity(t.system_attrs) in (None, full)
     ]
     if several:
         front = feasible_front(trials, objectives)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import StudyError
+from ..fidelity import recorded_fidelity
 from ..storage import TrialRecord, TrialState
 from .source import sign
 
@@ -37,9 +38,9 @@ class Anytime:
 
 
 def _fidelity(trial: TrialRecord) -> float:
-    value = trial.system_attrs.get("fidelity")
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+    value = recorded_fidelity(trial.system_attrs)
+    if value is not None:
+        return value
     if trial.state is TrialState.PRUNED and trial.intermediate:
         return float(max(trial.intermediate))
     return float("nan")

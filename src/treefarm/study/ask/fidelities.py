@@ -18,15 +18,13 @@ import math
 from dataclasses import replace
 
 from ...exceptions import StudyError, format_values
-from ...fidelity import Fidelity
+from ...fidelity import FIDELITY, Fidelity
 from ...optimizers import History, Optimizer
 from ...space import Shared, Space, addresses, convert, size
 from ...space.recursion import reachable
 
 __all__ = ["FIDELITY", "MIN_POINTS", "check_count", "finite_size", "reconcile", "view_for"]
 
-FIDELITY = "fidelity"
-"""The system attribute holding a trial's fidelity."""
 MIN_POINTS = 5
 """Evaluations a rung needs before an optimizer that models one fidelity is fitted on it."""
 

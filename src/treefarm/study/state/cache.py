@@ -19,6 +19,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...exceptions import ConfigError, StudyError
+from ...fidelity import recorded_fidelity
 from ...objectives import Objectives
 from ...optimizers import History, Observation
 from ...optimizers.hints import Hint
@@ -151,7 +152,7 @@ class TrialCache:
                 continue
             if r.state in (TrialState.COMPLETE, TrialState.PRUNED) and r.value is not None:
                 fidelity, curve = self._curve(r)
-                declared = _fidelity(r)
+                declared = recorded_fidelity(r.system_attrs)
                 variance = loss_variance(r.user_attrs) or 0.0
                 observation = Observation(config, self._sign * r.value, variance, curve=curve)
                 complete.append(replace(observation, fidelity=fidelity if declared is None else declared))
@@ -192,7 +193,7 @@ class TrialCache:
         pending: list[tuple[Config, float]] = []
         lost: list[Point] = []
         for r in self.finished_and_unfinished():
-            fidelity = _fidelity(r)
+            fidelity = recorded_fidelity(r.system_attrs)
             config = self.config_of(r) if r.params else None
             if fidelity is None or config is None:
                 continue
@@ -279,7 +280,7 @@ class TrialCache:
             self._finished[n]
             for n in sorted(self._finished)
             if self._finished[n].state is TrialState.COMPLETE
-            and _fidelity(self._finished[n]) in (None, self.full_fidelity)
+            and recorded_fidelity(self._finished[n].system_attrs) in (None, self.full_fidelity)
         ]
 
     def best(self) -> TrialRecord:
@@ -311,9 +312,3 @@ class TrialCache:
             f"the study must have a completed trial, but got name={self._name!r} with all "
             f"{len(failed)} finished trials failed ({quoted})"
         )
-
-
-def _fidelity(record: TrialRecord) -> float | None:
-    """The fidelity a trial was evaluated at (None: the full evaluation)."""
-    value = record.system_attrs.get("fidelity")
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

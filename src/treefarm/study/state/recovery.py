@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 
 from ...exceptions import TrialStateError
 from ...execution.liveness import worker_alive, worker_gone
+from ...fidelity import recorded_fidelity
 from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
 from ...storage.checks import STALE_REASON
 
@@ -133,7 +134,7 @@ def requeue_lost(storage: Storage, study_id: int, record: TrialRecord, limit: in
     An evaluation at a fidelity is not queued: successive halving offers a lost promotion
     again itself, at its rung and from the same checkpoint (a queued configuration would
     be claimed at whatever rung comes next, and evaluated twice at one)."""
-    if not record.params or isinstance(record.system_attrs.get("fidelity"), (int, float)):
+    if not record.params or recorded_fidelity(record.system_attrs) is not None:
         return
     reruns, first = _history(storage, study_id, record)
     if reruns >= limit:
