@@ -25,7 +25,7 @@ from typing import Any
 from .exceptions import StudyError
 from .validation import check_bool, check_int, is_number
 
-__all__ = ["FIDELITY", "Fidelity", "recorded_fidelity"]
+__all__ = ["FIDELITY", "Fidelity", "recorded_fidelity", "stored_full_fidelity"]
 
 FIDELITY = "fidelity"
 """The system attribute holding the fidelity a trial was evaluated at."""
@@ -36,6 +36,13 @@ def recorded_fidelity(system_attrs: Mapping[str, Any]) -> float | None:
     recorded, the full evaluation of a study without a declared fidelity)."""
     value = system_attrs.get(FIDELITY)
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def stored_full_fidelity(study_attrs: Mapping[str, Any]) -> float | None:
+    """The full fidelity (``high``) of the fidelity a study's attributes store, None
+    for a study without one."""
+    stored = study_attrs.get(FIDELITY)
+    return recorded_fidelity({FIDELITY: stored.get("high")}) if isinstance(stored, Mapping) else None
 
 CostFunction = Callable[[float], float]
 

@@ -8,6 +8,7 @@ import io
 import json
 import sys
 
+from ..fidelity import stored_full_fidelity
 from ..storage import open_storage
 from ..study.state.rows import ROW_COLUMNS, trial_rows, value_columns
 from .arguments import storage_argument
@@ -22,7 +23,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     target = None if args.output is None else output_file(args.output, option="--output", storages=[args.storage])
     with as_found(args.storage) as location, open_storage(location) as storage:
         record = storage.get_study(args.study)
-        rows = trial_rows(storage.get_trials(record.study_id), record.objectives)
+        full = stored_full_fidelity(record.attrs)
+        rows = trial_rows(storage.get_trials(record.study_id), record.objectives, full_fidelity=full)
     out = io.StringIO()
     if args.format == "json":
         json.dump(rows, out, indent=1)

@@ -7,10 +7,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..fidelity import recorded_fidelity
+from ..fidelity import stored_full_fidelity
 from ..storage import Storage, open_storage
 from ..study.state.objectives import feasible_front
-from ..study.state.rows import trial_rows, value_columns
+from ..study.state.rows import full_evaluations, trial_rows, value_columns
 from ..study.state.warm import GATE_TRIALS, gate_open, warm_source
 from .arguments import RETRY_DEADLINE_HELP, deadline_option, positive_float, positive_int, storage_argument
 from .command import Command
@@ -56,7 +56,8 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
     record = storage.get_study(args.study)
     trials = storage.get_trials(record.study_id)
     objectives = record.objectives
-    rows = trial_rows(trials, objectives)
+    full = stored_full_fidelity(record.attrs)
+    rows = trial_rows(trials, objectives, full_fidelity=full)
     for row in rows:
         row["reason"] = _one_line(row.get("fail_reason"))
     several = objectives.several
@@ -84,15 +85,9 @@ def _show(storage: Storage, args: argparse.Namespace) -> int:
             f"hint {h.hint_id} ({kind}, credibility {h.credibility:g}, by {h.author}{note}): "
             f"{json.dumps(dict(h.config))}"
         )
-    stored = record.attrs.get("fidelity")
-    full = stored.get("high") if isinstance(stored, dict) else None
-    complete = [
-        t
-        for t in trials
-        if t.value is not None and t.state.value == "complete" and recorded_fidelity(t.system_attrs) in (None, full)
-    ]
+    complete = [t for t in full_evaluations(trials, full) if t.value is not None]
     if several:
-        front = feasible_front(trials, objectives)
+        front = feasible_front(complete, objectives)
         print(f"Pareto front ({objectives.describe()}): trials {[t.number for t in front]}")
         for t in front:
             shown = ", ".join(f"{label}={v!r}" for label, v in zip(objectives.labels, t.values or ()))

@@ -89,5 +89,6 @@ class Results(StudyBase):
             raise StudyError("to_dataframe needs pandas: pip install 'treefarm[pandas]'") from exc
         from .state.rows import trial_rows
 
-        return pd.DataFrame(trial_rows(sorted(self._cache.finished_and_unfinished(), key=lambda t: t.number), self._cache.objectives))
+        trials = sorted(self._cache.finished_and_unfinished(), key=lambda t: t.number)
+        return pd.DataFrame(trial_rows(trials, self._cache.objectives, full_fidelity=self._cache.full_fidelity))
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...fidelity import recorded_fidelity
 from ...objectives import Objectives
-from ...storage import TrialRecord
+from ...storage import TrialRecord, TrialState
+from .objectives import feasible_front
 
-__all__ = ["ROW_COLUMNS", "trial_rows", "value_columns"]
+__all__ = ["ROW_COLUMNS", "full_evaluations", "trial_rows", "value_columns"]
 
 
 #: The columns every exported trial has, before its ``params.*`` and ``user_attrs.*``.
@@ -29,14 +31,32 @@ def value_columns(objectives: Objectives) -> tuple[str, ...]:
     return ()
 
 
-def trial_rows(records: Sequence[TrialRecord], objectives: Objectives | None = None) -> list[dict[str, Any]]:
+def full_evaluations(records: Sequence[TrialRecord], full_fidelity: float | None = None) -> list[TrialRecord]:
+    """The completed trials that are results: evaluated at ``full_fidelity`` (a declared
+    fidelity's ``high``), or at no recorded fidelity."""
+    return [
+        r
+        for r in records
+        if r.state is TrialState.COMPLETE and recorded_fidelity(r.system_attrs) in (None, full_fidelity)
+    ]
+
+
+def trial_rows(
+    records: Sequence[TrialRecord], objectives: Objectives | None = None, *, full_fidelity: float | None = None
+) -> list[dict[str, Any]]:
     """One flat dict per trial: number, state, value, timing, the last reported step, the
     fidelity it was evaluated at (None: full), the trial it continues (a promotion) and
     whether it resumed from that trial's checkpoint, and what it cost,
     ``params.<address>``, ``user_attrs.<key>`` and the failure reason, in a stable column order.
     The objectives' values follow in :func:`value_columns` (``value`` is the first; without
     ``objectives``, a trial with several values adds ``values.<i>``); a trial with
-    constraints adds ``constraints.<i>`` and ``feasible``."""
+    constraints adds ``constraints.<i>`` and ``feasible``. With several ``objectives``,
+    ``front`` says whether the trial is on the feasible Pareto front of the full
+    evaluations (:func:`full_evaluations`; None for a trial that is not one)."""
+    front = None
+    if objectives is not None and objectives.several:
+        full = full_evaluations(records, full_fidelity)
+        front = ({r.number for r in feasible_front(full, objectives)}, {r.number for r in full})
     rows = []
     for r in records:
         duration = r.finished - r.started if r.finished is not None and r.started is not None else None
@@ -56,6 +76,8 @@ def trial_rows(records: Sequence[TrialRecord], objectives: Objectives | None = N
         }
         columns = value_columns(objectives) if objectives is not None else _unnamed(r)
         row.update(zip(columns, r.values or (None,) * len(columns)))
+        if front is not None:
+            row["front"] = r.number in front[0] if r.number in front[1] else None
         if r.constraints is not None:
             row.update({f"constraints.{i}": c for i, c in enumerate(r.constraints)})
             row["feasible"] = r.feasible
