@@ -90,6 +90,30 @@ def test_a_spent_budget_is_not_announced(caplog: pytest.LogCaptureFixture) -> No
     assert _lines(caplog, logging.WARNING) == []
 
 
+def test_a_call_with_nothing_left_to_run_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    """``n_trials`` and ``max_cost`` are the study's totals: a notebook cell run twice
+    returns at once, and the warning says why and what runs more."""
+    caplog.set_level(logging.INFO, logger="treefarm")
+    study = tf.Study.create(space=SPACE, seed=0)
+    study.optimize(_x, 3, progress=False)
+    study.optimize(_x, 3, progress=False)
+    assert len(study.trials) == 3
+    assert _lines(caplog, logging.WARNING) == [
+        "the study already has 3 trials and n_trials=3 is the study's total: this call runs none "
+        "(n_trials=6, or n_new_trials=3, runs 3 more)"
+    ]
+    caplog.clear()
+    study = tf.Study.create(space=SPACE, seed=0, fidelity=tf.Fidelity(1, 9))
+    study.optimize(lambda p, trial: p["x"], max_cost=9, progress=False)
+    spent = study.storage.spent_cost(study.study_id)
+    study.optimize(lambda p, trial: p["x"], max_cost=9, progress=False)
+    assert study.storage.spent_cost(study.study_id) == spent
+    assert _lines(caplog, logging.WARNING) == [
+        f"the study's trials have spent {spent:g} and max_cost=9 is the study's total: this call runs none "
+        f"(max_cost={spent + 9:g} spends 9 more)"
+    ]
+
+
 def test_the_logging_level_silences_the_trial_lines(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="treefarm")
     tf.Study.create(space=SPACE, seed=0).optimize(_x, 3, progress=False)

@@ -37,6 +37,8 @@ from .ask.fidelities import FIDELITY, reconcile
 from .hinting import Hinting
 from .results import Results
 from .run.loop import Asking, optimize
+from .run.loop_arguments import check_total
+from .run.talk import say_if_spent
 from .state import opening
 from .state.identity import same_study
 from .state.objectives import count_failure
@@ -306,6 +308,8 @@ class Study(Results, Hinting):
         self._stop_requested = False
         self.max_cost = _check_max_cost(max_cost, self.fidelity)
         self._cost_spent = False
+        check_total(n_trials)
+        say_if_spent(self.storage, self.study_id, n_trials, self.max_cost)
         optimize(
             self,
             asking_of(self),

@@ -28,7 +28,16 @@ from ...validation import check_bool
 if TYPE_CHECKING:
     from .stopping import Stopper
 
-__all__ = ["ALL_FAILED_AFTER", "Reported", "Reporter", "bar_class", "bar_total", "in_notebook", "show_progress"]
+__all__ = [
+    "ALL_FAILED_AFTER",
+    "Reported",
+    "Reporter",
+    "bar_class",
+    "bar_total",
+    "in_notebook",
+    "say_if_spent",
+    "show_progress",
+]
 
 log = logging.getLogger("treefarm")
 trial_log = logging.getLogger("treefarm.trials")
@@ -123,6 +132,28 @@ def bar_total(storage: Storage, study_id: int, n_trials: int | None, n_new_trial
     if n_new_trials is None:
         return left
     return n_new_trials if left is None else min(left, n_new_trials)
+
+
+def say_if_spent(storage: Storage, study_id: int, n_trials: int | None, max_cost: float | None) -> None:
+    """Warn when an ``optimize`` call can run no trial because the study already holds
+    its total ``n_trials`` or has spent ``max_cost``: both are the study's totals, not
+    the call's, so a second call with the same numbers (as in a notebook cell run
+    twice) would otherwise return at once without a word."""
+    if n_trials is not None:
+        claimed = storage.count_trials(study_id, states=(TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED))
+        if claimed >= n_trials:
+            log.warning(
+                "the study already has %d trials and n_trials=%d is the study's total: this call runs none "
+                "(n_trials=%d, or n_new_trials=%d, runs %d more)",
+                claimed, n_trials, claimed + n_trials, n_trials, n_trials,
+            )
+            return
+    if max_cost is not None and (spent := storage.spent_cost(study_id)) >= max_cost:
+        log.warning(
+            "the study's trials have spent %g and max_cost=%g is the study's total: this call runs none "
+            "(max_cost=%g spends %g more)",
+            spent, max_cost, spent + max_cost, max_cost,
+        )
 
 
 class Reporter:
