@@ -27,3 +27,26 @@ def kill_once(p: dict, *, marker: str) -> float:
             return float(p["x"] ** 2)
         os.kill(os.getpid(), signal.SIGKILL)
     return float(p["x"] ** 2)
+
+
+def train_or_die(config: dict, trial: tf.Trial, *, marker: str) -> float:
+    """:func:`tests.study.resume_worker.train`, except that the first continuation to load
+    its checkpoint writes its trial number to ``marker`` (created atomically, so exactly
+    one does) and kills its own worker process with SIGKILL."""
+    from ..study.resume_worker import train
+
+    if trial.continues is not None and trial.load_checkpoint() is not None:
+        try:
+            handle = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return train(config, trial)
+        os.write(handle, str(trial.number).encode())
+        os.close(handle)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return train(config, trial)
+
+
+def reports(config: dict, trial: tf.Trial) -> float:
+    """A learning curve: reports, which a worker cannot."""
+    trial.report(1, float(config["x"]))
+    return float(config["x"])

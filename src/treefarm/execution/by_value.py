@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -40,6 +41,7 @@ class ByValue:
         finally:
             cloudpickle.unregister_pickle_by_value(module)
         self._function: Callable[..., Any] | None = None
+        self.__signature__: inspect.Signature | None = inspect.signature(function)
 
     def __getstate__(self) -> dict[str, bytes]:
         return {"payload": self._payload}
@@ -47,6 +49,7 @@ class ByValue:
     def __setstate__(self, state: dict[str, bytes]) -> None:
         self._payload = state["payload"]
         self._function = None
+        self.__signature__ = None  # the workers call it; the study read its signature
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._function is None:

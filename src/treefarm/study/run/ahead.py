@@ -38,7 +38,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from ..tell.trial import Trial
-from .parallel import Evaluator, any_lost
+from .parallel import Evaluator, budget_freed
 from .steps import HostT, Run
 from .stopping import Stopper
 
@@ -110,16 +110,19 @@ def run_as_completed(run: Run[HostT], ev: Evaluator, *, ahead: int = AHEAD) -> N
                 if size > 0 and not stopping():
                     preparing = helper.submit(prepare, size)
                 done = sorted(ev.finished(running), key=lambda f: running[f].number)
-                finished = [(running.pop(f), ev.outcome(f)) for f in done]
+                returned = [(running.pop(f), f) for f in done]
                 try:
                     collect()
                 except BaseException:
                     # the results in hand are stored before the helper's error stops the study
-                    run.record(finished)
+                    run.record([(trial, ev.outcome(f, trial)) for trial, f in returned])
                     raise
                 send([ready.popleft() for _ in range(min(ev.batch_size() - len(running), len(ready)))])
+                # read once the helper is done: what the objectives wrote on their workers (a
+                # cost given back) is written then, so no suggestion sees it half-way
+                finished = [(trial, ev.outcome(f, trial)) for trial, f in returned]
                 run.record(finished)
-                exhausted = exhausted and not any_lost(finished)  # a lost trial's re-run is still to claim
+                exhausted = exhausted and not budget_freed(finished)  # a lost trial's re-run, or cost given back
         except BaseException:
             if preparing is not None:
                 with contextlib.suppress(BaseException):

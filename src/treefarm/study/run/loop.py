@@ -2,7 +2,9 @@
 
 The objective receives the built value; if it declares a parameter named
 ``trial`` it also gets the :class:`~treefarm.Trial` (to ``report``
-intermediate values). It returns a number or a mapping with ``"loss"``. An
+intermediate values, read its fidelity, resume from a checkpoint); on an
+executor or in worker processes, a detached copy of it that carries what it
+reads and brings back what it writes (:mod:`.remote_trial`). It returns a number or a mapping with ``"loss"``. An
 exception of a type in ``catch`` fails the trial and the run goes on; any
 other, and KeyboardInterrupt, fails every trial this process is running
 (reason ``"interrupted"`` for Ctrl-C) and propagates. Errors claiming a
@@ -37,7 +39,7 @@ from ...execution.base import ExecutorLike
 from ..state.recovery import REQUEUE_LOST
 from .ahead import run_as_completed
 from .loop_arguments import check_arguments, check_total, checked_catch
-from .parallel import Evaluator, any_lost
+from .parallel import Evaluator, budget_freed
 from .steps import Asking, Host, HostCallback, HostT, Run
 from .stopping import Stopper
 from .talk import Reporter, bar_total, show_progress
@@ -104,5 +106,5 @@ def _run_batches(run: Run[HostT], ev: Evaluator) -> None:
         trials, exhausted = run.ask(size)
         results = list(zip(trials, ev.run(trials)))
         run.record(results)
-        if exhausted and not any_lost(results):  # a lost trial's re-run is still to claim
+        if exhausted and not budget_freed(results):  # a lost trial's re-run, or cost given back
             return

@@ -14,7 +14,8 @@ __all__ = ["check_arguments", "check_total", "checked_catch"]
 
 
 def check_arguments(objective: Callable[..., Any], n_jobs: int, backend: str, executor: object, requeue_lost: int) -> bool:
-    """The arguments checked; whether the objective takes the trial."""
+    """The arguments checked; whether the objective takes the trial (on an executor or in
+    worker processes, a detached copy of it: :mod:`.remote_trial`)."""
     check_int("n_jobs", n_jobs, error=StudyError)
     if backend not in ("process", "thread"):
         raise StudyError(f"backend must be 'process' or 'thread', but got backend={backend!r}")
@@ -31,12 +32,6 @@ def check_arguments(objective: Callable[..., Any], n_jobs: int, backend: str, ex
         raise StudyError(
             "an objective gets the configuration's value first (def objective(params, trial) to get "
             f"the trial too; Optuna's objective(trial) is one argument short), but got objective{inspect.signature(objective)}"
-        )
-    if wants_trial and executor is not None:
-        raise StudyError(f"an objective taking `trial` cannot run on an executor, but got executor={executor!r}")
-    if wants_trial and n_jobs > 1 and backend == "process":
-        raise StudyError(
-            "an objective taking `trial` needs n_jobs=1 or backend='thread', but got backend='process'"
         )
     return wants_trial
 

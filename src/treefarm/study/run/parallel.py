@@ -2,8 +2,9 @@
 trial at a time on any executor with a ``concurrent.futures``-like ``submit``
 (a Dask ``Client``).
 
-Workers only call the objective on built values; asking, telling and the
-storage stay in the study's process, so a worker that dies loses nothing
+Workers only call the objective on built values (and, for an objective that
+takes ``trial``, a detached copy of it: :mod:`.remote_trial`); asking, telling
+and the storage stay in the study's process, so a worker that dies loses nothing
 recorded. Each result comes back as an :class:`Outcome` plus the exception
 the objective raised (if any), and the study decides whether to go on.
 
@@ -25,6 +26,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from typing import Any
 
 from ...exceptions import StudyError, TrialPruned
@@ -33,11 +35,13 @@ from ...execution.base import ExecutorLike, Pending
 from ...execution.executors import as_executor
 from ...execution.processes import call_in_worker, process_pool, terminate
 from ...storage import TrialState
+from ..state.checkpoints import RESUMED
 from ..state.outcome import Outcome, from_exception, from_result
 from ..tell.trial import Trial
 from .guard import check_main_guard
+from .remote_trial import call_with_trial, detach, settle
 
-__all__ = ["Evaluator", "any_lost"]
+__all__ = ["Evaluator", "budget_freed"]
 
 Evaluated = tuple[Outcome, BaseException | None]
 """An evaluation's outcome and the exception the objective raised (if any)."""
@@ -52,11 +56,15 @@ def _lost(exc: BaseException) -> Evaluated:
     return Outcome(TrialState.FAILED, system_attrs={"fail_reason": reason, "worker_lost": True}), None
 
 
-def any_lost(results: Sequence[tuple[Trial, Evaluated]]) -> bool:
-    """Whether a worker died in ``results``: recording them queued a configuration again,
-    which is claimed even once the budget is spent (it takes the lost trial's place), so a
-    loop that found the budget spent must ask once more."""
-    return any(outcome.system_attrs.get("worker_lost") for _, (outcome, _) in results)
+def budget_freed(results: Sequence[tuple[Trial, Evaluated]]) -> bool:
+    """Whether recording ``results`` may let the study claim again after its budget was
+    found spent: a worker died (its configuration is queued again, and claimed even once
+    the budget is spent, in the lost trial's place), or a trial that resumed on a worker
+    gave back cost (:func:`.remote_trial.settle`). A loop that found the budget spent
+    then asks once more."""
+    return any(
+        outcome.system_attrs.get("worker_lost") or outcome.system_attrs.get(RESUMED) for _, (outcome, _) in results
+    )
 
 
 def _evaluate_inline(objective: Callable[..., Any], trial: Trial, wants_trial: bool) -> Evaluated:
@@ -139,20 +147,27 @@ class Evaluator:
             pool = self._get_pool()
             futures = [pool.submit(_evaluate_inline, self.objective, t, self.wants_trial) for t in trials]
             return [f.result() for f in futures]
-        submitted: list[tuple[Future[tuple[str, Any]] | Evaluated, Executor | None]] = []
+        submitted: list[tuple[Future[Any] | Evaluated, Executor | None]] = []
         for t in trials:
             try:
                 submitted.append(self._submit(t))
             except (pickle.PicklingError, TypeError, AttributeError) as exc:
                 submitted.append(((from_exception(exc), None), None))
-        return [self._collect(item, pool) for item, pool in submitted]
+        return [self._collect(item, pool, t) for (item, pool), t in zip(submitted, trials)]
+
+    def _task(self, trial: Trial) -> tuple[Callable[..., Any], Any, Any]:
+        """What a worker runs for ``trial``: the objective on its value, and for an objective
+        that takes ``trial`` its detached copy too (:mod:`.remote_trial`)."""
+        if self.wants_trial:
+            return call_with_trial, self.objective, detach(trial)
+        return call_in_worker, self.objective, trial.value
 
     def send(self, trial: Trial) -> Pending | Evaluated:
         """Send ``trial`` to the caller's executor: its pending evaluation, or at once the
         evaluation (outcome and error) of a trial that cannot be sent."""
         assert self.executor is not None, "send needs the caller's executor"
         try:
-            return self.executor.submit(call_in_worker, self.objective, trial.value)
+            return self.executor.submit(*self._task(trial))
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             return from_exception(exc), None
 
@@ -161,16 +176,31 @@ class Evaluator:
         assert self.executor is not None, "finished needs the caller's executor"
         return self.executor.first_completed(pending)
 
-    @staticmethod
-    def outcome(future: Pending) -> Evaluated:
-        """The evaluation of a finished future of :meth:`send`; a future that raised is a lost worker."""
+    def outcome(self, future: Pending, trial: Trial) -> Evaluated:
+        """The evaluation of ``trial`` from a finished future of :meth:`send`; a future that
+        raised is a lost worker."""
         try:
-            kind, payload = future.result()
+            returned = future.result()
         except Exception as exc:
             return _lost(exc)
-        return (from_result(payload), None) if kind == "ok" else (from_exception(payload), payload)
+        return self._returned(returned, trial)
 
-    def _submit(self, trial: Trial) -> tuple[Future[tuple[str, Any]], Executor]:
+    def _returned(self, returned: Any, trial: Trial) -> Evaluated:
+        """The evaluation a worker returned for ``trial``; what the objective wrote to its
+        detached trial is written first (:func:`.remote_trial.settle`), and an error
+        writing it fails the trial, as it would have failed the objective's call."""
+        if not self.wants_trial:
+            kind, payload = returned
+            return (from_result(payload), None) if kind == "ok" else _raised(payload)
+        kind, payload, effects = returned
+        try:
+            resumed = settle(trial, effects)
+        except Exception as exc:
+            return _raised(exc)
+        outcome, error = (from_result(payload), None) if kind == "ok" else _raised(payload)
+        return (replace(outcome, system_attrs={**outcome.system_attrs, RESUMED: True}) if resumed else outcome), error
+
+    def _submit(self, trial: Trial) -> tuple[Future[Any], Executor]:
         """Send ``trial`` to a worker; the future and the pool it went to.
 
         A trial submitted earlier in the batch may already have killed its
@@ -179,13 +209,14 @@ class Evaluator:
         pool caught breaking, before it says so, fails the process it starts
         for this trial with ``OSError`` (its queue's handle closed by its own
         clean-up): the same case."""
+        function, objective, argument = self._task(trial)
         pool = self._get_pool()
         try:
-            return pool.submit(call_in_worker, self.objective, trial.value), pool
+            return pool.submit(function, objective, argument), pool
         except (BrokenProcessPool, OSError):
             self._forget(pool)
             pool = self._get_pool()
-            return pool.submit(call_in_worker, self.objective, trial.value), pool
+            return pool.submit(function, objective, argument), pool
 
     def _forget(self, pool: Executor) -> None:
         """Stop using a broken pool (its remaining futures fail as died) and end its
@@ -199,11 +230,11 @@ class Evaluator:
         terminate(pool)
         pool.shutdown(wait=True)
 
-    def _collect(self, item: Future[tuple[str, Any]] | Evaluated, pool: Executor | None) -> Evaluated:
+    def _collect(self, item: Future[Any] | Evaluated, pool: Executor | None, trial: Trial) -> Evaluated:
         if isinstance(item, tuple):
             return item
         try:
-            kind, payload = item.result()
+            returned = item.result()
         except BrokenProcessPool as exc:
             # a dead process breaks the pool, and the trials its other processes held die with it:
             # each is a lost evaluation, queued again by the loop like a dead Dask worker's
@@ -212,6 +243,4 @@ class Evaluator:
             return _lost(exc)
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             return from_exception(exc), None
-        if kind == "ok":
-            return from_result(payload), None
-        return _raised(payload)
+        return self._returned(returned, trial)

@@ -30,7 +30,7 @@ from ...storage import Storage
 from ...storage.url import StorageURL
 from ..state.names import path_segment
 
-__all__ = ["ARTIFACTS_ATTR", "default_root", "load", "records", "save"]
+__all__ = ["ARTIFACTS_ATTR", "content_of", "default_root", "entry_of", "load", "records", "save"]
 
 ARTIFACTS_ATTR = "artifacts"
 """The trial user attribute listing its artifacts: ``[{"name", "size", "sha256"}, ...]``."""
@@ -86,17 +86,10 @@ def records(user_attrs: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [dict(item) for item in listed if isinstance(item, Mapping)] if isinstance(listed, list) else []
 
 
-def save(
-    storage: Storage,
-    study_id: int,
-    study: str,
-    number: int,
-    root: str,
-    data: bytes | str | os.PathLike[str],
-    name: str | None,
-) -> dict[str, Any]:
-    """Store ``data`` (bytes, or the file at a path) as trial ``number``'s artifact ``name``
-    (default: the file's name) and list it in the trial; a second save of a name replaces it."""
+def content_of(data: bytes | str | os.PathLike[str], name: str | None) -> tuple[str, bytes]:
+    """The checked name and the content of an artifact given as bytes (with a ``name``) or
+    as the file at a path (its name by default); read where the call is made, so a file
+    on a cluster's worker travels as its content."""
     if isinstance(data, (bytes, bytearray, memoryview)):
         content = bytes(data)
         if name is None:
@@ -111,12 +104,27 @@ def save(
         name = path.name if name is None else name
     else:
         raise StudyError(f"an artifact must be bytes or a file path, but got {format_values(data=data)}")
-    checked = _check_name(name)
-    entry: dict[str, Any] = {
-        "name": checked,
-        "size": len(content),
-        "sha256": hashlib.sha256(content).hexdigest(),
-    }
+    return _check_name(name), content
+
+
+def entry_of(name: str, content: bytes) -> dict[str, Any]:
+    """What a trial lists of its artifact ``name``: its name, size and SHA-256."""
+    return {"name": name, "size": len(content), "sha256": hashlib.sha256(content).hexdigest()}
+
+
+def save(
+    storage: Storage,
+    study_id: int,
+    study: str,
+    number: int,
+    root: str,
+    data: bytes | str | os.PathLike[str],
+    name: str | None,
+) -> dict[str, Any]:
+    """Store ``data`` (bytes, or the file at a path) as trial ``number``'s artifact ``name``
+    (default: the file's name) and list it in the trial; a second save of a name replaces it."""
+    checked, content = content_of(data, name)
+    entry = entry_of(checked, content)
     _write(_location(root, study, number, checked), content)
     listed = [
         r for r in records(storage.get_trial(study_id, number).user_attrs) if r.get("name") != entry["name"]

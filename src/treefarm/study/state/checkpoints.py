@@ -24,7 +24,7 @@ from ...fidelity import Fidelity
 from ...storage import Storage, TrialRecord
 from . import artifacts
 
-__all__ = ["CHECKPOINT", "CONTINUES", "RESUMED", "load", "needs_fidelity"]
+__all__ = ["CHECKPOINT", "CONTINUES", "RESUMED", "give_back", "load", "needs_fidelity", "read"]
 
 CHECKPOINT = "checkpoint"
 """The name of the artifact holding a trial's checkpoint."""
@@ -56,6 +56,33 @@ def _fidelity_of(record: TrialRecord) -> float:
     return float(value)
 
 
+def read(storage: Storage, study_id: int, study: str, root: str, continues: int | None) -> bytes | None:
+    """The checkpoint trial ``continues`` saved (None when it is None, or that trial saved
+    none), read from the artifact store ``root``; a StudyError naming the trial when the
+    store does not hold it."""
+    if continues is None:
+        return None
+    source = storage.get_trial(study_id, continues)
+    entry = next((a for a in artifacts.records(source.user_attrs) if a.get("name") == CHECKPOINT), None)
+    if entry is None:
+        return None
+    try:
+        return artifacts.load(root, study, continues, entry)
+    except FileNotFoundError as exc:
+        raise StudyError(
+            "a continued trial's checkpoint must be in the study's artifact store (set study.artifact_store "
+            f"to where it is), but got {format_values(trial=continues, artifact_store=root)} without it"
+        ) from exc
+
+
+def give_back(storage: Storage, study_id: int, fidelity: Fidelity, number: int, continues: int, at: float) -> None:
+    """Give back from trial ``number``'s reservation (its fidelity ``at``) the cost the trial
+    it continues already spent, and mark it :data:`RESUMED`, in one storage step."""
+    source = storage.get_trial(study_id, continues)
+    spent = min(fidelity.cost_of(_fidelity_of(source)), fidelity.cost_of(at))
+    storage.refund_trial_cost(study_id, number, spent, system_attrs={RESUMED: True})
+
+
 def load(
     storage: Storage,
     study_id: int,
@@ -67,24 +94,10 @@ def load(
     *,
     refund_at: float | None,
 ) -> bytes | None:
-    """The checkpoint of trial ``continues`` for trial ``number`` (None when it continues
-    none, or that trial saved none). With ``refund_at``, trial ``number``'s fidelity (the
-    first load), the cost the continued trial spent is given back from trial
-    ``number``'s reservation and the trial marked :data:`RESUMED`, in one storage step."""
-    if continues is None:
-        return None
-    source = storage.get_trial(study_id, continues)
-    entry = next((a for a in artifacts.records(source.user_attrs) if a.get("name") == CHECKPOINT), None)
-    if entry is None:
-        return None
-    try:
-        content = artifacts.load(root, study, continues, entry)
-    except FileNotFoundError as exc:
-        raise StudyError(
-            "a continued trial's checkpoint must be in the study's artifact store (set study.artifact_store "
-            f"to where it is), but got {format_values(trial=continues, artifact_store=root)} without it"
-        ) from exc
-    if refund_at is not None:
-        spent = min(fidelity.cost_of(_fidelity_of(source)), fidelity.cost_of(refund_at))
-        storage.refund_trial_cost(study_id, number, spent, system_attrs={RESUMED: True})
+    """The checkpoint of trial ``continues`` for trial ``number`` (:func:`read`). With
+    ``refund_at``, trial ``number``'s fidelity (the first load), a checkpoint found
+    gives back the cost the continued trial spent (:func:`give_back`)."""
+    content = read(storage, study_id, study, root, continues)
+    if content is not None and continues is not None and refund_at is not None:
+        give_back(storage, study_id, fidelity, number, continues, refund_at)
     return content

@@ -202,6 +202,12 @@ class Trial:
         self._study.storage.set_trial_user_attr(self._study.study_id, self.number, key, value)
 
     @property
+    def user_attrs(self) -> dict[str, Any]:
+        """The trial's user attributes as stored now: those it was enqueued with (a warm
+        start's, a hint's) and those set since."""
+        return dict(self._study.storage.get_trial(self._study.study_id, self.number).user_attrs)
+
+    @property
     def study(self) -> TrialHost:
         """The study this trial belongs to."""
         return self._study
