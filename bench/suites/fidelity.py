@@ -50,7 +50,7 @@ COST = 30
 FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_synetune.jsonl",
          "fidelity_after.jsonl", "fidelity_curves_after.jsonl", "fidelity_svc.jsonl", "fidelity_smac.jsonl",
          "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
-         "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl")
+         "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl", "fidelity_svc_today.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
 #: The method the others are tested against: ``auto`` with fidelities.
