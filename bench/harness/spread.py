@@ -61,3 +61,8 @@ def spread_notes(ours: str, columns: Sequence[str], *, full: bool = True) -> Cal
     """A suite's ``notes``: :func:`spread_table` of its finals (only its count when not ``full``:
     the report of many suites stays short)."""
     return lambda finals: spread_table(finals, ours, columns, full=full)
+
+
+def joined(*notes: Callable[[Finals], str]) -> Callable[[Finals], str]:
+    """A suite's ``notes`` made of several, in order, the empty ones left out."""
+    return lambda finals: "\n\n".join(text for text in (note(finals) for note in notes) if text)

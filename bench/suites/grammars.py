@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..harness.problems import FRESH, HELD_OUT, SMALL, SYMBOLIC
+from ..harness.spread import joined, spread_notes
 from ..harness.suite import Finals, Suite, keep, merge, runner_finals, screen_finals
 from ..harness.symbolic import EXACT
 
@@ -154,7 +155,7 @@ SUITES = (
          f"{_RUN} symbolic --methods neps-re,neps-random --out bench/results/grammar_neps.jsonl",
          f"{_RUN} symbolic --methods neps-re,neps-random --seeds 20 --first-seed 10 "
          "--out bench/results/grammar_neps30.jsonl"),
-        _design),
+        _design, notes=spread_notes("grammar", COLUMNS, full=False)),
     Suite(
         "grammars-held-out", "Grammars, held-out targets",
         "`HELD_OUT` (14 Livermore targets) and `FRESH` (eight more Livermore, Keijzer-11, 14, 15, R1-R3), "
@@ -175,7 +176,7 @@ SUITES = (
          f"{_RUN} {','.join(list(FRESH)[:7])} --methods gplearn --seeds 30 --out bench/results/grammar_gplearn_fresh.jsonl",
          f"{_RUN} {','.join(list(FRESH)[7:])} --methods gplearn --seeds 30 "
          "--out bench/results/grammar_gplearn_fresh2.jsonl"),
-        _held_out, held_out=True),
+        _held_out, held_out=True, notes=spread_notes("grammar", COLUMNS, full=False)),
     Suite(
         "grammars-small", "Grammars, small held-out targets",
         "`SMALL`: 12 expressions of 4 to 8 nodes drawn from the grammar by a rule fixed before any run "
@@ -187,5 +188,5 @@ SUITES = (
          f"{_RUN} small --methods tf-random --seeds 30 --out bench/results/grammar_small_peers.jsonl",
          f"{SCREEN} --problems small --variants grammar,tpe,random --seeds 60 --budget 300 "
          f"--out bench/results/{SMALL_300}"),
-        _small, held_out=True, notes=_small_notes),
+        _small, held_out=True, notes=joined(_small_notes, spread_notes("grammar", ("grammar", "tpe", "random")))),
 )

@@ -10,6 +10,7 @@ does ``TreefarmSearchCV`` find as good a model as scikit-optimize's
 from __future__ import annotations
 
 from ..harness.paths import RESULTS
+from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite, lines
 
 COLUMNS = ("treefarm", "treefarm in Optuna", "treefarm tpe", "skopt")
@@ -36,5 +37,5 @@ SUITES = (
         ("optuna_sampler.jsonl", "sklearn_search.jsonl"),
         ("python -m bench.suites.optuna_sampler --seeds 10 --budget 60",
          "python -m bench.suites.sklearn_search --seeds 10 --n-iter 25"),
-        _finals),
+        _finals, notes=spread_notes("treefarm", COLUMNS)),
 )

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..harness.paths import RESULTS
+from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite, lines
 
 MAX_STEPS = 27
@@ -274,7 +275,7 @@ SUITES = (
          "python -m bench.suites.pruning --seeds 10 --problems hgb_synth --out bench/results/pruning_hgb.jsonl",
          "python -m bench.suites.pruning --seed-list 10,11,12,13,14,15,16,17,18,19 --problems hgb_synth "
          "--out bench/results/pruning_hgb_more.jsonl"),
-        finals),
+        finals, notes=spread_notes("tf-asha", ("tf-asha", "tf-hyperband", "tf-none", "optuna-sha", "optuna-hyperband", "optuna-none"))),
 )
 
 

@@ -20,6 +20,7 @@ of both in ``tpe_seeds30_59.jsonl`` (the commands with ``--seeds 30`` and
 
 from __future__ import annotations
 
+from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite, keep, merge, runner_finals
 
 COLUMNS = ("tpe", "optuna-tpe")
@@ -74,14 +75,14 @@ SUITES = (
          f"python -m bench.harness.mixint run --functions 1-12 {METHODS}",
          f"python -m bench.harness.bbob run --dims 5 {NEW}",
          f"python -m bench.harness.mixint run --functions 1-12 {NEW}", *JOINT5_RUNS),
-        lambda: _part(False), resolved_only=True),
+        lambda: _part(False), resolved_only=True, notes=spread_notes("tpe", COLUMNS, full=False)),
     Suite(
         "tpe-held-out", "TPE(), held out",
         "bbob-mixint f13-f24 (5-d, 10-d), held out before any row was read.",
         MEASURE, "tpe", COLUMNS, ("tpe_mixint_held.jsonl", MORE_SEEDS, RANKED, SIXTY, JOINT5),
         (f"python -m bench.harness.mixint run --functions 13-24 {METHODS} --out bench/results/tpe_mixint_held.jsonl",
          f"python -m bench.harness.mixint run --functions 13-24 {NEW}", JOINT5_RUNS[1]),
-        lambda: _part(True), held_out=True, resolved_only=True),
+        lambda: _part(True), held_out=True, resolved_only=True, notes=spread_notes("tpe", COLUMNS, full=False)),
 )
 
 
