@@ -50,8 +50,8 @@ def spread_table(finals: Finals, ours: str, columns: Sequence[str], *, full: boo
             compared += 1
             held += worst[ours] <= min(others)
         out.append(f"|{p}|" + "|".join(cells) + "|")
-    count = (f"{ours}'s worst decile (the 90th percentile of its seeds' final values) is no worse than the "
-             f"best other method's on {held} of {compared} problems (methods of 5 seeds or more).")
+    count = (f"{ours}'s worst decile (90th percentile over seeds) is no worse than the best other method's on "
+             f"{held} of {compared} problems (methods of 5+ seeds).")
     if not full:
         return f"Spread over seeds: {count}" if compared else ""
     return "\n".join([*out, *(["", count] if compared else [])])

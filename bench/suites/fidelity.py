@@ -273,11 +273,11 @@ ABOUT = ("Published synthetic functions with their fidelity terms, variants whos
 MEASURE = f"regret of the best full-fidelity value within {COST} full-evaluation equivalents"
 SUITES = (
     Suite("fidelity", "Multi-fidelity: best value against cost", ABOUT, MEASURE, OURS, COLUMNS, FILES, COMMANDS,
-          lambda: finals_at(COST, held_out=False), notes=joined(notes(False), spread_notes(OURS, COLUMNS))),
+          lambda: finals_at(COST, held_out=False), notes=joined(notes(False), spread_notes(OURS, COLUMNS, full=False))),
     Suite("fidelity-held-out", "Multi-fidelity, held-out problems",
           f"The multi-fidelity problems kept out of every design choice ({', '.join(HELD_OUT)}).", MEASURE, OURS,
           COLUMNS, FILES, COMMANDS, lambda: finals_at(COST, held_out=True), held_out=True,
-          notes=joined(notes(True), spread_notes(OURS, COLUMNS))),
+          notes=joined(notes(True), spread_notes(OURS, COLUMNS, full=False))),
 )
 
 

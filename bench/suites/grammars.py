@@ -188,5 +188,5 @@ SUITES = (
          f"{_RUN} small --methods tf-random --seeds 30 --out bench/results/grammar_small_peers.jsonl",
          f"{SCREEN} --problems small --variants grammar,tpe,random --seeds 60 --budget 300 "
          f"--out bench/results/{SMALL_300}"),
-        _small, held_out=True, notes=joined(_small_notes, spread_notes("grammar", ("grammar", "tpe", "random")))),
+        _small, held_out=True, notes=joined(_small_notes, spread_notes("grammar", ("grammar", "tpe", "random"), full=False))),
 )

@@ -268,7 +268,7 @@ SUITES = (
          "'misleading c=1' --out bench/results/hints_c1_svc.jsonl",
          "python -m bench.suites.hints run --algo auto --seeds 60 --problems nguyen5 nguyen10 nguyen9 "
          "--variants 'good c=1' 'misleading c=1' --out bench/results/hints_c1_grammar.jsonl"),
-        finals, notes=spread_notes("none", ("none", "good c=1", "good c=0.5", "misleading c=0.2", "misleading c=1"))),
+        finals, notes=spread_notes("none", ("none", "good c=1", "good c=0.5", "misleading c=0.2", "misleading c=1"), full=False)),
 )
 
 

@@ -37,5 +37,5 @@ SUITES = (
         ("optuna_sampler.jsonl", "sklearn_search.jsonl"),
         ("python -m bench.suites.optuna_sampler --seeds 10 --budget 60",
          "python -m bench.suites.sklearn_search --seeds 10 --n-iter 25"),
-        _finals, notes=spread_notes("treefarm", COLUMNS)),
+        _finals, notes=spread_notes("treefarm", COLUMNS, full=False)),
 )

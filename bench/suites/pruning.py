@@ -275,7 +275,7 @@ SUITES = (
          "python -m bench.suites.pruning --seeds 10 --problems hgb_synth --out bench/results/pruning_hgb.jsonl",
          "python -m bench.suites.pruning --seed-list 10,11,12,13,14,15,16,17,18,19 --problems hgb_synth "
          "--out bench/results/pruning_hgb_more.jsonl"),
-        finals, notes=spread_notes("tf-asha", ("tf-asha", "tf-hyperband", "tf-none", "optuna-sha", "optuna-hyperband", "optuna-none"))),
+        finals, notes=spread_notes("tf-asha", ("tf-asha", "tf-hyperband", "tf-none", "optuna-sha", "optuna-hyperband", "optuna-none"), full=False)),
 )
 
 
