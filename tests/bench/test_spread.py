@@ -24,6 +24,6 @@ def test_the_count_names_the_problems_where_ours_stalls_no_worse_than_the_best_p
     }
     text = spread_table(finals, "auto", ("auto", "peer"))
     assert "|a|0 / 0|0 / 1|·|" in text and "|b|0 / 5|0 / 1|·|" in text
-    assert text.endswith("on 1 of 2 problems (methods of 5 seeds or more).")
+    assert text.endswith("on 1 of 2 problems (methods of 5+ seeds).")
     short = spread_table(finals, "auto", ("auto", "peer"), full=False)
     assert short.startswith("Spread over seeds: auto's worst decile") and "|" not in short
