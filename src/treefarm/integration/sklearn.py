@@ -41,10 +41,8 @@ import math
 import numbers
 import os
 import time
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from copy import deepcopy
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -52,11 +50,11 @@ from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.exceptions import FitFailedWarning, NotFittedError
 from sklearn.metrics import check_scoring, get_scorer
-from sklearn.model_selection import check_cv, cross_validate
+from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.parallel import Parallel
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from ..exceptions import StudyError, format_values
@@ -68,15 +66,15 @@ from ..study import Study, Trial
 from ..validation import check_has_methods, check_integral, check_one_of, check_type
 from .sklearn_results import (
     SINGLE,
+    Fitting,
+    SplitJob,
     best_index,
     check_fits,
     cv_results,
     decode_split,
     encode_split,
-    failed_split,
     fill_failed,
     metric_names,
-    split_record,
 )
 from .sklearn_space import check_params, grid_to_space
 
@@ -118,72 +116,6 @@ _SETTINGS: dict[str, tuple[tuple[type, ...], str]] = {
 def _routing() -> bool:
     """scikit-learn's metadata routing is on (``sklearn.set_config(enable_metadata_routing=True)``)."""
     return bool(get_config().get("enable_metadata_routing", False))
-
-
-@dataclass(frozen=True)
-class _Fitting:
-    """What each split's fit needs besides the data (sent to every worker)."""
-
-    scoring: Any
-    error_score: Any
-    train: bool
-    multimetric: bool
-    params: dict[str, Any]  # the estimator's fit parameters (and, routed, the scorers')
-    verbose: int
-
-
-def fit_split(
-    estimator: Any, candidate: dict[str, Any], X: Any, y: Any, split: tuple[Any, Any], fitting: _Fitting
-) -> dict[str, Any]:
-    """Fit and score a clone of ``estimator`` with the ``candidate`` parameters on one
-    ``(train, test)`` split, by scikit-learn's ``cross_validate`` on that split alone;
-    a fit or scoring that raises is a failed record (with its traceback) unless
-    ``error_score`` is ``"raise"``."""
-    estimator = clone(estimator).set_params(**clone(candidate, safe=False))
-    start = time.perf_counter()
-    try:
-        got = cross_validate(
-            estimator,
-            X,
-            y,
-            cv=[split],
-            scoring=fitting.scoring,
-            params=fitting.params or None,
-            return_train_score=fitting.train,
-            error_score="raise",
-        )
-    except Exception:
-        if fitting.error_score == "raise":
-            raise
-        row = failed_split(time.perf_counter() - start, len(split[1]), traceback.format_exc())
-    else:
-        row = split_record(got, len(split[1]), multimetric=fitting.multimetric, train=fitting.train)
-    if fitting.verbose > 1:
-        shown = ", ".join(f"{k}={v!r:.40}" for k, v in candidate.items())
-        outcome = "failed" if row["fit_error"] is not None else f"score={row['test_scores']!r:.80}"
-        print(f"[CV] END {shown}; {outcome} total time={time.perf_counter() - start:.1f}s")
-    return row
-
-
-@dataclass(frozen=True)
-class _Job:
-    """The data, splits and settings every candidate of one ``fit`` is cross-validated with."""
-
-    estimator: Any
-    X: Any
-    y: Any
-    splits: list[tuple[Any, Any]]
-    fitting: _Fitting
-
-    def run(self, parallel: Parallel, candidates: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-        """Each candidate's records, one per split; all (candidate, split) pairs in parallel."""
-        out = parallel(
-            delayed(fit_split)(self.estimator, candidate, self.X, self.y, split, self.fitting)
-            for candidate in candidates
-            for split in self.splits
-        )
-        n = len(self.splits)
-        return [list(out[i * n : (i + 1) * n]) for i in range(len(candidates))]
 
 
 def _estimator_has(attr: str) -> Callable[[TreefarmSearchCV], bool]:
@@ -436,7 +368,7 @@ class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "cv must split the data at least once, as many times as its get_n_splits says, but got "
                 f"{format_values(n_splits=self.n_splits_)} and {len(splits)} splits"
             )
-        fitting = _Fitting(
+        fitting = Fitting(
             self.scoring,
             self.error_score,
             bool(self.return_train_score),
@@ -446,7 +378,7 @@ class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         study = self.study_ = self._open_study()
         self._restored = self._restore(study)
-        candidates, rows = self._search(study, _Job(clone(self.estimator), X, y, splits, fitting))
+        candidates, rows = self._search(study, SplitJob(clone(self.estimator), X, y, splits, fitting))
         results = self._choose(candidates, rows)
         if self.refit:
             self._refit(X, y, fit_params)
@@ -454,7 +386,7 @@ class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.cv_results_ = results
         return self
 
-    def _search(self, study: Study, job: _Job) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def _search(self, study: Study, job: SplitJob) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Ask ``n_points`` candidates, cross-validate them, tell their scores, until the
         study holds ``n_iter``; the candidates for ``cv_results_`` (the restored first)
         and their records."""
@@ -479,7 +411,7 @@ class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
         return params, rows
 
     def _evaluate(
-        self, study: Study, parallel: Parallel, job: _Job, trials: Sequence[Trial]
+        self, study: Study, parallel: Parallel, job: SplitJob, trials: Sequence[Trial]
     ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
         """Cross-validate ``trials`` and tell each its mean score: failed when every
         split failed or the mean is not finite (then the reason, or the records, are

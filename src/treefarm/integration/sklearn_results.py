@@ -1,5 +1,8 @@
-"""The per-split records of :class:`~treefarm.integration.sklearn.TreefarmSearchCV`
-and the ``cv_results_`` built from them, laid out as scikit-learn's own searches lay it.
+"""How :class:`~treefarm.integration.sklearn.TreefarmSearchCV` cross-validates its
+candidates: each (candidate, split) pair fitted and scored by scikit-learn's public
+``cross_validate`` on that split alone (all pairs of a batch in parallel), the
+record of each, and the ``cv_results_`` built from the records, laid out as
+scikit-learn's own searches lay it.
 
 One record per candidate and split (a dict, stored as JSON with its trial so a
 later ``fit`` restores it): ``test_scores`` (a float, or a dict ``{metric:
@@ -21,15 +24,23 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
+import traceback
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from sklearn.base import clone
+from sklearn.model_selection import cross_validate
+from sklearn.utils.parallel import Parallel, delayed
 
 __all__ = [
     "SCORE_KEYS",
+    "Fitting",
+    "SplitJob",
     "best_index",
     "check_fits",
     "cv_results",
@@ -37,6 +48,7 @@ __all__ = [
     "encode_split",
     "failed_split",
     "fill_failed",
+    "fit_split",
     "metric_names",
     "split_record",
 ]
@@ -159,6 +171,72 @@ def check_fits(rows: Sequence[Mapping[str, Any]], error_score: Any, warning: typ
         warning,
         stacklevel=3,
     )
+
+
+@dataclass(frozen=True)
+class Fitting:
+    """What each split's fit needs besides the data (sent to every worker)."""
+
+    scoring: Any
+    error_score: Any
+    train: bool
+    multimetric: bool
+    params: dict[str, Any]  # the estimator's fit parameters (and, routed, the scorers')
+    verbose: int
+
+
+def fit_split(
+    estimator: Any, candidate: dict[str, Any], X: Any, y: Any, split: tuple[Any, Any], fitting: Fitting
+) -> dict[str, Any]:
+    """Fit and score a clone of ``estimator`` with the ``candidate`` parameters on one
+    ``(train, test)`` split, by scikit-learn's ``cross_validate`` on that split alone;
+    a fit or scoring that raises is a failed record (with its traceback) unless
+    ``error_score`` is ``"raise"``."""
+    estimator = clone(estimator).set_params(**clone(candidate, safe=False))
+    start = time.perf_counter()
+    try:
+        got = cross_validate(
+            estimator,
+            X,
+            y,
+            cv=[split],
+            scoring=fitting.scoring,
+            params=fitting.params or None,
+            return_train_score=fitting.train,
+            error_score="raise",
+        )
+    except Exception:
+        if fitting.error_score == "raise":
+            raise
+        row = failed_split(time.perf_counter() - start, len(split[1]), traceback.format_exc())
+    else:
+        row = split_record(got, len(split[1]), multimetric=fitting.multimetric, train=fitting.train)
+    if fitting.verbose > 1:
+        shown = ", ".join(f"{k}={v!r:.40}" for k, v in candidate.items())
+        outcome = "failed" if row["fit_error"] is not None else f"score={row['test_scores']!r:.80}"
+        print(f"[CV] END {shown}; {outcome} total time={time.perf_counter() - start:.1f}s")
+    return row
+
+
+@dataclass(frozen=True)
+class SplitJob:
+    """The data, splits and settings every candidate of one ``fit`` is cross-validated with."""
+
+    estimator: Any
+    X: Any
+    y: Any
+    splits: list[tuple[Any, Any]]
+    fitting: Fitting
+
+    def run(self, parallel: Parallel, candidates: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        """Each candidate's records, one per split; all (candidate, split) pairs in parallel."""
+        out = parallel(
+            delayed(fit_split)(self.estimator, candidate, self.X, self.y, split, self.fitting)
+            for candidate in candidates
+            for split in self.splits
+        )
+        n = len(self.splits)
+        return [list(out[i * n : (i + 1) * n]) for i in range(len(candidates))]
 
 
 def _param_columns(candidates: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, np.ma.MaskedArray]]:
