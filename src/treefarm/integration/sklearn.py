@@ -80,7 +80,7 @@ from .sklearn_space import check_params, grid_to_space
 
 __all__ = ["TreefarmSearchCV", "decode_split", "encode_split"]
 
-#: The user attribute holding a candidate's per-split records (see :mod:`.sklearn_results`).
+#: The user attribute holding a candidate's per-split records (see ``treefarm.integration.sklearn_results``).
 CV_ATTR = "cv_splits"
 
 _SPACE = (
@@ -337,15 +337,18 @@ class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
 
     def _restore(self, study: Study) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The candidates (and their split records) already in ``study`` from an earlier fit."""
+        """The candidates (and their split records) already in ``study`` from an earlier fit,
+        but those whose every split failed (left out of ``cv_results_`` as when they ran)."""
         params: list[dict[str, Any]] = []
         outs: list[dict[str, Any]] = []
         for record in study.trials:
             rows = record.user_attrs.get(CV_ATTR)
             if not (record.state.is_finished and isinstance(rows, list) and len(rows) == self.n_splits_):
                 continue
-            params.append(check_params(build(study.space, Config(record.params))))
-            outs.extend(decode_split(row) for row in rows if isinstance(row, Mapping))
+            decoded = [decode_split(row) for row in rows if isinstance(row, Mapping)]
+            if len(decoded) == len(rows) and any(row.get("fit_error") is None for row in decoded):
+                params.append(check_params(build(study.space, Config(record.params))))
+                outs.extend(decoded)
         return params, outs
 
     # ------------------------------------------------------------- the search
