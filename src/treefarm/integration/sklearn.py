@@ -422,12 +422,12 @@ class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
         try:
             candidates = [check_params(t.value) for t in trials]
             results = job.run(parallel, candidates)
-            values = [self._value(rows) for rows in results]
+            scored = [self._value(rows) for rows in results]
         except BaseException as exc:
             for trial in trials:
                 study.tell(trial, exception=exc)
             raise
-        for trial, rows, value in zip(trials, results, values):
+        for trial, rows, (value, _) in zip(trials, results, scored):
             if value is None:
                 reason = str(rows[0]["fit_error"]).strip().splitlines()[-1]
                 study.tell(
@@ -440,19 +440,18 @@ class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
             else:
                 study.tell(trial, state=TrialState.FAILED)
         if self.verbose > 0:
-            for trial, value in zip(trials, values):
-                shown = "failed" if value is None else f"{self._told_metric} {value:.6g}"
+            for trial, (value, metric) in zip(trials, scored):
+                shown = "failed" if value is None else f"{metric} {value:.6g}"
                 print(f"[treefarm] candidate {trial.number + 1}/{self.n_iter}: {shown}{self._best(study)}")
         return list(zip(candidates, results))
 
-    def _value(self, rows: list[dict[str, Any]]) -> float | None:
-        """A candidate's mean test score of the metric the study maximizes, its failed
-        splits scored ``error_score``; None when every split failed."""
+    def _value(self, rows: list[dict[str, Any]]) -> tuple[float | None, str]:
+        """A candidate's mean test score of the metric the study maximizes (its failed
+        splits scored ``error_score``; None when every split failed), and that metric."""
         names = metric_names(rows)
         if names is None:
-            return None
+            return None, SINGLE
         fill_failed(rows, names, self.error_score, train=bool(self.return_train_score))
-        self._told_metric = SINGLE
         if names:
             check_one_of(
                 "refit",
@@ -462,8 +461,8 @@ class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
                 also=" (a scoring callable returning several "
                 "scores needs refit to name the one the search maximizes)",
             )
-            self._told_metric = str(self.refit)
-        return float(np.mean([r["test_scores"][self.refit] if names else r["test_scores"] for r in rows]))
+        metric = str(self.refit) if names else SINGLE
+        return float(np.mean([r["test_scores"][metric] if names else r["test_scores"] for r in rows])), metric
 
     @staticmethod
     def _best(study: Study) -> str:
@@ -576,6 +575,6 @@ class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
         """The pickled search leaves out ``study_``, which holds an open storage
         (reopen it with ``Study.load(study_name, storage=...)``)."""
         state: dict[str, Any] = dict(super().__getstate__())  # object.__getstate__ gives __dict__ itself
-        for name in ("study_", "_restored", "_told_metric"):
+        for name in ("study_", "_restored"):
             state.pop(name, None)
         return state
