@@ -130,6 +130,19 @@ def _estimator_has(attr: str) -> Callable[[TreefarmSearchCV], bool]:
     return check
 
 
+def _delegate(method: str) -> Any:
+    """The search's ``method``: ``best_estimator_``'s, present exactly when the best
+    estimator (before ``fit``, the estimator) has it and the search refits one."""
+
+    def call(self: TreefarmSearchCV, X: Any) -> Any:
+        check_is_fitted(self)
+        return getattr(self.best_estimator_, method)(X)
+
+    call.__name__ = call.__qualname__ = method
+    call.__doc__ = f"``best_estimator_.{method}(X)``."
+    return available_if(_estimator_has(method))(call)
+
+
 def _check_refit(search: TreefarmSearchCV, attr: str) -> None:
     if not search.refit:
         raise AttributeError(
@@ -514,47 +527,13 @@ class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
         score = self.scorer_(self.best_estimator_, X, y, **score_params)
         return score[self.refit] if self.multimetric_ else score
 
-    @available_if(_estimator_has("score_samples"))
-    def score_samples(self, X: Any) -> Any:
-        """``best_estimator_.score_samples(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.score_samples(X)
-
-    @available_if(_estimator_has("predict"))
-    def predict(self, X: Any) -> Any:
-        """``best_estimator_.predict(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)
-
-    @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X: Any) -> Any:
-        """``best_estimator_.predict_proba(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict_proba(X)
-
-    @available_if(_estimator_has("predict_log_proba"))
-    def predict_log_proba(self, X: Any) -> Any:
-        """``best_estimator_.predict_log_proba(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict_log_proba(X)
-
-    @available_if(_estimator_has("decision_function"))
-    def decision_function(self, X: Any) -> Any:
-        """``best_estimator_.decision_function(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.decision_function(X)
-
-    @available_if(_estimator_has("transform"))
-    def transform(self, X: Any) -> Any:
-        """``best_estimator_.transform(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.transform(X)
-
-    @available_if(_estimator_has("inverse_transform"))
-    def inverse_transform(self, X: Any) -> Any:
-        """``best_estimator_.inverse_transform(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.inverse_transform(X)
+    score_samples = _delegate("score_samples")
+    predict = _delegate("predict")
+    predict_proba = _delegate("predict_proba")
+    predict_log_proba = _delegate("predict_log_proba")
+    decision_function = _delegate("decision_function")
+    transform = _delegate("transform")
+    inverse_transform = _delegate("inverse_transform")
 
     @property
     def n_features_in_(self) -> int:
