@@ -9,11 +9,14 @@ from treefarm.exceptions import ConfigError, SpaceError, StudyError
 from treefarm.validation import (
     check_bool,
     check_callable,
+    check_has_methods,
     check_int,
     check_integral,
     check_nonnegative,
+    check_one_of,
     check_positive,
     check_range,
+    check_type,
     is_integer,
     is_integral,
     is_number,
@@ -82,3 +85,24 @@ def test_an_upper_bound_is_named_with_its_reason() -> None:
     with pytest.raises(SpaceError, match=r"^Var max_depth must be an integer in \[1, 100\] \(too deep\), but got max_depth=101$"):
         check_int("max_depth", 101, error=SpaceError, owner="Var", maximum=100, why="too deep")
     check_int("max_depth", 100, error=SpaceError, owner="Var", maximum=100)
+
+
+def test_a_type_check_names_what_it_takes_and_takes_a_bool_only_as_a_bool() -> None:
+    check_type("n_jobs", np.int64(2), (int, np.integer, type(None)), "an integer or None")
+    check_type("verbose", np.True_, (int, bool), "an integer")
+    with pytest.raises(ConfigError, match=r"^n_jobs must be an integer or None, but got n_jobs=True$"):
+        check_type("n_jobs", True, (int, type(None)), "an integer or None")
+    with pytest.raises(StudyError, match=r"^n_iter must be an integer, but got n_iter='2'$"):
+        check_type("n_iter", "2", (int,), "an integer", error=StudyError)
+
+
+def test_one_of_lists_the_names_and_what_else_is_taken() -> None:
+    check_one_of("algo", "tpe", ["tpe", "gp"])
+    with pytest.raises(ConfigError, match=r"^algo must be one of \['tpe', 'gp'\] or an Optimizer, but got algo=3$"):
+        check_one_of("algo", 3, ["tpe", "gp"], also=" or an Optimizer")
+
+
+def test_has_methods_names_the_missing_ones() -> None:
+    check_has_methods("estimator", [], ["append", "pop"])
+    with pytest.raises(ConfigError, match=r"^estimator must be an object with the methods \['fit'\], but got "):
+        check_has_methods("estimator", "svc", ["fit"])

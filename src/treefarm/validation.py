@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from typing import TypeGuard
 
 import numpy as np
@@ -29,12 +30,15 @@ __all__ = [
     "STUDY_NAME_MAX",
     "check_bool",
     "check_callable",
+    "check_has_methods",
     "check_int",
     "check_integral",
     "check_nonnegative",
+    "check_one_of",
     "check_positive",
     "check_range",
     "check_study_name",
+    "check_type",
     "is_integer",
     "is_integral",
     "is_number",
@@ -76,6 +80,38 @@ def check_callable(
     if not callable(value) and not (or_none and value is None):
         expected = "callable or None" if or_none else "callable"
         raise error(f"{name} must be {expected}, but got {format_values(**{name: value})}")
+
+
+def check_type(
+    name: str, value: object, kinds: tuple[type, ...], what: str, *, error: type[TreefarmError] = ConfigError
+) -> None:
+    """``value`` is an instance of one of ``kinds`` (``what`` names them in the message);
+    a bool is taken for a number only when ``bool`` is among ``kinds``."""
+    is_flag = isinstance(value, (bool, np.bool_))
+    if (is_flag and bool in kinds) or (not is_flag and isinstance(value, kinds)):
+        return
+    raise error(f"{name} must be {what}, but got {format_values(**{name: value})}")
+
+
+def check_one_of(
+    name: str, value: object, options: Sequence[str], *, error: type[TreefarmError] = ConfigError, also: str = ""
+) -> None:
+    """``value`` is one of the names ``options`` (``also`` says what else the caller
+    accepts and has already ruled out, e.g. ``" or an Optimizer"``)."""
+    if not (isinstance(value, str) and value in options):
+        raise error(f"{name} must be one of {list(options)}{also}, but got {format_values(**{name: value})}")
+
+
+def check_has_methods(
+    name: str, value: object, methods: Sequence[str], *, error: type[TreefarmError] = ConfigError
+) -> None:
+    """``value`` has each of ``methods`` (e.g. an estimator's ``fit``), callable."""
+    missing = [m for m in methods if not callable(getattr(value, m, None))]
+    if missing:
+        raise error(
+            f"{name} must be an object with the methods {list(methods)}, but got "
+            f"{format_values(**{name: value})} (without {missing})"
+        )
 
 
 def check_int(

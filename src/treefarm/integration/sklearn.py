@@ -1,15 +1,25 @@
 """``TreefarmSearchCV``: scikit-learn's hyperparameter search driven by a treefarm study.
 
 A drop-in for ``RandomizedSearchCV`` / scikit-optimize's ``BayesSearchCV``
-built on scikit-learn's own ``BaseSearchCV``, which brings ``cv_results_``,
-``best_*``, ``refit``, multi-metric ``scoring``, ``error_score``,
-``n_jobs`` and metadata routing exactly as the other searches have them.
-This class only decides *which* candidates to evaluate
-(:meth:`TreefarmSearchCV._run_search`): a treefarm :class:`~treefarm.Study`
-(direction ``maximize``) asks ``n_points`` configurations at a time, each
-batch is cross-validated, and each candidate's mean test score (of the
+built on scikit-learn's public API only (``BaseEstimator``, ``clone``,
+``check_cv``, ``cross_validate``, ``check_scoring``, metadata routing,
+``available_if``), so it holds with every release of scikit-learn the
+``sklearn`` extra allows. It gives what the other searches give:
+``cv_results_`` (in their layout, ranks included), ``best_index_``,
+``best_params_``, ``best_score_``, ``best_estimator_`` and ``refit_time_``
+(``refit`` True, a metric's name or a callable), multi-metric ``scoring``,
+``return_train_score``, ``error_score`` (failed fits warned as scikit-learn
+warns them), ``n_jobs`` and ``pre_dispatch``, metadata routing, and
+``predict``, ``predict_proba``, ``transform``, ``score``... delegated to the
+best estimator when it has them.
+
+Which candidates are evaluated is the study's choice: a treefarm
+:class:`~treefarm.Study` (direction ``maximize``) asks ``n_points``
+configurations at a time, each is cross-validated (all their splits in
+parallel with ``n_jobs``), and each candidate's mean test score (of the
 ``refit`` metric) is told back, so TPE, the GP, annealing or random search
-choose the next candidates from all the scores so far.
+choose the next candidates from all the scores so far. Every candidate of
+one ``fit`` is scored on the same splits (``cv`` is split once per ``fit``).
 
 The search space may be conditional (see
 :mod:`treefarm.integration.sklearn_space`): choosing a pipeline step also
@@ -27,19 +37,25 @@ different splits.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import numbers
 import os
-import re
-import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
+from copy import deepcopy
 from typing import Any
 
 import numpy as np
-from sklearn.model_selection._search import BaseSearchCV
-from sklearn.utils import check_random_state
+from sklearn import get_config
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.exceptions import FitFailedWarning, NotFittedError
+from sklearn.metrics import check_scoring, get_scorer
+from sklearn.model_selection import check_cv
+from sklearn.utils import check_random_state, get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.parallel import Parallel
+from sklearn.utils.validation import check_is_fitted, indexable
 
 from ..exceptions import StudyError, format_values
 from ..objectives import MAXIMIZE
@@ -47,78 +63,101 @@ from ..optimizers import Optimizer, available
 from ..space import Config, Space, build
 from ..storage import Storage, TrialState
 from ..study import Study, Trial
-from ..validation import check_int
+from ..validation import check_has_methods, check_integral, check_one_of, check_type
+from .sklearn_results import (
+    SINGLE,
+    Fitting,
+    SplitJob,
+    best_index,
+    check_fits,
+    cv_results,
+    decode_split,
+    encode_split,
+    fill_failed,
+    metric_names,
+)
 from .sklearn_space import check_params, grid_to_space
 
-__all__ = ["TreefarmSearchCV"]
+__all__ = ["TreefarmSearchCV", "decode_split", "encode_split"]
 
-#: The user attribute holding a candidate's per-split results (the ``_fit_and_score`` dicts).
+#: The user attribute holding a candidate's per-split records (see ``treefarm.integration.sklearn_results``).
 CV_ATTR = "cv_splits"
-_SCORE_KEYS = ("test_scores", "train_scores")
+
+_SPACE = (
+    (Mapping, list, Space, type(None)),
+    "a dict of parameter spaces, a list of them, a treefarm space or None",
+)
+#: Each setting's types (beside ``scoring`` and ``refit``, which may also be callables).
+_SETTINGS: dict[str, tuple[tuple[type, ...], str]] = {
+    "search_spaces": _SPACE,
+    "param_distributions": _SPACE,
+    "n_iter": ((numbers.Integral,), "an integer"),
+    "algo": ((str, Optimizer), "an optimizer's name or an Optimizer"),
+    "n_points": ((numbers.Integral,), "an integer"),
+    "scoring": (
+        (str, list, tuple, Mapping, type(None)),
+        "a scorer's name, a list or dict of them, a callable or None",
+    ),
+    "n_jobs": ((numbers.Integral, type(None)), "an integer or None"),
+    "refit": ((bool, str), "True, False, a metric's name or a callable"),
+    "verbose": ((numbers.Integral, bool), "an integer"),
+    "pre_dispatch": ((numbers.Integral, str), "an integer or an expression such as '2*n_jobs'"),
+    "random_state": (
+        (numbers.Integral, np.random.RandomState, type(None)),
+        "an integer, a RandomState or None",
+    ),
+    "error_score": ((numbers.Real, str), "'raise' or a number"),
+    "return_train_score": ((bool,), "True or False"),
+    "storage": ((str, os.PathLike, Storage, type(None)), "a path, a URL, a Storage or None"),
+    "study_name": ((str, type(None)), "a string or None"),
+}
 
 
-def _encode_score(score: Any) -> Any:
-    """A score as JSON: a non-finite float as its text ("nan", "inf")."""
-    if isinstance(score, Mapping):
-        return {k: _encode_score(v) for k, v in score.items()}
-    value = float(score)
-    return value if math.isfinite(value) else str(value)
+def _routing() -> bool:
+    """scikit-learn's metadata routing is on (``sklearn.set_config(enable_metadata_routing=True)``)."""
+    return bool(get_config().get("enable_metadata_routing", False))
 
 
-def _decode_score(score: Any) -> Any:
-    if isinstance(score, Mapping):
-        return {k: _decode_score(v) for k, v in score.items()}
-    return float(score)
+def _estimator_has(attr: str) -> Callable[[TreefarmSearchCV], bool]:
+    """For ``available_if``: the best estimator (or, before ``fit``, the estimator) has
+    ``attr``, and the search refits one."""
+
+    def check(self: TreefarmSearchCV) -> bool:
+        _check_refit(self, attr)
+        getattr(self.best_estimator_ if hasattr(self, "best_estimator_") else self.estimator, attr)
+        return True
+
+    return check
 
 
-def encode_split(out: Mapping[str, Any]) -> dict[str, Any]:
-    """One split's result from scikit-learn's ``_fit_and_score`` as JSON."""
-    row = {k: v for k, v in out.items() if k in ("fit_error", "n_test_samples", "fit_time", "score_time")}
-    row["n_test_samples"] = int(row["n_test_samples"])
-    row["fit_time"], row["score_time"] = float(row["fit_time"]), float(row["score_time"])
-    for key in _SCORE_KEYS:
-        if key in out:
-            row[key] = _encode_score(out[key])
-    return row
+def _delegate(method: str) -> Any:
+    """The search's ``method``: ``best_estimator_``'s, present exactly when the best
+    estimator (before ``fit``, the estimator) has it and the search refits one."""
+
+    def call(self: TreefarmSearchCV, X: Any) -> Any:
+        check_is_fitted(self)
+        return getattr(self.best_estimator_, method)(X)
+
+    call.__name__ = call.__qualname__ = method
+    call.__doc__ = f"``best_estimator_.{method}(X)``."
+    return available_if(_estimator_has(method))(call)
 
 
-def decode_split(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The inverse of :func:`encode_split`."""
-    out = dict(row)
-    for key in _SCORE_KEYS:
-        if key in out:
-            out[key] = _decode_score(out[key])
-    return out
+def _check_refit(search: TreefarmSearchCV, attr: str) -> None:
+    if not search.refit:
+        raise AttributeError(
+            f"This {type(search).__name__} instance was initialized with refit=False. {attr} is available "
+            "only after refitting on the best parameters. You can refit an estimator manually using the "
+            "best_params_ attribute"
+        )
 
 
-class _WithoutHeader(io.TextIOBase):
-    """Standard output without scikit-learn's per-call ``Fitting N folds for each of M
-    candidates`` line, which a sequential search would repeat for every batch."""
-
-    HEADER = re.compile(r"^Fitting \d+ folds for each of \d+ candidates?, totalling \d+ fits\n?$")
-
-    def __init__(self, out: Any) -> None:
-        self.out = out
-        self.dropped = False  # print writes its line, then the newline apart
-
-    def write(self, text: str) -> int:
-        if self.HEADER.match(text) or (self.dropped and text == "\n"):
-            self.dropped = not self.dropped and not text.endswith("\n")
-            return len(text)
-        self.dropped = False
-        self.out.write(text)
-        return len(text)
-
-    def flush(self) -> None:
-        self.out.flush()
-
-
-class TreefarmSearchCV(BaseSearchCV):
+class TreefarmSearchCV(MetaEstimatorMixin, BaseEstimator):
     """Cross-validated search over a treefarm space; see the module docstring.
 
-    Parameters beyond ``BaseSearchCV``'s (``scoring``, ``n_jobs``, ``refit``,
-    ``cv``, ``verbose``, ``pre_dispatch``, ``error_score``,
-    ``return_train_score``, documented by scikit-learn):
+    Parameters as in scikit-learn's ``RandomizedSearchCV`` (``scoring``,
+    ``n_jobs``, ``refit``, ``cv``, ``verbose``, ``pre_dispatch``,
+    ``error_score``, ``return_train_score``), and:
 
     search_spaces
         A dict ``{parameter: space}``, a list of such dicts, or a treefarm
@@ -141,26 +180,25 @@ class TreefarmSearchCV(BaseSearchCV):
         Where the study lives (a path, URL or :class:`~treefarm.Storage`;
         None keeps it in memory) and its name: the same pair resumes a search.
 
-    After ``fit``, ``study_`` is the treefarm study, besides scikit-learn's
-    ``cv_results_``, ``best_params_``, ``best_score_``, ``best_estimator_``.
-    With ``verbose`` > 0 the search says once how many folds and candidates it
-    fits, then one line per candidate (its score and the best so far), instead of
-    scikit-learn's header for every batch of ``n_points``.
-    """
+    With multi-metric ``scoring`` (a list or dict), ``refit`` names the metric
+    the study maximizes (so it is neither False nor a callable); a scoring
+    callable returning a dict of scores needs the same. With one metric,
+    ``refit`` may be False (no ``best_estimator_``) or a callable choosing
+    ``best_index_`` from ``cv_results_``.
 
-    # scikit-learn checks the types as it checks its own searches' (types only: its range and
-    # option constraints live in a private module); the ranges are checked in _run_search
-    _parameter_constraints: dict[str, list[Any]] = {  # noqa: RUF012 (scikit-learn's convention)
-        **BaseSearchCV._parameter_constraints,
-        "search_spaces": [dict, list, Space, None],
-        "param_distributions": [dict, list, Space, None],
-        "n_iter": [numbers.Integral],
-        "algo": [str, Optimizer],
-        "n_points": [numbers.Integral],
-        "random_state": ["random_state"],
-        "storage": [str, os.PathLike, Storage, None],
-        "study_name": [str, None],
-    }
+    A candidate whose every split failed (with a numeric ``error_score``) is
+    failed in the study and left out of ``cv_results_``; one whose fits failed
+    on some splits stays, those splits scored ``error_score``. Failed fits are
+    warned once per ``fit`` (``FitFailedWarning``); when every fit of a ``fit``
+    failed it raises scikit-learn's ``ValueError`` ("All the N fits failed").
+
+    After ``fit``, ``study_`` is the treefarm study, besides scikit-learn's
+    ``cv_results_``, ``best_index_``, ``best_params_``, ``best_score_``,
+    ``best_estimator_``, ``refit_time_``, ``scorer_``, ``n_splits_`` and
+    ``multimetric_``. With ``verbose`` > 0 the search says once how many folds
+    and candidates it fits, then one line per candidate (its score and the best
+    so far); with ``verbose`` > 1 also one line per split.
+    """
 
     def __init__(
         self,
@@ -183,25 +221,104 @@ class TreefarmSearchCV(BaseSearchCV):
         study_name: str | None = None,
         param_distributions: Any = None,
     ) -> None:
+        self.estimator = estimator
         self.search_spaces = search_spaces
         self.param_distributions = param_distributions
         self.n_iter = n_iter
         self.algo = algo
         self.n_points = n_points
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.cv = cv
+        self.verbose = verbose
+        self.pre_dispatch = pre_dispatch
         self.random_state = random_state
+        self.error_score = error_score
+        self.return_train_score = return_train_score
         self.storage = storage
         self.study_name = study_name
-        super().__init__(
-            estimator=estimator,
-            scoring=scoring,
-            n_jobs=n_jobs,
-            refit=refit,
-            cv=cv,
-            verbose=verbose,
-            pre_dispatch=pre_dispatch,
-            error_score=error_score,
-            return_train_score=return_train_score,
+
+    def __sklearn_tags__(self) -> Any:
+        """The estimator's kind (classifier, regressor), its pairwise and sparse input tags."""
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = deepcopy(inner.classifier_tags)
+        tags.regressor_tags = deepcopy(inner.regressor_tags)
+        tags.input_tags.pairwise = inner.input_tags.pairwise
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.array_api_support = inner.array_api_support
+        return tags
+
+    # --------------------------------------------------------------- settings
+    def _check_settings(self) -> None:
+        """The types as scikit-learn's searches check theirs (``ConfigError``, a
+        ``ValueError``), then the search's own ranges and names (``StudyError``)."""
+        check_has_methods("estimator", self.estimator, ["fit"])
+        for name, (kinds, what) in _SETTINGS.items():
+            value = getattr(self, name)
+            if not (name in ("scoring", "refit") and callable(value)):
+                check_type(name, value, kinds, what)
+        if isinstance(self.error_score, str):
+            check_one_of("error_score", self.error_score, ["raise"], also=" or a number")
+        check_integral("n_iter", self.n_iter, error=StudyError)
+        check_integral("n_points", self.n_points, error=StudyError)
+        if isinstance(self.algo, str):
+            check_one_of("algo", self.algo, available(), error=StudyError, also=" or an Optimizer")
+        self._metric()
+
+    def _multimetric(self) -> bool:
+        return isinstance(self.scoring, (list, tuple, Mapping))
+
+    def _metric(self) -> str:
+        """The score the study maximizes: the ``refit`` metric (``score`` with one metric)."""
+        if not self._multimetric():
+            return SINGLE
+        check_one_of(
+            "refit",
+            self.refit,
+            [str(n) for n in self.scoring],
+            error=StudyError,
+            also=" (with multi-metric scoring, refit names the scorer the search maximizes)",
         )
+        return str(self.refit)
+
+    def _scorer(self) -> Any:
+        """``scorer_``: the scorer (or the callable ``scoring``), or ``{name: scorer}``."""
+        if callable(self.scoring):
+            return self.scoring
+        scorer = check_scoring(self.estimator, self.scoring)  # scikit-learn's checks of every form
+        if isinstance(self.scoring, Mapping):
+            return {name: get_scorer(s) for name, s in self.scoring.items()}
+        if self._multimetric():
+            return {name: get_scorer(name) for name in self.scoring}
+        return scorer
+
+    def _route(self, params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """The parameters of ``fit`` as (the estimator's fit, the scorers', the splitter's):
+        routed by their requests with metadata routing on; else all go to the estimator
+        but ``groups``, which goes to the splitter (as in scikit-learn's searches)."""
+        if _routing():
+            routed = process_routing(self, "fit", **params)
+            return dict(routed.estimator.fit), dict(routed.scorer.score), dict(routed.splitter.split)
+        fit = dict(params)
+        return fit, {}, {"groups": fit.pop("groups", None)}
+
+    def get_metadata_routing(self) -> MetadataRouter:
+        """Where ``fit``'s and ``score``'s parameters go with metadata routing on: the
+        estimator's ``fit``, the scorers' ``score`` and the splitter's ``split``."""
+        scorer = self.scoring if callable(self.scoring) else check_scoring(self.estimator, self.scoring)
+        router = MetadataRouter(owner=type(self).__name__)
+        router.add(estimator=self.estimator, method_mapping=MethodMapping().add(caller="fit", callee="fit"))
+        router.add(
+            scorer=scorer,
+            method_mapping=MethodMapping()
+            .add(caller="score", callee="score")
+            .add(caller="fit", callee="score"),
+        )
+        router.add(splitter=self.cv, method_mapping=MethodMapping().add(caller="fit", callee="split"))
+        return router
 
     # ------------------------------------------------------------------ study
     def _seed(self) -> int | None:
@@ -233,93 +350,132 @@ class TreefarmSearchCV(BaseSearchCV):
         )
 
     def _restore(self, study: Study) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The candidates (and their split results) already in ``study`` from an earlier fit."""
+        """The candidates (and their split records) already in ``study`` from an earlier fit,
+        but those whose every split failed (left out of ``cv_results_`` as when they ran)."""
         params: list[dict[str, Any]] = []
         outs: list[dict[str, Any]] = []
         for record in study.trials:
             rows = record.user_attrs.get(CV_ATTR)
             if not (record.state.is_finished and isinstance(rows, list) and len(rows) == self.n_splits_):
                 continue
-            params.append(check_params(build(study.space, Config(record.params))))
-            outs.extend(decode_split(row) for row in rows if isinstance(row, Mapping))
+            decoded = [decode_split(row) for row in rows if isinstance(row, Mapping)]
+            if len(decoded) == len(rows) and any(row.get("fit_error") is None for row in decoded):
+                params.append(check_params(build(study.space, Config(record.params))))
+                outs.extend(decoded)
         return params, outs
 
-    def _metric(self) -> str:
-        """The score the study maximizes: the ``refit`` metric."""
-        if isinstance(self.scoring, (list, tuple, dict)):
-            if not isinstance(self.refit, str):
-                raise StudyError(
-                    "with multi-metric scoring, refit must name the scorer the search maximizes, "
-                    f"but got refit={self.refit!r}"
-                )
-            return self.refit
-        return "score"
+    # ------------------------------------------------------------- the search
+    def fit(self, X: Any, y: Any = None, **params: Any) -> TreefarmSearchCV:
+        """Search: ask, cross-validate and tell ``n_iter`` candidates (fewer when resumed),
+        then refit the best on all of ``X``, ``y``.
 
-    # ----------------------------------------------------------- the search
-    def _format_results(
-        self,
-        candidate_params: Sequence[dict[str, Any]],
-        n_splits: int,
-        out: Sequence[dict[str, Any]],
-        more_results: Mapping[str, list[Any]] | None = None,
-    ) -> dict[str, Any]:
-        """scikit-learn's results with the restored candidates first; also keeps the
-        split results of this fit, to store each candidate's with its trial."""
-        self._split_results = list(out)
-        params, outs = self._restored
-        extra = {k: [None] * len(params) + list(v) for k, v in (more_results or {}).items()}
-        return super()._format_results([*params, *candidate_params], n_splits, [*outs, *out], extra)
+        ``params`` go to the estimator's ``fit`` (``groups`` to the ``cv``
+        splitter); with metadata routing on, where each is requested.
+        """
+        self._check_settings()
+        scorer = self._scorer()
+        X, y = indexable(X, y)
+        fit_params, score_params, split_params = self._route(params)
+        cv = check_cv(self.cv, y, classifier=is_classifier(self.estimator))
+        self.n_splits_ = cv.get_n_splits(X, y, **split_params)
+        splits = list(cv.split(X, y, **split_params))
+        if len(splits) != self.n_splits_ or not splits:
+            raise ValueError(
+                "cv must split the data at least once, as many times as its get_n_splits says, but got "
+                f"{format_values(n_splits=self.n_splits_)} and {len(splits)} splits"
+            )
+        fitting = Fitting(
+            self.scoring,
+            self.error_score,
+            bool(self.return_train_score),
+            self._multimetric(),
+            {**score_params, **fit_params},
+            int(self.verbose),
+        )
+        study = self.study_ = self._open_study()
+        self._restored = self._restore(study)
+        candidates, rows = self._search(study, SplitJob(clone(self.estimator), X, y, splits, fitting))
+        results = self._choose(candidates, rows)
+        if self.refit:
+            self._refit(X, y, fit_params)
+        self.scorer_ = scorer
+        self.cv_results_ = results
+        return self
 
-    def _tell(self, study: Study, trials: Sequence[Trial], scores: np.ndarray, n_splits: int) -> None:
-        first = len(self._split_results) - len(trials) * n_splits
-        for i, (trial, score) in enumerate(zip(trials, scores)):
-            rows = self._split_results[first + i * n_splits : first + (i + 1) * n_splits]
-            trial.set_user_attr(CV_ATTR, [encode_split(r) for r in rows])
-            if np.isfinite(score):
-                study.tell(trial, float(score))
-            else:
-                study.tell(trial, state=TrialState.FAILED)
+    def _search(self, study: Study, job: SplitJob) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Ask ``n_points`` candidates, cross-validate them, tell their scores, until the
+        study holds ``n_iter``; the candidates for ``cv_results_`` (the restored first)
+        and their records."""
+        params, rows = (list(part) for part in self._restored)
+        this_fit: list[dict[str, Any]] = []
+        remaining = max(1, self.n_iter - sum(t.state.is_finished for t in study.trials))
+        if self.verbose > 0:
+            print(
+                f"Fitting {self.n_splits_} folds for each of {remaining} candidates, totalling "
+                f"{remaining * self.n_splits_} fits ({self.n_points} at a time, each chosen from the scores so far)"
+            )
+        with Parallel(n_jobs=self.n_jobs, pre_dispatch=self.pre_dispatch) as parallel:
+            while remaining > 0:
+                trials = [study.ask() for _ in range(min(self.n_points, remaining))]
+                for candidate, got in self._evaluate(study, parallel, job, trials):
+                    this_fit.extend(got)
+                    if any(row["fit_error"] is None for row in got):
+                        params.append(candidate)
+                        rows.extend(got)
+                remaining -= len(trials)
+        check_fits(this_fit, self.error_score, FitFailedWarning)
+        return params, rows
 
     def _evaluate(
-        self, study: Study, evaluate_candidates: Callable[..., dict[str, Any]], trials: Sequence[Trial]
-    ) -> bool:
-        """Cross-validate ``trials`` and tell their scores; False if every fit failed.
-
-        scikit-learn raises when every fit of one ``evaluate_candidates`` call
-        fails, even with a numeric ``error_score``; a sequential search calls it
-        per batch, so a batch of hopeless candidates is told FAILED (with the
-        reason) and the search goes on, without them in ``cv_results_``.
-        """
-        metric = self._metric()
+        self, study: Study, parallel: Parallel, job: SplitJob, trials: Sequence[Trial]
+    ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+        """Cross-validate ``trials`` and tell each its mean score: failed when every
+        split failed or the mean is not finite (then the reason, or the records, are
+        kept with the trial)."""
         try:
-            with contextlib.redirect_stdout(_WithoutHeader(sys.stdout)):
-                results = evaluate_candidates([check_params(t.value) for t in trials])
-        except ValueError as exc:
-            for trial in trials:
-                study.tell(trial, exception=exc)
-            if self.error_score == "raise" or "fits failed" not in str(exc):
-                raise
-            self._last_failure = exc
-            return False
+            candidates = [check_params(t.value) for t in trials]
+            results = job.run(parallel, candidates)
+            scored = [self._value(rows) for rows in results]
         except BaseException as exc:
             for trial in trials:
                 study.tell(trial, exception=exc)
             raise
-        if f"mean_test_{metric}" not in results and isinstance(self.refit, str):
-            metric = self.refit  # a callable scoring that returned a dict of scores
-        if f"mean_test_{metric}" not in results:
-            raise StudyError(
-                "a scoring callable returning several scores needs refit to name the one the search "
-                f"maximizes, but got refit={self.refit!r}"
-            )
-        scores = np.asarray(results[f"mean_test_{metric}"][-len(trials) :], dtype=float)
-        self._tell(study, trials, scores, self.n_splits_)
-        if self.verbose > 0:
-            for trial, score in zip(trials, scores):
-                print(
-                    f"[treefarm] candidate {trial.number + 1}/{self.n_iter}: {metric} {score:.6g}{self._best(study)}"
+        for trial, rows, (value, _) in zip(trials, results, scored):
+            if value is None:
+                reason = str(rows[0]["fit_error"]).strip().splitlines()[-1]
+                study.tell(
+                    trial, exception=ValueError(f"every fit of the candidate failed, the first with {reason}")
                 )
-        return True
+                continue
+            trial.set_user_attr(CV_ATTR, [encode_split(r) for r in rows])
+            if math.isfinite(value):
+                study.tell(trial, value)
+            else:
+                study.tell(trial, state=TrialState.FAILED)
+        if self.verbose > 0:
+            for trial, (value, metric) in zip(trials, scored):
+                shown = "failed" if value is None else f"{metric} {value:.6g}"
+                print(f"[treefarm] candidate {trial.number + 1}/{self.n_iter}: {shown}{self._best(study)}")
+        return list(zip(candidates, results))
+
+    def _value(self, rows: list[dict[str, Any]]) -> tuple[float | None, str]:
+        """A candidate's mean test score of the metric the study maximizes (its failed
+        splits scored ``error_score``; None when every split failed), and that metric."""
+        names = metric_names(rows)
+        if names is None:
+            return None, SINGLE
+        fill_failed(rows, names, self.error_score, train=bool(self.return_train_score))
+        if names:
+            check_one_of(
+                "refit",
+                self.refit,
+                names,
+                error=StudyError,
+                also=" (a scoring callable returning several "
+                "scores needs refit to name the one the search maximizes)",
+            )
+        metric = str(self.refit) if names else SINGLE
+        return float(np.mean([r["test_scores"][metric] if names else r["test_scores"] for r in rows])), metric
 
     @staticmethod
     def _best(study: Study) -> str:
@@ -328,33 +484,76 @@ class TreefarmSearchCV(BaseSearchCV):
         except StudyError:
             return ""
 
-    def _run_search(self, evaluate_candidates: Callable[..., dict[str, Any]]) -> None:
-        """Ask ``n_points`` candidates, cross-validate them, tell their scores; until ``n_iter``."""
-        check_int("n_iter", self.n_iter, error=StudyError)
-        check_int("n_points", self.n_points, error=StudyError)
-        if isinstance(self.algo, str) and self.algo not in available():
-            raise StudyError(f"algo must be one of {available()} or an Optimizer, but got algo={self.algo!r}")
-        self._metric()
-        study = self.study_ = self._open_study()
-        self._restored = self._restore(study)
-        finished = sum(t.state.is_finished for t in study.trials)
-        remaining, evaluated = max(1, self.n_iter - finished), False
-        if self.verbose > 0:
-            print(
-                f"Fitting {self.n_splits_} folds for each of {remaining} candidates, totalling "
-                f"{remaining * self.n_splits_} fits ({self.n_points} at a time, each chosen from the scores so far)"
+    def _choose(self, candidates: list[dict[str, Any]], rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """``cv_results_``, and ``multimetric_``, ``best_index_``, ``best_params_`` and
+        (unless ``refit`` is a callable) ``best_score_`` from it."""
+        results = cv_results(candidates, rows, self.n_splits_, train=bool(self.return_train_score))
+        self.multimetric_ = isinstance(rows[0]["test_scores"], Mapping)
+        metric = str(self.refit) if self.multimetric_ else SINGLE
+        self.best_index_ = best_index(self.refit, metric, results)
+        if not callable(self.refit):
+            self.best_score_ = results[f"mean_test_{metric}"][self.best_index_]
+        self.best_params_ = results["params"][self.best_index_]
+        return results
+
+    def _refit(self, X: Any, y: Any, fit_params: Mapping[str, Any]) -> None:
+        """``best_estimator_``: a clone of the estimator with the best parameters, fitted on all the data."""
+        estimator = clone(self.estimator).set_params(**clone(self.best_params_, safe=False))
+        start = time.perf_counter()
+        if y is None:
+            estimator.fit(X, **fit_params)
+        else:
+            estimator.fit(X, y, **fit_params)
+        self.refit_time_ = time.perf_counter() - start
+        self.best_estimator_ = estimator
+        if hasattr(estimator, "feature_names_in_"):
+            self.feature_names_in_ = estimator.feature_names_in_
+
+    # ------------------------------------------------- the best estimator's
+    def score(self, X: Any, y: Any = None, **params: Any) -> float:
+        """The score of ``best_estimator_`` on ``X``, ``y``: by ``scoring`` (its ``refit``
+        metric with several), else the estimator's own ``score``; ``params`` go to the
+        scorer with metadata routing on."""
+        _check_refit(self, "score")
+        check_is_fitted(self)
+        if params and not _routing():
+            raise ValueError(
+                "passing parameters to score needs metadata routing "
+                f"(sklearn.set_config(enable_metadata_routing=True)), but got params={sorted(params)}"
             )
-        while remaining > 0:
-            trials = [study.ask() for _ in range(min(self.n_points, remaining))]
-            evaluated |= self._evaluate(study, evaluate_candidates, trials)
-            remaining -= len(trials)
-        if not evaluated:
-            raise self._last_failure
+        score_params = process_routing(self, "score", **params).scorer["score"] if params else {}
+        if isinstance(self.scorer_, dict):
+            return self.scorer_[self.refit](self.best_estimator_, X, y, **score_params)
+        score = self.scorer_(self.best_estimator_, X, y, **score_params)
+        return score[self.refit] if self.multimetric_ else score
+
+    score_samples = _delegate("score_samples")
+    predict = _delegate("predict")
+    predict_proba = _delegate("predict_proba")
+    predict_log_proba = _delegate("predict_log_proba")
+    decision_function = _delegate("decision_function")
+    transform = _delegate("transform")
+    inverse_transform = _delegate("inverse_transform")
+
+    @property
+    def n_features_in_(self) -> int:
+        """The number of features ``best_estimator_`` saw (only with ``refit``)."""
+        try:
+            check_is_fitted(self)
+        except NotFittedError as exc:
+            raise AttributeError(f"{type(self).__name__} object has no n_features_in_ attribute.") from exc
+        return int(self.best_estimator_.n_features_in_)
+
+    @property
+    def classes_(self) -> Any:
+        """The class labels of ``best_estimator_`` (only with ``refit``, for a classifier)."""
+        _estimator_has("classes_")(self)
+        return self.best_estimator_.classes_
 
     def __getstate__(self) -> dict[str, Any]:
         """The pickled search leaves out ``study_``, which holds an open storage
         (reopen it with ``Study.load(study_name, storage=...)``)."""
         state: dict[str, Any] = dict(super().__getstate__())  # object.__getstate__ gives __dict__ itself
-        for name in ("study_", "_last_failure", "_restored", "_split_results"):
+        for name in ("study_", "_restored"):
             state.pop(name, None)
         return state
