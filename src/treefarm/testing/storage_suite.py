@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from ..exceptions import ConfigError, DuplicateParamsError, StorageError, TrialStateError
+from ..objectives import MAXIMIZE, MINIMIZE
 from ..storage import REQUEUED, Storage, StudyRecord, TrialRecord, TrialState
 from ..storage.checks import STALE_REASON, NotFoundError
 from .storage_objectives import ObjectivesSuite
@@ -60,9 +61,9 @@ class StorageSuite(ObjectivesSuite):
     # ----------------------------------------------------------------- studies
     def test_create_get_and_list_studies(self, storage: Storage) -> None:
         attrs: dict[str, Any] = {"space": "R(0, 1)", "n": [1, 2]}
-        a = storage.create_study("a", direction="minimize", seed=3, attrs=attrs)
-        b = storage.create_study("b", direction="maximize", seed=None, attrs={})
-        assert (a.name, a.direction, a.seed, dict(a.attrs)) == ("a", "minimize", 3, attrs)
+        a = storage.create_study("a", direction=MINIMIZE, seed=3, attrs=attrs)
+        b = storage.create_study("b", direction=MAXIMIZE, seed=None, attrs={})
+        assert (a.name, a.direction, a.seed, dict(a.attrs)) == ("a", MINIMIZE, 3, attrs)
         assert a.study_id != b.study_id
         assert abs(a.created - time.time()) < 60
         assert storage.get_study("a") == a
