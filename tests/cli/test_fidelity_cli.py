@@ -75,6 +75,7 @@ fidelity = tf.Fidelity(1, 9, integer=True)
 def objective(config, trial):
     state = trial.load_checkpoint()
     epochs = pickle.loads(state) if state is not None else 0
+    trial.set_user_attr("trained", trial.fidelity - epochs)
     trial.save_checkpoint(pickle.dumps(trial.fidelity))
     return (config["x"] - 0.3) ** 2 + 1 / trial.fidelity
 '''

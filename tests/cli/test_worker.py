@@ -16,6 +16,8 @@ import pytest
 from treefarm.cli.main import main
 from treefarm.storage import SQLStorage, TrialState
 
+from .test_fidelity_cli import RESUMING
+
 OBJECTIVE = """
 import time
 import treefarm as tf
@@ -100,33 +102,15 @@ def test_run_on_a_local_dask_cluster(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "6 trials (complete 6)" in capsys.readouterr().out
 
 
-AT_FIDELITY = """
-import pickle
-
-import treefarm as tf
-
-space = {"x": tf.Real(0.0, 1.0)}
-epochs = tf.Fidelity(1, 9, integer=True)
-
-
-def objective(p, trial):
-    state = trial.load_checkpoint()
-    done = pickle.loads(state) if state is not None else 0
-    trial.set_user_attr("trained", trial.fidelity - done)
-    trial.save_checkpoint(pickle.dumps(trial.fidelity))
-    return (p["x"] - 0.3) ** 2 + 1.0 / trial.fidelity
-"""
-
-
 def test_run_on_a_local_dask_cluster_at_fidelities_resumes_on_the_workers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The file's objective travels by value with its signature: it gets its trial."""
     pytest.importorskip("distributed", reason="the dask extra is not installed")
-    (tmp_path / "tune.py").write_text(AT_FIDELITY)
+    (tmp_path / "tune.py").write_text(RESUMING)
     db = tmp_path / "f.db"
     argv = ["run", str(tmp_path / "tune.py"), "--storage", str(db), "--study", "tune", "--dask", "local",
-            "--fidelity", "epochs", "--max-cost", "40", "--seed", "0"]
+            "--fidelity", "fidelity", "--max-cost", "40", "--seed", "0"]
     assert main(argv) == 0
     capsys.readouterr()
     storage = SQLStorage(f"sqlite:///{db}", journal=None)
