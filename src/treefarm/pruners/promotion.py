@@ -131,14 +131,22 @@ def misleading(points: Sequence[Point], rungs: Sequence[float], checks: int) -> 
     return False
 
 
+def _ranked(points: Sequence[Point], rung: float) -> tuple[list[Hashable], int]:
+    """The configurations evaluated at ``rung`` with a finite loss, best first (ties in
+    the order they were evaluated), and how many were evaluated there (failed ones too:
+    they count in the rung's share of promotions)."""
+    losses = _losses_at(points, rung)
+    ranked = sorted((loss, i, c) for i, (c, loss) in enumerate(losses.items()) if math.isfinite(loss))
+    return [c for _, _, c in ranked], len(losses)
+
+
 def _climb(points: Sequence[Point], rungs: Sequence[float], highest: dict[Hashable, float], *, to_top: bool) -> Next | None:
     """In an exhausted space, the best configuration not yet at the top, from the highest
     rung holding one, to the rung above (to the top when the lower rungs mislead)."""
     for k in range(len(rungs) - 2, -1, -1):
-        losses = _losses_at(points, rungs[k])
-        waiting = [(loss, i, c) for i, (c, loss) in enumerate(losses.items()) if highest[c] == rungs[k] and math.isfinite(loss)]
-        if waiting:
-            return Next(rungs[-1] if to_top else rungs[k + 1], min(waiting)[2])
+        waiting = next((c for c in _ranked(points, rungs[k])[0] if highest[c] == rungs[k]), None)
+        if waiting is not None:
+            return Next(rungs[-1] if to_top else rungs[k + 1], waiting)
     return None
 
 
@@ -149,6 +157,8 @@ def next_evaluation(
     eta: int,
     checks: int = 0,
     exhausted: bool = False,
+    *,
+    misled: bool | None = None,
 ) -> Next:
     """ASHA's next evaluation (see the module docstring): a check's top evaluation
     first, then a promotion from the highest rung that has one due, else a new
@@ -156,21 +166,24 @@ def next_evaluation(
     In a finite space every configuration of which is ``exhausted`` (evaluated or
     pending at some rung), there is no new one to start: the best configuration not
     yet at the top climbs instead (a new configuration is planned only when every one
-    is at the top: the study then evaluates one again)."""
+    is at the top: the study then evaluates one again). ``misled`` is
+    :func:`misleading`'s verdict on these points when the caller has it already
+    (None: judged here)."""
     started = {(p.config, p.fidelity) for p in points} | set(pending)
     highest: dict[Hashable, float] = {}
     for config, fidelity in started:
         highest[config] = max(fidelity, highest.get(config, fidelity))
-    if misleading(points, rungs, checks):
+    if misled is None:
+        misled = misleading(points, rungs, checks)
+    if misled:
         climb = _climb(points, rungs, highest, to_top=True) if exhausted else None
         return climb or Next(rungs[-1], None)
     for config in checked(points, rungs, checks):
         if (config, rungs[-1]) not in started:
             return Next(rungs[-1], config)
     for k in range(len(rungs) - 2, -1, -1):
-        losses = _losses_at(points, rungs[k])
-        ranked = sorted((loss, i, c) for i, (c, loss) in enumerate(losses.items()) if math.isfinite(loss))
-        for _, _, config in ranked[: len(losses) // eta]:
+        ranked, evaluated = _ranked(points, rungs[k])
+        for config in ranked[: evaluated // eta]:
             if highest[config] < rungs[k + 1]:
                 return Next(rungs[k + 1], config)
     climb = _climb(points, rungs, highest, to_top=False) if exhausted else None
