@@ -32,12 +32,13 @@ Notation: a *point* is ``(config, fidelity, loss)`` of a finished evaluation
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import NamedTuple
 
 __all__ = [
     "MIN_PAIRS",
     "TRUSTED_TAU",
+    "Chooser",
     "Next",
     "Point",
     "check_agreement",
@@ -66,6 +67,11 @@ class Next(NamedTuple):
 
     fidelity: float
     promote: Hashable | None
+
+
+Chooser = Callable[[Sequence[Hashable]], int | None]
+"""Picks the configuration to continue among those paused at one rung (ASHA's own pick
+first): its index, or None to leave ASHA's pick."""
 
 
 def _losses_at(points: Sequence[Point], rung: float) -> dict[Hashable, float]:
@@ -150,6 +156,13 @@ def _climb(points: Sequence[Point], rungs: Sequence[float], highest: dict[Hashab
     return None
 
 
+def _chosen(choose: Chooser, due: Hashable, ranked: Sequence[Hashable], highest: dict[Hashable, float], rung: float) -> Hashable:
+    """``choose``'s pick among the configurations paused at ``rung`` (``due``, ASHA's, first)."""
+    paused = [due, *(c for c in ranked if c != due and highest[c] == rung)]
+    index = choose(paused)
+    return due if index is None else paused[index]
+
+
 def next_evaluation(
     points: Sequence[Point],
     pending: Sequence[tuple[Hashable, float]],
@@ -159,6 +172,7 @@ def next_evaluation(
     exhausted: bool = False,
     *,
     misled: bool | None = None,
+    choose: Chooser | None = None,
 ) -> Next:
     """ASHA's next evaluation (see the module docstring): a check's top evaluation
     first, then a promotion from the highest rung that has one due, else a new
@@ -168,7 +182,16 @@ def next_evaluation(
     yet at the top climbs instead (a new configuration is planned only when every one
     is at the top: the study then evaluates one again). ``misled`` is
     :func:`misleading`'s verdict on these points when the caller has it already
-    (None: judged here)."""
+    (None: judged here).
+
+    ``choose`` lets a model pick which configuration continues when a rung has a
+    promotion due (as MOBSTER and DyHPO let the model pick the trial to continue:
+    Tiao, Klein, Seeger, Archambeau & Wistuba, "Model-based Asynchronous
+    Hyperparameter and Neural Architecture Search", 2020; Wistuba, Kadra & Grabocka,
+    "Supervising the Multi-Fidelity Race of Hyperparameter Configurations", 2022):
+    it is offered every configuration paused at that rung (finished there and not
+    promoted), ASHA's pick first, so the rung promotes as many as ASHA's rule would,
+    only perhaps others."""
     started = {(p.config, p.fidelity) for p in points} | set(pending)
     highest: dict[Hashable, float] = {}
     for config, fidelity in started:
@@ -183,8 +206,8 @@ def next_evaluation(
             return Next(rungs[-1], config)
     for k in range(len(rungs) - 2, -1, -1):
         ranked, evaluated = _ranked(points, rungs[k])
-        for config in ranked[: evaluated // eta]:
-            if highest[config] < rungs[k + 1]:
-                return Next(rungs[k + 1], config)
+        due = next((c for c in ranked[: evaluated // eta] if highest[c] < rungs[k + 1]), None)
+        if due is not None:
+            return Next(rungs[k + 1], due if choose is None else _chosen(choose, due, ranked, highest, rungs[k]))
     climb = _climb(points, rungs, highest, to_top=False) if exhausted else None
     return climb or Next(rungs[0], None)

@@ -17,7 +17,7 @@ again, so workers suggesting from the same history at the same moment differ.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -28,7 +28,7 @@ from ...execution.liveness import identity
 from ...fidelity import Fidelity
 from ...optimizers import GridExhaustedError, History, Optimizer
 from ...optimizers.hints import apply_hints
-from ...pruners.promotion import Next, misleading, next_evaluation
+from ...pruners.promotion import Chooser, Next, misleading, next_evaluation
 from ...space import Config, sample, validate, within_support
 from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
 from ..state.cache import TrialCache
@@ -179,10 +179,22 @@ class Asker:
         exhausted = len({p.config for p in points} | {config for config, _ in pending}) >= self._size
         checks = check_count(self._space)
         misled = misleading(points, fidelity.rungs, checks)
+        choose = self._chooser(fidelity) if self._optimizer.uses_fidelities else None
         planned = next_evaluation(
-            points, pending, fidelity.rungs, fidelity.reduction_factor, checks, exhausted, misled=misled
+            points, pending, fidelity.rungs, fidelity.reduction_factor, checks, exhausted, misled=misled, choose=choose
         )
         return Plan(planned, misled)
+
+    def _chooser(self, fidelity: Fidelity) -> Chooser:
+        """The optimizer's pick of the configuration a rung continues
+        (:meth:`Optimizer.promotion`), from the history it models, read when a
+        promotion is due (the lower rungs are then trusted)."""
+
+        def choose(paused: Sequence[Hashable]) -> int | None:
+            view = view_for(self._optimizer, self._cache.history(), fidelity)
+            return self._optimizer.promotion(self._space, view, [cast(Config, c) for c in paused])
+
+        return choose
 
     def _record(self, number: int, owner: str, plan: Plan | None = None) -> Config:
         """Suggest trial ``number``'s configuration and write it. A suggestion new to
