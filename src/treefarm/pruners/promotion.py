@@ -156,11 +156,30 @@ def _climb(points: Sequence[Point], rungs: Sequence[float], highest: dict[Hashab
     return None
 
 
-def _chosen(choose: Chooser, due: Hashable, ranked: Sequence[Hashable], highest: dict[Hashable, float], rung: float) -> Hashable:
-    """``choose``'s pick among the configurations paused at ``rung`` (``due``, ASHA's, first)."""
-    paused = [due, *(c for c in ranked if c != due and highest[c] == rung)]
-    index = choose(paused)
-    return due if index is None else paused[index]
+def _chosen(
+    choose: Chooser,
+    due: Hashable | None,
+    ranked: Sequence[Hashable],
+    share: int,
+    highest: dict[Hashable, float],
+    rungs: tuple[float, float],
+    started: set[tuple[Hashable, float]],
+) -> tuple[bool, Hashable | None]:
+    """``choose``'s decision at ``rung``: whether it made one, and the configuration to
+    continue (None: none, the rung's share of promotions being spent). It is offered the
+    configurations paused at the rung (ASHA's ``due`` first) while the rung has promoted
+    fewer than its ``share`` to the rung above (a check, gone to the top, is no promotion),
+    or ASHA has one ``due``; its pick counts only within the share."""
+    rung, above = rungs
+    paused = [c for c in ranked if highest[c] == rung]
+    promoted = sum((c, above) in started for c in ranked)
+    if not paused or (due is None and promoted >= share):
+        return False, None
+    offered = [due, *(c for c in paused if c != due)] if due is not None else paused
+    index = choose(offered)
+    if index is None:
+        return False, None
+    return True, offered[index] if promoted < share else None
 
 
 def next_evaluation(
@@ -184,14 +203,15 @@ def next_evaluation(
     :func:`misleading`'s verdict on these points when the caller has it already
     (None: judged here).
 
-    ``choose`` lets a model pick which configuration continues when a rung has a
-    promotion due (as MOBSTER and DyHPO let the model pick the trial to continue:
-    Tiao, Klein, Seeger, Archambeau & Wistuba, "Model-based Asynchronous
-    Hyperparameter and Neural Architecture Search", 2020; Wistuba, Kadra & Grabocka,
-    "Supervising the Multi-Fidelity Race of Hyperparameter Configurations", 2022):
-    it is offered every configuration paused at that rung (finished there and not
-    promoted), ASHA's pick first, so the rung promotes as many as ASHA's rule would,
-    only perhaps others."""
+    ``choose`` lets a model pick which configuration continues (as MOBSTER and DyHPO
+    let the model pick the trial to continue: Tiao, Klein, Seeger, Archambeau &
+    Wistuba, "Model-based Asynchronous Hyperparameter and Neural Architecture
+    Search", 2020; Wistuba, Kadra & Grabocka, "Supervising the Multi-Fidelity Race of
+    Hyperparameter Configurations", 2022): it is offered every configuration paused
+    at a rung (finished there, not gone further), ASHA's pick first, and its pick is
+    promoted while the rung has promoted fewer than ASHA's share (``1 / eta`` of the
+    configurations evaluated there), so that the rungs are paid as ASHA pays them;
+    where it gives no pick (None), ASHA's rule holds."""
     started = {(p.config, p.fidelity) for p in points} | set(pending)
     highest: dict[Hashable, float] = {}
     for config, fidelity in started:
@@ -207,7 +227,14 @@ def next_evaluation(
     for k in range(len(rungs) - 2, -1, -1):
         ranked, evaluated = _ranked(points, rungs[k])
         due = next((c for c in ranked[: evaluated // eta] if highest[c] < rungs[k + 1]), None)
-        if due is not None:
-            return Next(rungs[k + 1], due if choose is None else _chosen(choose, due, ranked, highest, rungs[k]))
+        decided, config = False, None
+        if choose is not None:
+            share, pair = evaluated // eta, (rungs[k], rungs[k + 1])
+            decided, config = _chosen(choose, due, ranked, share, highest, pair, started)
+        if decided:
+            if config is not None:
+                return Next(rungs[k + 1], config)
+        elif due is not None:
+            return Next(rungs[k + 1], due)
     climb = _climb(points, rungs, highest, to_top=False) if exhausted else None
     return climb or Next(rungs[0], None)
