@@ -1,6 +1,6 @@
 """Which paused configuration a rung of a declared fidelity continues: `auto`'s model picks
-it (tuned ``promotions="model"``), by expected improvement at the top, among every
-configuration paused at the rung; ASHA's pick where the model does not propose."""
+it (its tuned ``promotions="model"``, the default), by expected improvement at the top, among
+every configuration paused at the rung; ASHA's pick where the model does not propose."""
 
 from __future__ import annotations
 
@@ -65,8 +65,8 @@ def test_the_model_leaves_the_pick_to_asha_when_the_rungs_mislead_or_before_its_
     few, paused = _history(_like_the_top, n=6, promoted=0)
     assert _model().promotion(SPACE, few, paused) is None  # before the space-filling start is done
     history, paused = _history(_like_the_top)
-    assert Auto().promotion(SPACE, history, paused) is None  # auto's default: ASHA's rule
-    assert variant(Auto, {"promotions": "model"}).promotion(SPACE, history, paused) is not None
+    assert Auto().promotion(SPACE, history, paused) is not None  # auto's default: the model picks
+    assert variant(Auto, {"promotions": "asha"}).promotion(SPACE, history, paused) is None
     assert tf.TPE().promotion(SPACE, history, paused) is None  # only a model across fidelities picks
 
 
