@@ -43,8 +43,9 @@ kind of space:
   budget-setting pruner's curves or a fidelity parameter): the GP across
   fidelities (:class:`treefarm.optimizers.fidelity.FidelityGP`), which learns
   from every reported value and drops the lower rungs when they rank
-  configurations unlike the target (the design page
-  ``docs/design/multi-fidelity-model.md``).
+  configurations unlike the target; with a declared fidelity it also picks
+  which paused configuration a rung continues (:meth:`Auto.promotion`, the
+  tuned ``promotions``) (the design page ``docs/design/multi-fidelity-model.md``).
 
 Which optimizer makes trial ``t`` depends only on the space, ``t`` (the
 number of trials the history holds: complete, failed and pending) and the

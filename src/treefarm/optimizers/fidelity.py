@@ -10,6 +10,13 @@ configuration of highest log expected improvement there. A learning curve
 counts at the rungs of successive halving (``r_min * 3**k``) and at its end,
 so a model's points grow with the rungs reached, not with the steps.
 
+With a declared fidelity, the same model picks which paused configuration a
+rung continues (:meth:`FidelityGP.promotion`): the one of highest log expected
+improvement at the target, as MOBSTER and DyHPO let the model choose the trial
+to continue (Tiao et al., "Model-based Asynchronous Hyperparameter and Neural
+Architecture Search", 2020; Wistuba, Kadra & Grabocka, "Supervising the
+Multi-Fidelity Race of Hyperparameter Configurations", 2022).
+
 Low fidelities that mislead are detected from the study's own curves
 (:func:`rung_agreement`): when the configurations that reached the target
 are ranked there unlike at the lower rungs (Kendall's tau below
