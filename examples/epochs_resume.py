@@ -3,7 +3,8 @@
 scikit-learn's ``SGDClassifier`` on the digits data (1,797 8x8 images, 30 % held
 out), one ``partial_fit`` pass over the training rows an epoch. The fidelity is the
 number of epochs, 1 to 27: successive halving starts new configurations at 1 epoch
-and promotes the best third of each rung to 3, 9 and 27. A promotion continues the
+and promotes a third of each rung to 3, 9 and 27 (those ``auto``'s model expects best
+after 27 epochs). A promotion continues the
 configuration's trial at the rung below: it loads that trial's checkpoint (the
 pickled model and its epochs), trains only the epochs it adds, and pays only for
 them, so ``max_cost=270`` (epochs in all, ten full trainings) buys more evaluations

@@ -17,6 +17,10 @@ How each method evaluates:
   fidelity parameter, a study with ``Fidelity(1, 27, integer=True, reduction_factor=3,
   cost=...)`` (the problem's cost), each trial one evaluation at ``trial.fidelity``; on
   a learning curve, the same Hyperband as ``tf-auto-hyperband``, the budget in steps;
+- ``tf-auto-fidelity-model``: the same, with ``auto``'s tuned ``promotions="model"``: a
+  rung of a declared fidelity continues the paused configuration of highest expected
+  improvement at the top under the GP across fidelities rather than the best at the rung
+  (a learning curve runs as ``tf-auto-fidelity``);
 - ``optuna-tpe-hyperband``, ``optuna-tpe-sha``: Optuna's ``TPESampler(seed)``
   with its ``HyperbandPruner`` (the same resources) or
   ``SuccessiveHalvingPruner(min_resource=1, reduction_factor=3)``;
@@ -52,8 +56,8 @@ from typing import Any
 from .fidelity_problems import MAX_STEPS, MFProblem
 
 RUNGS = (1, 3, 9, 27)
-METHODS = ("tf-random-full", "tf-auto-full", "tf-auto-hyperband", "tf-auto-fidelity", "optuna-tpe-hyperband",
-           "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
+METHODS = ("tf-random-full", "tf-auto-full", "tf-auto-hyperband", "tf-auto-fidelity", "tf-auto-fidelity-model",
+           "optuna-tpe-hyperband", "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
 
 
 class BudgetSpentError(Exception):
@@ -179,18 +183,21 @@ def run_treefarm(method: str, problem: MFProblem, seed: int, ledger: Ledger) -> 
     return clock
 
 
-def run_treefarm_fidelity(problem: MFProblem, seed: int, ledger: Ledger) -> Clock:
+def run_treefarm_fidelity(problem: MFProblem, seed: int, ledger: Ledger, promotions: str | None = None) -> Clock:
     """``auto`` with fidelities, stopped by ``optimize(max_cost=...)``: a declared fidelity for a
     fidelity parameter (the study chooses each trial's rung), Hyperband for a learning curve
-    (the budget in steps; ``auto`` learns from every reported value)."""
+    (the budget in steps; ``auto`` learns from every reported value); ``promotions``: ``auto``'s
+    tuned setting of that name (None: its default)."""
     import treefarm as tf
+    from treefarm.optimizers.base import variant
 
     from .problems import params_to_space
 
     curve = problem.shape == "curve"
     fidelity = None if curve else tf.Fidelity(1, MAX_STEPS, integer=True, reduction_factor=3, cost=problem.cost)
     pruner = tf.HyperbandPruner(min_resource=1, max_resource=MAX_STEPS, reduction_factor=3) if curve else None
-    study = tf.Study.create(space=params_to_space(problem.params), algo="auto", seed=seed, fidelity=fidelity,
+    algo = "auto" if promotions is None else variant(tf.Auto, {"promotions": promotions})
+    study = tf.Study.create(space=params_to_space(problem.params), algo=algo, seed=seed, fidelity=fidelity,
                             pruner=pruner)
     clock = Clock()
 
@@ -359,6 +366,8 @@ def run(method: str, problem: MFProblem, seed: int, max_cost: float) -> dict[str
     ledger = Ledger(problem, max_cost)
     if method == "tf-auto-fidelity":
         clock = run_treefarm_fidelity(problem, seed, ledger)
+    elif method == "tf-auto-fidelity-model":
+        clock = run_treefarm_fidelity(problem, seed, ledger, promotions="model")
     elif method.startswith("tf-"):
         clock = run_treefarm(method, problem, seed, ledger)
     elif method.startswith("optuna-"):

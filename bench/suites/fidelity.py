@@ -47,11 +47,14 @@ COST = 30
 #: budget), the later file's row is read (:func:`rows`), so a method rerun with newer code goes in a
 #: new file at the end. ``fidelity_new*.jsonl`` (``tf-auto-fidelity`` at the merge of its branches)
 #: are left out: every run in them was rerun with the code as shipped (``fidelity_after.jsonl``,
-#: ``fidelity_curves_after.jsonl``).
+#: ``fidelity_curves_after.jsonl``). ``fidelity_cont_*.jsonl``: ``tf-auto-fidelity`` once its rungs continue
+#: the model's pick (``auto``'s ``promotions="model"``, the default since; run as
+#: ``tf-auto-fidelity-model`` at dfdab1a, the same trials, and relabelled: ``ran_as`` in each row).
 FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_synetune.jsonl",
          "fidelity_after.jsonl", "fidelity_curves_after.jsonl", "fidelity_svc.jsonl", "fidelity_smac.jsonl",
          "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
-         "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl", "fidelity_svc_today.jsonl")
+         "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl", "fidelity_svc_today.jsonl",
+         "fidelity_cont_design.jsonl", "fidelity_cont_heldout.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -266,6 +269,12 @@ COMMANDS = (
     "hartmann6_noise,borehole,hartmann6 --out bench/results/fidelity_checks_heldout.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods tf-auto-fidelity --problems "
     "borehole,hartmann6,hartmann6_noise --out bench/results/fidelity_checks_100.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --treefarm-at f1703b5 "
+    "--problems branin,currin,park1,hartmann3,branin_mislead,hartmann3_mislead "
+    "--out bench/results/fidelity_cont_design.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --treefarm-at f1703b5 "
+    "--problems borehole,hartmann6,hartmann6_noise,lgbm_diabetes_rounds,mlp_wine_epochs "
+    "--out bench/results/fidelity_cont_heldout.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
          "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "

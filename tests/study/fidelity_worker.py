@@ -1,5 +1,6 @@
 """A worker process of a study at several fidelities (tests/study/test_fidelity_processes.py):
-``python fidelity_worker.py DB STUDY MAX_COST [shape]``, shape ``fidelity`` or ``curve``."""
+``python fidelity_worker.py DB STUDY MAX_COST SHAPE [PROMOTIONS]``, shape ``fidelity`` or ``curve``;
+``PROMOTIONS``, ``auto``'s tuned setting of that name (``asha`` by default, or ``model``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 import time
 
 import treefarm as tf
+from treefarm.optimizers.base import variant
 
 SPACE = {"x": tf.Real(-5.0, 10.0), "y": tf.Real(0.0, 15.0)}
 FIDELITY = tf.Fidelity(1 / 9, 1.0, cost=lambda f: f**2)
@@ -38,7 +40,11 @@ def curve(config: dict, trial: tf.Trial) -> float:
 def main() -> None:
     db, name, max_cost, shape = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
     if shape == "fidelity":
-        study = tf.Study.create(name, space=SPACE, storage=db, fidelity=FIDELITY, seed=4, load_if_exists=True)
+        promotions = sys.argv[5] if len(sys.argv) > 5 else "asha"
+        algo = variant(tf.Auto, {"promotions": promotions})
+        study = tf.Study.create(
+            name, space=SPACE, storage=db, fidelity=FIDELITY, seed=4, algo=algo, load_if_exists=True
+        )
         study.optimize(at_fidelity, max_cost=max_cost, progress=False)
     else:
         pruner = tf.HyperbandPruner(min_resource=1, max_resource=9, reduction_factor=3)

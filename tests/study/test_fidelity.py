@@ -332,6 +332,7 @@ def test_a_stale_promotion_is_refused_even_after_the_configuration_went_further(
     """A worker that planned to promote a configuration and stalled while another promoted
     it and it climbed on evaluates a new configuration instead of a second one at that rung."""
     from treefarm.pruners.promotion import Next
+    from treefarm.study.ask.asking import Plan
 
     study = tf.Study.create(space=SPACE, fidelity=tf.Fidelity(1 / 9, 1.0), seed=0, algo="random")
     config = {"x": 1.0, "y": 2.0}
@@ -343,5 +344,5 @@ def test_a_stale_promotion_is_refused_even_after_the_configuration_went_further(
     stale = study.storage.claim_trial(study.study_id, system_attrs={"fidelity": 1 / 3, "worker": {"token": "w"}})
     assert stale is not None
     promoted = study._asker._cache.config_of(study.trials[0])
-    written = study._asker._record(stale.number, "w", Next(1 / 3, promoted))
+    written = study._asker._record(stale.number, "w", Plan(Next(1 / 3, promoted), misleading=False))
     assert dict(written) != config

@@ -18,10 +18,10 @@ WORKER = Path(__file__).with_name("fidelity_worker.py")
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(WORKER.parents[2] / "src"), *sys.path])}
 
 
-def _run_four(db: Path, shape: str, max_cost: float) -> None:
+def _run_four(db: Path, shape: str, max_cost: float, *extra: str) -> None:
     runs = [
         subprocess.Popen(
-            [sys.executable, str(WORKER), str(db), "shared", str(max_cost), shape],
+            [sys.executable, str(WORKER), str(db), "shared", str(max_cost), shape, *extra],
             env=ENV,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -34,9 +34,12 @@ def _run_four(db: Path, shape: str, max_cost: float) -> None:
         assert run.returncode == 0, err
 
 
-def test_four_processes_spend_a_fidelity_budget_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("promotions", ["asha", "model"])
+def test_four_processes_spend_a_fidelity_budget_once(tmp_path: Path, promotions: str) -> None:
+    """Whichever rule picks the promotions (ASHA's, or the model's), four processes
+    promote no configuration twice: the storage writes each on a uniqueness check."""
     db = tmp_path / "f.db"
-    _run_four(db, "fidelity", 4.0)
+    _run_four(db, "fidelity", 4.0, promotions)
     storage = open_storage(db)
     try:
         trials = storage.get_trials(storage.get_study("shared").study_id)

@@ -43,8 +43,9 @@ kind of space:
   budget-setting pruner's curves or a fidelity parameter): the GP across
   fidelities (:class:`treefarm.optimizers.fidelity.FidelityGP`), which learns
   from every reported value and drops the lower rungs when they rank
-  configurations unlike the target (the design page
-  ``docs/design/multi-fidelity-model.md``).
+  configurations unlike the target; with a declared fidelity it also picks
+  which paused configuration a rung continues (:meth:`Auto.promotion`, the
+  tuned ``promotions``) (the design page ``docs/design/multi-fidelity-model.md``).
 
 Which optimizer makes trial ``t`` depends only on the space, ``t`` (the
 number of trials the history holds: complete, failed and pending) and the
@@ -58,6 +59,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -72,7 +74,7 @@ from .handover import HandOver
 from .nsga2 import NSGA2
 from .tpe import TPE
 
-__all__ = ["AUTO_TPE", "HANDOVER_AFTER", "TRUST_AFTER", "Auto"]
+__all__ = ["AUTO_TPE", "HANDOVER_AFTER", "PROMOTIONS", "TRUST_AFTER", "Auto"]
 
 #: Complete trials after which CMA-ES takes over on a numeric space (a fresh GP suggestion at
 #: 1,000 trials takes 2-3 s on one core; the GP's own bound, ``GP(full_until=...)``, is the same).
@@ -84,6 +86,13 @@ AUTO_TPE: dict[str, object] = {"bounds_as_neighbours": True, "joint_every": None
 #: screened on the design set (2 functions of 15 lower beyond noise, none higher, but the worst decile
 #: higher on 6) and not yet measured cleanly on the held-out part (``docs/design/auto.md``).
 TRUST_AFTER: int | None = None
+#: Which configuration a rung of a declared fidelity continues: ``"model"``, the paused one of highest
+#: expected improvement at the target under the GP across fidelities
+#: (:meth:`treefarm.optimizers.fidelity.FidelityGP.promotion`), within ASHA's share of promotions, and
+#: ASHA's rule where the model does not propose; or ``"asha"``, the best at the rung (asynchronous
+#: successive halving's rule alone). Screened on the design problems of the benchmark's fidelity suite:
+#: no loss beyond noise, one win (the design page ``docs/design/multi-fidelity-model.md``).
+PROMOTIONS = "model"
 
 
 class Auto(Optimizer):
@@ -138,17 +147,28 @@ class Auto(Optimizer):
     the model across fidelities drops the lower rungs) and ``trust_after`` (on a
     space of reals with one objective, from this many complete trials on the GP
     maximizes its acquisition in a trust region around the best trial,
-    ``GP(trust_after=...)``; :data:`TRUST_AFTER`, off by default).
+    ``GP(trust_after=...)``; :data:`TRUST_AFTER`, off by default) and
+    ``promotions`` (which paused configuration a rung of a declared fidelity
+    continues: ``"asha"`` or ``"model"``, :data:`PROMOTIONS`).
     """
 
     searches_recursive = True
-    tuned = ("patience", "tpe_every", "stalled_tpe_every", "stall_scale", "agreement_floor", "trust_after")
+    tuned = (
+        "patience",
+        "tpe_every",
+        "stalled_tpe_every",
+        "stall_scale",
+        "agreement_floor",
+        "trust_after",
+        "promotions",
+    )
     _patience: int = STALL_PATIENCE
     _tpe_every: int = 3
     _stalled_tpe_every: int = 2
     _stall_scale: str = "raw"
     _agreement_floor: float = AGREEMENT_FLOOR
     _trust_after: int | None = TRUST_AFTER
+    _promotions: str = PROMOTIONS
 
     def __init__(
         self,
@@ -180,6 +200,8 @@ class Auto(Optimizer):
         if self._stall_scale not in ("raw", "model"):
             raise ConfigError(f"stall_scale must be 'raw' or 'model', but got stall_scale={self._stall_scale!r}")
         check_int("trust_after", self._trust_after, minimum=0, or_none=True)
+        if self._promotions not in ("asha", "model"):
+            raise ConfigError(f"promotions must be 'asha' or 'model', but got promotions={self._promotions!r}")
         self._fidelity = self._across_fidelities()  # checks agreement_floor
 
     def _across_fidelities(self) -> FidelityGP:
@@ -253,6 +275,16 @@ class Auto(Optimizer):
             swap = _untried_swap(root, with_batch, rng) if stalled and optimizer is self.tpe else None
             out.extend([swap] if swap is not None else optimizer.suggest(root, with_batch, 1, rng))
         return out
+
+    def promotion(self, space: Space, history: History, paused: Sequence[Config]) -> int | None:
+        """The GP across fidelities' pick (tuned ``promotions="model"``), where it proposes
+        new configurations too; else None, the rung's own."""
+        if self._promotions != "model" or self.fidelity is None:
+            return None
+        root = convert(space)
+        if analyze(root).recursive or not _across_fidelities(history):
+            return None
+        return self._fidelity.promotion(root, history, paused)
 
     def recommend(self, space: Space, history: History) -> Config | None:
         return self.gp.recommend(space, history)

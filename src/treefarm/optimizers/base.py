@@ -197,6 +197,13 @@ class Optimizer(abc.ABC):
         optimizer of an unbounded stream says False without reading the history."""
         return False
 
+    def promotion(self, space: Space, history: History, paused: Sequence[Config]) -> int | None:
+        """In a study with a fidelity whose rung has a promotion due, which of the
+        configurations ``paused`` there (the rung's own pick, the best at it, first) to
+        continue to the rung above: its index; None leaves the rung's pick. Only an
+        optimizer that models fidelities (``uses_fidelities``) is asked."""
+        return None
+
     def recommend(self, space: Space, history: History) -> Config | None:
         """The configuration to report as the optimum when it is not simply the
         best observed one (for a noisy objective, the evaluated point with the

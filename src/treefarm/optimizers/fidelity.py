@@ -10,6 +10,13 @@ configuration of highest log expected improvement there. A learning curve
 counts at the rungs of successive halving (``r_min * 3**k``) and at its end,
 so a model's points grow with the rungs reached, not with the steps.
 
+With a declared fidelity, the same model picks which paused configuration a
+rung continues (:meth:`FidelityGP.promotion`): the one of highest log expected
+improvement at the target, as MOBSTER and DyHPO let the model choose the trial
+to continue (Tiao et al., "Model-based Asynchronous Hyperparameter and Neural
+Architecture Search", 2020; Wistuba, Kadra & Grabocka, "Supervising the
+Multi-Fidelity Race of Hyperparameter Configurations", 2022).
+
 Low fidelities that mislead are detected from the study's own curves
 (:func:`rung_agreement`): when the configurations that reached the target
 are ranked there unlike at the lower rungs (Kendall's tau below
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -217,6 +225,34 @@ class FidelityGP(Optimizer):
         fixed_addresses(root, "auto with fidelities")
         with one_blas_thread():
             return self._model_points(root, points, history, n, rng)
+
+    def promotion(self, space: Space, history: History, paused: Sequence[Config]) -> int | None:
+        """The paused configuration of highest log expected improvement at the target
+        (against the best posterior mean there, as a new configuration is chosen): the
+        one whose continuation the model expects to improve most, wherever the rungs
+        ranked it (MOBSTER's and DyHPO's model-based promotion; see
+        :func:`treefarm.pruners.promotion.next_evaluation`). None, the rung's own pick,
+        when the model does not propose: before the space-filling start is done,
+        without lower fidelities, or when they mislead."""
+        from ..bo.acquisition import log_ei
+        from ..bo.models.fidelity import agreement
+
+        root = convert(space)
+        points = fidelity_points(history)
+        low = ~points.at_target
+        if len(paused) < 2 or len(points.configs) < self.gp.startup(root) or not low.any():
+            return None
+        tau = agreement(points.resources[low], points.ids[low], points.losses[low], points.target_losses())
+        if tau is not None and tau < self.agreement_floor:
+            return None
+        fixed_addresses(root, "auto with fidelities")
+        with one_blas_thread():
+            encoding = UnitEncoding(root)
+            X, _ = encoding.encode(points.configs)
+            model = self._model(encoding, X, points)
+            best = float(model.predict(X)[0].min())
+            mean, var = model.predict(encoding.encode(list(paused))[0])
+        return int(np.argmax(log_ei(mean, np.sqrt(var), best)[0]))
 
     def _model_points(
         self, root: Space, points: FidelityPoints, history: History, n: int, rng: np.random.Generator

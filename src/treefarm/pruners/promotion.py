@@ -32,12 +32,13 @@ Notation: a *point* is ``(config, fidelity, loss)`` of a finished evaluation
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import NamedTuple
 
 __all__ = [
     "MIN_PAIRS",
     "TRUSTED_TAU",
+    "Chooser",
     "Next",
     "Point",
     "check_agreement",
@@ -66,6 +67,11 @@ class Next(NamedTuple):
 
     fidelity: float
     promote: Hashable | None
+
+
+Chooser = Callable[[Sequence[Hashable]], int | None]
+"""Picks the configuration to continue among those paused at one rung (ASHA's own pick
+first): its index, or None to leave ASHA's pick."""
 
 
 def _losses_at(points: Sequence[Point], rung: float) -> dict[Hashable, float]:
@@ -131,15 +137,49 @@ def misleading(points: Sequence[Point], rungs: Sequence[float], checks: int) -> 
     return False
 
 
+def _ranked(points: Sequence[Point], rung: float) -> tuple[list[Hashable], int]:
+    """The configurations evaluated at ``rung`` with a finite loss, best first (ties in
+    the order they were evaluated), and how many were evaluated there (failed ones too:
+    they count in the rung's share of promotions)."""
+    losses = _losses_at(points, rung)
+    ranked = sorted((loss, i, c) for i, (c, loss) in enumerate(losses.items()) if math.isfinite(loss))
+    return [c for _, _, c in ranked], len(losses)
+
+
 def _climb(points: Sequence[Point], rungs: Sequence[float], highest: dict[Hashable, float], *, to_top: bool) -> Next | None:
     """In an exhausted space, the best configuration not yet at the top, from the highest
     rung holding one, to the rung above (to the top when the lower rungs mislead)."""
     for k in range(len(rungs) - 2, -1, -1):
-        losses = _losses_at(points, rungs[k])
-        waiting = [(loss, i, c) for i, (c, loss) in enumerate(losses.items()) if highest[c] == rungs[k] and math.isfinite(loss)]
-        if waiting:
-            return Next(rungs[-1] if to_top else rungs[k + 1], min(waiting)[2])
+        waiting = next((c for c in _ranked(points, rungs[k])[0] if highest[c] == rungs[k]), None)
+        if waiting is not None:
+            return Next(rungs[-1] if to_top else rungs[k + 1], waiting)
     return None
+
+
+def _chosen(
+    choose: Chooser,
+    due: Hashable | None,
+    ranked: Sequence[Hashable],
+    share: int,
+    highest: dict[Hashable, float],
+    rungs: tuple[float, float],
+    started: set[tuple[Hashable, float]],
+) -> tuple[bool, Hashable | None]:
+    """``choose``'s decision at ``rung``: whether it made one, and the configuration to
+    continue (None: none, the rung's share of promotions being spent). It is offered the
+    configurations paused at the rung (ASHA's ``due`` first) while the rung has promoted
+    fewer than its ``share`` to the rung above (a check, gone to the top, is no promotion),
+    or ASHA has one ``due``; its pick counts only within the share."""
+    rung, above = rungs
+    paused = [c for c in ranked if highest[c] == rung]
+    promoted = sum((c, above) in started for c in ranked)
+    if not paused or (due is None and promoted >= share):
+        return False, None
+    offered = [due, *(c for c in paused if c != due)] if due is not None else paused
+    index = choose(offered)
+    if index is None:
+        return False, None
+    return True, offered[index] if promoted < share else None
 
 
 def next_evaluation(
@@ -149,6 +189,9 @@ def next_evaluation(
     eta: int,
     checks: int = 0,
     exhausted: bool = False,
+    *,
+    misled: bool | None = None,
+    choose: Chooser | None = None,
 ) -> Next:
     """ASHA's next evaluation (see the module docstring): a check's top evaluation
     first, then a promotion from the highest rung that has one due, else a new
@@ -156,22 +199,42 @@ def next_evaluation(
     In a finite space every configuration of which is ``exhausted`` (evaluated or
     pending at some rung), there is no new one to start: the best configuration not
     yet at the top climbs instead (a new configuration is planned only when every one
-    is at the top: the study then evaluates one again)."""
+    is at the top: the study then evaluates one again). ``misled`` is
+    :func:`misleading`'s verdict on these points when the caller has it already
+    (None: judged here).
+
+    ``choose`` lets a model pick which configuration continues (as MOBSTER and DyHPO
+    let the model pick the trial to continue: Tiao, Klein, Seeger, Archambeau &
+    Wistuba, "Model-based Asynchronous Hyperparameter and Neural Architecture
+    Search", 2020; Wistuba, Kadra & Grabocka, "Supervising the Multi-Fidelity Race of
+    Hyperparameter Configurations", 2022): it is offered every configuration paused
+    at a rung (finished there, not gone further), ASHA's pick first, and its pick is
+    promoted while the rung has promoted fewer than ASHA's share (``1 / eta`` of the
+    configurations evaluated there), so that the rungs are paid as ASHA pays them;
+    where it gives no pick (None), ASHA's rule holds."""
     started = {(p.config, p.fidelity) for p in points} | set(pending)
     highest: dict[Hashable, float] = {}
     for config, fidelity in started:
         highest[config] = max(fidelity, highest.get(config, fidelity))
-    if misleading(points, rungs, checks):
+    if misled is None:
+        misled = misleading(points, rungs, checks)
+    if misled:
         climb = _climb(points, rungs, highest, to_top=True) if exhausted else None
         return climb or Next(rungs[-1], None)
     for config in checked(points, rungs, checks):
         if (config, rungs[-1]) not in started:
             return Next(rungs[-1], config)
     for k in range(len(rungs) - 2, -1, -1):
-        losses = _losses_at(points, rungs[k])
-        ranked = sorted((loss, i, c) for i, (c, loss) in enumerate(losses.items()) if math.isfinite(loss))
-        for _, _, config in ranked[: len(losses) // eta]:
-            if highest[config] < rungs[k + 1]:
+        ranked, evaluated = _ranked(points, rungs[k])
+        due = next((c for c in ranked[: evaluated // eta] if highest[c] < rungs[k + 1]), None)
+        decided, config = False, None
+        if choose is not None:
+            share, pair = evaluated // eta, (rungs[k], rungs[k + 1])
+            decided, config = _chosen(choose, due, ranked, share, highest, pair, started)
+        if decided:
+            if config is not None:
                 return Next(rungs[k + 1], config)
+        elif due is not None:
+            return Next(rungs[k + 1], due)
     climb = _climb(points, rungs, highest, to_top=False) if exhausted else None
     return climb or Next(rungs[0], None)

@@ -17,7 +17,8 @@ again, so workers suggesting from the same history at the same moment differ.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
@@ -27,7 +28,7 @@ from ...execution.liveness import identity
 from ...fidelity import Fidelity
 from ...optimizers import GridExhaustedError, History, Optimizer
 from ...optimizers.hints import apply_hints
-from ...pruners.promotion import Next, misleading, next_evaluation
+from ...pruners.promotion import Chooser, Next, misleading, next_evaluation
 from ...space import Config, sample, validate, within_support
 from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
 from ..state.cache import TrialCache
@@ -36,12 +37,22 @@ from ..state.dedupe import Deduplicator
 from ..state.recovery import was_lost
 from .fidelities import FIDELITY, check_count, finite_size, view_for
 
-__all__ = ["RECHECKS", "Asker"]
+__all__ = ["RECHECKS", "Asker", "Plan"]
 
 log = logging.getLogger("treefarm")
 
 RECHECKS = 10
 """How many suggestions a claim may make while concurrent workers take each one first."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The next trial of a study with a fidelity: its rung and the configuration it
+    promotes (``next``), and whether the lower rungs mislead (``misleading``, judged
+    once from the evaluations read for the plan: the new configuration's view needs it too)."""
+
+    next: Next
+    misleading: bool
 
 
 class Asker:
@@ -106,16 +117,16 @@ class Asker:
             plan = self._plan()
             record = self._storage.claim_trial(
                 self._study_id,
-                system_attrs=attrs if plan is None else {**attrs, FIDELITY: plan.fidelity},
+                system_attrs=attrs if plan is None else {**attrs, FIDELITY: plan.next.fidelity},
                 budget=budget,
                 max_cost=max_cost,
-                cost=0.0 if plan is None or self._fidelity is None else self._fidelity.cost_of(plan.fidelity),
+                cost=0.0 if plan is None or self._fidelity is None else self._fidelity.cost_of(plan.next.fidelity),
             )
             if record is None:
                 return None
             claimed(record.number)
             if plan is not None:
-                self.fidelities[record.number] = plan.fidelity
+                self.fidelities[record.number] = plan.next.fidelity
             if not record.params:
                 try:
                     config = self._record(record.number, str(worker["token"]), plan)
@@ -156,8 +167,9 @@ class Asker:
         log.info("every configuration %s suggests is in the study; the run stops", type(self._optimizer).__name__)
         return True
 
-    def _plan(self) -> Next | None:
-        """The next trial's rung and the configuration it promotes, if any (a study with a fidelity)."""
+    def _plan(self) -> Plan | None:
+        """The next trial's rung, the configuration it promotes, if any, and whether the
+        lower rungs mislead (a study with a fidelity)."""
         if self._fidelity is None:
             return None
         points, pending = self._cache.fidelity_points()
@@ -166,9 +178,25 @@ class Asker:
             self._size = finite_size(self._space)
         exhausted = len({p.config for p in points} | {config for config, _ in pending}) >= self._size
         checks = check_count(self._space)
-        return next_evaluation(points, pending, fidelity.rungs, fidelity.reduction_factor, checks, exhausted)
+        misled = misleading(points, fidelity.rungs, checks)
+        choose = self._chooser(fidelity) if self._optimizer.uses_fidelities else None
+        planned = next_evaluation(
+            points, pending, fidelity.rungs, fidelity.reduction_factor, checks, exhausted, misled=misled, choose=choose
+        )
+        return Plan(planned, misled)
 
-    def _record(self, number: int, owner: str, plan: Next | None = None) -> Config:
+    def _chooser(self, fidelity: Fidelity) -> Chooser:
+        """The optimizer's pick of the configuration a rung continues
+        (:meth:`Optimizer.promotion`), from the history it models, read when a
+        promotion is due (the lower rungs are then trusted)."""
+
+        def choose(paused: Sequence[Hashable]) -> int | None:
+            view = view_for(self._optimizer, self._cache.history(), fidelity)
+            return self._optimizer.promotion(self._space, view, [cast(Config, c) for c in paused])
+
+        return choose
+
+    def _record(self, number: int, owner: str, plan: Plan | None = None) -> Config:
         """Suggest trial ``number``'s configuration and write it. A suggestion new to
         the history it was made from is written on condition that no trial started
         since holds it (for a space with rules, checked again by canonical form
@@ -182,16 +210,16 @@ class Asker:
         atomic): such a trial can only be the same promotion, written first by another
         worker, or a later one; this trial then evaluates a new configuration at the rung
         its cost was reserved for. The same write records the trial a promotion continues."""
-        if plan is not None and plan.promote is not None:
-            promoted = cast(Config, plan.promote)
-            continued = self._continued(plan)
+        if plan is not None and plan.next.promote is not None:
+            promoted = cast(Config, plan.next.promote)
+            continued = self._continued(plan.next)
             try:
                 self._storage.set_trial_params(
                     self._study_id,
                     number,
                     promoted.to_dict(),
                     owner=owner,
-                    unique_from=self._source(plan) + 1,
+                    unique_from=self._source(plan.next) + 1,
                     system_attrs={CONTINUES: continued},
                 )
                 self.continued[number] = continued
@@ -199,7 +227,7 @@ class Asker:
             except DuplicateParamsError:
                 log.debug("trial %d: another worker promoted the same configuration first; a new one instead", number)
         for _ in range(RECHECKS):
-            config, new = self._suggest(number)
+            config, new = self._suggest(number, misled=plan is not None and plan.misleading)
             if not new:
                 break
             if self.dedupe.rules and self._taken(number, config):
@@ -250,9 +278,10 @@ class Asker:
         """Whether a trial read afresh holds ``config``'s canonical expression."""
         return self.dedupe.key(config) in {self.dedupe.key(c) for c in self._cache.seen(exclude=number)}
 
-    def _suggest(self, number: int) -> tuple[Config, bool]:
+    def _suggest(self, number: int, *, misled: bool = False) -> tuple[Config, bool]:
         """Trial ``number``'s suggestion from the history read now, and whether it is
-        new to that history (always False when the dedupe is off)."""
+        new to that history (always False when the dedupe is off); in a study with a
+        fidelity, ``misled`` is the plan's verdict on the lower rungs."""
         rng = self.rng_for(number)
         space, optimizer = self._space, self._optimizer
 
@@ -279,9 +308,7 @@ class Asker:
 
         if self._fidelity is not None:
             every = self._cache.history(exclude=number)
-            points = self._cache.fidelity_points()[0]
-            lower = misleading(points, self._fidelity.rungs, check_count(space))
-            view = view_for(optimizer, every, self._fidelity, misleading=lower)
+            view = view_for(optimizer, every, self._fidelity, misleading=misled)
             config, new = self.dedupe.suggest(propose, view, taken=every.seen())
             return (config, True) if new else self._fresh(every, rng)
         if not self._check_dupes:
