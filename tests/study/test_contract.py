@@ -68,7 +68,7 @@ def test_a_claim_lost_to_a_database_crash_is_made_again_without_touching_the_new
     suggest = Asker._suggest
     crashed: list[int] = []
 
-    def suggest_after_a_crash(self: Asker, number: int) -> object:
+    def suggest_after_a_crash(self: Asker, number: int, **kwargs: bool) -> object:
         if not crashed:
             crashed.append(number)
             with sqlite3.connect(path) as db:
@@ -76,7 +76,7 @@ def test_a_claim_lost_to_a_database_crash_is_made_again_without_touching_the_new
             taken = other.claim_trial(study.study_id, system_attrs={"worker": {"token": "other"}})
             assert taken is not None and taken.number == number
             other.set_trial_params(study.study_id, number, {"x": 4.0, "k": "a"}, owner="other")
-        return suggest(self, number)
+        return suggest(self, number, **kwargs)
 
     monkeypatch.setattr(Asker, "_suggest", suggest_after_a_crash)
     with caplog.at_level(logging.WARNING, logger="treefarm"):
