@@ -54,7 +54,7 @@ FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity
          "fidelity_after.jsonl", "fidelity_curves_after.jsonl", "fidelity_svc.jsonl", "fidelity_smac.jsonl",
          "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
          "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl", "fidelity_svc_today.jsonl",
-         "fidelity_cont_design.jsonl", "fidelity_cont_heldout.jsonl")
+         "fidelity_cont_design.jsonl", "fidelity_cont_heldout.jsonl", "fidelity_cont_svc.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -275,6 +275,10 @@ COMMANDS = (
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --treefarm-at f1703b5 "
     "--problems borehole,hartmann6,hartmann6_noise,lgbm_diabetes_rounds,mlp_wine_epochs "
     "--out bench/results/fidelity_cont_heldout.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --treefarm-at 24d9ff5 "
+    "--problems svc_digits_subset --out bench/results/fidelity_cont_svc.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --problems "
+    "svc_digits_subset --out bench/results/fidelity_svc_today.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
          "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "
