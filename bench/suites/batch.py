@@ -148,7 +148,7 @@ def finals_8x16() -> Finals:
     return runner_finals(ROWS_8X16, COLUMNS)
 
 
-#: The methods of the 8-by-16 rows on every problem (Ax, at 2-5 minutes a run, on Hartmann-6 only).
+#: The methods of the 8-by-16 rows on every problem (Ax, at 1-2.5 minutes a run, on Hartmann-6 and Rosenbrock-4).
 RAN_8X16 = ("tf-auto", "optuna-tpe-cl", "ngopt", "tf-random")
 
 
@@ -165,11 +165,11 @@ SUITES = (
     Suite(
         "batch-8x16", "Batches: 8 rounds of 16",
         "The `batch` suite's methods and functions in rounds of 16 (NGOpt with 16 workers; Ax's batch of 16 "
-        "on Hartmann-6).",
+        "on Hartmann-6 and Rosenbrock-4).",
         "simple regret after 8 rounds of 16 (128 evaluations)", "auto", tuple(COLUMNS.values()), (ROWS_8X16,),
         (f"python -m bench.suites.batch run --rounds 8 --batch 16 --methods {','.join(RAN_8X16)} --seeds 10 "
          f"--out bench/results/{ROWS_8X16}",
-         f"python -m bench.suites.batch run --rounds 8 --batch 16 --problems hartmann6 --methods ax --seeds 10 "
+         f"python -m bench.suites.batch run --rounds 8 --batch 16 --problems hartmann6,rosenbrock4 --methods ax --seeds 10 "
          f"--out bench/results/{ROWS_8X16}"),
         finals_8x16, notes=spread_notes("auto", tuple(COLUMNS.values()))),
 )
