@@ -3,7 +3,7 @@ others are tested against, and the commands that made its rows (:class:`bench.ha
 
 - :mod:`.numeric`: synthetic functions, tuning problems, BBOB in 2-d, 10-d, 20-d, and the BBOB
   functions held out from the design;
-- :mod:`.categorical`: spaces of choices only; :mod:`.batch`: rounds of 8 suggestions asked together;
+- :mod:`.categorical`: spaces of choices only; :mod:`.batch`: rounds of 8 or 16 suggestions asked together;
 - :mod:`.tpe`: ``TPE()`` against Optuna's TPE on BBOB 5-d and bbob-mixint, and its held-out functions;
 - :mod:`.grammars`: symbolic regression and kernel search, and the held-out targets;
 - :mod:`.integrations`: treefarm inside Optuna, ``TreefarmSearchCV`` against scikit-optimize;

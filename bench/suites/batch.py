@@ -3,15 +3,16 @@
 The NeurIPS 2020 black-box optimization challenge (Turner et al., "Bayesian
 Optimization is Superior to Random Search for Machine Learning Hyperparameter
 Tuning: Analysis of the Black-Box Optimization Challenge 2020", PMLR 2021) ran
-16 rounds of 8 suggestions. Each method here asks for a whole round before any
-of its results is told:
+16 rounds of 8 suggestions; the same 128 evaluations in 8 rounds of 16 make
+the second suite, where each round knows less. Each method here asks for a
+whole round before any of its results is told:
 
-- ``tf-auto``: treefarm's ``auto``, ``study.ask()`` eight times (the trials
-  asked and not yet told are pending: the optimizer sees them);
-- ``optuna-tpe-cl``: Optuna's ``TPESampler(constant_liar=True)``, eight
-  ``study.ask()`` (the running trials are given the worst value seen);
+- ``tf-auto``: treefarm's ``auto``, ``study.ask()`` once per suggestion of the
+  round (the trials asked and not yet told are pending: the optimizer sees them);
+- ``optuna-tpe-cl``: Optuna's ``TPESampler(constant_liar=True)``, one
+  ``study.ask()`` per suggestion (the running trials are given the worst value seen);
 - ``ngopt``: Nevergrad's NGOpt told ``num_workers`` = the batch size;
-- ``ax``: Ax's ``Client``, ``get_next_trials(max_trials=8)`` (its joint batch
+- ``ax``: Ax's ``Client``, ``get_next_trials(max_trials=batch)`` (its joint batch
   acquisition), in Ax's interpreter (:mod:`bench.harness.nevergrad_ax`);
 - ``tf-random``: random search.
 
@@ -19,6 +20,7 @@ Rows are the runner's (``problem``, ``method``, ``seed``, ``budget``, ``status``
 ``losses`` in evaluation order, ``batch``), one per run, resumable:
 
     python -m bench.suites.batch run --seeds 10 --out bench/results/batch_16x8.jsonl
+    python -m bench.suites.batch run --rounds 8 --batch 16 --seeds 10 --out bench/results/batch_8x16.jsonl
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from ..harness.suite import Finals, Suite, runner_finals
 
 PROBLEMS = ("branin", "hartmann6", "ackley5", "rosenbrock4", "levy10")
 ROWS = "batch_16x8.jsonl"
+#: The same budget in 8 rounds of 16.
+ROWS_8X16 = "batch_8x16.jsonl"
 #: Row methods -> the report's columns.
 COLUMNS = {"tf-auto": "auto", "optuna-tpe-cl": "optuna-tpe-cl", "ngopt": "ngopt", "ax": "ax", "tf-random": "random"}
 Result = dict[str, Any]
@@ -140,6 +144,14 @@ def finals() -> Finals:
     return runner_finals(ROWS, COLUMNS)
 
 
+def finals_8x16() -> Finals:
+    return runner_finals(ROWS_8X16, COLUMNS)
+
+
+#: The methods of the 8-by-16 rows on every problem (Ax, at 1-2.5 minutes a run, on Hartmann-6 and Rosenbrock-4).
+RAN_8X16 = ("tf-auto", "optuna-tpe-cl", "ngopt", "tf-random")
+
+
 SUITES = (
     Suite(
         "batch", "Batches: 16 rounds of 8",
@@ -150,6 +162,16 @@ SUITES = (
         "simple regret after 16 rounds of 8 (128 evaluations)", "auto", tuple(COLUMNS.values()), (ROWS,),
         (f"python -m bench.suites.batch run --methods {','.join(COLUMNS)} --seeds 10 --out bench/results/{ROWS}",),
         finals, notes=spread_notes("auto", tuple(COLUMNS.values()))),
+    Suite(
+        "batch-8x16", "Batches: 8 rounds of 16",
+        "The `batch` suite's methods and functions in rounds of 16 (NGOpt with 16 workers; Ax's batch of 16 "
+        "on Hartmann-6 and Rosenbrock-4).",
+        "simple regret after 8 rounds of 16 (128 evaluations)", "auto", tuple(COLUMNS.values()), (ROWS_8X16,),
+        (f"python -m bench.suites.batch run --rounds 8 --batch 16 --methods {','.join(RAN_8X16)} --seeds 10 "
+         f"--out bench/results/{ROWS_8X16}",
+         f"python -m bench.suites.batch run --rounds 8 --batch 16 --problems hartmann6,rosenbrock4 --methods ax --seeds 10 "
+         f"--out bench/results/{ROWS_8X16}"),
+        finals_8x16, notes=spread_notes("auto", tuple(COLUMNS.values()))),
 )
 
 
