@@ -281,10 +281,19 @@ def reproduce(s: Suite) -> str:
     return f"{head}):\n\n```bash\n{commands}\n```"
 
 
+def _rows_of(s: Suite, sources: dict[str, str]) -> str:
+    """``s``'s provenance, or, when an earlier suite of the report read the same files at the
+    same commits, a pointer to it (the report stays short)."""
+    text = provenance(s)
+    first = sources.setdefault(text, s.name)
+    return text if first == s.name else f"those of `{first}` above"
+
+
 def render(suites: Sequence[Suite], plots: Path | None = PLOTS) -> str:
     """The whole of RESULTS.md (and, when ``plots`` is given, the figures written there)."""
     loaded = {s.name: s.load() for s in suites}
     parts = [HEADER, headline(suites, loaded)]
+    sources: dict[str, str] = {}  # a suite's provenance -> the first suite that listed it
     for s in suites:
         finals = loaded[s.name]
         figure = not s.resolved_only  # a profile of rows the table does not show would not be read
@@ -295,6 +304,6 @@ def render(suites: Sequence[Suite], plots: Path | None = PLOTS) -> str:
             table(s, finals), "",
             *([s.notes(finals), ""] if s.notes is not None else []),
             *([f"![performance profile](plots/profile_{s.name}.png)", ""] if figure else []),
-            f"Rows: {provenance(s)}. {reproduce(s)}", "",
+            f"Rows: {_rows_of(s, sources)}. {reproduce(s)}", "",
         ]
     return "\n".join(parts).rstrip() + "\n"

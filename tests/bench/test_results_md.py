@@ -22,7 +22,7 @@ def test_results_md_is_regenerated_byte_for_byte_from_the_committed_rows(tmp_pat
         "bench/RESULTS.md differs from what `python -m bench report` makes of the committed rows: "
         "regenerate it with that command and commit it with the rows"
     )
-    assert len(committed) <= 56_000, f"bench/RESULTS.md is {len(committed)} bytes; it must stay <= 56 KB"
+    assert len(committed) <= 60_000, f"bench/RESULTS.md is {len(committed)} bytes; it must stay <= 60 KB"
 
 
 def test_every_suite_has_rows_a_command_and_a_manifest_entry_for_rows_without_commits() -> None:
