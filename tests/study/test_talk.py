@@ -100,7 +100,7 @@ def test_a_call_with_nothing_left_to_run_says_so(caplog: pytest.LogCaptureFixtur
     assert len(study.trials) == 3
     assert _lines(caplog, logging.WARNING) == [
         "the study already has 3 trials and n_trials=3 is the study's total: this call runs none "
-        "(n_trials=6, or n_new_trials=3, runs 3 more)"
+        "(n_trials=6 runs 3 more)"
     ]
     caplog.clear()
     study = tf.Study.create(space=SPACE, seed=0, fidelity=tf.Fidelity(1, 9))

@@ -144,8 +144,8 @@ def say_if_spent(storage: Storage, study_id: int, n_trials: int | None, max_cost
         if claimed >= n_trials:
             log.warning(
                 "the study already has %d trials and n_trials=%d is the study's total: this call runs none "
-                "(n_trials=%d, or n_new_trials=%d, runs %d more)",
-                claimed, n_trials, claimed + n_trials, n_trials, n_trials,
+                "(n_trials=%d runs %d more)",
+                claimed, n_trials, claimed + n_trials, n_trials,
             )
             return
     if max_cost is not None and (spent := storage.spent_cost(study_id)) >= max_cost:
