@@ -50,9 +50,10 @@ COST = 30
 FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_synetune.jsonl",
          "fidelity_after.jsonl", "fidelity_curves_after.jsonl", "fidelity_svc.jsonl", "fidelity_smac.jsonl",
          "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
-         "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl", "fidelity_svc_today.jsonl")
+         "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl", "fidelity_svc_today.jsonl",
+         "fidelity_neps.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
-           "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
+           "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb", "neps-hyperband", "neps-priorband")
 #: The method the others are tested against: ``auto`` with fidelities.
 OURS = "tf-auto-fidelity"
 #: The benchmark's interpreter: a venv with the peers (bench/notes/fidelity.md).
@@ -87,13 +88,14 @@ def one(problem: str, method: str, seed: int, max_cost: int) -> dict[str, Any]:
 
     from ..harness.fidelity_methods import run
     from ..harness.fidelity_problems import problems
+    from ..harness.methods import NotAvailableError
     from ..harness.runner import head_commit
 
     row: dict[str, Any] = {"problem": problem, "method": method, "seed": seed, "max_cost": max_cost}
     start = time.perf_counter()
     try:
         row.update(status="ok", **run(method, problems()[problem], seed, max_cost))
-    except ImportError as exc:
+    except (ImportError, NotAvailableError) as exc:  # a peer's library or its own interpreter (NePS) missing
         row.update(status="unavailable", error=f"not installed: {exc}")
     except Exception as exc:  # a failing method is a recorded row, not a dead benchmark
         row.update(status="error", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-1500:])
@@ -265,6 +267,10 @@ COMMANDS = (
     "hartmann6_noise,borehole,hartmann6 --out bench/results/fidelity_checks_heldout.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods tf-auto-fidelity --problems "
     "borehole,hartmann6,hartmann6_noise --out bench/results/fidelity_checks_100.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods neps-hyperband,neps-priorband --problems "
+    "borehole,hartmann6,hartmann6_noise,lgbm_diabetes_rounds,mlp_wine_epochs,branin,currin,park1,hartmann3,"
+    "branin_mislead,hartmann3_mislead,hgb_cancer_rounds,sgd_digits_epochs,svc_digits_subset "
+    "--out bench/results/fidelity_neps.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
          "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "
