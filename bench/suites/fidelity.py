@@ -288,13 +288,18 @@ SUITES = (
 # --------------------------------------------------------------------------- report
 
 
-def anytime_table(files: Sequence[str | Path], cost: float) -> str:
+def anytime_table(files: Sequence[str | Path], cost: float, *, against: str = OURS,
+                  only: Sequence[str] | None = None) -> str:
+    """Median regret within ``cost`` per problem and method (``only`` these methods, where given),
+    each cell marked where it is worse or better than ``against`` beyond noise."""
     from ..harness.summary import fmt, median_interval, verdict
 
     finals = finals_at(cost, files)
+    if only is not None:
+        finals = {k: v for k, v in finals.items() if k[1] in only}
     methods = sorted({m for _, m in finals}, key=lambda m: (COLUMNS.index(m) if m in COLUMNS else 99, m))
     out = [f"Regret within {cost:g} full-evaluation equivalents (median [95 % interval], seeds); "
-           f"▲/▼ worse/better than {OURS} beyond noise:", "",
+           f"▲/▼ worse/better than {against} beyond noise:", "",
            "| problem | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
     for p in sorted({p for p, _ in finals}, key=lambda p: (p in HELD_OUT, PROBLEMS.index(p))):
         cells = []
@@ -306,8 +311,8 @@ def anytime_table(files: Sequence[str | Path], cost: float) -> str:
             v = np.array(list(seeds.values()))
             lo, hi = median_interval(v)
             mark = ""
-            if m != OURS and (p, OURS) in finals:
-                mark = {1: " ▲", -1: " ▼", 0: ""}[verdict(finals, p, m, OURS)]
+            if m != against and (p, against) in finals:
+                mark = {1: " ▲", -1: " ▼", 0: ""}[verdict(finals, p, m, against)]
             cells.append(f"{fmt(float(np.median(v)))} [{fmt(lo)},{fmt(hi)}] ({len(v)}){mark}")
         out.append(f"| {p}{' (held out)' if p in HELD_OUT else ''} | " + " | ".join(cells) + " |")
     return "\n".join(out)
@@ -357,8 +362,8 @@ def criteria_table(files: Sequence[str | Path], cost: float = COST) -> str:
     return "\n".join(out)
 
 
-def report(files: Sequence[str | Path]) -> str:
-    parts = [anytime_table(files, c) for c in COSTS if finals_at(c, files)]
+def report(files: Sequence[str | Path], *, against: str = OURS, only: Sequence[str] | None = None) -> str:
+    parts = [anytime_table(files, c, against=against, only=only) for c in COSTS if finals_at(c, files)]
     for cost in COSTS:
         if criteria(files, cost=cost):
             parts += [f"The issue's criteria at {cost} (medians of regret):", criteria_table(files, cost)]
@@ -389,6 +394,8 @@ def main(argv: list[str] | None = None) -> None:
     rep = sub.add_parser("report", help="anytime tables, rank correlations, time per suggestion")
     rep.add_argument("files", nargs="*", default=list(FILES))
     rep.add_argument("--correlations", action="store_true")
+    rep.add_argument("--against", default=OURS, help="the method the tables' marks compare each cell with")
+    rep.add_argument("--methods", default=None, help="comma-separated: the tables' columns (default: every method)")
     args = parser.parse_args(argv)
     if args.command == "one":
         print(json.dumps(one(args.problem, args.method, args.seed, args.max_cost)), flush=True)
@@ -397,7 +404,9 @@ def main(argv: list[str] | None = None) -> None:
                 for m in args.methods.split(",")]
         run_all(keys, args.out, args.jobs, args.timeout, treefarm_at=args.treefarm_at, in_process=args.in_process)
     else:
-        print(report(args.files) + ("\n" + correlation_table() + "\n" if args.correlations else ""))
+        only = args.methods.split(",") if args.methods else None
+        print(report(args.files, against=args.against, only=only)
+              + ("\n" + correlation_table() + "\n" if args.correlations else ""))
 
 
 if __name__ == "__main__":

@@ -83,3 +83,29 @@ def test_neps_evaluates_at_the_suites_rungs_and_the_same_seed_gives_the_same_run
     assert first["events"] == second["events"]
     assert {int(e[1]) for e in first["events"]} <= set(RUNGS)
     assert 2 <= first["spent"] < 2 + problem.cost(MAX_STEPS)
+
+
+def test_the_report_marks_each_cell_against_the_method_asked_for_and_shows_only_the_columns_asked_for(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    optimum = problems()["branin"].optimum
+    regrets = {"tf-auto-fidelity": 0.01, "tf-auto-full": 1.0, "neps-hyperband": 5.0}
+
+    def row(method: str, seed: int) -> dict[str, object]:
+        value = optimum + regrets[method] * (1 + 0.01 * seed)
+        return {"problem": "branin", "method": method, "seed": seed, "max_cost": 30, "status": "ok",
+                "events": [[1.0, MAX_STEPS, value, value]]}
+
+    rows = [row(m, seed) for m in regrets for seed in range(10)]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    table = fidelity.anytime_table([path], 30, against="tf-auto-full", only=["neps-hyperband", "tf-auto-full",
+                                                                             "tf-auto-fidelity"])
+    header, _, line = table.splitlines()[2:5]
+    assert header == "| problem | tf-auto-fidelity | tf-auto-full | neps-hyperband |"
+    fid, full, neps = line.split(" | ")[1:]
+    assert fid.endswith("▼") and neps.rstrip(" |").endswith("▲") and not full.endswith(("▲", "▼"))
+    assert "worse/better than tf-auto-full" in table
+    assert "neps-hyperband" not in fidelity.anytime_table([path], 30, only=["tf-auto-full", "tf-auto-fidelity"])
