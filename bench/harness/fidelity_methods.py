@@ -31,19 +31,28 @@ How each method evaluates:
   trials, with BOHB's kernel densities; grace period 1, eta 3), driven by its
   scheduler's ``suggest`` / ``on_trial_result`` / ``on_trial_complete`` (as its tuner does);
 - ``smac-mf``: SMAC3's ``MultiFidelityFacade`` (Hyperband with a random
-  forest, the BOHB idea of Falkner, Klein & Hutter, 2018) with budgets 1..27, eta 3.
+  forest, the BOHB idea of Falkner, Klein & Hutter, 2018) with budgets 1..27, eta 3;
+- ``neps-hyperband``, ``neps-priorband``: NePS 0.17's Hyperband (uniform
+  sampling) and PriorBand (Mallik et al., "PriorBand: Practical Hyperparameter
+  Optimization in the Age of Deep Learning", 2023; on Hyperband's brackets, its
+  prior at the centre of every range with NePS's default, low, confidence), the
+  fidelity an ``is_fidelity=True`` integer 1..27, eta 3, in NePS's interpreter
+  (:mod:`bench.harness.neps_fidelity_worker`; bench/notes/NEPS.md).
 
 With a pruner, a learning curve reports every step (each costs 1/27 and the
 trial resumes); a fidelity parameter is evaluated at the rungs 1, 3, 9 and 27
 only, each evaluation paid in full (nothing resumes). DEHB and SMAC3 evaluate
 one (configuration, fidelity) pair per job: on a learning curve that job
-trains from step 0 to its fidelity.
+trains from step 0 to its fidelity. NePS promotes a trial to the next rung
+naming the trial it continues (``previous_trial_id``, which its examples use to
+load a checkpoint): on a learning curve a promotion pays only the steps it adds.
 
 Time per suggestion: treefarm's and Optuna's are the gaps between objective
 calls inside ``optimize`` (the suggestion and the study's bookkeeping; the
 pruner's decisions are in the objective), plus Optuna's ``suggest_*`` calls
 (where its independent sampling happens); DEHB's and SMAC3's the ``ask`` and
-``tell`` calls; Syne Tune's the scheduler's ``suggest``.
+``tell`` calls (NePS's measured in its worker, without the pipe); Syne Tune's the
+scheduler's ``suggest``.
 """
 
 from __future__ import annotations
@@ -57,7 +66,8 @@ from .fidelity_problems import MAX_STEPS, MFProblem
 
 RUNGS = (1, 3, 9, 27)
 METHODS = ("tf-random-full", "tf-auto-full", "tf-auto-hyperband", "tf-auto-fidelity", "tf-auto-fidelity-model",
-           "optuna-tpe-hyperband", "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
+           "optuna-tpe-hyperband", "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb", "neps-hyperband",
+           "neps-priorband")
 
 
 class BudgetSpentError(Exception):
@@ -358,6 +368,59 @@ def run_synetune(problem: MFProblem, seed: int, ledger: Ledger) -> Clock:
     return clock
 
 
+def run_neps(method: str, problem: MFProblem, seed: int, ledger: Ledger) -> Clock:
+    """NePS in its own interpreter (:mod:`bench.harness.neps_fidelity_worker`): it suggests
+    (configuration, step, the step it resumes from), this process evaluates and pays; :class:`NotAvailableError`
+    (from :func:`bench.harness.methods.neps_python`) where NePS's interpreter is missing."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    from .methods import neps_python
+    from .paths import ROOT
+
+    python = neps_python()
+    params = [{"name": p.name, "kind": p.kind, "low": p.low, "high": p.high, "log": p.log} for p in problem.params]
+    # its working directory (whatever NePS writes) and its log, a file: a pipe could fill and block it
+    with tempfile.TemporaryDirectory(prefix="neps-") as tmp, open(os.path.join(tmp, "stderr"), "w+") as log:
+        worker = subprocess.Popen(
+            [str(python), "-m", "bench.harness.neps_fidelity_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=log, text=True, cwd=tmp, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert worker.stdin is not None and worker.stdout is not None
+
+        def send(message: dict[str, Any]) -> None:
+            assert worker.stdin is not None
+            worker.stdin.write(json.dumps(message) + "\n")
+            worker.stdin.flush()
+
+        def receive() -> dict[str, Any]:
+            assert worker.stdout is not None
+            for line in worker.stdout:
+                if line.startswith("{"):
+                    message: dict[str, Any] = json.loads(line)
+                    return message
+            return {}
+
+        send({"method": method, "params": params, "seed": seed, "max_steps": MAX_STEPS, "eta": 3})
+        try:
+            while (job := receive()) and "config" in job:
+                if ledger.done:
+                    send({"stop": True})
+                    continue
+                send({"loss": ledger.evaluate(job["config"], job["step"], resumed_from=job["resumed_from"])})
+        finally:
+            worker.stdin.close()
+            code = worker.wait()
+            log.seek(0)
+            error = log.read()
+    if code != 0 or "suggest_ms" not in job:
+        raise RuntimeError(f"NePS's worker failed (exit {code}) after {ledger.evaluations} evaluations: {error[-1500:]}")
+    clock = Clock()
+    clock.laps = [0.0] + [ms / 1000 for ms in job["suggest_ms"]]
+    return clock
+
+
 def run(method: str, problem: MFProblem, seed: int, max_cost: float) -> dict[str, Any]:
     """One run: its ledger's events, evaluations, cost spent and times per suggestion (ms)."""
     import numpy as np
@@ -378,6 +441,8 @@ def run(method: str, problem: MFProblem, seed: int, max_cost: float) -> dict[str
         clock = run_smac(problem, seed, ledger)
     elif method == "synetune-bohb":
         clock = run_synetune(problem, seed, ledger)
+    elif method.startswith("neps-"):
+        clock = run_neps(method, problem, seed, ledger)
     else:
         raise ValueError(f"unknown method {method!r}; methods: {METHODS}")
     return {"events": ledger.events, "evaluations": ledger.evaluations, "spent": round(ledger.spent, 6),

@@ -54,9 +54,10 @@ FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity
          "fidelity_after.jsonl", "fidelity_curves_after.jsonl", "fidelity_svc.jsonl", "fidelity_smac.jsonl",
          "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
          "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl", "fidelity_svc_today.jsonl",
-         "fidelity_cont_design.jsonl", "fidelity_cont_heldout.jsonl", "fidelity_cont_svc.jsonl")
+         "fidelity_cont_design.jsonl", "fidelity_cont_heldout.jsonl", "fidelity_cont_svc.jsonl",
+         "fidelity_neps.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
-           "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb")
+           "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb", "neps-hyperband", "neps-priorband")
 #: The method the others are tested against: ``auto`` with fidelities.
 OURS = "tf-auto-fidelity"
 #: The benchmark's interpreter: a venv with the peers (bench/notes/fidelity.md).
@@ -91,13 +92,14 @@ def one(problem: str, method: str, seed: int, max_cost: int) -> dict[str, Any]:
 
     from ..harness.fidelity_methods import run
     from ..harness.fidelity_problems import problems
+    from ..harness.methods import NotAvailableError
     from ..harness.runner import head_commit
 
     row: dict[str, Any] = {"problem": problem, "method": method, "seed": seed, "max_cost": max_cost}
     start = time.perf_counter()
     try:
         row.update(status="ok", **run(method, problems()[problem], seed, max_cost))
-    except ImportError as exc:
+    except (ImportError, NotAvailableError) as exc:  # a peer's library or its own interpreter (NePS) missing
         row.update(status="unavailable", error=f"not installed: {exc}")
     except Exception as exc:  # a failing method is a recorded row, not a dead benchmark
         row.update(status="error", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-1500:])
@@ -279,6 +281,10 @@ COMMANDS = (
     "--problems svc_digits_subset --out bench/results/fidelity_cont_svc.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --problems "
     "svc_digits_subset --out bench/results/fidelity_svc_today.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods neps-hyperband,neps-priorband --problems "
+    "borehole,hartmann6,hartmann6_noise,lgbm_diabetes_rounds,mlp_wine_epochs,branin,currin,park1,hartmann3,"
+    "branin_mislead,hartmann3_mislead,hgb_cancer_rounds,sgd_digits_epochs,svc_digits_subset "
+    "--out bench/results/fidelity_neps.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
          "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "
@@ -297,13 +303,18 @@ SUITES = (
 # --------------------------------------------------------------------------- report
 
 
-def anytime_table(files: Sequence[str | Path], cost: float) -> str:
+def anytime_table(files: Sequence[str | Path], cost: float, *, against: str = OURS,
+                  only: Sequence[str] | None = None) -> str:
+    """Median regret within ``cost`` per problem and method (``only`` these methods, where given),
+    each cell marked where it is worse or better than ``against`` beyond noise."""
     from ..harness.summary import fmt, median_interval, verdict
 
     finals = finals_at(cost, files)
+    if only is not None:
+        finals = {k: v for k, v in finals.items() if k[1] in only}
     methods = sorted({m for _, m in finals}, key=lambda m: (COLUMNS.index(m) if m in COLUMNS else 99, m))
     out = [f"Regret within {cost:g} full-evaluation equivalents (median [95 % interval], seeds); "
-           f"▲/▼ worse/better than {OURS} beyond noise:", "",
+           f"▲/▼ worse/better than {against} beyond noise:", "",
            "| problem | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
     for p in sorted({p for p, _ in finals}, key=lambda p: (p in HELD_OUT, PROBLEMS.index(p))):
         cells = []
@@ -315,8 +326,8 @@ def anytime_table(files: Sequence[str | Path], cost: float) -> str:
             v = np.array(list(seeds.values()))
             lo, hi = median_interval(v)
             mark = ""
-            if m != OURS and (p, OURS) in finals:
-                mark = {1: " ▲", -1: " ▼", 0: ""}[verdict(finals, p, m, OURS)]
+            if m != against and (p, against) in finals:
+                mark = {1: " ▲", -1: " ▼", 0: ""}[verdict(finals, p, m, against)]
             cells.append(f"{fmt(float(np.median(v)))} [{fmt(lo)},{fmt(hi)}] ({len(v)}){mark}")
         out.append(f"| {p}{' (held out)' if p in HELD_OUT else ''} | " + " | ".join(cells) + " |")
     return "\n".join(out)
@@ -366,8 +377,8 @@ def criteria_table(files: Sequence[str | Path], cost: float = COST) -> str:
     return "\n".join(out)
 
 
-def report(files: Sequence[str | Path]) -> str:
-    parts = [anytime_table(files, c) for c in COSTS if finals_at(c, files)]
+def report(files: Sequence[str | Path], *, against: str = OURS, only: Sequence[str] | None = None) -> str:
+    parts = [anytime_table(files, c, against=against, only=only) for c in COSTS if finals_at(c, files)]
     for cost in COSTS:
         if criteria(files, cost=cost):
             parts += [f"The issue's criteria at {cost} (medians of regret):", criteria_table(files, cost)]
@@ -398,6 +409,8 @@ def main(argv: list[str] | None = None) -> None:
     rep = sub.add_parser("report", help="anytime tables, rank correlations, time per suggestion")
     rep.add_argument("files", nargs="*", default=list(FILES))
     rep.add_argument("--correlations", action="store_true")
+    rep.add_argument("--against", default=OURS, help="the method the tables' marks compare each cell with")
+    rep.add_argument("--methods", default=None, help="comma-separated: the tables' columns (default: every method)")
     args = parser.parse_args(argv)
     if args.command == "one":
         print(json.dumps(one(args.problem, args.method, args.seed, args.max_cost)), flush=True)
@@ -406,7 +419,9 @@ def main(argv: list[str] | None = None) -> None:
                 for m in args.methods.split(",")]
         run_all(keys, args.out, args.jobs, args.timeout, treefarm_at=args.treefarm_at, in_process=args.in_process)
     else:
-        print(report(args.files) + ("\n" + correlation_table() + "\n" if args.correlations else ""))
+        only = args.methods.split(",") if args.methods else None
+        print(report(args.files, against=args.against, only=only)
+              + ("\n" + correlation_table() + "\n" if args.correlations else ""))
 
 
 if __name__ == "__main__":
