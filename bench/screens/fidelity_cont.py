@@ -17,8 +17,8 @@ import argparse
 import numpy as np
 
 from ..harness.fidelity_problems import HELD_OUT, PROBLEMS
-from ..harness.summary import fmt, median_interval, verdict
-from ..suites.fidelity import FILES, finals_at, regret_at, rows
+from ..harness.summary import fmt, verdict
+from ..suites.fidelity import FILES, finals_at, median_cell, regret_at, rows
 
 VARIANT = "model's promotions"
 BASE = "tf-auto-fidelity"
@@ -76,13 +76,8 @@ def report(held_out: bool = False) -> str:
             cells = []
             for m in methods:
                 seeds = finals.get((p, m))
-                if not seeds:
-                    cells.append("·")
-                    continue
-                v = np.array(list(seeds.values()))
-                lo, hi = median_interval(v)
-                mark = "" if m == VARIANT else f", variant {marks[verdict(finals, p, m, VARIANT)]}"
-                cells.append(f"{fmt(float(np.median(v)))} [{fmt(lo)}, {fmt(hi)}] ({len(v)}){mark}")
+                mark = "" if m == VARIANT or not seeds else f", variant {marks[verdict(finals, p, m, VARIANT)]}"
+                cells.append(median_cell(seeds) + mark)
             out.append(f"| {p} | " + " | ".join(cells) + " |")
         out.append("")
     out += [f"Cost at which the median anytime regret first reaches {BASE}'s median at 30 (–: not within 30):", "",

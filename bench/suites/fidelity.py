@@ -307,7 +307,7 @@ def anytime_table(files: Sequence[str | Path], cost: float, *, against: str = OU
                   only: Sequence[str] | None = None) -> str:
     """Median regret within ``cost`` per problem and method (``only`` these methods, where given),
     each cell marked where it is worse or better than ``against`` beyond noise."""
-    from ..harness.summary import fmt, median_interval, verdict
+    from ..harness.summary import verdict
 
     finals = finals_at(cost, files)
     if only is not None:
@@ -320,17 +320,24 @@ def anytime_table(files: Sequence[str | Path], cost: float, *, against: str = OU
         cells = []
         for m in methods:
             seeds = finals.get((p, m))
-            if not seeds:
-                cells.append("·")
-                continue
-            v = np.array(list(seeds.values()))
-            lo, hi = median_interval(v)
             mark = ""
-            if m != against and (p, against) in finals:
+            if seeds and m != against and (p, against) in finals:
                 mark = {1: " ▲", -1: " ▼", 0: ""}[verdict(finals, p, m, against)]
-            cells.append(f"{fmt(float(np.median(v)))} [{fmt(lo)},{fmt(hi)}] ({len(v)}){mark}")
+            cells.append(median_cell(seeds, ",") + mark)
         out.append(f"| {p}{' (held out)' if p in HELD_OUT else ''} | " + " | ".join(cells) + " |")
     return "\n".join(out)
+
+
+def median_cell(seeds: dict[int, float] | None, sep: str = ", ") -> str:
+    """A table cell of a method's finals on one problem: the median, its 95 % interval and the
+    number of seeds ("·" without any)."""
+    from ..harness.summary import fmt, median_interval
+
+    if not seeds:
+        return "·"
+    v = np.array(list(seeds.values()))
+    lo, hi = median_interval(v)
+    return f"{fmt(float(np.median(v)))} [{fmt(lo)}{sep}{fmt(hi)}] ({len(v)})"
 
 
 def suggestion_table(files: Sequence[str | Path], marks: Sequence[int] = (10, 30, 100, 300, 1000)) -> str:
