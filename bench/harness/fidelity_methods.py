@@ -377,7 +377,7 @@ def run_neps(method: str, problem: MFProblem, seed: int, ledger: Ledger) -> Cloc
     import subprocess
     import tempfile
 
-    from .methods import neps_python
+    from .methods import close_input, neps_python
     from .paths import ROOT
 
     python = neps_python()
@@ -410,7 +410,7 @@ def run_neps(method: str, problem: MFProblem, seed: int, ledger: Ledger) -> Cloc
                     continue
                 send({"loss": ledger.evaluate(job["config"], job["step"], resumed_from=job["resumed_from"])})
         finally:
-            worker.stdin.close()
+            close_input(worker)
             code = worker.wait()
             log.seek(0)
             error = log.read()

@@ -47,6 +47,7 @@ Nevergrad's NGOpt (``nevergrad-ngopt``, in this process) and Ax's default
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -100,6 +101,15 @@ METHODS = (*TREEFARM, *PEERS)
 
 class CannotExpressError(Exception):
     """The method has no way to express the problem's space."""
+
+
+def close_input(worker: subprocess.Popen[str]) -> None:
+    """Close a worker process's input. A worker that has already exited leaves unsent lines in
+    the pipe's buffer, and closing it then raises BrokenPipeError: its exit status and error
+    output tell what happened, so the broken pipe is not the error to report."""
+    if worker.stdin is not None:
+        with contextlib.suppress(BrokenPipeError):
+            worker.stdin.close()
 
 
 class NotAvailableError(Exception):
@@ -516,7 +526,7 @@ def _hebo(method: str, problem: Problem, seed: int, budget: int) -> Result:
             worker.stdin.flush()
         last = worker.stdout.readline()
     finally:
-        worker.stdin.close()
+        close_input(worker)
         error = worker.stderr.read() if worker.stderr else ""
         code = worker.wait()
     if code != 0 or len(losses) < budget or not last.startswith("{"):

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .methods import NotAvailableError
+from .methods import NotAvailableError, close_input
 from .paths import ROOT
 from .problems import Param, Problem
 
@@ -173,4 +173,4 @@ def _converse(worker: subprocess.Popen[str], spec: dict[str, Any],
     except BrokenPipeError:
         return losses, ""
     finally:
-        worker.stdin.close()
+        close_input(worker)
