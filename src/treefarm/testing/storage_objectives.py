@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from ..exceptions import StorageError, TrialStateError
-from ..objectives import Objectives
+from ..objectives import MAXIMIZE, MINIMIZE, Objectives
 from ..storage import Storage, TrialState
 
 __all__ = ["ObjectivesSuite"]
 
 COMPLETE, FAILED, PRUNED, RUNNING = TrialState.COMPLETE, TrialState.FAILED, TrialState.PRUNED, TrialState.RUNNING
-TWO = ("minimize", "maximize")
+TWO = (MINIMIZE, MAXIMIZE)
 
 
 def _two(storage: Storage, name: str = "mo") -> int:
@@ -38,9 +38,9 @@ class ObjectivesSuite:
         made = storage.create_study("mo", directions=list(TWO), seed=1, attrs={})
         assert made.objectives == Objectives(TWO) and made.direction == TWO[0]
         assert storage.get_study("mo") == made and storage.list_studies() == [made]
-        assert storage.create_study("mo", direction="maximize", seed=2, attrs={}, load_if_exists=True) == made
-        single = storage.create_study("one", direction="maximize", seed=1, attrs={})
-        assert single.directions == ("maximize",)
+        assert storage.create_study("mo", direction=MAXIMIZE, seed=2, attrs={}, load_if_exists=True) == made
+        single = storage.create_study("one", direction=MAXIMIZE, seed=1, attrs={})
+        assert single.directions == (MAXIMIZE,)
 
     @pytest.mark.parametrize(
         ("kwargs", "named"),
@@ -62,12 +62,12 @@ class ObjectivesSuite:
         assert storage.list_studies() == []
 
     def test_a_study_keeps_its_objectives_names(self, storage: Storage) -> None:
-        made = storage.create_study("named", directions={"error": "minimize", "size": "maximize"}, seed=1, attrs={})
-        assert made.objectives == Objectives(("minimize", "maximize"), ("error", "size"))
-        assert made.directions == ("minimize", "maximize") and made.names == ("error", "size")
+        made = storage.create_study("named", directions={"error": MINIMIZE, "size": MAXIMIZE}, seed=1, attrs={})
+        assert made.objectives == Objectives(TWO, ("error", "size"))
+        assert made.directions == TWO and made.names == ("error", "size")
         assert storage.get_study("named") == made and storage.list_studies() == [made]
-        unnamed = storage.create_study("plain", directions=Objectives(("maximize",)), seed=1, attrs={})
-        assert unnamed.names is None and unnamed.objectives == Objectives(("maximize",))
+        unnamed = storage.create_study("plain", directions=Objectives((MAXIMIZE,)), seed=1, attrs={})
+        assert unnamed.names is None and unnamed.objectives == Objectives((MAXIMIZE,))
 
     def test_values_and_constraints_round_trip(self, storage: Storage) -> None:
         sid = _two(storage)
