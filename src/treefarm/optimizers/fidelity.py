@@ -210,6 +210,7 @@ class FidelityGP(Optimizer):
         self.kernel = kernel
         self.agreement_floor = float(agreement_floor)
         self._fits: dict[str, tuple[GPParams, OutputTransform]] = {}
+        self._last: tuple[str, TargetModel] | None = None
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
         from ..bo.models.fidelity import agreement
@@ -299,11 +300,19 @@ class FidelityGP(Optimizer):
         from ..bo.views import encoded_domain
 
         rows = with_fidelity(X[points.ids], normalized(points.resources, points.low, points.high))
+        digest = hashlib.sha256(self.kernel.encode())
+        digest.update(np.ascontiguousarray(rows).tobytes())
+        digest.update(np.ascontiguousarray(points.losses).tobytes())
+        key = digest.hexdigest()
+        last = self._last
+        if last is not None and last[0] == key:
+            # one claim asks the same points at each rung's promotion and for its new configuration
+            return last[1]
         domain = fidelity_domain(encoded_domain(encoding))
         params, transform = self._fitted(rows, points.losses, domain)
-        return TargetModel(
-            gp_with_params(rows, points.losses, domain, params, transform, kernel=self._kernel())
-        )
+        model = TargetModel(gp_with_params(rows, points.losses, domain, params, transform, kernel=self._kernel()))
+        self._last = (key, model)
+        return model
 
     def _kernel(self) -> Kernel:
         from ..bo.models.fidelity import TargetDiscrepancy

@@ -190,9 +190,12 @@ class Asker:
         (:meth:`Optimizer.promotion`), from the history it models, read when a
         promotion is due (the lower rungs are then trusted)."""
 
+        views: list[History] = []  # read once, at the first rung that offers a choice
+
         def choose(paused: Sequence[Hashable]) -> int | None:
-            view = view_for(self._optimizer, self._cache.history(), fidelity)
-            return self._optimizer.promotion(self._space, view, [cast(Config, c) for c in paused])
+            if not views:
+                views.append(view_for(self._optimizer, self._cache.history(), fidelity))
+            return self._optimizer.promotion(self._space, views[0], [cast(Config, c) for c in paused])
 
         return choose
 
