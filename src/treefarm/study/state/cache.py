@@ -32,6 +32,7 @@ from ...storage.incremental import TrialReader
 from .objectives import constraint_matrix, feasible_front, loss_matrix
 from .outcome import loss_variance
 from .recovery import REQUEUE_LOST, was_lost
+from .rows import full_evaluations
 from .warm import gate_open, warm_source
 
 __all__ = ["HINTS_PERIOD", "TrialCache"]
@@ -276,12 +277,7 @@ class TrialCache:
         """The completed trials, by number; in a study with a fidelity, those evaluated at
         the full one (:attr:`full_fidelity`): a cheap evaluation's value is not a result."""
         self.sync()
-        return [
-            self._finished[n]
-            for n in sorted(self._finished)
-            if self._finished[n].state is TrialState.COMPLETE
-            and recorded_fidelity(self._finished[n].system_attrs) in (None, self.full_fidelity)
-        ]
+        return full_evaluations([self._finished[n] for n in sorted(self._finished)], self.full_fidelity)
 
     def best(self) -> TrialRecord:
         """The completed trial with the best value (the lowest number among ties).
