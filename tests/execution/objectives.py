@@ -47,6 +47,18 @@ def train_or_die(config: dict, trial: tf.Trial, *, marker: str) -> float:
 
 
 def reports(config: dict, trial: tf.Trial) -> float:
-    """A learning curve: reports, which a worker cannot."""
+    """A learning curve: reports, which a worker of a study in memory cannot."""
     trial.report(1, float(config["x"]))
     return float(config["x"])
+
+
+def curve(config: dict, trial: tf.Trial) -> float:
+    """A learning curve of 9 steps that a pruner may stop: the error falls with the steps
+    towards ``(x - 0.3)**2``."""
+    value = float("nan")
+    for step in range(1, 10):
+        value = float((config["x"] - 0.3) ** 2 + 1.0 / step)
+        trial.report(step, value)
+        if trial.should_prune():
+            raise tf.TrialPruned()
+    return value

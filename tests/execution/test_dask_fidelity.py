@@ -117,3 +117,19 @@ def test_a_report_on_a_dask_worker_is_refused_naming_the_call(client: Any) -> No
     failed = study.trials  # the others running with it are failed by the error too
     assert failed and all(t.state is TrialState.FAILED for t in failed)
     assert "trial.report needs the study's storage" in str(failed[0].system_attrs["fail_reason"])
+
+
+def test_learning_curves_on_dask_workers_report_to_a_sqlite_study(client: Any, tmp_path: Path) -> None:
+    """A study in a SQLite file the workers see: each worker opens it, reports its curve, spends
+    its steps and asks the pruner there; the study records pruned trials with their last report,
+    and the cost budget stops the run within a step per running trial."""
+    study = tf.Study.create(space=objectives.SPACE, storage=tmp_path / "curves.db", algo="random", seed=0,
+                            pruner=tf.HyperbandPruner(min_resource=1, max_resource=9, reduction_factor=3))
+    study.optimize(objectives.curve, max_cost=90, executor=client, catch=(), progress=False)
+    trials = study.trials
+    assert all(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in trials)
+    pruned = [t for t in trials if t.state is TrialState.PRUNED]
+    assert pruned and all(t.value == t.intermediate[t.system_attrs["pruned_step"]] for t in pruned)
+    assert all(t.cost == max(t.intermediate) for t in trials)
+    assert 90 <= study.storage.spent_cost(study.study_id) < 90 + 4  # 2 workers, each trial one step over at most
+    assert study.best_trial.value == min(t.value for t in trials if t.state is TrialState.COMPLETE)

@@ -18,6 +18,7 @@ from treefarm.exceptions import StorageError, StudyError
 from treefarm.storage import TrialRecord
 from treefarm.study.run.remote_trial import RemoteTrial, call_with_trial, detach, settle
 
+from ..execution import objectives
 from .resume_worker import FIDELITY, SPACE, train
 
 
@@ -132,8 +133,9 @@ def test_a_detached_trial_carries_what_the_objective_reads_and_brings_back_what_
 )
 def test_what_needs_the_storage_during_the_run_names_itself_on_a_worker(call: Callable[[RemoteTrial], object], why: str) -> None:
     study = tf.Study.create(space=SPACE, pruner=tf.HyperbandPruner(min_resource=1, max_resource=9), seed=0)
-    remote = detach(study.ask())
-    with pytest.raises(StudyError, match=why + r".* but got trial\.\w+ on trial 0"):
+    assert study.worker_address() is None
+    remote = detach(study.ask(), study.worker_address())  # a study in memory: nothing a worker can open
+    with pytest.raises(StudyError, match=why + r".* the study is in memory.* but got trial\.\w+ on trial 0"):
         call(remote)
     assert remote.budget is not None  # the pruner's budget is read by the study before the trial is sent
 
@@ -162,3 +164,68 @@ def test_a_checkpoint_missing_from_the_store_is_named_by_load_checkpoint_on_the_
     assert settle(promoted, effects) is False
     reserved = FIDELITY.cost_of(float(promoted.fidelity or 0))
     assert study.storage.get_trial(study.study_id, promoted.number).cost == reserved  # nothing given back
+
+
+def _curve_trials(study: tf.Study) -> list[tuple[Any, ...]]:
+    return [(t.number, dict(t.params), t.state, t.value, t.cost, dict(t.intermediate), t.system_attrs.get("pruned_step"))
+            for t in study.trials]
+
+
+def _curve_study(tmp_path: Path, name: str, pruner: tf.Pruner | None = None) -> tf.Study:
+    pruner = pruner or tf.HyperbandPruner(min_resource=1, max_resource=9, reduction_factor=3)
+    return tf.Study.create(name, space=objectives.SPACE, storage=tmp_path / "curves.db", pruner=pruner, seed=3,
+                           algo="random")
+
+
+def test_a_learning_curve_on_a_worker_reports_and_is_pruned_as_in_the_study_process(tmp_path: Path) -> None:
+    """Through pickles, the worker opens the study from its database: it writes the reports,
+    spends their steps and asks the pruner there, so the same seed makes the same trials,
+    curves, prunings and costs as in the study's process."""
+    runs = []
+    for name, executor in (("here", None), ("away", SerialExecutor())):
+        study = _curve_study(tmp_path, name)
+        study.optimize(objectives.curve, 15, executor=executor, progress=False)
+        runs.append(_curve_trials(study))
+        assert study.storage.spent_cost(study.study_id) == sum(t.cost for t in study.trials)
+    assert runs[0] == runs[1]
+    assert any(row[2] is tf.TrialState.PRUNED and row[6] is not None for row in runs[1]), "the pruner stopped some"
+
+
+def test_the_cost_budget_stops_learning_curves_on_workers(tmp_path: Path) -> None:
+    """The worker's reports spend the study's budget: once it is spent, the running trials
+    are stopped at their next report and no trial is claimed, as in the study's process
+    (an executor claims its next trial while one runs: one step over at most for it)."""
+    study = _curve_study(tmp_path, "budget")
+    study.optimize(objectives.curve, max_cost=60, executor=SerialExecutor(), progress=False)
+    spent = study.storage.spent_cost(study.study_id)
+    assert 60 <= spent <= 61 and spent == sum(t.cost for t in study.trials)
+    assert all(t.state is not tf.TrialState.RUNNING for t in study.trials)
+
+
+def test_worker_processes_report_learning_curves_to_a_sqlite_study(tmp_path: Path) -> None:
+    study = _curve_study(tmp_path, "processes")
+    study.optimize(objectives.curve, max_cost=80, n_jobs=2, backend="process", progress=False)
+    trials = study.trials
+    assert all(t.state in (tf.TrialState.COMPLETE, tf.TrialState.PRUNED) for t in trials)
+    pruned = [t for t in trials if t.state is tf.TrialState.PRUNED]
+    assert pruned and all(t.value == t.intermediate[t.system_attrs["pruned_step"]] for t in pruned)
+    assert all(t.cost == max(t.intermediate) for t in trials)  # a step is spent once, by the worker that reached it
+    assert 80 <= study.storage.spent_cost(study.study_id) < 80 + 2  # one step per running trial at most
+
+
+def test_a_worker_that_does_not_see_the_sqlite_file_names_it_and_makes_no_database(tmp_path: Path) -> None:
+    study = _curve_study(tmp_path, "elsewhere")
+    remote = pickle.loads(pickle.dumps(detach(study.ask(), study.worker_address())))
+    (tmp_path / "curves.db").rename(tmp_path / "moved.db")
+    with pytest.raises(StudyError, match=r"trial\.report needs .* this worker does not see the study's SQLite file "
+                                         r".*curves\.db.* PostgreSQL.* on trial 0"):
+        remote.report(1, 0.5)
+    assert not (tmp_path / "curves.db").exists()
+
+
+def test_the_study_on_a_worker_is_the_stored_one(tmp_path: Path) -> None:
+    study = _curve_study(tmp_path, "read")
+    study.optimize(objectives.curve, 3, progress=False)
+    remote = pickle.loads(pickle.dumps(detach(study.ask(), study.worker_address())))
+    assert remote.study.name == "read" and [t.number for t in remote.study.trials] == [0, 1, 2, 3]
+    assert remote.budget == 9

@@ -31,13 +31,14 @@ from ..fidelity import Fidelity
 from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Config, build, validate
-from ..storage import Storage, TrialRecord, TrialState
+from ..storage import InMemoryStorage, Storage, TrialRecord, TrialState
 from ..validation import check_bool, check_positive, check_range, is_integer
 from .ask.fidelities import FIDELITY, reconcile
 from .hinting import Hinting
 from .results import Results
 from .run.loop import Asking, optimize
 from .run.loop_arguments import check_total
+from .run.remote_trial import StudyAddress
 from .run.talk import say_if_spent
 from .state import opening
 from .state.identity import same_study
@@ -328,11 +329,33 @@ class Study(Results, Hinting):
             progress=progress,
         )
 
+    def worker_address(self) -> StudyAddress | None:
+        """Where a worker of an executor opens this study to report a learning curve (see
+        :mod:`.run.remote_trial`): its database, with this run's pruner and cost budget;
+        None for a study in memory, which no other process can open."""
+        if isinstance(self.storage, InMemoryStorage):
+            return None
+        from ..storage.sql import SQLStorage
+
+        if not isinstance(self.storage, SQLStorage) or self.storage.location.dialect == "memory":
+            return None
+        path = self.storage.location.path
+        return StudyAddress(self.storage.url, self.name, self.space, self.pruner, self.max_cost,
+                            None if path is None else str(path), _open_on_worker)
+
     def __repr__(self) -> str:
         objectives = self.objectives
         several = objectives.several or objectives.names is not None
         directions = f"directions={objectives.argument!r}" if several else f"direction={objectives.directions[0]!r}"
         return f"Study(name={self.name!r}, {directions}, optimizer={self.optimizer!r})"
+
+
+def _open_on_worker(address: StudyAddress) -> Study:
+    """The study at ``address``, opened on a worker with the pruner and cost budget of the run
+    that sent the trial."""
+    study = Study.load(address.name, space=address.space, storage=address.url, pruner=address.pruner)
+    study.max_cost = address.max_cost
+    return study
 
 
 def _fidelity(opened: opening.Opened, given: Fidelity | None) -> Fidelity | None:

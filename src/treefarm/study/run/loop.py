@@ -81,7 +81,8 @@ def optimize(
     reporter = Reporter(study, total=bar_total(study.storage, study.study_id, n_trials, n_new_trials) if shown else None, progress=shown)
     callbacks = [lambda _, record: reporter(record), *callbacks]
     try:
-        evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor)
+        evaluator = Evaluator(objective, n_jobs=n_jobs, backend=backend, wants_trial=wants_trial, executor=executor,
+                              address=study.worker_address() if wants_trial else None)
         run = Run(study, asking, n_trials, caught, stopper, callbacks, requeue_lost)
         with evaluator as ev:
             if executor is not None:

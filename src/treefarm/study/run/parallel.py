@@ -39,7 +39,7 @@ from ..state.checkpoints import RESUMED
 from ..state.outcome import Outcome, from_exception, from_result
 from ..tell.trial import Trial
 from .guard import check_main_guard
-from .remote_trial import call_with_trial, detach, settle
+from .remote_trial import StudyAddress, call_with_trial, detach, settle
 
 __all__ = ["Evaluator", "budget_freed"]
 
@@ -91,8 +91,10 @@ class Evaluator:
         backend: str,
         wants_trial: bool,
         executor: ExecutorLike | None = None,
+        address: StudyAddress | None = None,
     ) -> None:
         self.objective = objective
+        self.address = address
         self.n_jobs = n_jobs
         self.backend = backend
         self.wants_trial = wants_trial
@@ -159,7 +161,7 @@ class Evaluator:
         """What a worker runs for ``trial``: the objective on its value, and for an objective
         that takes ``trial`` its detached copy too (:mod:`.remote_trial`)."""
         if self.wants_trial:
-            return call_with_trial, self.objective, detach(trial)
+            return call_with_trial, self.objective, detach(trial, self.address)
         return call_in_worker, self.objective, trial.value
 
     def send(self, trial: Trial) -> Pending | Evaluated:

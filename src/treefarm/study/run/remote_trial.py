@@ -17,8 +17,14 @@ the continued trial's cost from the trial's reservation.
 
 What needs the storage while the objective runs, a learning curve's
 ``report`` and ``should_prune`` (the pruner decides from every trial's stored
-curve) and ``study``, raises a :class:`~treefarm.StudyError` that names the call:
-it cannot work on a worker, and doing nothing would silently turn pruning off.
+curve) and ``study``, opens the study on the worker from its database (a
+:class:`StudyAddress`: the URL, the name, the space, the pruner and the cost
+budget, sent with the trial), once per worker process: the worker then reports,
+spends and asks the pruner as a ``treefarm worker`` process sharing the database
+does, and the study's process reads the stored curve when it records the result.
+A study in memory, or a SQLite file the worker does not see, has no address a
+worker can open: there the call raises a :class:`~treefarm.StudyError` that
+names it and the cause, since doing nothing would silently turn pruning off.
 Cost stays exact across workers: a trial's cost is reserved in the study's
 process when it is claimed, and given back there (:func:`settle`), never spent
 on a worker. A worker that dies returns nothing: its trial is failed as lost,
@@ -30,30 +36,74 @@ from __future__ import annotations
 
 import functools
 import os
+import pickle
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ...exceptions import StudyError
 from ...execution.processes import call_in_worker
-from ...space import Config
+from ...pruners import Pruner
+from ...space import Config, Space
 from ...storage import checks
 from ..state import artifacts, checkpoints
-from ..tell.trial import Trial
+from ..tell.trial import Trial, TrialHost
 
-__all__ = ["Effects", "RemoteTrial", "call_with_trial", "detach", "settle"]
+__all__ = ["Effects", "RemoteTrial", "StudyAddress", "call_with_trial", "detach", "settle"]
 
 _NEEDS_STORAGE = (
-    "{call} needs the study's storage while the objective runs, which a worker of an executor "
-    "(Dask, Ray, a process pool) does not reach: {why}. Run the objective in the study's process "
-    "(n_jobs=1, or n_jobs > 1 with backend='thread') or as `treefarm worker` processes sharing the "
-    "study's database, but got {call} on trial {number}"
+    "{call} needs the study's storage while the objective runs, which this worker of an executor "
+    "(Dask, Ray, a process pool) does not reach: {why}, and {cause}. Store the study in a database "
+    "the workers can open (a SQLite file they all see, or PostgreSQL), or run the objective in the "
+    "study's process (n_jobs=1, or n_jobs > 1 with backend='thread'), but got {call} on trial {number}"
 )
+_IN_MEMORY = "the study is in memory, in the process that sent the trial"
 _WHY = {
     "trial.report": "its values are written to the storage for the pruner to compare with every other trial's",
     "trial.should_prune": "the pruner decides from every trial's stored curve",
     "trial.study": "the study is the one in the process that sent the trial",
 }
+
+
+@dataclass(frozen=True)
+class StudyAddress:
+    """Where a worker opens the study to report a learning curve: its database's ``url``,
+    the study's ``name`` and ``space``, the ``pruner`` that decides and the cost budget
+    ``max_cost`` of the run that sent the trial (``path``: a SQLite file the worker must see);
+    ``opener`` opens it (the study's own ``load``, a function the worker imports)."""
+
+    url: str
+    name: str
+    space: Space
+    pruner: Pruner | None
+    max_cost: float | None
+    path: str | None
+    opener: Callable[[StudyAddress], TrialHost]
+
+    def key(self) -> tuple[str, str, float | None, bytes]:
+        """One worker-side study per database, study, cost budget and pruner (its pickle)."""
+        return self.url, self.name, self.max_cost, pickle.dumps(self.pruner)
+
+
+_OPENED: dict[tuple[str, str, float | None, bytes], TrialHost] = {}
+_OPENING = threading.Lock()
+
+
+def open_on_worker(address: StudyAddress, call: str, number: int) -> TrialHost:
+    """The study at ``address``, opened once per worker process (threads of one worker share
+    it, as threads of the study's process share theirs); a SQLite file the worker does not
+    see is refused naming it, before a new empty database could be made in its place."""
+    with _OPENING:
+        study = _OPENED.get(address.key())
+        if study is None:
+            if address.path is not None and not Path(address.path).is_file():
+                cause = f"this worker does not see the study's SQLite file {address.path!r}"
+                raise StudyError(_NEEDS_STORAGE.format(call=call, why=_WHY[call], cause=cause, number=number))
+            study = address.opener(address)
+            _OPENED[address.key()] = study
+        return study
 
 
 @dataclass
@@ -73,13 +123,16 @@ class RemoteTrial:
     read ``number``, ``config``, ``value``, ``fidelity``, ``budget``, ``continues`` and
     ``user_attrs``; ``load_checkpoint``, ``save_checkpoint``, ``save_artifact`` and
     ``set_user_attr`` as on a :class:`~treefarm.Trial`; ``report``, ``should_prune``
-    and ``study`` raise a :class:`~treefarm.StudyError` saying why."""
+    and ``study`` work on the study opened on the worker from its :class:`StudyAddress`
+    (a :class:`~treefarm.StudyError` saying why where it has none)."""
 
     __slots__ = (
+        "_address",
         "_checkpoint",
         "_effects",
         "_error",
         "_has_fidelity",
+        "_local",
         "_user_attrs",
         "budget",
         "config",
@@ -101,6 +154,7 @@ class RemoteTrial:
         user_attrs: dict[str, Any],
         checkpoint: bytes | StudyError | None,
         has_fidelity: bool,
+        address: StudyAddress | None = None,
     ) -> None:
         self.number = number
         self.config = config
@@ -112,6 +166,8 @@ class RemoteTrial:
         self._checkpoint = checkpoint
         self._has_fidelity = has_fidelity
         self._effects = Effects()
+        self._address = address
+        self._local: Trial | None = None
 
     @property
     def user_attrs(self) -> dict[str, Any]:
@@ -150,33 +206,44 @@ class RemoteTrial:
         self._effects.user_attrs[key] = value
 
     def report(self, step: int, value: float | Sequence[float]) -> None:
-        """Refused on a worker (see the module docstring)."""
-        raise self._refused("trial.report")
+        """:meth:`treefarm.Trial.report`, written to the study's database from the worker."""
+        self._on_worker("trial.report").report(step, value)
 
     def should_prune(self) -> bool:
-        """Refused on a worker (see the module docstring)."""
-        raise self._refused("trial.should_prune")
+        """:meth:`treefarm.Trial.should_prune`, decided on the worker from the stored curves."""
+        return self._on_worker("trial.should_prune").should_prune()
 
     @property
-    def study(self) -> None:
-        """Refused on a worker (see the module docstring)."""
-        raise self._refused("trial.study")
+    def study(self) -> TrialHost:
+        """The study, opened on this worker from its database."""
+        return open_on_worker(self._reach("trial.study"), "trial.study", self.number)
 
     def effects(self) -> Effects:
         """What the objective wrote, to carry back."""
         return self._effects
 
-    def _refused(self, call: str) -> StudyError:
-        return StudyError(_NEEDS_STORAGE.format(call=call, why=_WHY[call], number=self.number))
+    def _reach(self, call: str) -> StudyAddress:
+        if self._address is None:
+            raise StudyError(_NEEDS_STORAGE.format(call=call, why=_WHY[call], cause=_IN_MEMORY, number=self.number))
+        return self._address
+
+    def _on_worker(self, call: str) -> Trial:
+        """This trial as the study opened on the worker sees it (one per trial: it counts
+        the steps its reports have spent)."""
+        if self._local is None:
+            study = open_on_worker(self._reach(call), call, self.number)
+            self._local = Trial(study, self.number, self.config, self.value)
+        return self._local
 
     def __repr__(self) -> str:
         return f"RemoteTrial(number={self.number}, config={dict(self.config)!r})"
 
 
-def detach(trial: Trial) -> RemoteTrial:
+def detach(trial: Trial, address: StudyAddress | None = None) -> RemoteTrial:
     """``trial``'s :class:`RemoteTrial`, made in the study's process: the checkpoint of the
     trial it continues is read now (an error reading it is raised by ``load_checkpoint``
-    on the worker, as it would be in the study's process)."""
+    on the worker, as it would be in the study's process); ``address``: where the worker
+    opens the study (None: a study in memory, which it cannot)."""
     study = trial.study
     continues = trial.continues
     checkpoint: bytes | StudyError | None = None
@@ -195,6 +262,7 @@ def detach(trial: Trial) -> RemoteTrial:
         user_attrs=trial.user_attrs,
         checkpoint=checkpoint,
         has_fidelity=study.fidelity is not None,
+        address=address,
     )
 
 

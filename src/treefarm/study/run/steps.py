@@ -17,6 +17,7 @@ from ..state.outcome import Outcome
 from ..state.recovery import requeue_lost as requeue_lost_trial
 from ..tell.trial import Trial
 from .parallel import Evaluated
+from .remote_trial import StudyAddress
 from .stopping import Stopper
 
 __all__ = ["Asking", "Host", "HostCallback", "HostT", "Run", "ask_batch", "record"]
@@ -54,6 +55,8 @@ class Host(Protocol):
     def fail_running(self, reason: str) -> None: ...
 
     def finish(self, number: int, outcome: Outcome) -> TrialRecord: ...
+
+    def worker_address(self) -> StudyAddress | None: ...
 
 
 @dataclass(frozen=True)
