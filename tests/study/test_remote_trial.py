@@ -16,7 +16,7 @@ import pytest
 import treefarm as tf
 from treefarm.exceptions import StorageError, StudyError
 from treefarm.storage import TrialRecord
-from treefarm.study.run.remote_trial import RemoteTrial, call_with_trial, detach, settle
+from treefarm.study.run.remote_trial import RemoteTrial, StudyAddress, call_with_trial, detach, settle
 
 from ..execution import objectives
 from .resume_worker import FIDELITY, SPACE, train
@@ -229,3 +229,8 @@ def test_the_study_on_a_worker_is_the_stored_one(tmp_path: Path) -> None:
     remote = pickle.loads(pickle.dumps(detach(study.ask(), study.worker_address())))
     assert remote.study.name == "read" and [t.number for t in remote.study.trials] == [0, 1, 2, 3]
     assert remote.budget == 9
+
+
+def test_a_study_address_does_not_show_a_database_password() -> None:
+    address = StudyAddress("postgresql+psycopg://user:secret@db/runs", "s", SPACE, None, None, None, lambda a: tf.Study.load(a.name, space=a.space, storage=a.url))
+    assert "secret" not in repr(address) and "name='s'" in repr(address)

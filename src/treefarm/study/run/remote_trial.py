@@ -74,7 +74,7 @@ class StudyAddress:
     ``max_cost`` of the run that sent the trial (``path``: a SQLite file the worker must see);
     ``opener`` opens it (the study's own ``load``, a function the worker imports)."""
 
-    url: str
+    url: str = field(repr=False)  # it holds a database server's password
     name: str
     space: Space
     pruner: Pruner | None
