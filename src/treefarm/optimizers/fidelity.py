@@ -47,7 +47,7 @@ from ..space import Config, Space, convert, sample
 from .base import History, Observation, Optimizer
 from .gp import GP
 from .scope import fixed_addresses
-from .stalls import STALL_PATIENCE, evaluations_since_improvement
+from .stalls import evaluations_since_improvement, explores
 from .variation import neighbours
 
 if TYPE_CHECKING:
@@ -166,20 +166,17 @@ def rung_agreement(history: History) -> float | None:
     return agreement(points.resources[low], points.ids[low], points.losses[low], points.target_losses())
 
 
-def spent_since_improvement(history: History) -> float:
-    """Full-evaluation equivalents spent since the evaluation at the target that last
-    improved the target's best significantly (:func:`treefarm.optimizers.stalls.evaluations_since_improvement`
-    over the target losses): each evaluation counts its fidelity over the target's, the
-    resource a learning curve or a fidelity parameter is paid in; all of them before
-    any reached the target."""
-    high = history.max_fidelity if history.max_fidelity is not None else 1.0
-    done = [o for o in history.complete if math.isfinite(o.loss)]
-    spent = np.array([1.0 if o.fidelity is None else min(float(o.fidelity), high) / high for o in done])
-    top = [i for i, o in enumerate(done) if o.fidelity is None or o.fidelity >= high]
-    if not top:
-        return float(spent.sum())
-    after = evaluations_since_improvement(np.array([done[i].loss for i in top]))
-    return float(spent[top[len(top) - 1 - after] + 1 :].sum())
+def configurations_since_improvement(points: FidelityPoints) -> int:
+    """The configurations started (in order of their first evaluation) after the one
+    whose loss at the target last improved the target's best significantly
+    (:func:`treefarm.optimizers.stalls.evaluations_since_improvement` over the target
+    losses); all of them before any reached the target."""
+    target = points.target_losses()
+    reached = np.flatnonzero(np.isfinite(target))
+    if len(reached) == 0:
+        return len(points.configs)
+    after = evaluations_since_improvement(target[reached])
+    return len(points.configs) - 1 - int(reached[len(reached) - 1 - after])
 
 
 def _target_only(history: History, points: FidelityPoints) -> History:
@@ -287,15 +284,13 @@ class FidelityGP(Optimizer):
         cover = encoding.decode_many(sobol_candidates(encoding.dim, self.gp.n_candidates, rng))
         candidates = [*cover, *neighbours(root, parents, self.gp.n_local, rng)]
         view = TargetView(encoding, points.configs, list(history.pending), candidates, len(cover), model)
-        stalled = spent_since_improvement(history) >= STALL_PATIENCE
-        rules = self._rules(root, len(points.losses), rng, stalled, len(history.complete) + len(history.pending))
-        return suggest_batch(view, rules, n, history.seen(), rng)
+        since = configurations_since_improvement(points) + len(history.pending)
+        return suggest_batch(view, self._rules(root, len(points.losses), rng, since), n, history.seen(), rng)
 
-    def _rules(self, root: Space, n_observed: int, rng: np.random.Generator, stalled: bool, t0: int) -> Rules:
-        """Log expected improvement at the target; the GP's stall rule with its patience
-        counted in full-evaluation equivalents (:func:`spent_since_improvement`): while
-        stalled, one suggestion in the GP's ``explore_every`` (numbered from ``t0``) may
-        replace a collapsed proposal by a Thompson draw."""
+    def _rules(self, root: Space, n_observed: int, rng: np.random.Generator, since: int) -> Rules:
+        """Log expected improvement at the target; the GP's stall rule
+        (:func:`treefarm.optimizers.stalls.explores`) on the configurations started since
+        the target's best last improved: a collapsed proposal may become a Thompson draw."""
         from ..bo.acquisition import make_acquisition
         from ..bo.loop import Rules
 
@@ -309,7 +304,7 @@ class FidelityGP(Optimizer):
             ),
             n_starts=self.gp.n_starts,
             candidates_only=False,
-            explores=lambda i: self.gp.explore_stalls and stalled and (t0 + i) % self.gp.explore_every == 0,
+            explores=lambda i: self.gp.explore_stalls and explores(since + i, self.gp.explore_every),
             swaps=list,
             draw_unseen=draw_unseen,
         )
