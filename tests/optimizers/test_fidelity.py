@@ -10,13 +10,7 @@ import pytest
 import treefarm as tf
 from treefarm import GP, Auto, Config, History, Observation, Real
 from treefarm.exceptions import ConfigError
-from treefarm.optimizers.fidelity import (
-    FidelityGP,
-    configurations_since_improvement,
-    fidelity_points,
-    has_low_fidelity,
-    rung_agreement,
-)
+from treefarm.optimizers.fidelity import FidelityGP, fidelity_points, has_low_fidelity, rung_agreement
 
 SPACE = {"x": Real(0.0, 1.0), "y": Real(0.0, 1.0)}
 STEPS = (1.0, 3.0, 9.0, 27.0)
@@ -174,33 +168,3 @@ def test_a_stored_auto_without_the_fidelity_option_reopens_without_the_model() -
     assert plain.suggest(SPACE, history, 2, np.random.default_rng(1)) == GP(
         n_candidates=64, n_local=32, n_starts=2
     ).suggest(SPACE, history, 2, np.random.default_rng(1))
-
-
-def _stalled_history() -> History:
-    """Configurations in order: at the target, 0 (loss 5.0), 3 (2.0, the last significant
-    improvement), 6 (2.5); the others stopped at step 1."""
-    target = {0: 5.0, 3: 2.0, 6: 2.5}
-    complete = []
-    for i in range(10):
-        config = Config({"x": i / 10, "y": 0.5})
-        if i in target:
-            complete.append(Observation(config, target[i], curve=((1.0, target[i] + 1.0), (27.0, target[i]))))
-        else:
-            complete.append(Observation(config, 9.0, fidelity=1.0, curve=((1.0, 9.0),)))
-    return History(tuple(complete), max_fidelity=27.0, min_fidelity=1.0)
-
-
-def test_the_stall_count_is_of_configurations_started_since_the_target_best_improved() -> None:
-    points = fidelity_points(_stalled_history())
-    assert configurations_since_improvement(points) == 6  # configurations 4..9
-    before = fidelity_points(History(_stalled_history().complete[:3], max_fidelity=27.0, min_fidelity=1.0))
-    assert configurations_since_improvement(before) == 2  # the first reached the target and set the best
-
-
-def test_a_stalled_search_across_fidelities_is_reproducible_and_proposes_unseen_configurations() -> None:
-    history = _history(60, low_is_noise=False)
-    assert configurations_since_improvement(fidelity_points(history)) >= 10  # past the GP's patience
-    make = lambda: FidelityGP(gp=GP(n_candidates=64, n_local=32, n_starts=2))  # noqa: E731
-    first = make().suggest(SPACE, history, 4, np.random.default_rng(5))
-    assert first == make().suggest(SPACE, history, 4, np.random.default_rng(5))
-    assert len(set(first)) == 4 and not set(first) & history.seen()

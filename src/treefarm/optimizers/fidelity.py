@@ -17,14 +17,6 @@ to continue (Tiao et al., "Model-based Asynchronous Hyperparameter and Neural
 Architecture Search", 2020; Wistuba, Kadra & Grabocka, "Supervising the
 Multi-Fidelity Race of Hyperparameter Configurations", 2022).
 
-New configurations are chosen by expected improvement at the target, which can
-settle in one basin: the GP's stall rule (:mod:`treefarm.optimizers.stalls`)
-applies, its patience counted in configurations started since the target's best
-last improved (:func:`configurations_since_improvement`), so that while stalled one
-proposal in ``explore_every`` that collapses onto an evaluated configuration
-becomes a Thompson draw; it starts at the lowest rung, so an explore costs a
-cheap evaluation.
-
 Low fidelities that mislead are detected from the study's own curves
 (:func:`rung_agreement`): when the configurations that reached the target
 are ranked there unlike at the lower rungs (Kendall's tau below
@@ -68,7 +60,6 @@ __all__ = [
     "AGREEMENT_FLOOR",
     "FidelityGP",
     "FidelityPoints",
-    "configurations_since_improvement",
     "fidelity_points",
     "has_low_fidelity",
     "rung_agreement",
