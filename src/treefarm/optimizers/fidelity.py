@@ -47,7 +47,6 @@ from ..space import Config, Space, convert, sample
 from .base import History, Observation, Optimizer
 from .gp import GP
 from .scope import fixed_addresses
-from .stalls import evaluations_since_improvement, explores
 from .variation import neighbours
 
 if TYPE_CHECKING:
@@ -166,19 +165,6 @@ def rung_agreement(history: History) -> float | None:
     return agreement(points.resources[low], points.ids[low], points.losses[low], points.target_losses())
 
 
-def configurations_since_improvement(points: FidelityPoints) -> int:
-    """The configurations started (in order of their first evaluation) after the one
-    whose loss at the target last improved the target's best significantly
-    (:func:`treefarm.optimizers.stalls.evaluations_since_improvement` over the target
-    losses); all of them before any reached the target."""
-    target = points.target_losses()
-    reached = np.flatnonzero(np.isfinite(target))
-    if len(reached) == 0:
-        return len(points.configs)
-    after = evaluations_since_improvement(target[reached])
-    return len(points.configs) - 1 - int(reached[len(reached) - 1 - after])
-
-
 def _target_only(history: History, points: FidelityPoints) -> History:
     """``history`` with the observations at the target alone; the configurations
     measured only below it count as failed (seen, but not modelled)."""
@@ -284,13 +270,10 @@ class FidelityGP(Optimizer):
         cover = encoding.decode_many(sobol_candidates(encoding.dim, self.gp.n_candidates, rng))
         candidates = [*cover, *neighbours(root, parents, self.gp.n_local, rng)]
         view = TargetView(encoding, points.configs, list(history.pending), candidates, len(cover), model)
-        since = configurations_since_improvement(points) + len(history.pending)
-        return suggest_batch(view, self._rules(root, len(points.losses), rng, since), n, history.seen(), rng)
+        return suggest_batch(view, self._rules(root, len(points.losses), rng), n, history.seen(), rng)
 
-    def _rules(self, root: Space, n_observed: int, rng: np.random.Generator, since: int) -> Rules:
-        """Log expected improvement at the target; the GP's stall rule
-        (:func:`treefarm.optimizers.stalls.explores`) on the configurations started since
-        the target's best last improved: a collapsed proposal may become a Thompson draw."""
+    def _rules(self, root: Space, n_observed: int, rng: np.random.Generator) -> Rules:
+        """Log expected improvement at the target; no explores (the start and the rungs explore)."""
         from ..bo.acquisition import make_acquisition
         from ..bo.loop import Rules
 
@@ -304,7 +287,7 @@ class FidelityGP(Optimizer):
             ),
             n_starts=self.gp.n_starts,
             candidates_only=False,
-            explores=lambda i: self.gp.explore_stalls and explores(since + i, self.gp.explore_every),
+            explores=lambda i: False,
             swaps=list,
             draw_unseen=draw_unseen,
         )

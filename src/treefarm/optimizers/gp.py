@@ -286,16 +286,6 @@ class GP(Optimizer):
         return self._hint_draws
 
     @property
-    def explore_stalls(self) -> bool:
-        """Whether a stalled search may replace a collapsed proposal by an explore (tuned)."""
-        return self._explore_stalls
-
-    @property
-    def explore_every(self) -> int:
-        """While stalled, one suggestion in this many may explore (tuned)."""
-        return self._explore_every
-
-    @property
     def output(self) -> str:
         """The output transform the GP is fitted with (tuned; see the class docstring)."""
         return self._output
