@@ -133,3 +133,24 @@ def test_learning_curves_on_dask_workers_report_to_a_sqlite_study(client: Any, t
     assert all(t.cost == max(t.intermediate) for t in trials)
     assert 90 <= study.storage.spent_cost(study.study_id) < 90 + 4  # 2 workers, each trial one step over at most
     assert study.best_trial.value == min(t.value for t in trials if t.state is TrialState.COMPLETE)
+
+
+def test_a_dask_worker_killed_during_a_learning_curve_keeps_its_reports_and_loses_nothing_else(
+    client: Any, tmp_path: Path
+) -> None:
+    """The trial whose worker died fails as lost with the reports and the steps it had
+    written from the worker; its configuration is run again once; every other trial ends."""
+    study = tf.Study.create(space=objectives.SPACE, storage=tmp_path / "killed_curve.db", algo="random", seed=1,
+                            pruner=tf.HyperbandPruner(min_resource=1, max_resource=9, reduction_factor=3))
+    marker = tmp_path / "killed"
+    objective = functools.partial(objectives.curve_or_die, marker=str(marker))
+    study.optimize(objective, max_cost=90, executor=client, progress=False)
+    trials = study.trials
+    killed = int(marker.read_text())
+    lost = next(t for t in trials if t.number == killed)
+    assert lost.state is TrialState.FAILED and lost.system_attrs["worker_lost"] is True
+    assert sorted(lost.intermediate) == [1, 2, 3, 4] and lost.cost == 4  # what it reported before it died
+    assert [t.number for t in trials if t.state not in (TrialState.COMPLETE, TrialState.PRUNED)] == [killed]
+    again = [t for t in trials if t.number > killed and dict(t.params) == dict(lost.params)]
+    assert len(again) == 1 and again[0].state is TrialState.COMPLETE  # its configuration run again, once
+    assert 90 <= study.storage.spent_cost(study.study_id) < 90 + 4
