@@ -235,6 +235,7 @@ class FidelityGP(Optimizer):
         :func:`treefarm.pruners.promotion.next_evaluation`). None, the rung's own pick,
         when the model does not propose: before the space-filling start is done,
         without lower fidelities, or when they mislead."""
+        from ..bo.acquisition import log_ei
         from ..bo.models.fidelity import agreement
 
         root = convert(space)
@@ -245,7 +246,14 @@ class FidelityGP(Optimizer):
         tau = agreement(points.resources[low], points.ids[low], points.losses[low], points.target_losses())
         if tau is not None and tau < self.agreement_floor:
             return None
-        return 0  # control: the rung's own first (ASHA's due, else the best ranked), with the exact share
+        fixed_addresses(root, "auto with fidelities")
+        with one_blas_thread():
+            encoding = UnitEncoding(root)
+            X, _ = encoding.encode(points.configs)
+            model = self._model(encoding, X, points)
+            best = float(model.predict(X)[0].min())
+            mean, var = model.predict(encoding.encode(list(paused))[0])
+        return int(np.argmax(log_ei(mean, np.sqrt(var), best)[0]))
 
     def _model_points(
         self, root: Space, points: FidelityPoints, history: History, n: int, rng: np.random.Generator
