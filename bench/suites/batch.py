@@ -158,7 +158,8 @@ SUITES = (
         "Each method asks a whole round of 8 suggestions before it is told any of their results, as in the "
         "NeurIPS 2020 black-box challenge: treefarm's `auto` (pending trials), Optuna's TPE with its "
         "constant liar, NGOpt with 8 workers, Ax's batch acquisition, random search; five synthetic "
-        "functions with known optima.",
+        "functions with known optima. `auto`'s rows, made at older commits, were run again at a7e0851: "
+        "the same 128 losses in each of the 50 runs (`batch_16x8_auto_today.jsonl`).",
         "simple regret after 16 rounds of 8 (128 evaluations)", "auto", tuple(COLUMNS.values()), (ROWS,),
         (f"python -m bench.suites.batch run --methods {','.join(COLUMNS)} --seeds 10 --out bench/results/{ROWS}",),
         finals, notes=spread_notes("auto", tuple(COLUMNS.values()))),
