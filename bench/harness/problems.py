@@ -160,6 +160,31 @@ def styblinski_tang(v: Mapping[str, float], d: int = 8) -> float:
     return float(0.5 * (x**4 - 16 * x**2 + 5 * x).sum())
 
 
+def _shift(d: int, low: float, high: float, seed: int) -> np.ndarray:
+    """A fixed random point of ``[low, high]^d``: where a shifted function's optimum moves."""
+    return np.random.default_rng(seed).uniform(low, high, d)
+
+
+_ACKLEY5_SHIFT = _shift(5, -16.0, 16.0, 2027)
+_LEVY10_SHIFT = _shift(10, -6.0, 6.0, 2028)
+
+
+def ackley_shifted(v: Mapping[str, float], d: int = 5) -> float:
+    """Ackley with its optimum moved from the box's centre to a fixed random point in the
+    inner half of the box (:data:`_ACKLEY5_SHIFT`): a method that starts at the centre
+    no longer starts at the optimum (the centre bias of Kudela, "A critical problem in
+    benchmarking and analysis of evolutionary computation methods", 2022)."""
+    x = _vec(v, d) - _ACKLEY5_SHIFT
+    return ackley({f"x{i}": z for i, z in enumerate(x)}, d)
+
+
+def levy_shifted(v: Mapping[str, float], d: int = 10) -> float:
+    """Levy with its optimum moved from ``(1, ..., 1)``, 5 % of the range from the box's
+    centre, to ``1 + s``, ``s`` a fixed random point of ``[-6, 6]^d`` (:data:`_LEVY10_SHIFT`)."""
+    x = _vec(v, d) - _LEVY10_SHIFT
+    return levy({f"x{i}": z for i, z in enumerate(x)}, d)
+
+
 def _box(d: int, low: float, high: float, ints: int = 0) -> tuple[Param, ...]:
     return tuple(Param(f"x{i}", "int" if i >= d - ints else "real", low, high) for i in range(d))
 
@@ -178,6 +203,13 @@ SYNTHETIC = {
         _box(8, -5, 5, ints=4),
         4 * 0.5 * ((-2.903534) ** 4 - 16 * 2.903534**2 - 5 * 2.903534) + 4 * 0.5 * (81 - 144 - 15),
     ),
+}
+
+
+#: Ackley-5 and Levy-10 with their optima moved off the box's centre (the batch suites).
+SHIFTED = {
+    "ackley5_shifted": Problem("ackley5_shifted", ackley_shifted, _box(5, -32.768, 32.768), 0.0),
+    "levy10_shifted": Problem("levy10_shifted", levy_shifted, _box(10, -10, 10), 0.0),
 }
 
 
@@ -385,5 +417,5 @@ def all_problems() -> dict[str, Problem]:
     from .bbob import bbob_problems
     from .mixint import mixint_problems
 
-    return {**SYNTHETIC, **VALLEYS, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **SMALL, **SMALL_DESIGN, **bbob_problems(),
+    return {**SYNTHETIC, **SHIFTED, **VALLEYS, **TUNING, **GRAMMAR, **SYMBOLIC, **HELD_OUT, **FRESH, **SMALL, **SMALL_DESIGN, **bbob_problems(),
             **mixint_problems()}
