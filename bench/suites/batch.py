@@ -178,7 +178,7 @@ SUITES = (
         finals, notes=spread_notes("auto", tuple(COLUMNS.values()))),
     Suite(
         "batch-8x16", "Batches: 8 rounds of 16",
-        "The `batch` suite's methods and functions in rounds of 16 (NGOpt with 16 workers; Ax's batch of 16 "
+        "The `batch` suite's methods and functions, the two shifted ones too, in rounds of 16 (NGOpt with 16 workers; Ax's batch of 16 "
         "on Hartmann-6 and Rosenbrock-4).",
         "simple regret after 8 rounds of 16 (128 evaluations)", "auto", tuple(COLUMNS.values()),
         (ROWS_8X16, ROWS_8X16_SHIFTED),
