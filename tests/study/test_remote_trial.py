@@ -234,3 +234,16 @@ def test_the_study_on_a_worker_is_the_stored_one(tmp_path: Path) -> None:
 def test_a_study_address_does_not_show_a_database_password() -> None:
     address = StudyAddress("postgresql+psycopg://user:secret@db/runs", "s", SPACE, None, None, None, lambda a: tf.Study.load(a.name, space=a.space, storage=a.url))
     assert "secret" not in repr(address) and "name='s'" in repr(address)
+
+
+def test_a_worker_keeps_a_bounded_number_of_studies_open(tmp_path: Path) -> None:
+    """One per run (its cost budget is part of its key); the oldest are let go."""
+    from treefarm.study.run import remote_trial
+
+    study = _curve_study(tmp_path, "runs")
+    for budget in range(1, remote_trial.KEPT_OPEN + 4):
+        study.max_cost = float(budget)
+        remote = pickle.loads(pickle.dumps(detach(study.ask(), study.worker_address())))
+        remote.report(1, 0.5)
+        assert len(remote_trial._OPENED) <= remote_trial.KEPT_OPEN
+    assert study.storage.get_trial(study.study_id, remote.number).intermediate == {1: 0.5}

@@ -89,11 +89,15 @@ class StudyAddress:
 
 _OPENED: dict[tuple[str, str, float | None, bytes], TrialHost] = {}
 _OPENING = threading.Lock()
+#: Studies a worker process keeps open, the oldest let go first (a long-lived cluster serves many
+#: runs; a trial still running on one it let go keeps its own reference).
+KEPT_OPEN = 8
 
 
 def open_on_worker(address: StudyAddress, call: str, number: int) -> TrialHost:
     """The study at ``address``, opened once per worker process (threads of one worker share
-    it, as threads of the study's process share theirs); a SQLite file the worker does not
+    it, as threads of the study's process share theirs; the last :data:`KEPT_OPEN` are kept
+    open); a SQLite file the worker does not
     see is refused naming it, before a new empty database could be made in its place."""
     with _OPENING:
         study = _OPENED.get(address.key())
@@ -102,6 +106,8 @@ def open_on_worker(address: StudyAddress, call: str, number: int) -> TrialHost:
                 cause = f"this worker does not see the study's SQLite file {address.path!r}"
                 raise StudyError(_NEEDS_STORAGE.format(call=call, why=_WHY[call], cause=cause, number=number))
             study = address.opener(address)
+            while len(_OPENED) >= KEPT_OPEN:
+                _OPENED.pop(next(iter(_OPENED)))
             _OPENED[address.key()] = study
         return study
 
