@@ -156,11 +156,15 @@ def rung_agreement(history: History) -> float | None:
     the target, per rung and pooled over rungs weighted by their pairs
     (:func:`treefarm.bo.models.fidelity.agreement`); None when the history has
     no target fidelity or fewer than five pairs."""
-    from ..bo.models.fidelity import agreement
-
     if history.max_fidelity is None:
         return None
-    points = fidelity_points(history)
+    return _agreement(fidelity_points(history))
+
+
+def _agreement(points: FidelityPoints) -> float | None:
+    """:func:`rung_agreement` of the history ``points`` were read from."""
+    from ..bo.models.fidelity import agreement
+
     low = ~points.at_target
     return agreement(points.resources[low], points.ids[low], points.losses[low], points.target_losses())
 
@@ -211,16 +215,13 @@ class FidelityGP(Optimizer):
         self.agreement_floor = float(agreement_floor)
         self._fits: dict[str, tuple[GPParams, OutputTransform]] = {}
         self._last: tuple[str, TargetModel] | None = None
+        self._judged_last: tuple[History, FidelityPoints, float | None] | None = None
 
     def suggest(self, space: Space, history: History, n: int, rng: np.random.Generator) -> list[Config]:
-        from ..bo.models.fidelity import agreement
-
         root = convert(space)
-        points = fidelity_points(history)
-        low = ~points.at_target
-        if len(points.configs) < self.gp.startup(root) or not low.any():
+        points, tau = self._judged(history)
+        if len(points.configs) < self.gp.startup(root) or not (~points.at_target).any():
             return self.gp.suggest(root, history, n, rng)
-        tau = agreement(points.resources[low], points.ids[low], points.losses[low], points.target_losses())
         if tau is not None and tau < self.agreement_floor:
             return self.gp.suggest(root, _target_only(history, points), n, rng)
         fixed_addresses(root, "auto with fidelities")
@@ -236,14 +237,11 @@ class FidelityGP(Optimizer):
         when the model does not propose: before the space-filling start is done,
         without lower fidelities, or when they mislead."""
         from ..bo.acquisition import log_ei
-        from ..bo.models.fidelity import agreement
 
         root = convert(space)
-        points = fidelity_points(history)
-        low = ~points.at_target
-        if len(paused) < 2 or len(points.configs) < self.gp.startup(root) or not low.any():
+        points, tau = self._judged(history)
+        if len(paused) < 2 or len(points.configs) < self.gp.startup(root) or not (~points.at_target).any():
             return None
-        tau = agreement(points.resources[low], points.ids[low], points.losses[low], points.target_losses())
         if tau is not None and tau < self.agreement_floor:
             return None
         fixed_addresses(root, "auto with fidelities")
@@ -254,6 +252,18 @@ class FidelityGP(Optimizer):
             best = float(model.predict(X)[0].min())
             mean, var = model.predict(encoding.encode(list(paused))[0])
         return int(np.argmax(log_ei(mean, np.sqrt(var), best)[0]))
+
+    def _judged(self, history: History) -> tuple[FidelityPoints, float | None]:
+        """``history``'s points and their rung agreement (:func:`rung_agreement`; None
+        without lower fidelities), kept for the last history read: a claim asks the same
+        history at each rung's promotion."""
+        last = self._judged_last
+        if last is not None and last[0] is history:
+            return last[1], last[2]
+        points = fidelity_points(history)
+        tau = _agreement(points) if (~points.at_target).any() else None
+        self._judged_last = (history, points, tau)
+        return points, tau
 
     def _model_points(
         self, root: Space, points: FidelityPoints, history: History, n: int, rng: np.random.Generator
