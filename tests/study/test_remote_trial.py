@@ -217,7 +217,7 @@ def test_a_worker_that_does_not_see_the_sqlite_file_names_it_and_makes_no_databa
     study = _curve_study(tmp_path, "elsewhere")
     remote = pickle.loads(pickle.dumps(detach(study.ask(), study.worker_address())))
     (tmp_path / "curves.db").rename(tmp_path / "moved.db")
-    with pytest.raises(StudyError, match=r"trial\.report needs .* this worker does not see the study's SQLite file "
+    with pytest.raises(StudyError, match=r"trial\.report needs .* this worker cannot find the study: .*name='elsewhere'"
                                          r".*curves\.db.* PostgreSQL.* on trial 0"):
         remote.report(1, 0.5)
     assert not (tmp_path / "curves.db").exists()
@@ -232,7 +232,7 @@ def test_the_study_on_a_worker_is_the_stored_one(tmp_path: Path) -> None:
 
 
 def test_a_study_address_does_not_show_a_database_password() -> None:
-    address = StudyAddress("postgresql+psycopg://user:secret@db/runs", "s", SPACE, None, None, None, lambda a: tf.Study.load(a.name, space=a.space, storage=a.url))
+    address = StudyAddress("postgresql+psycopg://user:secret@db/runs", "s", SPACE, None, None, lambda a: tf.Study.load(a.name, space=a.space, storage=a.url))
     assert "secret" not in repr(address) and "name='s'" in repr(address)
 
 

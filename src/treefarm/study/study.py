@@ -339,9 +339,7 @@ class Study(Results, Hinting):
 
         if not isinstance(self.storage, SQLStorage) or self.storage.location.dialect == "memory":
             return None
-        path = self.storage.location.path
-        return StudyAddress(self.storage.url, self.name, self.space, self.pruner, self.max_cost,
-                            None if path is None else str(path), _open_on_worker)
+        return StudyAddress(self.storage.url, self.name, self.space, self.pruner, self.max_cost, _open_on_worker)
 
     def __repr__(self) -> str:
         objectives = self.objectives

@@ -40,14 +40,13 @@ import pickle
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ...exceptions import StudyError
 from ...execution.processes import call_in_worker
 from ...pruners import Pruner
 from ...space import Config, Space
-from ...storage import checks
+from ...storage import NotFoundError, checks
 from ..state import artifacts, checkpoints
 from ..tell.trial import Trial, TrialHost
 
@@ -71,15 +70,14 @@ _WHY = {
 class StudyAddress:
     """Where a worker opens the study to report a learning curve: its database's ``url``,
     the study's ``name`` and ``space``, the ``pruner`` that decides and the cost budget
-    ``max_cost`` of the run that sent the trial (``path``: a SQLite file the worker must see);
-    ``opener`` opens it (the study's own ``load``, a function the worker imports)."""
+    ``max_cost`` of the run that sent the trial; ``opener`` opens it (the study's own
+    ``load``, a function the worker imports, which refuses a SQLite file that is not there)."""
 
     url: str = field(repr=False)  # it holds a database server's password
     name: str
     space: Space
     pruner: Pruner | None
     max_cost: float | None
-    path: str | None
     opener: Callable[[StudyAddress], TrialHost]
 
     def key(self) -> tuple[str, str, float | None, bytes]:
@@ -97,18 +95,20 @@ KEPT_OPEN = 8
 def open_on_worker(address: StudyAddress, call: str, number: int) -> TrialHost:
     """The study at ``address``, opened once per worker process (threads of one worker share
     it, as threads of the study's process share theirs; the last :data:`KEPT_OPEN` are kept
-    open); a SQLite file the worker does not
-    see is refused naming it, before a new empty database could be made in its place."""
+    open); a study the worker cannot find (a SQLite file it does not see, which is not
+    created) is refused naming the call and the cause."""
+    key = address.key()
     with _OPENING:
-        study = _OPENED.get(address.key())
+        study = _OPENED.get(key)
         if study is None:
-            if address.path is not None and not Path(address.path).is_file():
-                cause = f"this worker does not see the study's SQLite file {address.path!r}"
-                raise StudyError(_NEEDS_STORAGE.format(call=call, why=_WHY[call], cause=cause, number=number))
-            study = address.opener(address)
+            try:
+                study = address.opener(address)
+            except NotFoundError as exc:
+                cause = f"this worker cannot find the study: {exc}"
+                raise StudyError(_NEEDS_STORAGE.format(call=call, why=_WHY[call], cause=cause, number=number)) from exc
             while len(_OPENED) >= KEPT_OPEN:
                 _OPENED.pop(next(iter(_OPENED)))
-            _OPENED[address.key()] = study
+            _OPENED[key] = study
         return study
 
 
