@@ -191,14 +191,15 @@ class Evaluator:
         """The evaluation a worker returned for ``trial``; what the objective wrote to its
         detached trial is written first (:func:`.remote_trial.settle`), and an error
         writing it fails the trial, as it would have failed the objective's call."""
-        if not self.wants_trial:
+        resumed = False
+        if self.wants_trial:
+            kind, payload, effects = returned
+            try:
+                resumed = settle(trial, effects)
+            except Exception as exc:
+                return _raised(exc)
+        else:
             kind, payload = returned
-            return (from_result(payload), None) if kind == "ok" else _raised(payload)
-        kind, payload, effects = returned
-        try:
-            resumed = settle(trial, effects)
-        except Exception as exc:
-            return _raised(exc)
         outcome, error = (from_result(payload), None) if kind == "ok" else _raised(payload)
         return (replace(outcome, system_attrs={**outcome.system_attrs, RESUMED: True}) if resumed else outcome), error
 
