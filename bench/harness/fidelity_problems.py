@@ -33,7 +33,12 @@ its fidelity term from the multi-fidelity literature:
   high-accuracy and low-accuracy computer codes", 2013), as Kandasamy et al.
   2017 interpolate Borehole's, maximized;
 - ``hartmann3``: every weight ``alpha_i - 0.1 (1 - z)`` (Kandasamy et al. 2017);
-  ``hartmann6``: BoTorch's augmented Hartmann, the first weight only.
+  ``hartmann6``: BoTorch's augmented Hartmann, the first weight only;
+- ``rosenbrock6`` and ``rosenbrock10``: BoTorch's augmented Rosenbrock (Wu et
+  al. 2019) on ``[-5, 10]^n``, ``sum_i 100 (x_{i+1} - x_i^2 + 0.1 (1 - z))^2 +
+  (x_i - 1 + 0.1 (1 - z)^2)^2``, its two fidelity inputs both set to ``z``: a
+  curved valley in 6 and 10 dimensions, whose optimum (0 at ``x = 1``) no
+  method reaches within 30 full evaluations.
 
 Variants whose low fidelities mislead (``*_mislead``: below the top, the
 function blends into the same function mirrored through the box's centre, so
@@ -74,6 +79,11 @@ MAX_STEPS = 27
 COST_FLOOR = 0.05
 #: Problems kept out of every design choice of the multi-fidelity methods (a third of :data:`PROBLEMS`).
 HELD_OUT = ("borehole", "hartmann6", "hartmann6_noise", "lgbm_diabetes_rounds", "mlp_wine_epochs")
+#: Added on 2026-12-07, after every design choice of the multi-fidelity methods and before any method
+#: ran on them: at 30 full evaluations the best other method's median on three of :data:`HELD_OUT` is
+#: at the optimum or within 2.2e-4 of it, where no method can be better beyond noise; these are the
+#: published multi-fidelity functions of the suite's sources that no method solves within that cost.
+HELD_OUT_LATER = ("rosenbrock6", "rosenbrock10")
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,11 @@ def hartmann6(x: np.ndarray, z: float) -> float:
     return -float(alpha @ np.exp(-(_H6_A * (x - _H6_P) ** 2).sum(1)))
 
 
+def rosenbrock(x: np.ndarray, z: float) -> float:
+    valley = 100 * (x[1:] - x[:-1] ** 2 + 0.1 * (1 - z)) ** 2
+    return float((valley + (x[:-1] - 1 + 0.1 * (1 - z) ** 2) ** 2).sum())
+
+
 @dataclass(frozen=True)
 class Box:
     """A synthetic function on a box: ``f(x, z)`` and its bounds."""
@@ -180,12 +195,15 @@ BOXES = {
     "borehole": Box(borehole, (0.0,) * 8, (1.0,) * 8),
     "hartmann3": Box(hartmann3, (0.0,) * 3, (1.0,) * 3),
     "hartmann6": Box(hartmann6, (0.0,) * 6, (1.0,) * 6),
+    "rosenbrock6": Box(rosenbrock, (-5.0,) * 6, (10.0,) * 6),
+    "rosenbrock10": Box(rosenbrock, (-5.0,) * 10, (10.0,) * 10),
 }
 #: Minima at full fidelity: Branin's and Hartmann's as in Surjanovic & Bingham's library; Currin's at
 #: (0.21667, 0), Park1's at the corner (1, 1, 1, 1) and Borehole's at the corner where rw, Tu, Hu, Tl and
-#: Kw are largest and r, Hl and L smallest (40 L-BFGS-B starts each; tests/bench/test_fidelity_problems.py).
+#: Kw are largest and r, Hl and L smallest (40 L-BFGS-B starts each; tests/bench/test_fidelity_problems.py);
+#: Rosenbrock's 0 at x = (1, ..., 1).
 OPTIMA = {"branin": 0.397887, "currin": -13.798722, "park1": -25.589254, "borehole": -309.575588,
-          "hartmann3": -3.86278, "hartmann6": -3.32237}
+          "hartmann3": -3.86278, "hartmann6": -3.32237, "rosenbrock6": 0.0, "rosenbrock10": 0.0}
 
 
 def _synthetic(name: str) -> MFProblem:
