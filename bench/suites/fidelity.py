@@ -3,7 +3,7 @@
 Problems: :mod:`bench.harness.fidelity_problems` (published synthetic
 functions with their fidelity terms, variants whose low fidelities mislead,
 and tabulated learning curves of real training; :data:`HELD_OUT` kept out of
-every design choice). Methods: :mod:`bench.harness.fidelity_methods`.
+every design choice, :data:`HELD_OUT_LATER` added once the design was done). Methods: :mod:`bench.harness.fidelity_methods`.
 
 Each (problem, method, seed, max_cost) run is one process (``one``), its row
 one JSON line appended to ``--out``; ``run`` skips the keys already there, so
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..harness.fidelity_problems import HELD_OUT, PROBLEMS
+from ..harness.fidelity_problems import HELD_OUT, HELD_OUT_LATER, PROBLEMS
 from ..harness.paths import RESULTS, ROOT
 from ..harness.spread import joined, spread_notes
 from ..harness.suite import Finals, Suite, lines
@@ -55,7 +55,7 @@ FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity
          "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
          "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl", "fidelity_svc_today.jsonl",
          "fidelity_cont_design.jsonl", "fidelity_cont_heldout.jsonl", "fidelity_cont_svc.jsonl",
-         "fidelity_neps.jsonl")
+         "fidelity_neps.jsonl", "fidelity_rosenbrock.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb", "neps-hyperband", "neps-priorband")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -178,7 +178,7 @@ def finals_at(cost: float, files: Iterable[str | Path] = FILES, *, held_out: boo
     for r in rows(files):
         if r["status"] != "ok" or r["max_cost"] < cost:
             continue
-        if held_out is not None and (r["problem"] in HELD_OUT) != held_out:
+        if held_out is not None and is_held_out(r["problem"]) != held_out:
             continue
         at = (r["problem"], r["method"], int(r["seed"]))
         if at not in chosen or r["max_cost"] < chosen[at]["max_cost"]:
@@ -187,6 +187,15 @@ def finals_at(cost: float, files: Iterable[str | Path] = FILES, *, held_out: boo
     for (problem, method, seed), r in chosen.items():
         out.setdefault((problem, method), {})[seed] = regret_at(r, cost)
     return out
+
+
+def is_held_out(problem: str) -> bool:
+    """Kept out of every design choice: from the start, or added once the design was done."""
+    return problem in HELD_OUT or problem in HELD_OUT_LATER
+
+
+def held_out_label(problem: str) -> str:
+    return " (held out)" if problem in HELD_OUT else " (held out, added later)" if problem in HELD_OUT_LATER else ""
 
 
 MISLEADING = ("branin_mislead", "hartmann3_mislead", "hartmann6_noise")
@@ -233,10 +242,18 @@ def criteria_text(rows_: list[dict[str, Any]], cost: float = COST) -> str:
     return text + "."
 
 
+def held_out_text(rows_: list[dict[str, Any]], cost: float = COST) -> str:
+    """The held-out criteria over all of them, then over those held out from the start and those added later."""
+    parts = [("All held out", rows_), ("Held out from the start", [r for r in rows_ if r["problem"] in HELD_OUT]),
+             ("Added later", [r for r in rows_ if r["problem"] in HELD_OUT_LATER])]
+    return " ".join(f"{name}: {criteria_text(part, cost)}" for name, part in parts if part)
+
+
 def notes(held_out: bool) -> Any:
     """The issue's criteria under the table (the other costs are in the notes page)."""
     def text(_finals: Finals) -> str:
-        return criteria_text(criteria(held_out=held_out))
+        found = criteria(held_out=held_out)
+        return held_out_text(found) if held_out else criteria_text(found)
     return text
 
 
@@ -285,6 +302,8 @@ COMMANDS = (
     "borehole,hartmann6,hartmann6_noise,lgbm_diabetes_rounds,mlp_wine_epochs,branin,currin,park1,hartmann3,"
     "branin_mislead,hartmann3_mislead,hgb_cancer_rounds,sgd_digits_epochs,svc_digits_subset "
     "--out bench/results/fidelity_neps.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --problems rosenbrock6,rosenbrock10 "
+    "--treefarm-at 2baa7de --jobs 2 --out bench/results/fidelity_rosenbrock.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
          "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "
@@ -294,7 +313,8 @@ SUITES = (
     Suite("fidelity", "Multi-fidelity: best value against cost", ABOUT, MEASURE, OURS, COLUMNS, FILES, COMMANDS,
           lambda: finals_at(COST, held_out=False), notes=joined(notes(False), spread_notes(OURS, COLUMNS, full=False))),
     Suite("fidelity-held-out", "Multi-fidelity, held-out problems",
-          f"The multi-fidelity problems kept out of every design choice ({', '.join(HELD_OUT)}).", MEASURE, OURS,
+          f"The multi-fidelity problems kept out of every design choice ({', '.join(HELD_OUT)}; added once the "
+          f"design was done, before any method ran on them: {', '.join(HELD_OUT_LATER)}).", MEASURE, OURS,
           COLUMNS, FILES, COMMANDS, lambda: finals_at(COST, held_out=True), held_out=True,
           notes=joined(notes(True), spread_notes(OURS, COLUMNS, full=False))),
 )
@@ -316,7 +336,7 @@ def anytime_table(files: Sequence[str | Path], cost: float, *, against: str = OU
     out = [f"Regret within {cost:g} full-evaluation equivalents (median [95 % interval], seeds); "
            f"▲/▼ worse/better than {against} beyond noise:", "",
            "| problem | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
-    for p in sorted({p for p, _ in finals}, key=lambda p: (p in HELD_OUT, PROBLEMS.index(p))):
+    for p in sorted({p for p, _ in finals}, key=lambda p: (is_held_out(p), PROBLEMS.index(p))):
         cells = []
         for m in methods:
             seeds = finals.get((p, m))
@@ -324,7 +344,7 @@ def anytime_table(files: Sequence[str | Path], cost: float, *, against: str = OU
             if seeds and m != against and (p, against) in finals:
                 mark = {1: " ▲", -1: " ▼", 0: ""}[verdict(finals, p, m, against)]
             cells.append(median_cell(seeds, ",") + mark)
-        out.append(f"| {p}{' (held out)' if p in HELD_OUT else ''} | " + " | ".join(cells) + " |")
+        out.append(f"| {p}{held_out_label(p)} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -374,13 +394,12 @@ def criteria_table(files: Sequence[str | Path], cost: float = COST) -> str:
     out = [f"| problem | {OURS} | best other | its median | {OURS} vs it | at half the cost | vs tf-auto-full |",
            "|---|---|---|---|---|---|---|"]
     for r in criteria(files, cost=cost):
-        held = " (held out)" if r["problem"] in HELD_OUT else ""
-        out.append(f"| {r['problem']}{held} | {r['ours']:.4g} | {r['best']} | {r['best_median']:.4g} | "
+        out.append(f"| {r['problem']}{held_out_label(r['problem'])} | {r['ours']:.4g} | {r['best']} | {r['best_median']:.4g} | "
                    f"{marks[r['vs_best']]} | {'reached' if r['half_cost'] else 'not reached'} | "
                    f"{marks[r['vs_auto_full']]} |")
     for held_out in (False, True):
         found = criteria(files, held_out=held_out, cost=cost)
-        out += ["", ("Held out: " if held_out else "Design: ") + criteria_text(found, cost)]
+        out += ["", held_out_text(found, cost) if held_out else "Design: " + criteria_text(found, cost)]
     return "\n".join(out)
 
 
@@ -403,7 +422,7 @@ def main(argv: list[str] | None = None) -> None:
     one_p.add_argument("seed", type=int)
     one_p.add_argument("max_cost", type=int)
     run_p = sub.add_parser("run", help="the runs --out lacks, one process each")
-    run_p.add_argument("--problems", default=",".join(sorted(PROBLEMS, key=lambda p: p not in HELD_OUT)),
+    run_p.add_argument("--problems", default=",".join(sorted(PROBLEMS, key=lambda p: not is_held_out(p))),
                        help="comma-separated; by default the held-out ones first")
     run_p.add_argument("--methods", default=",".join(COLUMNS))
     run_p.add_argument("--seeds", type=int, default=10)

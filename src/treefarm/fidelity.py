@@ -91,8 +91,10 @@ class Fidelity:
         return tuple(dict.fromkeys(max(self.low, v) for v in values))
 
     def cost_of(self, fidelity: float) -> float:
-        """What one evaluation at ``fidelity`` costs: a finite number > 0 (an evaluation
-        that costs nothing would never spend a ``max_cost``), else StudyError naming it."""
+        """What one evaluation at ``fidelity`` (within ``[low, high]``) costs: a finite number
+        > 0 (an evaluation that costs nothing would never spend a ``max_cost``), else
+        StudyError naming it."""
+        fidelity = self.check(fidelity)
         cost = fidelity if self.cost is None else self.cost(fidelity)
         if not is_number(cost) or not math.isfinite(cost) or cost <= 0:
             raise StudyError(

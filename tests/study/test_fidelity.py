@@ -62,6 +62,8 @@ def test_a_fidelity_outside_its_range_and_a_bad_cost_are_named() -> None:
     fidelity = tf.Fidelity(0.1, 1.0, cost=lambda f: -f)
     with pytest.raises(StudyError, match=r"within \[0.1, 1.0\], but got fidelity=2"):
         fidelity.check(2)
+    with pytest.raises(StudyError, match=r"within \[0.1, 1.0\], but got fidelity=0.05"):
+        fidelity.cost_of(0.05)
     with pytest.raises(StudyError, match=r"cost must be a finite number > 0, but got cost=-0.5 at fidelity=0.5"):
         fidelity.cost_of(0.5)
 
