@@ -30,6 +30,11 @@ PEERS = {"optuna-gp": "optuna-gp", "optuna-tpe": "optuna-tpe", "hyperopt-tpe": "
 #: defaults: the ``tpe`` column is today's, from ``TPE_NOW``).
 OURS = {"tf-auto": "auto", "tf-gp": "gp"}
 SYNTHETIC = ("branin", "hartmann6", "ackley5", "rosenbrock4", "levy10", "styblinski8")
+#: Ackley-5 and Levy-10 with their optima moved off the box's centre (:data:`bench.harness.problems.SHIFTED`),
+#: run after the defaults were chosen: at the centre, a method that starts there (NGOpt) is done at once.
+SHIFTED = ("ackley5_shifted", "levy10_shifted")
+SHIFTED_FILES = ("synthetic_shifted_tf.jsonl", "synthetic_shifted_tpe.jsonl", "synthetic_shifted.jsonl",
+                 "synthetic_shifted_ngopt.jsonl")
 TUNING = ("svc_digits", "hgb_cancer", "mlp_digits")
 BBOB_12 = "1,2,3,6,7,10,15,17,20,21,22,24"
 BBOB_REST = "4,5,8,9,11,12,13,14,16,18,19,23"
@@ -72,6 +77,13 @@ def _synthetic() -> Finals:
     screens = screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[0])
     peers = runner_finals("main.jsonl", {**PEERS, "skopt-gp": "skopt-gp"})
     return keep(merge(screens, peers, _tpe_now([0]), runner_finals("ngopt.jsonl", NEW_PEERS)), problems=SYNTHETIC)
+
+
+def _shifted() -> Finals:
+    return merge(screen_finals(SHIFTED_FILES[0], {"auto": "auto", "gp": "gp"}),
+                 screen_finals(SHIFTED_FILES[1], {"tpe": "tpe"}),
+                 runner_finals(SHIFTED_FILES[2], {**PEERS, "skopt-gp": "skopt-gp"}),
+                 runner_finals(SHIFTED_FILES[3], NEW_PEERS))
 
 
 def _tuning() -> Finals:
@@ -128,6 +140,16 @@ SUITES = (
          "python -m bench run --problems synthetic --methods nevergrad-ngopt --seeds 10 --in-process "
          "--out bench/results/ngopt.jsonl"),
         _synthetic, headline=True, notes=spread_notes("auto", COLUMNS)),
+    Suite(
+        "synthetic-shifted", "Synthetic functions, held out: optima off the centre",
+        "Ackley-5 and Levy-10 with the optimum moved from the box's centre (or 5 % of the range from it) "
+        "to a fixed random point, run after the defaults were chosen.",
+        MEASURE, "auto", COLUMNS, SHIFTED_FILES,
+        (f"{SCREEN} --problems {','.join(SHIFTED)} --variants auto,gp --seeds 10 --out bench/results/{SHIFTED_FILES[0]}",
+         f"{SCREEN} --problems {','.join(SHIFTED)} --variants tpe --seeds 10 --out bench/results/{SHIFTED_FILES[1]}",
+         _MAIN.format(p=",".join(SHIFTED)).replace("main.jsonl", SHIFTED_FILES[2]),
+         f"python -m bench run --problems {','.join(SHIFTED)} {NGOPT} --out bench/results/{SHIFTED_FILES[3]}"),
+        _shifted, held_out=True, headline=True, notes=SPREAD),
     Suite(
         "tuning", "Tuning scikit-learn models",
         "SVC on digits (conditional kernel), HistGradientBoosting on breast cancer, an MLP of 1-3 layers "

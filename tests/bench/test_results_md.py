@@ -22,7 +22,7 @@ def test_results_md_is_regenerated_byte_for_byte_from_the_committed_rows(tmp_pat
         "bench/RESULTS.md differs from what `python -m bench report` makes of the committed rows: "
         "regenerate it with that command and commit it with the rows"
     )
-    assert len(committed) <= 60_000, f"bench/RESULTS.md is {len(committed)} bytes; it must stay <= 60 KB"
+    assert len(committed) <= 64_000, f"bench/RESULTS.md is {len(committed)} bytes; it must stay <= 64 KB"
 
 
 def test_every_suite_has_rows_a_command_and_a_manifest_entry_for_rows_without_commits() -> None:
@@ -41,9 +41,9 @@ def test_every_suite_has_rows_a_command_and_a_manifest_entry_for_rows_without_co
 def test_the_headline_keeps_the_held_out_problems_apart() -> None:
     text = (BENCH / "RESULTS.md").read_text()
     assert "**45 problems, the suites the defaults were chosen on**" in text
-    assert "**24 problems, held out from the design decisions**" in text
+    assert "**26 problems, held out from the design decisions**" in text
     held = [s.name for s in all_suites() if s.held_out]
-    assert held == ["bbob-held-out", "bbob-5d", "tpe-held-out", "grammars-held-out", "grammars-small",
+    assert held == ["synthetic-shifted", "bbob-held-out", "bbob-5d", "tpe-held-out", "grammars-held-out", "grammars-small",
                     "fidelity-held-out"], held
 
 
