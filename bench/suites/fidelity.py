@@ -3,7 +3,8 @@
 Problems: :mod:`bench.harness.fidelity_problems` (published synthetic
 functions with their fidelity terms, variants whose low fidelities mislead,
 and tabulated learning curves of real training; :data:`HELD_OUT` kept out of
-every design choice, :data:`HELD_OUT_LATER` added once the design was done). Methods: :mod:`bench.harness.fidelity_methods`.
+every design choice, :data:`HELD_OUT_LATER` added once the design was done).
+Methods: :mod:`bench.harness.fidelity_methods`.
 
 Each (problem, method, seed, max_cost) run is one process (``one``), its row
 one JSON line appended to ``--out``; ``run`` skips the keys already there, so
@@ -35,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..harness.fidelity_problems import HELD_OUT, HELD_OUT_LATER, PROBLEMS
+from ..harness.fidelity_problems import ALL_HELD_OUT, HELD_OUT, HELD_OUT_LATER, PROBLEMS
 from ..harness.paths import RESULTS, ROOT
 from ..harness.spread import joined, spread_notes
 from ..harness.suite import Finals, Suite, lines
@@ -178,7 +179,7 @@ def finals_at(cost: float, files: Iterable[str | Path] = FILES, *, held_out: boo
     for r in rows(files):
         if r["status"] != "ok" or r["max_cost"] < cost:
             continue
-        if held_out is not None and is_held_out(r["problem"]) != held_out:
+        if held_out is not None and (r["problem"] in ALL_HELD_OUT) != held_out:
             continue
         at = (r["problem"], r["method"], int(r["seed"]))
         if at not in chosen or r["max_cost"] < chosen[at]["max_cost"]:
@@ -187,11 +188,6 @@ def finals_at(cost: float, files: Iterable[str | Path] = FILES, *, held_out: boo
     for (problem, method, seed), r in chosen.items():
         out.setdefault((problem, method), {})[seed] = regret_at(r, cost)
     return out
-
-
-def is_held_out(problem: str) -> bool:
-    """Kept out of every design choice: from the start, or added once the design was done."""
-    return problem in HELD_OUT or problem in HELD_OUT_LATER
 
 
 def held_out_label(problem: str) -> str:
@@ -338,7 +334,7 @@ def anytime_table(files: Sequence[str | Path], cost: float, *, against: str = OU
     out = [f"Regret within {cost:g} full-evaluation equivalents (median [95 % interval], seeds); "
            f"▲/▼ worse/better than {against} beyond noise:", "",
            "| problem | " + " | ".join(methods) + " |", "|---" * (len(methods) + 1) + "|"]
-    for p in sorted({p for p, _ in finals}, key=lambda p: (is_held_out(p), PROBLEMS.index(p))):
+    for p in sorted({p for p, _ in finals}, key=lambda p: (p in ALL_HELD_OUT, PROBLEMS.index(p))):
         cells = []
         for m in methods:
             seeds = finals.get((p, m))
@@ -424,7 +420,7 @@ def main(argv: list[str] | None = None) -> None:
     one_p.add_argument("seed", type=int)
     one_p.add_argument("max_cost", type=int)
     run_p = sub.add_parser("run", help="the runs --out lacks, one process each")
-    run_p.add_argument("--problems", default=",".join(sorted(PROBLEMS, key=lambda p: not is_held_out(p))),
+    run_p.add_argument("--problems", default=",".join(sorted(PROBLEMS, key=lambda p: p not in ALL_HELD_OUT)),
                        help="comma-separated; by default the held-out ones first")
     run_p.add_argument("--methods", default=",".join(COLUMNS))
     run_p.add_argument("--seeds", type=int, default=10)

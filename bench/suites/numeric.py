@@ -126,8 +126,10 @@ def _held_out() -> Finals:
                  runner_finals("bbob_ngopt_rest.jsonl", NEW_PEERS), runner_finals(AUTO_NOW, {"tf-auto": "auto"}))
 
 
-_MAIN = ("python -m bench run --problems {p} --methods optuna-gp,optuna-tpe,hyperopt-tpe,skopt-gp,tf-random "
-         "--seeds 10 --jobs 2 --timeout 2400 --out bench/results/main.jsonl")
+def _main(problems: str, out: str = "main.jsonl", jobs: int = 2) -> str:
+    """The command of the peers' rows on ``problems`` (comma-separated names or a set)."""
+    return (f"python -m bench run --problems {problems} --methods optuna-gp,optuna-tpe,hyperopt-tpe,skopt-gp,tf-random "
+            f"--seeds 10 --jobs {jobs} --timeout 2400 --out bench/results/{out}")
 
 SUITES = (
     Suite(
@@ -136,7 +138,7 @@ SUITES = (
         "known optima.",
         MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", *TPE_NOW, "main.jsonl", "ngopt.jsonl"),
         (f"{SCREEN} --problems synthetic --variants auto,gp --seeds 10 --out bench/results/stall_screen.jsonl",
-         *TPE_RUNS["synthetic"], _MAIN.format(p="synthetic"),
+         *TPE_RUNS["synthetic"], _main("synthetic"),
          "python -m bench run --problems synthetic --methods nevergrad-ngopt --seeds 10 --in-process "
          "--out bench/results/ngopt.jsonl"),
         _synthetic, headline=True, notes=spread_notes("auto", COLUMNS)),
@@ -147,7 +149,7 @@ SUITES = (
         MEASURE, "auto", COLUMNS, SHIFTED_FILES,
         (f"{SCREEN} --problems {','.join(SHIFTED)} --variants auto,gp --seeds 10 --out bench/results/{SHIFTED_FILES[0]}",
          f"{SCREEN} --problems {','.join(SHIFTED)} --variants tpe --seeds 10 --out bench/results/{SHIFTED_FILES[1]}",
-         _MAIN.format(p=",".join(SHIFTED)).replace("main.jsonl", SHIFTED_FILES[2]),
+         _main(",".join(SHIFTED), SHIFTED_FILES[2], jobs=1),
          f"python -m bench run --problems {','.join(SHIFTED)} {NGOPT} --out bench/results/{SHIFTED_FILES[3]}"),
         _shifted, held_out=True, headline=True, notes=SPREAD),
     Suite(
@@ -158,7 +160,7 @@ SUITES = (
         "validation error at the end (treefarm 100 evaluations, peers 50)", "auto", COLUMNS,
         ("tuning_screen.jsonl", *TPE_NOW_TUNING, "main.jsonl"),
         (f"{SCREEN} --problems tuning --variants auto,gp --seeds 10 "
-         "--out bench/results/tuning_screen.jsonl", *TPE_RUNS["tuning"], _MAIN.format(p="tuning")),
+         "--out bench/results/tuning_screen.jsonl", *TPE_RUNS["tuning"], _main("tuning")),
         _tuning, headline=True, notes=SPREAD),
     Suite(
         "bbob-2d", "BBOB, 2-d",
