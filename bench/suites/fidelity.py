@@ -436,6 +436,10 @@ def main(argv: list[str] | None = None) -> None:
     rep.add_argument("--against", default=OURS, help="the method the tables' marks compare each cell with")
     rep.add_argument("--methods", default=None, help="comma-separated: the tables' columns (default: every method)")
     args = parser.parse_args(argv)
+    named = [args.problem] if args.command == "one" else args.problems.split(",") if args.command == "run" else []
+    unknown = [p for p in named if p not in PROBLEMS]
+    if unknown:
+        parser.error(f"unknown problem {unknown[0]!r}: expected one of {', '.join(PROBLEMS)}")
     if args.command == "one":
         print(json.dumps(one(args.problem, args.method, args.seed, args.max_cost)), flush=True)
     elif args.command == "run":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -162,3 +163,15 @@ def test_a_later_file_replaces_a_run_a_failure_hides_nothing_and_a_cost_reads_th
     at30 = finals_at(30, [old, new])[("branin", "m")]
     assert at30 == pytest.approx({0: 1.0, 1: 5.0}), "the newer file's run of seed 0; seed 1's failed rerun hides nothing"
     assert finals_at(100, [old, new])[("branin", "m")] == pytest.approx({0: 3.0})
+
+
+def test_the_suite_refuses_a_problem_it_does_not_have_before_running_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.suites.fidelity import main
+
+    out = tmp_path / "rows.jsonl"
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "--problems", "branin,rosenbrock7", "--out", str(out)])
+    assert exited.value.code == 2 and not out.exists()
+    assert "unknown problem 'rosenbrock7': expected one of branin, currin" in capsys.readouterr().err
