@@ -38,7 +38,13 @@ its fidelity term from the multi-fidelity literature:
   al. 2019) on ``[-5, 10]^n``, ``sum_i 100 (x_{i+1} - x_i^2 + 0.1 (1 - z))^2 +
   (x_i - 1 + 0.1 (1 - z)^2)^2``, its two fidelity inputs both set to ``z``: a
   curved valley in 6 and 10 dimensions, whose optimum (0 at ``x = 1``) no
-  method reaches within 30 full evaluations.
+  method reaches within 30 full evaluations;
+- ``rastrigin8``: Wang, Jin, Yang & Jiao's modified Rastrigin with their first
+  resolution error ("A Generic Test Suite for Evolutionary Multifidelity
+  Optimization", 2018), ``sum_i u_i^2 + 1 - cos(10 pi u_i)`` plus ``sum_i t
+  cos(10 pi t u_i + 0.5 pi t + pi)`` with ``t = 1 - z``, on ``[-1, 1]^8``,
+  ``u = x - s`` for a fixed shift ``s`` (:data:`RASTRIGIN_SHIFT`: their optimum
+  is the box's centre, which a method started there finds at once).
 
 Variants whose low fidelities mislead (``*_mislead``: below the top, the
 function blends into the same function mirrored through the box's centre, so
@@ -173,6 +179,16 @@ def hartmann6(x: np.ndarray, z: float) -> float:
     return -float(alpha @ np.exp(-(_H6_A * (x - _H6_P) ** 2).sum(1)))
 
 
+#: The optimum of ``rastrigin8``: a fixed point drawn once in ``[-0.5, 0.5]^8``, away from the centre.
+RASTRIGIN_SHIFT = np.round(np.random.default_rng(20261207).uniform(-0.5, 0.5, 8), 4)
+
+
+def rastrigin(x: np.ndarray, z: float) -> float:
+    u, t = x - RASTRIGIN_SHIFT[: len(x)], 1 - z
+    error = t * np.cos(10 * math.pi * t * u + 0.5 * math.pi * t + math.pi)
+    return float((u**2 + 1 - np.cos(10 * math.pi * u) + error).sum())
+
+
 def rosenbrock(x: np.ndarray, z: float) -> float:
     valley = 100 * (x[1:] - x[:-1] ** 2 + 0.1 * (1 - z)) ** 2
     return float((valley + (x[:-1] - 1 + 0.1 * (1 - z) ** 2) ** 2).sum())
@@ -199,13 +215,15 @@ BOXES = {
     "hartmann6": Box(hartmann6, (0.0,) * 6, (1.0,) * 6),
     "rosenbrock6": Box(rosenbrock, (-5.0,) * 6, (10.0,) * 6),
     "rosenbrock10": Box(rosenbrock, (-5.0,) * 10, (10.0,) * 10),
+    "rastrigin8": Box(rastrigin, (-1.0,) * 8, (1.0,) * 8),
 }
 #: Minima at full fidelity: Branin's and Hartmann's as in Surjanovic & Bingham's library; Currin's at
 #: (0.21667, 0), Park1's at the corner (1, 1, 1, 1) and Borehole's at the corner where rw, Tu, Hu, Tl and
 #: Kw are largest and r, Hl and L smallest (40 L-BFGS-B starts each; tests/bench/test_fidelity_problems.py);
-#: Rosenbrock's 0 at x = (1, ..., 1).
+#: Rosenbrock's 0 at x = (1, ..., 1); Rastrigin's 0 at its shift.
 OPTIMA = {"branin": 0.397887, "currin": -13.798722, "park1": -25.589254, "borehole": -309.575588,
-          "hartmann3": -3.86278, "hartmann6": -3.32237, "rosenbrock6": 0.0, "rosenbrock10": 0.0}
+          "hartmann3": -3.86278, "hartmann6": -3.32237, "rosenbrock6": 0.0, "rosenbrock10": 0.0,
+          "rastrigin8": 0.0}
 
 
 def _synthetic(name: str) -> MFProblem:
@@ -333,13 +351,14 @@ def problems() -> dict[str, MFProblem]:
     out["branin_mislead"] = _blend("branin", "mislead")
     out["hartmann3_mislead"] = _blend("hartmann3", "mislead")
     out["hartmann6_noise"] = _blend("hartmann6", "noise")
+    out["rastrigin8_mislead"] = _blend("rastrigin8", "mislead")
     for name in GRIDS:
         if (table_path(name)).exists():
             out[name] = _tabular(name)
     return out
 
 
-PROBLEMS = (*BOXES, "branin_mislead", "hartmann3_mislead", "hartmann6_noise", *GRIDS)
+PROBLEMS = (*BOXES, "branin_mislead", "hartmann3_mislead", "hartmann6_noise", "rastrigin8_mislead", *GRIDS)
 
 
 def rank_correlation(problem: MFProblem, step: int, n: int = 2000, seed: int = 0) -> float:

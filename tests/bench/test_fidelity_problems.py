@@ -16,13 +16,14 @@ from bench.harness.fidelity_problems import (
     MAX_STEPS,
     OPTIMA,
     PROBLEMS,
+    RASTRIGIN_SHIFT,
     problems,
     rank_correlation,
     table_path,
 )
 
 #: Where each synthetic function takes its optimum at full fidelity (Surjanovic & Bingham's library for
-#: Branin and Hartmann; the corners of Park1 and Borehole; Currin's on the edge x2 = 0; Rosenbrock's at ones).
+#: Branin and Hartmann; the corners of Park1 and Borehole; Currin's on the edge x2 = 0; Rosenbrock's at ones; Rastrigin's at its shift).
 ARGMIN = {
     "branin": (math.pi, 2.275),
     "currin": (0.216666, 0.0),
@@ -32,6 +33,7 @@ ARGMIN = {
     "hartmann6": (0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573),
     "rosenbrock6": (1.0,) * 6,
     "rosenbrock10": (1.0,) * 10,
+    "rastrigin8": tuple(RASTRIGIN_SHIFT),
 }
 
 
@@ -52,7 +54,7 @@ def test_each_synthetic_function_takes_its_stated_optimum_at_full_fidelity_and_n
     assert min(values) >= OPTIMA[name] - 1e-6
 
 
-@pytest.mark.parametrize("name", ["branin_mislead", "hartmann3_mislead", "hartmann6_noise"])
+@pytest.mark.parametrize("name", ["branin_mislead", "hartmann3_mislead", "hartmann6_noise", "rastrigin8_mislead"])
 def test_a_misleading_variant_is_its_function_at_full_fidelity_and_ranks_unlike_it_below(name: str) -> None:
     problem, base = problems()[name], problems()[name.split("_")[0]]
     x = _config(ARGMIN[base.name])
