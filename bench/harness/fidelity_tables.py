@@ -68,6 +68,25 @@ def lgbm_diabetes_rounds() -> Curve:
     return curve
 
 
+def lgbm_cancer_rounds() -> Curve:
+    import lightgbm as lgb
+    from sklearn.datasets import load_breast_cancer
+
+    xtr, xva, ytr, yva = _split(*load_breast_cancer(return_X_y=True))
+
+    def curve(p: dict[str, Any]) -> list[float]:
+        record: dict[str, Any] = {}
+        params = {"objective": "binary", "metric": "binary_logloss", "verbosity": -1, "seed": 0,
+                  "deterministic": True, "num_threads": 1, "force_col_wise": True, **p}
+        train = lgb.Dataset(xtr, ytr)
+        lgb.train(params, train, num_boost_round=4 * MAX_STEPS, valid_sets=[lgb.Dataset(xva, yva, reference=train)],
+                  callbacks=[lgb.record_evaluation(record)])
+        loss = record["valid_0"]["binary_logloss"]
+        return [loss[4 * s - 1] for s in range(1, MAX_STEPS + 1)]
+
+    return curve
+
+
 def sgd_digits_epochs() -> Curve:
     from sklearn.datasets import load_digits
     from sklearn.linear_model import SGDClassifier
@@ -131,6 +150,7 @@ def svc_digits_subset() -> Curve:
 MAKERS: dict[str, Callable[[], Curve]] = {
     "hgb_cancer_rounds": hgb_cancer_rounds,
     "lgbm_diabetes_rounds": lgbm_diabetes_rounds,
+    "lgbm_cancer_rounds": lgbm_cancer_rounds,
     "sgd_digits_epochs": sgd_digits_epochs,
     "mlp_wine_epochs": mlp_wine_epochs,
     "svc_digits_subset": svc_digits_subset,
