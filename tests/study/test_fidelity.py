@@ -330,6 +330,19 @@ def test_a_study_whose_cheap_rungs_rank_like_the_top_goes_on_promoting_after_its
     assert fidelities[10:].count(1 / 9) > 5 and 1 / 3 in fidelities[10:]
 
 
+def test_a_study_in_ten_dimensions_has_five_checks_not_one_per_dimension() -> None:
+    space = {f"x{i}": tf.Real(0.0, 1.0) for i in range(10)}
+
+    def evaluate(config: dict, trial: tf.Trial) -> float:
+        return sum((v - 0.3) ** 2 for v in config.values()) + (1 - trial.fidelity)
+
+    study = tf.Study.create(space=space, fidelity=tf.Fidelity(1 / 9, 1.0, cost=lambda f: f**2), seed=0)
+    study.optimize(evaluate, max_cost=7.0, progress=False)
+    fidelities = [t.system_attrs["fidelity"] for t in study.trials]
+    assert fidelities[:10] == [1 / 9, 1.0] * 5
+    assert 1.0 not in fidelities[10:14], "the sixth configuration of the space-filling start is no check"
+
+
 def test_a_stale_promotion_is_refused_even_after_the_configuration_went_further() -> None:
     """A worker that planned to promote a configuration and stalled while another promoted
     it and it climbed on evaluates a new configuration instead of a second one at that rung."""

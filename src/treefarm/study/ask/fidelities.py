@@ -28,14 +28,19 @@ __all__ = ["FIDELITY", "MIN_POINTS", "check_count", "finite_size", "reconcile", 
 MIN_POINTS = 5
 """Evaluations a rung needs before an optimizer that models one fidelity is fitted on it."""
 
+CHECKS = 5
+"""Configurations evaluated at the lowest rung and the top before anything else, in
+any dimension: the power of Kendall's tau over them to find rungs that mislead
+depends on their number, not on the space's, and each costs a full evaluation."""
+
 
 def check_count(space: Space) -> int:
     """How many configurations check the lower rungs against the top
-    (:mod:`treefarm.pruners.promotion`): those of the GP's space-filling start,
-    one more than the decisions, at least 5 and at most 20."""
+    (:mod:`treefarm.pruners.promotion`): the first :data:`CHECKS` of the GP's
+    space-filling start, or all of it when it is smaller."""
     from ...optimizers.gp import startup_size  # on use: `import treefarm` loads no optimizer
 
-    return startup_size(len(addresses(convert(space))))
+    return min(CHECKS, startup_size(len(addresses(convert(space)))))
 
 
 def finite_size(space: Space) -> float:
