@@ -56,7 +56,9 @@ FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity
          "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
          "fidelity_checks_heldout.jsonl", "fidelity_checks_100.jsonl", "fidelity_svc_today.jsonl",
          "fidelity_cont_design.jsonl", "fidelity_cont_heldout.jsonl", "fidelity_cont_svc.jsonl",
-         "fidelity_neps.jsonl", "fidelity_rosenbrock.jsonl", "fidelity_rosenbrock_100.jsonl")
+         "fidelity_neps.jsonl", "fidelity_rosenbrock.jsonl", "fidelity_rosenbrock_100.jsonl",
+         "fidelity_rastrigin8.jsonl", "fidelity_checks5_design.jsonl", "fidelity_checks5_heldout.jsonl",
+         "fidelity_third.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb", "neps-hyperband", "neps-priorband")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -306,6 +308,15 @@ COMMANDS = (
     "--treefarm-at 2baa7de --jobs 2 --out bench/results/fidelity_rosenbrock.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --problems rosenbrock6,rosenbrock10 "
     "--treefarm-at 2baa7de --jobs 2 --out bench/results/fidelity_rosenbrock_100.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --problems rastrigin8,rastrigin8_mislead "
+    "--out bench/results/fidelity_rastrigin8.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --treefarm-at 2a7b1d3 "
+    "--problems rastrigin8,rastrigin8_mislead --out bench/results/fidelity_checks5_design.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --methods tf-auto-fidelity --treefarm-at 2a7b1d3 "
+    "--problems borehole,hartmann6,hartmann6_noise,lgbm_diabetes_rounds,mlp_wine_epochs,rosenbrock6,rosenbrock10 "
+    "--out bench/results/fidelity_checks5_heldout.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --problems trid10,lgbm_cancer_rounds "
+    "--treefarm-at 2a7b1d3 --out bench/results/fidelity_third.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
          "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "

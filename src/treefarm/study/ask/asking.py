@@ -35,7 +35,7 @@ from ..state.cache import TrialCache
 from ..state.checkpoints import CONTINUES
 from ..state.dedupe import Deduplicator
 from ..state.recovery import was_lost
-from .fidelities import FIDELITY, check_count, finite_size, view_for
+from .fidelities import CHECKS, FIDELITY, finite_size, view_for
 
 __all__ = ["RECHECKS", "Asker", "Plan"]
 
@@ -177,11 +177,10 @@ class Asker:
         if self._size is None:
             self._size = finite_size(self._space)
         exhausted = len({p.config for p in points} | {config for config, _ in pending}) >= self._size
-        checks = check_count(self._space)
-        misled = misleading(points, fidelity.rungs, checks)
+        misled = misleading(points, fidelity.rungs, CHECKS)
         choose = self._chooser(fidelity) if self._optimizer.uses_fidelities else None
         planned = next_evaluation(
-            points, pending, fidelity.rungs, fidelity.reduction_factor, checks, exhausted, misled=misled, choose=choose
+            points, pending, fidelity.rungs, fidelity.reduction_factor, CHECKS, exhausted, misled=misled, choose=choose
         )
         return Plan(planned, misled)
 

@@ -20,27 +20,20 @@ from dataclasses import replace
 from ...exceptions import StudyError, format_values
 from ...fidelity import FIDELITY, Fidelity
 from ...optimizers import History, Optimizer
-from ...space import Shared, Space, addresses, convert, size
+from ...space import Shared, Space, convert, size
 from ...space.recursion import reachable
 
-__all__ = ["FIDELITY", "MIN_POINTS", "check_count", "finite_size", "reconcile", "view_for"]
+__all__ = ["CHECKS", "FIDELITY", "MIN_POINTS", "finite_size", "reconcile", "view_for"]
 
 MIN_POINTS = 5
 """Evaluations a rung needs before an optimizer that models one fidelity is fitted on it."""
 
 CHECKS = 5
-"""Configurations evaluated at the lowest rung and the top before anything else, in
+"""Configurations that check the lower rungs against the top
+(:mod:`treefarm.pruners.promotion`), the first of the optimizer's space-filling
+start, each evaluated at the lowest rung and the top before anything else. Five in
 any dimension: the power of Kendall's tau over them to find rungs that mislead
 depends on their number, not on the space's, and each costs a full evaluation."""
-
-
-def check_count(space: Space) -> int:
-    """How many configurations check the lower rungs against the top
-    (:mod:`treefarm.pruners.promotion`): the first :data:`CHECKS` of the GP's
-    space-filling start, or all of it when it is smaller."""
-    from ...optimizers.gp import startup_size  # on use: `import treefarm` loads no optimizer
-
-    return min(CHECKS, startup_size(len(addresses(convert(space)))))
 
 
 def finite_size(space: Space) -> float:
