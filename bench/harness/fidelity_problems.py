@@ -291,6 +291,14 @@ def _blend(name: str, kind: str) -> MFProblem:
 # --------------------------------------------------------------------------- learning curves (tabular)
 
 
+#: LightGBM's grid, on either data set.
+LGBM_GRID: dict[str, tuple[Any, ...]] = {
+    "learning_rate": (0.005, 0.015, 0.05, 0.15, 0.5),
+    "num_leaves": (3, 7, 15, 31),
+    "min_child_samples": (3, 10, 30, 90),
+    "lambda_l2": (1e-3, 0.1, 10.0, 1000.0),
+    "feature_fraction": (0.4, 0.7, 1.0),
+}
 #: Each tabular problem's grid: hyperparameter -> its values (the parameter is the index).
 GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
     "hgb_cancer_rounds": {
@@ -299,20 +307,8 @@ GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
         "min_samples_leaf": (2, 6, 18, 54),
         "l2_regularization": (1e-4, 1e-2, 1.0, 100.0),
     },
-    "lgbm_diabetes_rounds": {
-        "learning_rate": (0.005, 0.015, 0.05, 0.15, 0.5),
-        "num_leaves": (3, 7, 15, 31),
-        "min_child_samples": (3, 10, 30, 90),
-        "lambda_l2": (1e-3, 0.1, 10.0, 1000.0),
-        "feature_fraction": (0.4, 0.7, 1.0),
-    },
-    "lgbm_cancer_rounds": {
-        "learning_rate": (0.005, 0.015, 0.05, 0.15, 0.5),
-        "num_leaves": (3, 7, 15, 31),
-        "min_child_samples": (3, 10, 30, 90),
-        "lambda_l2": (1e-3, 0.1, 10.0, 1000.0),
-        "feature_fraction": (0.4, 0.7, 1.0),
-    },
+    "lgbm_diabetes_rounds": LGBM_GRID,
+    "lgbm_cancer_rounds": LGBM_GRID,
     "sgd_digits_epochs": {
         "alpha": (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1),
         "eta0": (1e-4, 1e-3, 1e-2, 1e-1, 1.0),
