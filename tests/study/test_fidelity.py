@@ -324,6 +324,20 @@ def test_a_study_whose_cheap_rungs_rank_in_reverse_stops_spending_on_them_after_
     assert set(fidelities[10:]) == {1.0} and len(fidelities) > 15
 
 
+def test_the_verdict_that_the_cheap_rungs_mislead_is_logged_once_with_its_tau(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("WARNING", logger="treefarm"):
+        _study_at(lambda value: -value)
+    said = [r.getMessage() for r in caplog.records if "rank configurations unlike the top" in r.getMessage()]
+    assert len(said) == 1
+    assert "Kendall's tau -1.00 over the 5 checks" in said[0] and "below 0.3 misleads" in said[0]
+
+
+def test_cheap_rungs_that_rank_like_the_top_are_not_said_to_mislead(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("WARNING", logger="treefarm"):
+        _study_at(lambda value: value + 1.0)
+    assert not [r for r in caplog.records if "rank configurations unlike the top" in r.getMessage()]
+
+
 def test_a_study_whose_cheap_rungs_rank_like_the_top_goes_on_promoting_after_its_checks() -> None:
     fidelities = _study_at(lambda value: value + 1.0)
     assert fidelities[:10] == [1 / 9, 1.0] * 5

@@ -41,6 +41,7 @@ __all__ = [
     "Chooser",
     "Next",
     "Point",
+    "agreements",
     "check_agreement",
     "checked",
     "misleading",
@@ -126,15 +127,19 @@ def rung_agreement(points: Sequence[Point], rungs: Sequence[float]) -> float | N
     return float(sum(t * w for t, w in zip(taus, weights)) / sum(weights))
 
 
+def agreements(points: Sequence[Point], rungs: Sequence[float], checks: int) -> tuple[float | None, float | None]:
+    """The checks' agreement (:func:`check_agreement`) and the promoted configurations'
+    (:func:`rung_agreement` over the configurations that are no checks), each None
+    until it can be judged."""
+    first = set(checked(points, rungs, checks))
+    promoted = [p for p in points if p.config not in first]
+    return check_agreement(points, rungs, checks), rung_agreement(promoted, rungs)
+
+
 def misleading(points: Sequence[Point], rungs: Sequence[float], checks: int) -> bool:
     """Whether the lower rungs mislead: the checks' agreement, or the promoted
     configurations', below :data:`TRUSTED_TAU` (see the module docstring)."""
-    first = set(checked(points, rungs, checks))
-    promoted = [p for p in points if p.config not in first]
-    for agreement in (check_agreement(points, rungs, checks), rung_agreement(promoted, rungs)):
-        if agreement is not None and agreement < TRUSTED_TAU:
-            return True
-    return False
+    return any(a is not None and a < TRUSTED_TAU for a in agreements(points, rungs, checks))
 
 
 def _ranked(points: Sequence[Point], rung: float) -> tuple[list[Hashable], int]:

@@ -28,7 +28,7 @@ from ...execution.liveness import identity
 from ...fidelity import Fidelity
 from ...optimizers import GridExhaustedError, History, Optimizer
 from ...optimizers.hints import apply_hints
-from ...pruners.promotion import Chooser, Next, misleading, next_evaluation
+from ...pruners.promotion import TRUSTED_TAU, Chooser, Next, agreements, misleading, next_evaluation
 from ...space import Config, sample, validate, within_support
 from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
 from ..state.cache import TrialCache
@@ -79,6 +79,7 @@ class Asker:
         self._seed = seed
         self._stale_after = stale_after
         self._fidelity = fidelity
+        self._said_misled = False  # the verdict that the lower rungs mislead is logged once
         self.fidelities: dict[int, float] = {}
         """The fidelity of each trial this process claimed (a study with a fidelity)."""
         self.continued: dict[int, int] = {}
@@ -178,6 +179,15 @@ class Asker:
             self._size = finite_size(self._space)
         exhausted = len({p.config for p in points} | {config for config, _ in pending}) >= self._size
         misled = misleading(points, fidelity.rungs, CHECKS)
+        if misled and not self._said_misled:
+            self._said_misled = True
+            checks, promoted = agreements(points, fidelity.rungs, CHECKS)
+            log.warning(
+                "the fidelity's lower rungs rank configurations unlike the top (Kendall's tau %s over the %d checks, "
+                "%s over the promoted configurations; below %g misleads): every new configuration now starts at the "
+                "top, none is promoted, and the optimizer models the top's evaluations alone",
+                _tau(checks), CHECKS, _tau(promoted), TRUSTED_TAU,
+            )
         choose = self._chooser(fidelity) if self._optimizer.uses_fidelities else None
         planned = next_evaluation(
             points, pending, fidelity.rungs, fidelity.reduction_factor, CHECKS, exhausted, misled=misled, choose=choose
@@ -340,3 +350,7 @@ def _suggestion_error(number: int, exc: Exception, optimizer: Optimizer | None =
     raised around it (hint draws, the dedupe)."""
     who = f"the optimizer {type(optimizer).__name__}" if optimizer is not None else "choosing the configuration"
     return SuggestionError(f"{who} raised while suggesting trial {number}: {type(exc).__name__}: {exc}")
+
+
+def _tau(value: float | None) -> str:
+    return "not yet known" if value is None else f"{value:.2f}"
