@@ -94,6 +94,12 @@ def keep(finals: Finals, *, problems: Sequence[str] | None = None, seeds: range 
     return out
 
 
+def complete(finals: Finals, seeds: range) -> Finals:
+    """Only the (problem, method) cells that hold every one of ``seeds``: a run still
+    under way shows nothing rather than a median of the seeds it has reached."""
+    return {key: values for key, values in finals.items() if set(seeds) <= set(values)}
+
+
 def _field(line: str, name: str) -> str | None:
     """A string field of a JSON line, read without parsing the line (the rows'
     curves make parsing the cost of a report, so rows of other methods are

@@ -17,7 +17,7 @@ the rows the TPE benchmark ran for its own suites (``bench/notes/tpe.md``).
 from __future__ import annotations
 
 from ..harness.spread import spread_notes
-from ..harness.suite import Finals, Suite, keep, merge, runner_finals, screen_finals
+from ..harness.suite import Finals, Suite, complete, keep, merge, runner_finals, screen_finals
 from .tpe import JOINT5, JOINT5_RUNS
 
 COLUMNS = ("auto", "gp", "tpe", "optuna-gp", "optuna-tpe", "hyperopt-tpe", "skopt-gp", "smac-rf", "hebo", "ngopt", "ax",
@@ -34,7 +34,7 @@ SYNTHETIC = ("branin", "hartmann6", "ackley5", "rosenbrock4", "levy10", "styblin
 #: run after the defaults were chosen: at the centre, a method that starts there (NGOpt) is done at once.
 SHIFTED = ("ackley5_shifted", "levy10_shifted")
 SHIFTED_FILES = ("synthetic_shifted_tf.jsonl", "synthetic_shifted_tpe.jsonl", "synthetic_shifted.jsonl",
-                 "synthetic_shifted_ngopt.jsonl")
+                 "synthetic_shifted_ngopt.jsonl", "synthetic_shifted_ax.jsonl")
 TUNING = ("svc_digits", "hgb_cancer", "mlp_digits")
 BBOB_12 = "1,2,3,6,7,10,15,17,20,21,22,24"
 BBOB_REST = "4,5,8,9,11,12,13,14,16,18,19,23"
@@ -44,6 +44,8 @@ MEASURE = "simple regret after 100 evaluations (best loss minus the optimum)"
 BBOB_MEASURE = f"{MEASURE}, instances 1-3 pooled"
 SCREEN = "python -m bench.harness.screen run"
 NGOPT = "--methods nevergrad-ngopt --seeds 10 --in-process"
+#: The seeds of every run of these suites.
+SEEDS = range(10)
 SPREAD = spread_notes("auto", COLUMNS, full=False)
 
 
@@ -83,7 +85,8 @@ def _shifted() -> Finals:
     return merge(screen_finals(SHIFTED_FILES[0], {"auto": "auto", "gp": "gp"}),
                  screen_finals(SHIFTED_FILES[1], {"tpe": "tpe"}),
                  runner_finals(SHIFTED_FILES[2], {**PEERS, "skopt-gp": "skopt-gp"}),
-                 runner_finals(SHIFTED_FILES[3], NEW_PEERS))
+                 runner_finals(SHIFTED_FILES[3], NEW_PEERS),
+                 complete(runner_finals(SHIFTED_FILES[4], NEW_PEERS), SEEDS))
 
 
 def _tuning() -> Finals:
@@ -150,7 +153,9 @@ SUITES = (
         (f"{SCREEN} --problems {','.join(SHIFTED)} --variants auto,gp --seeds 10 --out bench/results/{SHIFTED_FILES[0]}",
          f"{SCREEN} --problems {','.join(SHIFTED)} --variants tpe --seeds 10 --out bench/results/{SHIFTED_FILES[1]}",
          _main(",".join(SHIFTED), SHIFTED_FILES[2], jobs=1),
-         f"python -m bench run --problems {','.join(SHIFTED)} {NGOPT} --out bench/results/{SHIFTED_FILES[3]}"),
+         f"python -m bench run --problems {','.join(SHIFTED)} {NGOPT} --out bench/results/{SHIFTED_FILES[3]}",
+         f"python -m bench run --problems {','.join(SHIFTED)} --methods ax --seeds 10 --jobs 1 --timeout 2400 "
+         f"--out bench/results/{SHIFTED_FILES[4]}"),
         _shifted, held_out=True, headline=True, notes=SPREAD),
     Suite(
         "tuning", "Tuning scikit-learn models",

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from bench.__main__ import main
 from bench.harness.paths import BENCH, RESULTS
-from bench.harness.suite import Suite, merge, runner_finals, screen_finals
+from bench.harness.suite import Suite, complete, merge, runner_finals, screen_finals
 from bench.harness.summary import LISTED_COMMANDS, MANIFEST, profile, rank_set, table, verdict
 from bench.suites import all_suites
 
@@ -151,3 +151,8 @@ def test_run_dry_run_without_a_suite_lists_the_missing_runs_and_runs_nothing(
     assert captured.out.split("\n")[0] == "branin tf-random 1 100", captured.out
     assert "1 runs not in" in captured.err and "nothing ran" in captured.err
     assert out.read_bytes() == before, "a dry run must not run or record anything"
+
+
+def test_a_run_still_under_way_shows_no_median_of_the_seeds_it_reached() -> None:
+    finals = {("ackley5_shifted", "ax"): {s: 1.0 for s in range(10)}, ("levy10_shifted", "ax"): {0: 2.0, 1: 3.0}}
+    assert complete(finals, range(10)) == {("ackley5_shifted", "ax"): finals[("ackley5_shifted", "ax")]}
