@@ -154,5 +154,5 @@ def test_run_dry_run_without_a_suite_lists_the_missing_runs_and_runs_nothing(
 
 
 def test_a_run_still_under_way_shows_no_median_of_the_seeds_it_reached() -> None:
-    finals = {("ackley5_shifted", "ax"): {s: 1.0 for s in range(10)}, ("levy10_shifted", "ax"): {0: 2.0, 1: 3.0}}
+    finals = {("ackley5_shifted", "ax"): dict.fromkeys(range(10), 1.0), ("levy10_shifted", "ax"): {0: 2.0, 1: 3.0}}
     assert complete(finals, range(10)) == {("ackley5_shifted", "ax"): finals[("ackley5_shifted", "ax")]}
