@@ -47,6 +47,7 @@ __all__ = [
     "misleading",
     "next_evaluation",
     "rung_agreement",
+    "untrusted",
 ]
 
 TRUSTED_TAU = 0.3
@@ -139,7 +140,12 @@ def agreements(points: Sequence[Point], rungs: Sequence[float], checks: int) -> 
 def misleading(points: Sequence[Point], rungs: Sequence[float], checks: int) -> bool:
     """Whether the lower rungs mislead: the checks' agreement, or the promoted
     configurations', below :data:`TRUSTED_TAU` (see the module docstring)."""
-    return any(a is not None and a < TRUSTED_TAU for a in agreements(points, rungs, checks))
+    return untrusted(agreements(points, rungs, checks))
+
+
+def untrusted(taus: Sequence[float | None]) -> bool:
+    """Whether any of the agreements ``taus`` (:func:`agreements`) is below :data:`TRUSTED_TAU`."""
+    return any(tau is not None and tau < TRUSTED_TAU for tau in taus)
 
 
 def _ranked(points: Sequence[Point], rung: float) -> tuple[list[Hashable], int]:

@@ -28,7 +28,7 @@ from ...execution.liveness import identity
 from ...fidelity import Fidelity
 from ...optimizers import GridExhaustedError, History, Optimizer
 from ...optimizers.hints import apply_hints
-from ...pruners.promotion import TRUSTED_TAU, Chooser, Next, agreements, misleading, next_evaluation
+from ...pruners.promotion import TRUSTED_TAU, Chooser, Next, agreements, next_evaluation, untrusted
 from ...space import Config, sample, validate, within_support
 from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
 from ..state.cache import TrialCache
@@ -178,10 +178,11 @@ class Asker:
         if self._size is None:
             self._size = finite_size(self._space)
         exhausted = len({p.config for p in points} | {config for config, _ in pending}) >= self._size
-        misled = misleading(points, fidelity.rungs, CHECKS)
+        taus = agreements(points, fidelity.rungs, CHECKS)
+        misled = untrusted(taus)
         if misled and not self._said_misled:
             self._said_misled = True
-            checks, promoted = agreements(points, fidelity.rungs, CHECKS)
+            checks, promoted = taus
             log.warning(
                 "the fidelity's lower rungs rank configurations unlike the top (Kendall's tau %s over the %d checks, "
                 "%s over the promoted configurations; below %g misleads): every new configuration now starts at the "
