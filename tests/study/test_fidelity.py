@@ -4,6 +4,7 @@ fidelities, reopening, and the errors that name a bad fidelity or budget."""
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from collections import Counter
 from collections.abc import Callable
@@ -203,6 +204,40 @@ def test_a_learning_curve_spends_its_steps_and_stops_at_the_budget() -> None:
     spent = study.storage.spent_cost(study.study_id)
     assert 200 <= spent <= 201  # one step beyond the budget at most, one process
     assert spent == sum(max(t.intermediate, default=0) for t in study.trials)
+
+
+def test_a_pruner_whose_lower_rungs_rank_in_reverse_says_so_and_lets_the_trials_run() -> None:
+    started: list[int] = []
+    said: list[tuple[str, int]] = []  # each warning, and how many trials had started when it came
+
+    class Listener(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append((record.getMessage(), len(started)))
+
+    def curve(config: dict, trial: tf.Trial) -> float:
+        started.append(trial.number)
+        value = branin(config, 1.0)
+        for step in range(1, 28):
+            trial.report(step, value if step == 27 else -value)
+            if trial.should_prune():
+                raise tf.TrialPruned()
+        return value
+
+    pruner = tf.HyperbandPruner(min_resource=1, max_resource=27, reduction_factor=3)
+    study = tf.Study.create(space=SPACE, seed=2, pruner=pruner)
+    listener = Listener(logging.WARNING)
+    logging.getLogger("treefarm").addHandler(listener)
+    try:
+        study.optimize(curve, n_trials=24, progress=False)
+    finally:
+        logging.getLogger("treefarm").removeHandler(listener)
+    verdicts = [(message, n) for message, n in said if "rank trials unlike the top one" in message]
+    assert len(verdicts) == 1, said
+    message, when = verdicts[0]
+    assert "Kendall's tau -1.00" in message and "pruning stops, and trials run to their full budget" in message
+    states = {t.number: t.state for t in study.trials}
+    after = started[when - 1 :]  # the trial that heard the verdict, and every later one
+    assert len(after) > 3 and all(states[n] == tf.TrialState.COMPLETE for n in after)
 
 
 def test_a_negative_cost_is_refused_by_the_storage() -> None:

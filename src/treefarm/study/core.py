@@ -10,6 +10,7 @@ fields its own base class declares.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import time
@@ -35,6 +36,8 @@ from .state.outcome import Outcome
 from .state.recovery import REQUEUE_LOST, recover
 from .tell.pruning import curves_for, fidelity_range
 from .tell.recording import Recorder
+
+log = logging.getLogger("treefarm")
 
 __all__ = ["STALE_FACTOR", "StudyBase"]
 
@@ -198,7 +201,8 @@ class StudyBase:
         """Whether a budget-setting pruner's lower rungs rank the trials unlike the top
         one (:func:`treefarm.optimizers.fidelity.rung_agreement` below its floor): the
         study then stops pruning, so that what is left is spent on full runs instead of
-        rungs that teach nothing. Judged again each time a trial has finished."""
+        rungs that teach nothing. Judged again each time a trial has finished; a change
+        of the verdict is logged."""
         if self._cache.fidelities is None:
             return False
         finished = sum(r.finished is not None for r in records)
@@ -206,7 +210,17 @@ class StudyBase:
             from ..optimizers.fidelity import AGREEMENT_FLOOR, rung_agreement
 
             tau = rung_agreement(self._cache.history())
-            self._agreement = (finished, tau is not None and tau < AGREEMENT_FLOOR)
+            misled = tau is not None and tau < AGREEMENT_FLOOR
+            if misled != self._agreement[1]:
+                if misled:
+                    log.warning(
+                        "the pruner's lower rungs rank trials unlike the top one (Kendall's tau %.2f; below %g "
+                        "misleads): pruning stops, and trials run to their full budget",
+                        tau, AGREEMENT_FLOOR,
+                    )
+                else:
+                    log.info("the pruner's lower rungs rank trials like the top one again: pruning resumes")
+            self._agreement = (finished, misled)
         return self._agreement[1]
 
     def fidelity_of(self, number: int) -> float | None:
