@@ -198,7 +198,7 @@ RASTRIGIN_SHIFT = np.round(np.random.default_rng(20261207).uniform(-0.5, 0.5, 8)
 
 
 def rastrigin(x: np.ndarray, z: float) -> float:
-    u, t = x - RASTRIGIN_SHIFT[: len(x)], 1 - z
+    u, t = x - RASTRIGIN_SHIFT, 1 - z
     error = t * np.cos(10 * math.pi * t * u + 0.5 * math.pi * t + math.pi)
     return float((u**2 + 1 - np.cos(10 * math.pi * u) + error).sum())
 

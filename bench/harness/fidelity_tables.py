@@ -48,43 +48,36 @@ def hgb_cancer_rounds() -> Curve:
     return curve
 
 
-def lgbm_diabetes_rounds() -> Curve:
+def _lgbm(split: tuple[np.ndarray, ...], objective: str, metric: str, scale: float = 1.0) -> Curve:
+    """LightGBM's validation ``metric`` / ``scale`` every 4 boosting rounds, trained once to 108."""
     import lightgbm as lgb
-    from sklearn.datasets import load_diabetes
 
-    xtr, xva, ytr, yva = _split(*load_diabetes(return_X_y=True), stratify=False)
-    scale = float(np.var(yva))
+    xtr, xva, ytr, yva = split
 
     def curve(p: dict[str, Any]) -> list[float]:
         record: dict[str, Any] = {}
-        params = {"objective": "regression", "verbosity": -1, "seed": 0, "deterministic": True,
+        params = {"objective": objective, "metric": metric, "verbosity": -1, "seed": 0, "deterministic": True,
                   "num_threads": 1, "force_col_wise": True, **p}
         train = lgb.Dataset(xtr, ytr)
         lgb.train(params, train, num_boost_round=4 * MAX_STEPS, valid_sets=[lgb.Dataset(xva, yva, reference=train)],
                   callbacks=[lgb.record_evaluation(record)])
-        l2 = record["valid_0"]["l2"]
-        return [l2[4 * s - 1] / scale for s in range(1, MAX_STEPS + 1)]
+        losses = record["valid_0"][metric]
+        return [losses[4 * s - 1] / scale for s in range(1, MAX_STEPS + 1)]
 
     return curve
+
+
+def lgbm_diabetes_rounds() -> Curve:
+    from sklearn.datasets import load_diabetes
+
+    split = _split(*load_diabetes(return_X_y=True), stratify=False)
+    return _lgbm(split, "regression", "l2", scale=float(np.var(split[3])))
 
 
 def lgbm_cancer_rounds() -> Curve:
-    import lightgbm as lgb
     from sklearn.datasets import load_breast_cancer
 
-    xtr, xva, ytr, yva = _split(*load_breast_cancer(return_X_y=True))
-
-    def curve(p: dict[str, Any]) -> list[float]:
-        record: dict[str, Any] = {}
-        params = {"objective": "binary", "metric": "binary_logloss", "verbosity": -1, "seed": 0,
-                  "deterministic": True, "num_threads": 1, "force_col_wise": True, **p}
-        train = lgb.Dataset(xtr, ytr)
-        lgb.train(params, train, num_boost_round=4 * MAX_STEPS, valid_sets=[lgb.Dataset(xva, yva, reference=train)],
-                  callbacks=[lgb.record_evaluation(record)])
-        loss = record["valid_0"]["binary_logloss"]
-        return [loss[4 * s - 1] for s in range(1, MAX_STEPS + 1)]
-
-    return curve
+    return _lgbm(_split(*load_breast_cancer(return_X_y=True)), "binary", "binary_logloss")
 
 
 def sgd_digits_epochs() -> Curve:
