@@ -89,6 +89,17 @@ def test_a_max_cost_below_the_cheapest_rung_is_refused() -> None:
         _study().optimize(objective, max_cost=1e-4)
 
 
+def test_a_cost_budget_that_nothing_spends_is_refused_not_run_forever() -> None:
+    """Without a fidelity only reported steps cost: an objective that reports none would run forever."""
+    study = tf.Study.create(space=SPACE, seed=0)
+    with pytest.raises(StudyError, match=r"max_cost=5 .* the objective does not take the trial, so it reports no step"):
+        study.optimize(lambda params: 0.0, max_cost=5)
+    assert study.trials == []
+    with pytest.raises(StudyError, match=r"trial 0 completed without reporting a step, so it cost nothing.*n_trials"):
+        study.optimize(lambda params, trial: params["x"], max_cost=5, progress=False)
+    assert [t.state for t in study.trials] == [tf.TrialState.COMPLETE]  # recorded before the error
+
+
 def test_the_budget_is_spent_within_one_trial_and_every_rung_promotes_its_best() -> None:
     study = _study()
     study.optimize(objective, max_cost=6.0, progress=False)

@@ -487,6 +487,15 @@ def test_an_optuna_style_objective_is_refused_before_any_trial() -> None:
     assert study.trials == []
 
 
+@pytest.mark.parametrize("objective", [lambda p, t: 0.0, lambda p, trial, extra: 0.0, lambda **kwargs: 0.0])
+def test_an_objective_that_cannot_be_called_with_the_value_is_refused_before_any_trial(objective: object) -> None:
+    """The trial is passed by name: objective(p, t) would fail every trial with a TypeError."""
+    study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
+    with pytest.raises(StudyError, match=r"objective\(params, trial=trial\).*name the trial's parameter trial"):
+        study.optimize(objective, 2)  # type: ignore[arg-type]
+    assert study.trials == []
+
+
 def test_a_report_beyond_float_range_is_refused_by_name() -> None:
     study = tf.Study.create(space={"x": tf.Real(0.0, 1.0)}, seed=0)
     trial = study.ask()

@@ -40,7 +40,7 @@ from ..state.recovery import REQUEUE_LOST
 from .ahead import run_as_completed
 from .loop_arguments import check_arguments, check_total, checked_catch
 from .parallel import Evaluator, budget_freed
-from .steps import Asking, Host, HostCallback, HostT, Run
+from .steps import Asking, Host, HostCallback, HostT, Run, unspendable
 from .stopping import Stopper
 from .talk import Reporter, bar_total, show_progress
 
@@ -68,6 +68,8 @@ def optimize(
     """Run ``objective`` on ``study``'s suggestions (see the module docstring); each
     finished trial is logged and counted on a progress bar (see :mod:`.talk`)."""
     wants_trial = check_arguments(objective, n_jobs, backend, executor, requeue_lost)
+    if study.max_cost is not None and study.fidelity is None and not wants_trial:
+        raise StudyError(unspendable(study.max_cost, "the objective does not take the trial, so it reports no step"))
     check_total(n_trials)
     caught = checked_catch(catch)
     if study.objectives.several and (target is not None or patience is not None):

@@ -33,6 +33,14 @@ def check_arguments(objective: Callable[..., Any], n_jobs: int, backend: str, ex
             "an objective gets the configuration's value first (def objective(params, trial) to get "
             f"the trial too; Optuna's objective(trial) is one argument short), but got objective{inspect.signature(objective)}"
         )
+    try:
+        inspect.signature(objective).bind(None, **({"trial": None} if wants_trial else {}))
+    except TypeError:
+        raise StudyError(
+            "an objective is called objective(params), or objective(params, trial=trial) when it has a parameter "
+            f"named trial, but objective{inspect.signature(objective)} needs other arguments (name the trial's "
+            "parameter trial)"
+        ) from None
     return wants_trial
 
 

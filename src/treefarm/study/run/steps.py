@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from ...exceptions import StorageUnavailableError, TrialStateError
+from ...exceptions import StorageUnavailableError, StudyError, TrialStateError
 from ...objectives import Objectives
 from ...space import Config
 from ...storage import Storage, TrialRecord, TrialState
@@ -20,7 +20,7 @@ from .parallel import Evaluated
 from .remote_trial import StudyAddress
 from .stopping import Stopper
 
-__all__ = ["Asking", "Host", "HostCallback", "HostT", "Run", "ask_batch", "record"]
+__all__ = ["Asking", "Host", "HostCallback", "HostT", "Run", "ask_batch", "record", "unspendable"]
 
 class Host(Protocol):
     """What the loop needs of its study (a :class:`~treefarm.Study`) besides asking:
@@ -57,6 +57,12 @@ class Host(Protocol):
     def finish(self, number: int, outcome: Outcome) -> TrialRecord: ...
 
     def worker_address(self) -> StudyAddress | None: ...
+
+    @property
+    def max_cost(self) -> float | None: ...
+
+    @property
+    def fidelity(self) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -139,8 +145,23 @@ def record(
     for stored in records:
         for callback in callbacks:
             callback(study, stored)
+    free = next((s for s in records if s.state is TrialState.COMPLETE and s.cost == 0), None)
+    if free is not None and study.max_cost is not None and study.fidelity is None:
+        uncaught = uncaught or StudyError(
+            unspendable(study.max_cost, f"trial {free.number} completed without reporting a step, so it cost nothing")
+        )
     if uncaught is not None:
         raise uncaught
+
+
+def unspendable(max_cost: float, why: str) -> str:
+    """The error of a cost budget that nothing spends: in a study without a fidelity, only
+    the steps a trial reports cost, and a run bounded by cost alone would never end."""
+    return (
+        f"max_cost={max_cost:g} is spent by the steps trials report (trial.report(step, value)) or by a "
+        f"Fidelity's cost, but this study has no fidelity and {why}: the budget would never be spent. "
+        "Report the steps, declare a Fidelity, or bound the run with n_trials or timeout"
+    )
 
 
 @dataclass(frozen=True)
