@@ -42,6 +42,21 @@ def test_rungs_run_from_the_lowest_to_high_by_the_reduction_factor() -> None:
     assert tf.Fidelity(0.5, 1.0).rungs == (1.0,)
 
 
+def test_an_integer_fidelity_reaches_the_objective_as_an_int_at_every_rung() -> None:
+    """Boosting rounds and epochs go to range() and n_estimators, which refuse 3.0."""
+    seen: set[tuple[type, float]] = set()
+
+    def rounds(config: dict, trial: tf.Trial) -> float:
+        assert trial.fidelity is not None
+        seen.add((type(trial.fidelity), trial.fidelity))
+        return branin(config, len(range(trial.fidelity)) / 27)
+
+    study = tf.Study.create(space=SPACE, fidelity=tf.Fidelity(1, 27, integer=True), seed=0)
+    study.optimize(rounds, max_cost=300, progress=False)
+    assert {t.state for t in study.trials} == {tf.TrialState.COMPLETE}
+    assert seen == {(int, 1), (int, 3), (int, 9), (int, 27)}
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -224,8 +224,10 @@ class StudyBase:
         return self._agreement[1]
 
     def fidelity_of(self, number: int) -> float | None:
-        """The fidelity trial ``number`` evaluates at (None without a :class:`~treefarm.Fidelity`)."""
-        return self._asker.fidelities.get(number)
+        """The fidelity trial ``number`` evaluates at (None without a :class:`~treefarm.Fidelity`):
+        an ``int`` for an integer fidelity, which objectives pass to ``range`` or ``n_estimators``."""
+        fidelity = self._asker.fidelities.get(number)
+        return int(fidelity) if fidelity is not None and self.fidelity is not None and self.fidelity.integer else fidelity
 
     def continued_from(self, number: int) -> int | None:
         """The number of the trial trial ``number`` continues (None: none; see
