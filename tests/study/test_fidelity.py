@@ -115,6 +115,14 @@ def test_a_cost_budget_that_nothing_spends_is_refused_not_run_forever() -> None:
     assert [t.state for t in study.trials] == [tf.TrialState.COMPLETE]  # recorded before the error
 
 
+def test_a_study_with_cheap_evaluations_only_says_so_when_asked_for_its_best() -> None:
+    study = _study()
+    study.optimize(objective, max_cost=1 / 27**2, progress=False)
+    assert [t.state for t in study.trials] == [tf.TrialState.COMPLETE]
+    with pytest.raises(StudyError, match=r"completed at the full fidelity \(1\).* 1 completed at lower fidelities only"):
+        _ = study.best_value
+
+
 def test_the_budget_is_spent_within_one_trial_and_every_rung_promotes_its_best() -> None:
     study = _study()
     study.optimize(objective, max_cost=6.0, progress=False)

@@ -290,6 +290,13 @@ class TrialCache:
                 return feasible_front(done, self._objectives.pick(0))[0]
             values = np.array([t.value for t in done], dtype=float)
             return done[self._objectives.best_index(values) or 0]  # the first of ties: done is by number
+        cheap = sum(t.state is TrialState.COMPLETE for t in self._finished.values())
+        if cheap:
+            raise StudyError(
+                f"the study must have a trial completed at the full fidelity ({self.full_fidelity:g}), but got "
+                f"name={self._name!r} with {cheap} completed at lower fidelities only (their values guide the "
+                "search and are not results): run it on with a larger max_cost"
+            )
         failed = [
             self._finished[n] for n in sorted(self._finished) if self._finished[n].state is TrialState.FAILED
         ]
