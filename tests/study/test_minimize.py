@@ -34,3 +34,18 @@ def test_minimize_resumes_a_named_study(tmp_path: Path) -> None:
     tf.minimize(lambda p: p["x"] ** 2, space, max_evals=10, storage=db, study_name="s", seed=3)
     res = tf.minimize(lambda p: p["x"] ** 2, space, max_evals=25, storage=db, study_name="s", seed=3)
     assert len(res.trials) == 25
+
+
+def test_minimize_takes_a_fidelity_and_spends_its_cost_budget(tmp_path: Path) -> None:
+    space = {"x": tf.Real(-5, 5), "y": tf.Real(-5, 5)}
+
+    def objective(params: dict, trial: tf.Trial) -> float:
+        assert trial.fidelity is not None
+        return branin_like(**params) + (1.0 - trial.fidelity)
+
+    res = tf.minimize(objective, space, fidelity=tf.Fidelity(1 / 9, 1.0), max_cost=8, seed=0, storage=tmp_path / "f.db")
+    spent = sum(t.cost for t in res.trials)
+    assert 8 <= spent < 9  # no trial budget: the cost budget ends the run, overrun by one evaluation at most
+    best = min((t for t in res.trials if t.system_attrs["fidelity"] == 1.0), key=lambda t: t.value or 0.0)
+    assert res.best_value == best.value < 1.0 and res.best_params == best.params
+    assert len(res.trials) > 8  # the cheap rungs bought more evaluations than eight full ones

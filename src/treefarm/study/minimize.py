@@ -22,6 +22,7 @@ from typing import Any
 
 from ..exceptions import StorageError, StudyError, format_values
 from ..execution.base import ExecutorLike
+from ..fidelity import Fidelity
 from ..optimizers import Optimizer
 from ..pruners import Pruner
 from ..space import Apply, Config, Op, convert
@@ -164,6 +165,8 @@ def minimize(
     pruner: Pruner | None = None,
     executor: ExecutorLike | None = None,
     progress: bool | None = None,
+    fidelity: Fidelity | None = None,
+    max_cost: float | None = None,
 ) -> Result:
     """Optimize ``objective`` over ``space`` for ``max_evals`` trials (default 100; ``n_trials``,
     the name :meth:`Study.optimize` and Optuna use, is the same budget: give one or the other).
@@ -183,15 +186,19 @@ def minimize(
     An objective that takes ``trial`` can report and be stopped early by ``pruner``.
     ``executor`` (e.g. a Dask ``Client``) runs the evaluations on its workers, as in
     :meth:`Study.optimize`. ``progress`` shows a bar (None: on a terminal or in a
-    notebook) and each trial is logged, as in :meth:`Study.optimize`.
+    notebook) and each trial is logged, as in :meth:`Study.optimize`. ``fidelity`` (a
+    :class:`~treefarm.Fidelity`, read by the objective as ``trial.fidelity``) and ``max_cost``
+    (the cost budget: then no trial budget unless one is given) are those of
+    :meth:`Study.create` and :meth:`Study.optimize`.
     """
     if max_evals is not None and n_trials is not None:
         raise StudyError(
             "the budget is max_evals or its alias n_trials, not both, but got "
             f"{format_values(max_evals=max_evals, n_trials=n_trials)}"
         )
-    budget = DEFAULT_EVALS if max_evals is None and n_trials is None else max_evals if n_trials is None else n_trials
-    check_int("n_trials" if n_trials is not None else "max_evals", budget, error=StudyError)
+    given = max_evals if n_trials is None else n_trials
+    budget = DEFAULT_EVALS if given is None and max_cost is None else given
+    check_int("n_trials" if n_trials is not None else "max_evals", budget, error=StudyError, or_none=True)
     store = open_storage(storage)
     options: dict[str, Any] = {
         "space": space,
@@ -200,6 +207,7 @@ def minimize(
         "directions": directions,
         "seed": seed,
         "pruner": pruner,
+        **({"fidelity": fidelity} if fidelity is not None else {}),
     }
     try:
         if study_name is None:
@@ -214,7 +222,9 @@ def minimize(
     evaluate = _identity if _applies(space, objective) else objective
     assert evaluate is not None
     try:
-        study.optimize(evaluate, budget, timeout=timeout, n_jobs=n_jobs, executor=executor, progress=progress)
+        study.optimize(
+            evaluate, budget, timeout=timeout, n_jobs=n_jobs, executor=executor, progress=progress, max_cost=max_cost
+        )
         front = study.best_trials
         best = None
         if not study.objectives.several:
