@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -155,3 +156,49 @@ def test_named_objectives_are_created_from_the_command_line(tmp_path: Path) -> N
     storage = tf.open_storage(db, read_only=True)
     assert storage.get_study("named").objectives.argument == {"error": "minimize", "size": "maximize"}
     storage.close()
+
+
+def test_a_study_with_a_fidelity_asks_each_trial_at_its_rung_until_the_cost_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "f.db"
+    _create(db, "--fidelity", "1,27", "--integer-fidelity", "--max-cost", "100")
+    capsys.readouterr()
+    asked: list[tuple[int, int, int | None]] = []
+    while main(["ask", str(db), "--study", "s"]) == 0:
+        lines = capsys.readouterr().out.splitlines()
+        number, fidelity, continues = lines[0].split()
+        config = dict(line.split(" ", 1) for line in lines[1:])
+        asked.append((int(number), int(fidelity), None if continues == "-" else int(continues)))
+        value = (float(config["x"]) - 2.0) ** 2 + 10.0 / int(fidelity)
+        assert main(["tell", str(db), "--study", "s", "--trial", number, "--value", repr(value)]) == 0
+        capsys.readouterr()
+    assert "the study's cost budget of 100 is spent" in capsys.readouterr().err
+    assert asked[:2] == [(0, 1, None), (1, 27, 0)]  # the first check: the lowest rung, then the top, continued
+    assert {f for _, f, _ in asked} <= {1, 3, 9, 27}
+    spent = sum(f for _, f, _ in asked)
+    assert 100 <= spent < 100 + 27  # one evaluation beyond the budget at most
+    assert main(["ask", str(db), "--study", "s", "--json", "--max-cost", "200"]) == 0
+    extra = json.loads(capsys.readouterr().out)
+    assert extra["trial"] == len(asked) and extra["fidelity"] in (1, 3, 9, 27) and "continues" in extra
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--max-cost", "10"], "--max-cost is spent by the trials' fidelities, but got --max-cost=10.0"),
+        (["--integer-fidelity"], "describe a --fidelity LOW,HIGH, but got no --fidelity"),
+        (["--fidelity", "27,1"], r"a fidelity needs low < high, but got \(low=27.0, high=1.0\)"),
+        (["--fidelity", "1,27", "--max-cost", "0.5"], r"at least the cost of the lowest rung \(1.0\)"),
+        (["--fidelity", "1,27", "--reduction-factor", "1"], "reduction_factor must be an integer >= 2"),
+    ],
+)
+def test_a_bad_fidelity_or_cost_budget_is_refused_before_the_study_is_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    db = tmp_path / "bad.db"
+    assert main(["create", str(db), "--study", "s", "--space", str(SPACE), *extra]) == 1
+    assert re.search(message, capsys.readouterr().err)
+    with pytest.raises(SystemExit):
+        main(["create", str(db), "--study", "s", "--space", str(SPACE), "--fidelity", "1"])
+    assert "expected LOW,HIGH, two numbers, but got '1'" in capsys.readouterr().err

@@ -6,6 +6,8 @@
     treefarm tell runs.db --study sim --trial 3 --value 0.25
     treefarm tell runs.db --study sim --trial 4 --failed "solver diverged"
     treefarm tell runs.db --study two --trial 5 --value 0.25,31.0 --constraints -0.5
+    treefarm create runs.db --study mf --space space.json --fidelity 1,27 --integer-fidelity --max-cost 270
+    treefarm ask runs.db --study mf             # first line: the trial, its fidelity, the trial it continues or -
 
 ``create`` reads a space file (JSON, or YAML with PyYAML; see
 :mod:`treefarm.space.files`) and keeps its contents in the study, so ``ask``
@@ -17,6 +19,13 @@ exits with status 3 once it is spent. A trial asked here stays RUNNING
 until it is told; its worker is the ``ask`` process, which has ended, so a
 Python ``optimize`` running the same study on this machine would take it for
 dead: drive one study either way, not both.
+
+A study created with ``--fidelity LOW,HIGH`` has a :class:`~treefarm.Fidelity` (its cost
+is the fidelity): each trial is asked at one fidelity, which ``ask`` prints after the trial's
+number, with the number of the trial it continues (the same configuration at the rung
+below, whose checkpoint the program may resume) or ``-``; ``--json`` gives them as
+``fidelity`` and ``continues``. ``--max-cost`` (of ``create``, or of ``ask``) is the cost
+budget, kept as ``--n-trials`` is: ``ask`` exits with status 3 once it is spent.
 """
 
 from __future__ import annotations
@@ -28,11 +37,13 @@ import sys
 from typing import Any
 
 from ..exceptions import StudyError, format_values
+from ..fidelity import Fidelity
 from ..space.files import read_space_data, space_from_data
 from ..storage import Storage, open_storage
 from ..study import Study
 from ..study.state.outcome import failure
-from .arguments import algo_option, direction_options, positive_int, storage_argument
+from ..study.study import check_max_cost
+from .arguments import algo_option, direction_options, positive_float, positive_int, storage_argument
 from .command import Command
 
 __all__ = ["ASK", "BUDGET_SPENT", "CREATE", "TELL"]
@@ -41,6 +52,8 @@ SPACE_ATTR = "space_file"
 """The study attribute holding the space file's contents (what ``ask`` and ``tell`` rebuild the space from)."""
 BUDGET_ATTR = "n_trials"
 """The study attribute holding the budget given to ``create``."""
+COST_ATTR = "max_cost"
+"""The study attribute holding the cost budget given to ``create``."""
 BUDGET_SPENT = 3
 """``ask``'s exit status when the study's budget is spent (a shell loop's end)."""
 
@@ -48,6 +61,13 @@ BUDGET_SPENT = 3
 def cmd_create(args: argparse.Namespace) -> int:
     data = read_space_data(args.space)
     space = space_from_data(data)
+    fidelity = None
+    if args.fidelity is not None:
+        low, high = args.fidelity
+        fidelity = Fidelity(low, high, integer=args.integer_fidelity, reduction_factor=args.reduction_factor or 3)
+    elif args.integer_fidelity or args.reduction_factor is not None:
+        raise StudyError("--integer-fidelity and --reduction-factor describe a --fidelity LOW,HIGH, but got no --fidelity")
+    _check_cost(args.max_cost, fidelity)
     with open_storage(args.storage) as storage:
         study = Study.create(
             args.study,
@@ -58,12 +78,26 @@ def cmd_create(args: argparse.Namespace) -> int:
             directions=args.directions,
             seed=args.seed,
             load_if_exists=args.skip_if_exists,
+            fidelity=fidelity,
         )
         storage.set_study_attr(study.study_id, SPACE_ATTR, data)
         if args.n_trials is not None:
             storage.set_study_attr(study.study_id, BUDGET_ATTR, args.n_trials)
+        if args.max_cost is not None:
+            storage.set_study_attr(study.study_id, COST_ATTR, args.max_cost)
         print(f"study {study.name!r} in {args.storage}: {len(study.trials)} trials")
     return 0
+
+
+def _check_cost(max_cost: object, fidelity: Fidelity | None) -> float | None:
+    """``--max-cost``, which needs a fidelity: a trial told here reports no step, so without one
+    it costs nothing and the budget would never be spent."""
+    if max_cost is not None and fidelity is None:
+        raise StudyError(
+            f"--max-cost is spent by the trials' fidelities, but got --max-cost={max_cost!r} for a study "
+            "without one (create it with --fidelity LOW,HIGH)"
+        )
+    return check_max_cost(max_cost, fidelity)
 
 
 def _study(storage: Storage, name: str) -> Study:
@@ -87,17 +121,34 @@ def cmd_ask(args: argparse.Namespace) -> int:
         study = _study(storage, args.study)
         stored = study._record.attrs.get(BUDGET_ATTR)
         budget = args.n_trials if args.n_trials is not None else stored if isinstance(stored, int) else None
+        stored_cost = study._record.attrs.get(COST_ATTR)
+        study.max_cost = _check_cost(args.max_cost if args.max_cost is not None else stored_cost, study.fidelity)
         trial = study.ask_within(budget)
         if trial is None:
-            print(f"the study's budget of {budget} trials is spent", file=sys.stderr)
+            cost = study.max_cost is not None and study.storage.spent_cost(study.study_id) >= study.max_cost
+            said = f"cost budget of {study.max_cost:g}" if cost else f"budget of {budget} trials"
+            print(f"the study's {said} is spent", file=sys.stderr)
             return BUDGET_SPENT
+        at = {"fidelity": trial.fidelity, "continues": trial.continues} if study.fidelity is not None else {}
         if args.json:
-            print(json.dumps({"trial": trial.number, "config": dict(trial.config), "params": trial.value}))
+            print(json.dumps({"trial": trial.number, **at, "config": dict(trial.config), "params": trial.value}))
         else:
-            print(trial.number)
+            continues = "-" if trial.continues is None else trial.continues
+            print(*((trial.number, _plain(trial.fidelity), continues) if at else (trial.number,)))
             for address, value in trial.config.items():
                 print(f"{address} {_plain(value)}")
     return 0
+
+
+COST_HELP = f"the cost budget, the sum of the trials' fidelities; ask exits with status {BUDGET_SPENT} once spent"
+
+
+def _fidelity_bounds(text: str) -> tuple[float, float]:
+    """``--fidelity LOW,HIGH``: two numbers (the :class:`~treefarm.Fidelity` checks them)."""
+    bounds = _numbers(text)
+    if len(bounds) != 2:
+        raise argparse.ArgumentTypeError(f"expected LOW,HIGH, two numbers, but got {text!r}")
+    return bounds[0], bounds[1]
 
 
 def _numbers(text: str) -> list[float]:
@@ -153,6 +204,19 @@ def _create_arguments(create: argparse.ArgumentParser) -> None:
     create.add_argument(
         "--skip-if-exists", action="store_true", help="reuse a study of that name with the same space"
     )
+    create.add_argument(
+        "--fidelity",
+        type=_fidelity_bounds,
+        default=None,
+        metavar="LOW,HIGH",
+        help="each trial at one fidelity between LOW and HIGH (the full evaluation), chosen by successive "
+        "halving; ask prints it (default: none)",
+    )
+    create.add_argument("--integer-fidelity", action="store_true", help="whole fidelities: epochs, rounds, samples")
+    create.add_argument(
+        "--reduction-factor", type=positive_int, default=None, help="of the fidelity's rungs (default: 3)"
+    )
+    create.add_argument("--max-cost", type=positive_float, default=None, help=COST_HELP)
 
 
 def _ask_arguments(ask: argparse.ArgumentParser) -> None:
@@ -165,6 +229,7 @@ def _ask_arguments(ask: argparse.ArgumentParser) -> None:
         default=None,
         help=f"budget (default: create's); exit status {BUDGET_SPENT} once the study has that many trials",
     )
+    ask.add_argument("--max-cost", type=positive_float, default=None, help=f"{COST_HELP} (default: create's)")
 
 
 def _tell_arguments(tell: argparse.ArgumentParser) -> None:

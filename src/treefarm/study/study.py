@@ -48,7 +48,7 @@ from .state.recovery import REQUEUE_LOST
 from .state.warm import give_warm_start
 from .tell.trial import Trial
 
-__all__ = ["Callback", "Study", "asking_of"]
+__all__ = ["Callback", "Study", "asking_of", "check_max_cost"]
 
 Callback = Callable[["Study", TrialRecord], None]
 
@@ -307,7 +307,7 @@ class Study(Results, Hinting):
         most one trial's fidelity or one step per running trial.
         """
         self._stop_requested = False
-        self.max_cost = _check_max_cost(max_cost, self.fidelity)
+        self.max_cost = check_max_cost(max_cost, self.fidelity)
         self._cost_spent = False
         check_total(n_trials)
         say_if_spent(self.storage, self.study_id, n_trials, self.max_cost)
@@ -371,7 +371,7 @@ def _fidelity(opened: opening.Opened, given: Fidelity | None) -> Fidelity | None
     return fidelity
 
 
-def _check_max_cost(max_cost: object, fidelity: Fidelity | None) -> float | None:
+def check_max_cost(max_cost: object, fidelity: Fidelity | None) -> float | None:
     """``max_cost`` as a float: a finite number > 0, at least the cheapest rung's cost."""
     if max_cost is None:
         return None
