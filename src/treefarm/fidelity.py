@@ -80,6 +80,17 @@ class Fidelity:
                 f"an integer fidelity needs whole bounds, but got (low={self.low!r}, high={self.high!r})"
             )
 
+    def check_rungs(self) -> None:
+        """Refuse a fidelity of one rung, on which every trial would run at the full fidelity
+        (checked when a study is made with it, not when a stored one is read back)."""
+        if len(self.rungs) < 2:
+            eta = self.reduction_factor
+            raise StudyError(
+                f"a fidelity needs two rungs or more (high * {eta}**-k down to low), but got (low={self.low!r}, "
+                f"high={self.high!r}, reduction_factor={eta}), whose one rung is {self.rungs[0]:g}: every trial "
+                f"would run at the full fidelity. Make low at most high / {eta}, or the reduction_factor smaller"
+            )
+
     @property
     def rungs(self) -> tuple[float, ...]:
         """The fidelities of successive halving, lowest first, the last one ``high``."""

@@ -191,6 +191,7 @@ def test_a_study_with_a_fidelity_asks_each_trial_at_its_rung_until_the_cost_budg
         (["--fidelity", "27,1"], r"a fidelity needs low < high, but got \(low=27.0, high=1.0\)"),
         (["--fidelity", "1,27", "--max-cost", "0.5"], r"at least the cost of the lowest rung \(1.0\)"),
         (["--fidelity", "1,27", "--reduction-factor", "1"], "reduction_factor must be an integer >= 2"),
+        (["--fidelity", "0.5,1"], "a fidelity needs two rungs or more"),
     ],
 )
 def test_a_bad_fidelity_or_cost_budget_is_refused_before_the_study_is_made(

@@ -39,7 +39,7 @@ def _study(**kwargs: object) -> tf.Study:
 def test_rungs_run_from_the_lowest_to_high_by_the_reduction_factor() -> None:
     assert tf.Fidelity(1, 27).rungs == (1.0, 3.0, 9.0, 27.0)
     assert tf.Fidelity(10, 100, integer=True, reduction_factor=2).rungs == (12.0, 25.0, 50.0, 100.0)
-    assert tf.Fidelity(0.5, 1.0).rungs == (1.0,)
+    assert tf.Fidelity(0.5, 1.0, reduction_factor=2).rungs == (0.5, 1.0)
 
 
 def test_an_integer_fidelity_reaches_the_objective_as_an_int_at_every_rung() -> None:
@@ -72,6 +72,20 @@ def test_an_integer_fidelity_reaches_the_objective_as_an_int_at_every_rung() -> 
 def test_a_bad_fidelity_is_refused_naming_the_value(kwargs: dict, message: str) -> None:
     with pytest.raises(StudyError, match=message):
         tf.Fidelity(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("fidelity", "message"),
+    [
+        (tf.Fidelity(0.5, 1.0), r"two rungs or more .* whose one rung is 1: every trial would run at the full"),
+        (tf.Fidelity(1, 2, integer=True), r"reduction_factor=3\), whose one rung is 2: .* at most high / 3"),
+    ],
+)
+def test_a_study_whose_fidelity_has_one_rung_is_refused(fidelity: tf.Fidelity, message: str) -> None:
+    storage = tf.InMemoryStorage()
+    with pytest.raises(StudyError, match=message):
+        tf.Study.create("one", space=SPACE, storage=storage, fidelity=fidelity)
+    assert storage.list_studies() == []  # refused before the study is made
 
 
 def test_a_fidelity_outside_its_range_and_a_bad_cost_are_named() -> None:

@@ -113,6 +113,8 @@ class Study(Results, Hinting):
                 "warm_start must be a list of studies (tf.Study.load opens one by name), "
                 f"but got {format_values(warm_start=warm_start)}"
             )
+        if isinstance(fidelity, Fidelity):
+            fidelity.check_rungs()
         opened = opening.create(
             name,
             space=space,
