@@ -19,6 +19,10 @@ choice and reported apart, :mod:`.choice_problems`):
 - ``contamination25``: contamination control, 25 binary choices (Baptista & Poloczek 2018);
 - ``bbob_f15_d5_grid``: BBOB's rotated Rastrigin in 5-d, instance 1, every coordinate a choice
   among ``-5, -3.75, ..., 5``.
+- ``labs40`` (added with the Hamming neighbours' screen, before any method ran on it): low
+  autocorrelation binary sequences of length 40, minus the merit factor;
+- ``maxcut30`` (the same): the maximum cut of a fixed random weighted graph on 30 nodes, minus
+  the fraction of the weight cut.
 
 Methods: ``treefarm-auto``, ``treefarm-gp``, ``treefarm-tpe``, ``treefarm-random``,
 ``optuna-tpe``, ``optuna-gp``, and the harness's ``nevergrad-ngopt`` and ``ax``
@@ -52,7 +56,7 @@ from ..harness.problems import Param, Problem
 from ..harness.runner import head_commit
 from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite
-from .choice_problems import bbob_grid, contamination, grid_minimum
+from .choice_problems import bbob_grid, contamination, grid_minimum, labs, maxcut
 
 ROWS = RESULTS / "categorical.jsonl"
 CHECKPOINTS = (25, 50, 100)
@@ -118,10 +122,12 @@ PROBLEMS: dict[str, tuple[int, list[float], Callable[[np.ndarray], float]]] = {
     "pest15": (15, [0, 1, 2, 3, 4], pest_control),
     "contamination25": (25, [0, 1], contamination),
     "bbob_f15_d5_grid": (5, [float(v) for v in -5.0 + 10.0 * LEVELS], bbob_grid(15, 5)),
+    "labs40": (40, [0, 1], labs),
+    "maxcut30": (30, [0, 1], maxcut),
 }
 #: The held-out part: never used to choose a model or a setting; run once, after the choice,
 #: and reported apart (a third of the problems, marked before any of them was run).
-HELD_OUT = ("contamination25", "bbob_f15_d5_grid")
+HELD_OUT = ("contamination25", "bbob_f15_d5_grid", "labs40", "maxcut30")
 #: The design part: where models and settings are screened and chosen.
 DESIGN = tuple(p for p in PROBLEMS if p not in HELD_OUT)
 

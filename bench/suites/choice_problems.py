@@ -61,3 +61,31 @@ def grid_minimum(f: Callable[[np.ndarray], float], levels: np.ndarray, dim: int)
     """The least value of ``f`` over every point of the grid ``levels ** dim`` (9^5 = 59049 calls for five coordinates)."""
     grid = np.stack(np.meshgrid(*[levels] * dim, indexing="ij"), axis=-1).reshape(-1, dim)
     return float(min(f(x) for x in grid))
+
+
+def labs(x: np.ndarray) -> float:
+    """Low autocorrelation binary sequences: minus the merit factor ``n^2 / (2 E)`` of the
+    sequence ``s = 2 x - 1`` (x in {0, 1}), ``E = sum_k C_k^2`` over its aperiodic
+    autocorrelations ``C_k = sum_i s_i s_{i+k}`` (Golay 1972; a benchmark of BODi, Deshwal et
+    al. 2023)."""
+    s = 2.0 * np.asarray(x, dtype=float) - 1.0
+    n = len(s)
+    energy = sum(float(np.dot(s[: n - k], s[k:])) ** 2 for k in range(1, n))
+    return -(n * n) / (2.0 * energy)
+
+
+@functools.cache
+def _maxcut_graph(n: int) -> np.ndarray:
+    """A fixed random weighted graph on ``n`` nodes: each edge present with probability 0.3,
+    its weight uniform in [0, 1] (seed 0); the symmetric weight matrix (n, n)."""
+    rng = np.random.default_rng(0)
+    upper = np.triu(rng.uniform(0.0, 1.0, (n, n)) * (rng.uniform(0.0, 1.0, (n, n)) < 0.3), 1)
+    return upper + upper.T
+
+
+def maxcut(x: np.ndarray) -> float:
+    """Minus the fraction of the graph's weight cut by the partition ``x`` (one 0 or 1 per node)."""
+    w = _maxcut_graph(len(x))
+    side = np.asarray(x, dtype=float)
+    cut = float(side @ w @ (1.0 - side))
+    return -cut / float(np.triu(w, 1).sum())
