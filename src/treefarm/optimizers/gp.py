@@ -37,7 +37,7 @@ import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -61,13 +61,12 @@ from .gp_parts import (
     Refitter,
     SpaceEncoding,
     Subset,
+    TrustBox,
+    trust_candidates,
 )
 from .hints import BETA
 from .stalls import EXPLORE_EVERY, STALL_IMPROVEMENT, STALL_PATIENCE, evaluations_since_improvement, explores
 from .variation import option_swaps
-
-#: The scale of the trust region's local candidates: Gaussian steps of this fraction of the box's sides.
-TRUST_STEP = 0.2
 
 if TYPE_CHECKING:
     from ..bo.acquisition.weighted import LogPrior
@@ -572,32 +571,6 @@ def incumbent_swaps(
     best first, lending the decisions a new branch needs; none without joins."""
     ranked = [configs[i] for i in np.argsort(losses, kind="stable")]
     return option_swaps(root, ranked[0], ranked[1:], rng)
-
-
-class TrustBox(NamedTuple):
-    """A trust region's box in the unit cube (lower, upper, each (d,)) and its centre, the best trial."""
-
-    lower: np.ndarray
-    upper: np.ndarray
-    center: np.ndarray
-
-
-def trust_candidates(
-    parts: GPParts, region: TrustBox, n_cover: int, n_local: int, rng: np.random.Generator
-) -> CandidateSet:
-    """The candidates of a suggestion in a trust region's box: ``n_cover`` scrambled
-    Sobol points of the box, then ``n_local`` Gaussian steps from its centre
-    (:data:`TRUST_STEP` of its sides, clipped to it), all on the flat encoding."""
-    from ..bo.maximize import sobol_candidates
-    from ..bo.trust import within
-
-    flat = parts.encoding.flat
-    assert flat is not None  # the region exists on flat spaces only
-    lower, upper, center = region
-    cover = within(sobol_candidates(flat.dim, n_cover, rng), lower, upper)
-    steps = center[None, :] + TRUST_STEP * (upper - lower)[None, :] * rng.standard_normal((n_local, flat.dim))
-    local = np.clip(steps, lower[None, :], upper[None, :])
-    return CandidateSet(flat.decode_many(np.vstack([cover, local])), len(cover))
 
 
 def _kernel(name: str, flat: UnitEncoding | None, tie_choices: bool) -> Kernel:

@@ -15,7 +15,9 @@ them the objects both strategies (:mod:`treefarm.optimizers.gp` for one loss,
   Hvarfner et al. 2022, "πBO: Augmenting acquisition functions with user beliefs
   for Bayesian optimization");
 - :class:`Refitter`: a model's hyperparameters and output transform, fitted from
-  scratch at the refit points and kept in between (:class:`treefarm.bo.refits.Refits`).
+  scratch at the refit points and kept in between (:class:`treefarm.bo.refits.Refits`);
+- :class:`TrustBox` and :func:`trust_candidates`: a trust region's box and the candidates
+  drawn in it (:mod:`treefarm.bo.trust`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HINT_CANDIDATES",
+    "TRUST_STEP",
     "CandidateSet",
     "Candidates",
     "GPParts",
@@ -47,6 +50,8 @@ __all__ = [
     "Refitter",
     "SpaceEncoding",
     "Subset",
+    "TrustBox",
+    "trust_candidates",
 ]
 
 #: Candidates drawn from the good hints' windows per suggestion (split between the hints).
@@ -248,3 +253,33 @@ class GPParts:
             head = self.subset.refit_head(len(configs))
             configs, y, y_var = configs[:head], y[:head], None if y_var is None else y_var[:head]
         return self.refitter.fitted(configs, y, y_var, encoding, tag=tag)
+
+
+#: The scale of the trust region's local candidates: Gaussian steps of this fraction of the box's sides.
+TRUST_STEP = 0.2
+
+
+class TrustBox(NamedTuple):
+    """A trust region's box in the unit cube (lower, upper, each (d,)) and its centre, the best trial."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    center: np.ndarray
+
+
+def trust_candidates(
+    parts: GPParts, region: TrustBox, n_cover: int, n_local: int, rng: np.random.Generator
+) -> CandidateSet:
+    """The candidates of a suggestion in a trust region's box: ``n_cover`` scrambled
+    Sobol points of the box, then ``n_local`` Gaussian steps from its centre
+    (:data:`TRUST_STEP` of its sides, clipped to it), all on the flat encoding."""
+    from ..bo.maximize import sobol_candidates
+    from ..bo.trust import within
+
+    flat = parts.encoding.flat
+    assert flat is not None  # the region exists on flat spaces only
+    lower, upper, center = region
+    cover = within(sobol_candidates(flat.dim, n_cover, rng), lower, upper)
+    steps = center[None, :] + TRUST_STEP * (upper - lower)[None, :] * rng.standard_normal((n_local, flat.dim))
+    local = np.clip(steps, lower[None, :], upper[None, :])
+    return CandidateSet(flat.decode_many(np.vstack([cover, local])), len(cover))
