@@ -68,6 +68,8 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     two = tf.Study.create("two", space=SPACE, storage=str(path), directions=["minimize", "minimize"], algo="random", seed=0)
     two.optimize(lambda p: {"loss": [p["x"], 1 - p["x"] * p["y"]], "constraints": [p["y"] - 0.9]}, 40)
     two.storage.close()
+    rungs = tf.Study.create("rungs", space=SPACE, storage=str(path), fidelity=tf.Fidelity(1, 27, integer=True), seed=0)
+    rungs.storage.close()
     return path
 
 
@@ -259,4 +261,18 @@ def test_a_slow_answer_for_the_plot_left_behind_does_not_replace_the_chosen_one(
     assert page.locator("#pareto").count() == 1
     assert "trials on the feasible front" in page.text_content("#plot-note")
     assert page.eval_on_selector("#plot", "p => p.dataset.kind") == "pareto"
+    page.context.close()
+
+
+def test_a_trial_asked_in_the_page_of_a_study_with_a_fidelity_shows_at_which(
+    browser: Any, server: tuple[str, str]
+) -> None:
+    url, token = server
+    page = open_page(browser, f"{url}/?token={token}")
+    page.click("#studies li:has-text('rungs')")
+    page.wait_for_selector("#studies li.active:has-text('rungs')")
+    page.click("#act summary")
+    page.click("#ask")
+    page.wait_for_selector("#asked .asked")
+    assert "at fidelity 1:" in page.text_content("#asked .asked")
     page.context.close()

@@ -351,3 +351,21 @@ def test_the_token_is_random_and_the_hosts_are_the_bound_address() -> None:
     assert len({new_token() for _ in range(20)}) == 20 and len(new_token()) >= 40
     assert allowed_hosts("127.0.0.1", 8080) == {"127.0.0.1:8080", "localhost:8080", "[::1]:8080"}
     assert allowed_hosts("10.0.0.5", 9000) is None  # beyond the loopback: any Host, reads need a token
+
+
+def test_a_trial_asked_from_the_page_of_a_study_with_a_fidelity_says_at_which(tmp_path: Path) -> None:
+    """A person measures at the fidelity the study chose: the page must say which."""
+    db = tmp_path / "f.db"
+    made = tf.Study.create("mf", space=SPACE, storage=str(db), fidelity=tf.Fidelity(1, 27, integer=True), seed=0)
+    made.storage.close()
+    storage = open_for_writes(db)
+    writer = Writer(storage, [SPACE])
+    with TestClient(create_app(storage, writer=writer, access=WriteAccess(TOKEN, {"testserver"}))) as client:
+        first = post(client, "/api/studies/1/ask", {"author": "ann"})
+        assert (first["fidelity"], first["continues"]) == (1, None)  # a new configuration, at the lowest rung
+        post(client, f"/api/studies/1/trials/{first['number']}/tell", {"value": 2.0, "author": "ann"})
+        check = post(client, "/api/studies/1/ask", {"author": "ann"})
+        assert (check["fidelity"], check["continues"]) == (27, first["number"])  # the same one at the top
+        assert client.get("/api/studies/1/asked").json()["asked"] == [check]
+    writer.close()
+    storage.close()

@@ -151,9 +151,10 @@ class Writer:
     def ask(self, record: StudyRecord, body: Mapping[str, Any]) -> dict[str, JSON]:
         """Start a trial for a person to evaluate: the configuration to measure."""
         author = text(body, "author", MAX_AUTHOR)
-        trial = self.study(record).ask()
+        study = self.study(record)
+        trial = study.ask()
         self.storage.set_trial_user_attr(record.study_id, trial.number, "asked_by", {"author": author, "time": time.time()})
-        return {"number": trial.number, "config": dict(trial.config.to_dict())}
+        return {"number": trial.number, "config": dict(trial.config.to_dict()), **_at(study, trial.number)}
 
     def asked(self, record: StudyRecord) -> list[dict[str, JSON]]:
         """The trials asked from this dashboard and not told yet, oldest first."""
@@ -161,7 +162,7 @@ class Writer:
             study = self._studies.get(record.study_id)
             running = sorted(study.running) if study is not None else []
         trials = (self.storage.get_trial(record.study_id, n) for n in running)
-        return [{"number": t.number, "config": dict(t.params)} for t in trials]
+        return [{"number": t.number, "config": dict(t.params), **_at(study, t.number)} for t in trials]
 
     def tell(self, record: StudyRecord, number: int, body: Mapping[str, Any]) -> dict[str, JSON]:
         """Record the result of a trial asked from the page: refused, leaving the trial
@@ -196,3 +197,11 @@ class Writer:
         """Fail the trials asked from the page and never told (as a stopped worker does)."""
         for study in self._studies.values():
             study.fail_running("the dashboard that asked it stopped")
+
+
+def _at(study: Study | None, number: int) -> dict[str, JSON]:
+    """Where a person evaluates trial ``number`` of a study with a fidelity: at its fidelity,
+    continuing the trial it continues (none in a study without a fidelity)."""
+    if study is None or study.fidelity is None:
+        return {}
+    return {"fidelity": study.fidelity_of(number), "continues": study.continued_from(number)}

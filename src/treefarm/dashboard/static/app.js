@@ -339,7 +339,7 @@ async function loadAsked() {
 
 function showAsked(typed = new Map()) {
   $("#asked").innerHTML = state.asked.map((a) => `<div class="asked" data-number="${Number(a.number)}">
-    trial <b>${Number(a.number)}</b>: <code>${escape(JSON.stringify(a.config))}</code>
+    trial <b>${Number(a.number)}</b>${a.fidelity == null ? "" : ` at fidelity <b>${Number(a.fidelity)}</b>${a.continues == null ? "" : ` (continues trial ${Number(a.continues)})`}`}: <code>${escape(JSON.stringify(a.config))}</code>
     <input class="told-value" size="8" placeholder="measured value" value="${escape(typed.get(String(a.number)) || "")}"> <button type="button" class="tell">tell</button>
     <button type="button" class="tell-failed">failed</button></div>`).join("");
   document.querySelectorAll("#asked .asked").forEach((div) => {
