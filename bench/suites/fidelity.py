@@ -51,6 +51,8 @@ COST = 30
 #: ``fidelity_curves_after.jsonl``). ``fidelity_cont_*.jsonl``: ``tf-auto-fidelity`` once its rungs continue
 #: the model's pick (``auto``'s ``promotions="model"``, the default since; run as
 #: ``tf-auto-fidelity-model`` at dfdab1a, the same trials, and relabelled: ``ran_as`` in each row).
+#: ``fidelity_checks5_100.jsonl``: ``tf-auto-fidelity`` to 100 with five checks, in place of the runs to
+#: 100 of the older counts.
 FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_synetune.jsonl",
          "fidelity_after.jsonl", "fidelity_curves_after.jsonl", "fidelity_svc.jsonl", "fidelity_smac.jsonl",
          "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
@@ -58,7 +60,7 @@ FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity
          "fidelity_cont_design.jsonl", "fidelity_cont_heldout.jsonl", "fidelity_cont_svc.jsonl",
          "fidelity_neps.jsonl", "fidelity_rosenbrock.jsonl", "fidelity_rosenbrock_100.jsonl",
          "fidelity_rastrigin8.jsonl", "fidelity_checks5_design.jsonl", "fidelity_checks5_heldout.jsonl",
-         "fidelity_third.jsonl")
+         "fidelity_third.jsonl", "fidelity_checks5_100.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb", "neps-hyperband", "neps-priorband")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -317,10 +319,12 @@ COMMANDS = (
     "--out bench/results/fidelity_checks5_heldout.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --problems trid10,lgbm_cancer_rounds "
     "--treefarm-at 2a7b1d3 --out bench/results/fidelity_third.jsonl",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods tf-auto-fidelity --treefarm-at 3fd8cf8 "
+    "--problems rosenbrock6,hartmann6,hartmann6_noise,borehole,rosenbrock10 --out bench/results/fidelity_checks5_100.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
          "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "
-         "full-evaluation equivalents (the notes have 10 and, on three held-out problems, 100).")
+         "full-evaluation equivalents (the notes have 10 and, on five held-out problems, 100).")
 MEASURE = f"regret of the best full-fidelity value within {COST} full-evaluation equivalents"
 SUITES = (
     Suite("fidelity", "Multi-fidelity: best value against cost", ABOUT, MEASURE, OURS, COLUMNS, FILES, COMMANDS,
