@@ -148,6 +148,21 @@ def _applies(space: Any, objective: Callable[..., Any] | None) -> bool:
     return isinstance(root, Apply) and (root.op.func is target or root.op.func == target)
 
 
+def _budget(max_evals: int | None, n_trials: int | None, max_cost: float | None) -> int | None:
+    """The trial budget of :func:`minimize`: ``max_evals`` or its alias ``n_trials``, checked;
+    by default :data:`DEFAULT_EVALS`, or none when a cost budget ends the run."""
+    if max_evals is not None and n_trials is not None:
+        raise StudyError(
+            "the budget is max_evals or its alias n_trials, not both, but got "
+            f"{format_values(max_evals=max_evals, n_trials=n_trials)}"
+        )
+    given = max_evals if n_trials is None else n_trials
+    if given is None:
+        return DEFAULT_EVALS if max_cost is None else None
+    check_int("n_trials" if n_trials is not None else "max_evals", given, error=StudyError)
+    return given
+
+
 def minimize(
     objective: Callable[..., Any] | None,
     space: Any,
@@ -191,14 +206,7 @@ def minimize(
     (the cost budget: then no trial budget unless one is given) are those of
     :meth:`Study.create` and :meth:`Study.optimize`.
     """
-    if max_evals is not None and n_trials is not None:
-        raise StudyError(
-            "the budget is max_evals or its alias n_trials, not both, but got "
-            f"{format_values(max_evals=max_evals, n_trials=n_trials)}"
-        )
-    given = max_evals if n_trials is None else n_trials
-    budget = DEFAULT_EVALS if given is None and max_cost is None else given
-    check_int("n_trials" if n_trials is not None else "max_evals", budget, error=StudyError, or_none=True)
+    budget = _budget(max_evals, n_trials, max_cost)
     store = open_storage(storage)
     options: dict[str, Any] = {
         "space": space,
