@@ -129,6 +129,22 @@ def test_a_cost_budget_that_nothing_spends_is_refused_not_run_forever() -> None:
     assert [t.state for t in study.trials] == [tf.TrialState.COMPLETE]  # recorded before the error
 
 
+def test_a_curve_that_skips_its_reports_on_some_trials_still_runs_to_the_cost_budget() -> None:
+    """An objective that returns early for some configurations (a bad one, no training) costs
+    nothing there; the others' steps still spend the budget, so the run goes on to it."""
+
+    def curve(config: dict, trial: tf.Trial) -> float:
+        if config["x"] < 0:
+            return 1e3  # refused without training
+        for step in range(1, 10):
+            trial.report(step, branin(config, step / 9))
+        return branin(config, 1.0)
+
+    study = tf.Study.create(space=SPACE, seed=0, algo="random")
+    study.optimize(curve, max_cost=60, progress=False)
+    assert any(t.cost == 0 for t in study.trials) and 60 <= study.storage.spent_cost(study.study_id) < 69
+
+
 def test_a_study_with_cheap_evaluations_only_says_so_when_asked_for_its_best() -> None:
     study = _study()
     study.optimize(objective, max_cost=1 / 27**2, progress=False)

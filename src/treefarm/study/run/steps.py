@@ -146,7 +146,12 @@ def record(
         for callback in callbacks:
             callback(study, stored)
     free = next((s for s in records if s.state is TrialState.COMPLETE and s.cost == 0), None)
-    if free is not None and study.max_cost is not None and study.fidelity is None:
+    if (
+        free is not None
+        and study.max_cost is not None
+        and study.fidelity is None
+        and study.storage.spent_cost(study.study_id) == 0  # no trial has reported: none will
+    ):
         uncaught = uncaught or StudyError(
             unspendable(study.max_cost, f"trial {free.number} completed without reporting a step, so it cost nothing")
         )
