@@ -215,7 +215,7 @@ def minimize(
         "directions": directions,
         "seed": seed,
         "pruner": pruner,
-        **({"fidelity": fidelity} if fidelity is not None else {}),
+        "fidelity": fidelity,
     }
     try:
         if study_name is None:

@@ -26,19 +26,20 @@ def check_arguments(objective: Callable[..., Any], n_jobs: int, backend: str, ex
             f"treefarm.execution.dask.connect({executor!r}), but got executor={executor!r}"
         )
     check_int("requeue_lost", requeue_lost, 0, error=StudyError)
-    parameters = inspect.signature(objective).parameters
+    signature = inspect.signature(objective)
+    parameters = signature.parameters
     wants_trial = "trial" in parameters
     if wants_trial and len(parameters) == 1:
         raise StudyError(
             "an objective gets the configuration's value first (def objective(params, trial) to get "
-            f"the trial too; Optuna's objective(trial) is one argument short), but got objective{inspect.signature(objective)}"
+            f"the trial too; Optuna's objective(trial) is one argument short), but got objective{signature}"
         )
     try:
-        inspect.signature(objective).bind(None, **({"trial": None} if wants_trial else {}))
+        signature.bind(None, **({"trial": None} if wants_trial else {}))
     except TypeError:
         raise StudyError(
             "an objective is called objective(params), or objective(params, trial=trial) when it has a parameter "
-            f"named trial, but objective{inspect.signature(objective)} needs other arguments (name the trial's "
+            f"named trial, but objective{signature} needs other arguments (name the trial's "
             "parameter trial)"
         ) from None
     return wants_trial

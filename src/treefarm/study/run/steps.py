@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from ...exceptions import StorageUnavailableError, StudyError, TrialStateError
+from ...fidelity import Fidelity
 from ...objectives import Objectives
 from ...space import Config
 from ...storage import Storage, TrialRecord, TrialState
@@ -62,7 +63,7 @@ class Host(Protocol):
     def max_cost(self) -> float | None: ...
 
     @property
-    def fidelity(self) -> object: ...
+    def fidelity(self) -> Fidelity | None: ...
 
 
 @dataclass(frozen=True)
@@ -145,18 +146,22 @@ def record(
     for stored in records:
         for callback in callbacks:
             callback(study, stored)
-    free = next((s for s in records if s.state is TrialState.COMPLETE and s.cost == 0), None)
-    if (
-        free is not None
-        and study.max_cost is not None
-        and study.fidelity is None
-        and study.storage.spent_cost(study.study_id) == 0  # no trial has reported: none will
-    ):
-        uncaught = uncaught or StudyError(
-            unspendable(study.max_cost, f"trial {free.number} completed without reporting a step, so it cost nothing")
-        )
+    uncaught = uncaught or _never_spent(study, records)
     if uncaught is not None:
         raise uncaught
+
+
+def _never_spent(study: HostT, records: list[TrialRecord]) -> StudyError | None:
+    """The error of a cost budget in a study without a fidelity once a trial completed
+    without reporting a step while no trial of the study has reported one: nothing will."""
+    if study.max_cost is None or study.fidelity is not None:
+        return None
+    free = next((r for r in records if r.state is TrialState.COMPLETE and r.cost == 0), None)
+    if free is None or study.storage.spent_cost(study.study_id) > 0:
+        return None
+    return StudyError(
+        unspendable(study.max_cost, f"trial {free.number} completed without reporting a step, so it cost nothing")
+    )
 
 
 def unspendable(max_cost: float, why: str) -> str:
