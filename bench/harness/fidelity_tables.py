@@ -80,6 +80,19 @@ def lgbm_cancer_rounds() -> Curve:
     return _lgbm(_split(*load_breast_cancer(return_X_y=True)), "binary", "binary_logloss")
 
 
+def _friedman() -> tuple[np.ndarray, ...]:
+    """Friedman's regression problem #1 (1991; scikit-learn's generator): 1,500 rows, 10 inputs of which 5
+    matter, unit noise, split as every table's."""
+    from sklearn.datasets import make_friedman1
+
+    return _split(*make_friedman1(n_samples=1500, noise=1.0, random_state=0), stratify=False)
+
+
+def lgbm_friedman_rounds() -> Curve:
+    split = _friedman()
+    return _lgbm(split, "regression", "l2", scale=float(np.var(split[3])))
+
+
 def sgd_digits_epochs() -> Curve:
     from sklearn.datasets import load_digits
     from sklearn.linear_model import SGDClassifier
@@ -100,13 +113,13 @@ def sgd_digits_epochs() -> Curve:
     return curve
 
 
-def mlp_wine_epochs() -> Curve:
-    from sklearn.datasets import load_wine
+def _mlp_epochs(split: tuple[np.ndarray, ...]) -> Curve:
+    """An MLP classifier's validation log-loss after each ``partial_fit`` epoch, on standardized inputs."""
     from sklearn.metrics import log_loss
     from sklearn.neural_network import MLPClassifier
     from sklearn.preprocessing import StandardScaler
 
-    xtr, xva, ytr, yva = _split(*load_wine(return_X_y=True))
+    xtr, xva, ytr, yva = split
     scaler = StandardScaler().fit(xtr)
     xtr, xva = scaler.transform(xtr), scaler.transform(xva)
     classes = np.unique(ytr)
@@ -121,6 +134,18 @@ def mlp_wine_epochs() -> Curve:
         return out
 
     return curve
+
+
+def mlp_wine_epochs() -> Curve:
+    from sklearn.datasets import load_wine
+
+    return _mlp_epochs(_split(*load_wine(return_X_y=True)))
+
+
+def mlp_digits_epochs() -> Curve:
+    from sklearn.datasets import load_digits
+
+    return _mlp_epochs(_split(*load_digits(return_X_y=True)))
 
 
 def svc_digits_subset() -> Curve:
@@ -140,6 +165,23 @@ def svc_digits_subset() -> Curve:
     return curve
 
 
+def svr_friedman_subset() -> Curve:
+    from sklearn.svm import SVR
+
+    xtr, xva, ytr, yva = _friedman()
+    scale = float(np.var(yva))
+
+    def curve(p: dict[str, Any]) -> list[float]:
+        out = []
+        for s in range(1, MAX_STEPS + 1):
+            n = max(20, math.ceil(s / MAX_STEPS * len(ytr)))  # the split is shuffled: a prefix is a random subset
+            residual = SVR(**p).fit(xtr[:n], ytr[:n]).predict(xva) - yva
+            out.append(float(np.mean(residual**2)) / scale)
+        return out
+
+    return curve
+
+
 MAKERS: dict[str, Callable[[], Curve]] = {
     "hgb_cancer_rounds": hgb_cancer_rounds,
     "lgbm_diabetes_rounds": lgbm_diabetes_rounds,
@@ -147,6 +189,9 @@ MAKERS: dict[str, Callable[[], Curve]] = {
     "sgd_digits_epochs": sgd_digits_epochs,
     "mlp_wine_epochs": mlp_wine_epochs,
     "svc_digits_subset": svc_digits_subset,
+    "lgbm_friedman_rounds": lgbm_friedman_rounds,
+    "mlp_digits_epochs": mlp_digits_epochs,
+    "svr_friedman_subset": svr_friedman_subset,
 }
 
 

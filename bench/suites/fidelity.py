@@ -36,7 +36,14 @@ from typing import Any
 
 import numpy as np
 
-from ..harness.fidelity_problems import ALL_HELD_OUT, HELD_OUT, HELD_OUT_LATER, HELD_OUT_THIRD, PROBLEMS
+from ..harness.fidelity_problems import (
+    ALL_HELD_OUT,
+    HELD_OUT,
+    HELD_OUT_FOURTH,
+    HELD_OUT_LATER,
+    HELD_OUT_THIRD,
+    PROBLEMS,
+)
 from ..harness.paths import RESULTS, ROOT
 from ..harness.spread import joined, spread_notes
 from ..harness.suite import Finals, Suite, lines
@@ -195,6 +202,8 @@ def finals_at(cost: float, files: Iterable[str | Path] = FILES, *, held_out: boo
 
 
 def held_out_label(problem: str) -> str:
+    if problem in HELD_OUT_FOURTH:
+        return " (held out, added last)"
     if problem in HELD_OUT_THIRD:
         return " (held out, added with five checks)"
     return " (held out)" if problem in HELD_OUT else " (held out, added later)" if problem in HELD_OUT_LATER else ""
@@ -246,10 +255,11 @@ def criteria_text(rows_: list[dict[str, Any]], cost: float = COST) -> str:
 
 def held_out_text(rows_: list[dict[str, Any]], cost: float = COST) -> str:
     """The held-out criteria over all of them, then over each group: held out from the start, added
-    later, added with five checks."""
+    later, added with five checks, added last."""
     parts = [("All held out", rows_), ("Held out from the start", [r for r in rows_ if r["problem"] in HELD_OUT]),
              ("Added later", [r for r in rows_ if r["problem"] in HELD_OUT_LATER]),
-             ("Added with five checks", [r for r in rows_ if r["problem"] in HELD_OUT_THIRD])]
+             ("Added with five checks", [r for r in rows_ if r["problem"] in HELD_OUT_THIRD]),
+             ("Added last", [r for r in rows_ if r["problem"] in HELD_OUT_FOURTH])]
     return " ".join(f"{name}: {criteria_text(part, cost)}" for name, part in parts if part)
 
 
@@ -332,7 +342,8 @@ SUITES = (
     Suite("fidelity-held-out", "Multi-fidelity, held-out problems",
           f"The multi-fidelity problems kept out of every design choice ({', '.join(HELD_OUT)}; added once the "
           f"design was done, before any method ran on them: {', '.join(HELD_OUT_LATER)}; added once the checks "
-          f"were made five, before any method ran on them: {', '.join(HELD_OUT_THIRD)}).", MEASURE, OURS,
+          f"were made five, before any method ran on them: {', '.join(HELD_OUT_THIRD)}; added last, real training "
+          f"of the shapes the held-out part lacked: {', '.join(HELD_OUT_FOURTH)}).", MEASURE, OURS,
           COLUMNS, FILES, COMMANDS, lambda: finals_at(COST, held_out=True), held_out=True,
           notes=joined(notes(True), spread_notes(OURS, COLUMNS, full=False))),
 )

@@ -12,6 +12,7 @@ from bench.harness.fidelity_problems import (
     ALL_HELD_OUT,
     BOXES,
     HELD_OUT,
+    HELD_OUT_FOURTH,
     HELD_OUT_LATER,
     HELD_OUT_THIRD,
     MAX_STEPS,
@@ -101,7 +102,7 @@ def test_the_best_full_fidelity_value_within_a_cost_falls_back_to_the_incumbent_
 
 
 def test_a_third_of_the_problems_is_held_out() -> None:
-    groups = (set(HELD_OUT), set(HELD_OUT_LATER), set(HELD_OUT_THIRD))
+    groups = (set(HELD_OUT), set(HELD_OUT_LATER), set(HELD_OUT_THIRD), set(HELD_OUT_FOURTH))
     assert set(ALL_HELD_OUT) <= set(PROBLEMS) and sum(map(len, groups)) == len(set.union(*groups))
     assert 3 * len(ALL_HELD_OUT) >= len(PROBLEMS)
     kinds = {name in BOXES for name in ALL_HELD_OUT}
@@ -109,7 +110,8 @@ def test_a_third_of_the_problems_is_held_out() -> None:
 
 
 @pytest.mark.parametrize("name", ["hgb_cancer_rounds", "sgd_digits_epochs", "svc_digits_subset", "lgbm_cancer_rounds",
-                                  "lgbm_diabetes_rounds", "mlp_wine_epochs"])
+                                  "lgbm_diabetes_rounds", "mlp_wine_epochs", "lgbm_friedman_rounds",
+                                  "mlp_digits_epochs", "svr_friedman_subset"])
 def test_a_tabulated_curve_is_read_at_its_grid_index_and_a_resumed_curve_pays_only_the_steps_it_adds(
     name: str,
 ) -> None:
