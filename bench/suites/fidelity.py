@@ -59,7 +59,7 @@ COST = 30
 #: the model's pick (``auto``'s ``promotions="model"``, the default since; run as
 #: ``tf-auto-fidelity-model`` at dfdab1a, the same trials, and relabelled: ``ran_as`` in each row).
 #: ``fidelity_checks5_100.jsonl``: ``tf-auto-fidelity`` to 100 with five checks, in place of the runs to
-#: 100 of the older counts.
+#: 100 of the older counts. ``fidelity_fourth.jsonl``: every method on the problems added last.
 FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity_synetune.jsonl",
          "fidelity_after.jsonl", "fidelity_curves_after.jsonl", "fidelity_svc.jsonl", "fidelity_smac.jsonl",
          "fidelity_100.jsonl", "fidelity_auto_100.jsonl", "fidelity_mislead_checks_promoted.jsonl",
@@ -67,7 +67,7 @@ FILES = ("fidelity.jsonl", "fidelity_auto.jsonl", "fidelity_hb.jsonl", "fidelity
          "fidelity_cont_design.jsonl", "fidelity_cont_heldout.jsonl", "fidelity_cont_svc.jsonl",
          "fidelity_neps.jsonl", "fidelity_rosenbrock.jsonl", "fidelity_rosenbrock_100.jsonl",
          "fidelity_rastrigin8.jsonl", "fidelity_checks5_design.jsonl", "fidelity_checks5_heldout.jsonl",
-         "fidelity_third.jsonl", "fidelity_checks5_100.jsonl")
+         "fidelity_third.jsonl", "fidelity_checks5_100.jsonl", "fidelity_fourth.jsonl")
 COLUMNS = ("tf-auto-fidelity", "tf-auto-full", "tf-random-full", "tf-auto-hyperband", "optuna-tpe-hyperband",
            "optuna-tpe-sha", "dehb", "smac-mf", "synetune-bohb", "neps-hyperband", "neps-priorband")
 #: The method the others are tested against: ``auto`` with fidelities.
@@ -254,13 +254,19 @@ def criteria_text(rows_: list[dict[str, Any]], cost: float = COST) -> str:
 
 
 def held_out_text(rows_: list[dict[str, Any]], cost: float = COST) -> str:
-    """The held-out criteria over all of them, then over each group: held out from the start, added
-    later, added with five checks, added last."""
-    parts = [("All held out", rows_), ("Held out from the start", [r for r in rows_ if r["problem"] in HELD_OUT]),
-             ("Added later", [r for r in rows_ if r["problem"] in HELD_OUT_LATER]),
-             ("Added with five checks", [r for r in rows_ if r["problem"] in HELD_OUT_THIRD]),
-             ("Added last", [r for r in rows_ if r["problem"] in HELD_OUT_FOURTH])]
-    return " ".join(f"{name}: {criteria_text(part, cost)}" for name, part in parts if part)
+    """The held-out criteria over all of them, then each group's three counts: held out from the start,
+    added later, added with five checks, added last."""
+    groups = [("held out from the start", HELD_OUT), ("added later", HELD_OUT_LATER),
+              ("added with five checks", HELD_OUT_THIRD), ("added last", HELD_OUT_FOURTH)]
+    counts = []
+    for name, members in groups:
+        part = [r for r in rows_ if r["problem"] in members]
+        if part:
+            n = len(part)
+            counts.append(f"{name} {sum(r['vs_best'] >= 0 for r in part)}/{n}, {sum(r['vs_best'] > 0 for r in part)}/{n}, "
+                          f"{sum(r['half_cost'] for r in part)}/{n}")
+    text = f"All held out: {criteria_text(rows_, cost)}"
+    return text + (f" By group (no worse, better, half the cost): {'; '.join(counts)}." if counts else "")
 
 
 def notes(held_out: bool) -> Any:
@@ -331,6 +337,10 @@ COMMANDS = (
     "--treefarm-at 2a7b1d3 --out bench/results/fidelity_third.jsonl",
     "python -m bench.suites.fidelity run --seeds 10 --max-cost 100 --methods tf-auto-fidelity --treefarm-at 3fd8cf8 "
     "--problems rosenbrock6,hartmann6,hartmann6_noise,borehole,rosenbrock10 --out bench/results/fidelity_checks5_100.jsonl",
+    "python -m bench.harness.fidelity_tables lgbm_friedman_rounds mlp_digits_epochs svr_friedman_subset",
+    "python -m bench.suites.fidelity run --seeds 10 --max-cost 30 --jobs 2 --problems "
+    "lgbm_friedman_rounds,mlp_digits_epochs,svr_friedman_subset --treefarm-at 3bfe7bb "
+    "--out bench/results/fidelity_fourth.jsonl",
 )
 ABOUT = ("Published synthetic functions with their fidelity terms, variants whose low fidelities mislead, and "
          "tabulated learning curves of real training (bench/notes/fidelity.md); the tables read runs of 30 "
