@@ -224,6 +224,29 @@ def test_in_an_exhausted_space_the_best_configuration_not_at_the_top_climbs() ->
     assert next_evaluation(points, [("c0", 9.0)], rungs, 3, exhausted=True) == (3.0, "c1")
     failed = [Point("c0", 1.0, None), Point("c1", 1.0, 2.0)]
     assert next_evaluation(failed, [], rungs, 3, exhausted=True) == (3.0, "c1")  # a failure never climbs
+    at_top = [Point(f"c{i}", r, float(i)) for i in range(3) for r in rungs]
+    assert next_evaluation(at_top, [], rungs, 3, exhausted=True) == (9.0, None), "a repeat measures what counts"
+
+
+def test_a_finite_space_evaluated_at_the_top_in_full_says_so_once_and_repeats_there(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Three configurations and a budget of ninety steps: once each is at the top,
+    a further trial can only repeat one; it does so at the top (a lower rung's value is
+    known and never counts), and the study says so once rather than spend in silence."""
+    study = tf.Study.create(space={"x": tf.Choice(1, 2, 3)}, fidelity=tf.Fidelity(1, 9, integer=True), seed=0)
+    with caplog.at_level(logging.WARNING, logger="treefarm"):
+        study.optimize(lambda config, trial: config["x"] / trial.fidelity, max_cost=90, progress=False)
+    said = [r.getMessage() for r in caplog.records if "every configuration of the space" in r.getMessage()]
+    assert said == [
+        "every configuration of the space (3) is evaluated, or being evaluated, at the full fidelity: the next "
+        "trials repeat them there; stop the run, or widen the space, for anything new"
+    ]
+    evaluations = [(t.params["x"], t.system_attrs["fidelity"]) for t in study.trials]
+    first_repeat = next(i for i, e in enumerate(evaluations) if e in evaluations[:i])
+    assert first_repeat == 6 and len(evaluations) > 7, "each configuration at 1 and 9, then repeats"
+    assert {f for _, f in evaluations[first_repeat:]} == {9.0}, "every repeat is at the top"
+    assert study.best_value == pytest.approx(1 / 9)
 
 
 def test_a_finite_space_climbs_to_the_top_before_any_evaluation_repeats() -> None:

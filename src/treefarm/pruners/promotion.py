@@ -209,8 +209,10 @@ def next_evaluation(
     configuration at the lowest rung, or at the top one when the lower rungs mislead.
     In a finite space every configuration of which is ``exhausted`` (evaluated or
     pending at some rung), there is no new one to start: the best configuration not
-    yet at the top climbs instead (a new configuration is planned only when every one
-    is at the top: the study then evaluates one again). ``misled`` is
+    yet at the top climbs instead; once every one is at the top, the next evaluation is
+    planned at the top (the study then evaluates one again, as a finished study of a
+    finite space repeats: at the top, where a repeat measures the value that counts,
+    not at a lower rung whose value is known and never counts). ``misled`` is
     :func:`misleading`'s verdict on these points when the caller has it already
     (None: judged here).
 
@@ -247,5 +249,6 @@ def next_evaluation(
                 return Next(rungs[k + 1], config)
         elif due is not None:
             return Next(rungs[k + 1], due)
-    climb = _climb(points, rungs, highest, to_top=False) if exhausted else None
-    return climb or Next(rungs[0], None)
+    if exhausted:
+        return _climb(points, rungs, highest, to_top=False) or Next(rungs[-1], None)
+    return Next(rungs[0], None)

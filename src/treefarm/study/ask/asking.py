@@ -80,6 +80,7 @@ class Asker:
         self._stale_after = stale_after
         self._fidelity = fidelity
         self._said_misled = False  # the verdict that the lower rungs mislead is logged once
+        self._said_exhausted = False  # so is a finite space evaluated at the top in full
         self.fidelities: dict[int, float] = {}
         """The fidelity of each trial this process claimed (a study with a fidelity)."""
         self.continued: dict[int, int] = {}
@@ -193,6 +194,12 @@ class Asker:
         planned = next_evaluation(
             points, pending, fidelity.rungs, fidelity.reduction_factor, CHECKS, exhausted, misled=misled, choose=choose
         )
+        if exhausted and planned.promote is None and not self._said_exhausted:
+            self._said_exhausted = True
+            log.warning(
+                "every configuration of the space (%d) is evaluated, or being evaluated, at the full fidelity: the next "
+                "trials repeat them there; stop the run, or widen the space, for anything new", self._size,
+            )
         return Plan(planned, misled)
 
     def _chooser(self, fidelity: Fidelity) -> Chooser:
