@@ -61,9 +61,7 @@ VARIANTS = {
 
 
 def main(argv: list[str] | None = None) -> None:
-    for name, make in VARIANTS.items():
-        categorical.METHODS[name] = categorical._treefarm(make)
-    categorical.main(argv)
+    categorical.main_with(VARIANTS, argv)
 
 
 if __name__ == "__main__":

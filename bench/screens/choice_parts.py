@@ -60,9 +60,7 @@ VARIANTS: dict[str, Callable[[], object]] = {
 
 
 def main(argv: list[str] | None = None) -> None:
-    for name, make in VARIANTS.items():
-        categorical.METHODS[name] = categorical._treefarm(make)
-    categorical.main(argv)
+    categorical.main_with(VARIANTS, argv)
 
 
 if __name__ == "__main__":

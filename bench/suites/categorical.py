@@ -294,6 +294,13 @@ SUITES = (
 )
 
 
+def main_with(variants: dict[str, Callable[[], Any]], argv: list[str] | None = None) -> None:
+    """:func:`main` with a screen's ``variants`` (a method's name -> a fresh optimizer) among the methods."""
+    for name, make in variants.items():
+        METHODS[name] = _treefarm(make)
+    main(argv)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.suites.categorical")
     sub = parser.add_subparsers(dest="command", required=True)
