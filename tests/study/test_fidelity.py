@@ -226,6 +226,9 @@ def test_in_an_exhausted_space_the_best_configuration_not_at_the_top_climbs() ->
     assert next_evaluation(failed, [], rungs, 3, exhausted=True) == (3.0, "c1")  # a failure never climbs
     at_top = [Point(f"c{i}", r, float(i)) for i in range(3) for r in rungs]
     assert next_evaluation(at_top, [], rungs, 3, exhausted=True) == (9.0, None), "a repeat measures what counts"
+    below = [("c0", 1.0), ("c1", 1.0), ("c2", 1.0)]  # every one started, none finished: a repeat at the lowest
+    assert next_evaluation([], below, rungs, 3, exhausted=True) == (1.0, None)
+    assert next_evaluation(at_top[:-1], [("c2", 9.0)], rungs, 3, exhausted=True) == (9.0, None)
 
 
 def test_a_finite_space_evaluated_at_the_top_in_full_says_so_once_and_repeats_there(

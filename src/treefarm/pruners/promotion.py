@@ -42,6 +42,7 @@ __all__ = [
     "Next",
     "Point",
     "agreements",
+    "all_at_top",
     "check_agreement",
     "checked",
     "misleading",
@@ -209,10 +210,11 @@ def next_evaluation(
     configuration at the lowest rung, or at the top one when the lower rungs mislead.
     In a finite space every configuration of which is ``exhausted`` (evaluated or
     pending at some rung), there is no new one to start: the best configuration not
-    yet at the top climbs instead; once every one is at the top, the next evaluation is
-    planned at the top (the study then evaluates one again, as a finished study of a
-    finite space repeats: at the top, where a repeat measures the value that counts,
-    not at a lower rung whose value is known and never counts). ``misled`` is
+    yet at the top climbs instead; once every one is at the top (:func:`all_at_top`), the
+    next evaluation is planned at the top (the study then evaluates one again, as a
+    finished study of a finite space repeats: at the top, where a repeat measures the
+    value that counts, not at a lower rung whose value is known and never counts); while
+    some are still pending below it, a repeat at the lowest rung. ``misled`` is
     :func:`misleading`'s verdict on these points when the caller has it already
     (None: judged here).
 
@@ -249,6 +251,16 @@ def next_evaluation(
                 return Next(rungs[k + 1], config)
         elif due is not None:
             return Next(rungs[k + 1], due)
-    if exhausted:
-        return _climb(points, rungs, highest, to_top=False) or Next(rungs[-1], None)
-    return Next(rungs[0], None)
+    climb = _climb(points, rungs, highest, to_top=False) if exhausted else None
+    if climb is None and exhausted and all_at_top(points, pending, rungs):
+        return Next(rungs[-1], None)
+    return climb or Next(rungs[0], None)
+
+
+def all_at_top(points: Sequence[Point], pending: Sequence[tuple[Hashable, float]], rungs: Sequence[float]) -> bool:
+    """Whether every configuration started (evaluated or pending) has reached the top rung: in a
+    finite space all of whose configurations are started, nothing is left but repeats."""
+    highest: dict[Hashable, float] = {}
+    for config, fidelity in [*((p.config, p.fidelity) for p in points), *pending]:
+        highest[config] = max(fidelity, highest.get(config, fidelity))
+    return bool(highest) and min(highest.values()) >= rungs[-1]

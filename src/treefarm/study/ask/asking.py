@@ -28,7 +28,15 @@ from ...execution.liveness import identity
 from ...fidelity import Fidelity
 from ...optimizers import GridExhaustedError, History, Optimizer
 from ...optimizers.hints import apply_hints
-from ...pruners.promotion import TRUSTED_TAU, Chooser, Next, agreements, next_evaluation, untrusted
+from ...pruners.promotion import (
+    TRUSTED_TAU,
+    Chooser,
+    Next,
+    agreements,
+    all_at_top,
+    next_evaluation,
+    untrusted,
+)
 from ...space import Config, sample, validate, within_support
 from ...storage import JSON, REQUEUED, NotFoundError, Storage, TrialRecord, TrialState
 from ..state.cache import TrialCache
@@ -194,7 +202,7 @@ class Asker:
         planned = next_evaluation(
             points, pending, fidelity.rungs, fidelity.reduction_factor, CHECKS, exhausted, misled=misled, choose=choose
         )
-        if exhausted and planned.promote is None and not self._said_exhausted:
+        if exhausted and not self._said_exhausted and all_at_top(points, pending, fidelity.rungs):
             self._said_exhausted = True
             log.warning(
                 "every configuration of the space (%d) is evaluated, or being evaluated, at the full fidelity: the next "
