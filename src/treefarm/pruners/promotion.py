@@ -32,7 +32,7 @@ Notation: a *point* is ``(config, fidelity, loss)`` of a finished evaluation
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import NamedTuple
 
 __all__ = [
@@ -228,9 +228,7 @@ def next_evaluation(
     configurations evaluated there), so that the rungs are paid as ASHA pays them;
     where it gives no pick (None), ASHA's rule holds."""
     started = {(p.config, p.fidelity) for p in points} | set(pending)
-    highest: dict[Hashable, float] = {}
-    for config, fidelity in started:
-        highest[config] = max(fidelity, highest.get(config, fidelity))
+    highest = _highest(started)
     if misled is None:
         misled = misleading(points, rungs, checks)
     if misled:
@@ -252,7 +250,7 @@ def next_evaluation(
         elif due is not None:
             return Next(rungs[k + 1], due)
     climb = _climb(points, rungs, highest, to_top=False) if exhausted else None
-    if climb is None and exhausted and all_at_top(points, pending, rungs):
+    if climb is None and exhausted and _at_top(highest, rungs):
         return Next(rungs[-1], None)
     return climb or Next(rungs[0], None)
 
@@ -260,7 +258,16 @@ def next_evaluation(
 def all_at_top(points: Sequence[Point], pending: Sequence[tuple[Hashable, float]], rungs: Sequence[float]) -> bool:
     """Whether every configuration started (evaluated or pending) has reached the top rung: in a
     finite space all of whose configurations are started, nothing is left but repeats."""
+    return _at_top(_highest({(p.config, p.fidelity) for p in points} | set(pending)), rungs)
+
+
+def _highest(started: Iterable[tuple[Hashable, float]]) -> dict[Hashable, float]:
+    """Each started configuration's highest rung (evaluated or pending there)."""
     highest: dict[Hashable, float] = {}
-    for config, fidelity in [*((p.config, p.fidelity) for p in points), *pending]:
+    for config, fidelity in started:
         highest[config] = max(fidelity, highest.get(config, fidelity))
+    return highest
+
+
+def _at_top(highest: dict[Hashable, float], rungs: Sequence[float]) -> bool:
     return bool(highest) and min(highest.values()) >= rungs[-1]
