@@ -183,6 +183,14 @@ def test_a_study_with_a_fidelity_asks_each_trial_at_its_rung_until_the_cost_budg
     assert extra["trial"] == len(asked) and extra["fidelity"] in (1, 3, 9, 27) and "continues" in extra
 
 
+def test_the_reduction_factor_given_to_create_sets_the_rungs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "eta.db"
+    _create(db, "--fidelity", "1,27", "--integer-fidelity", "--reduction-factor", "9")
+    capsys.readouterr()
+    assert main(["ask", str(db), "--study", "s"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "0 3 -"  # rungs 3 and 27: 27 / 9, not 27 / 3**3
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

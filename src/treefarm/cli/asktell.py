@@ -64,7 +64,8 @@ def cmd_create(args: argparse.Namespace) -> int:
     fidelity = None
     if args.fidelity is not None:
         low, high = args.fidelity
-        fidelity = Fidelity(low, high, integer=args.integer_fidelity, reduction_factor=args.reduction_factor or 3)
+        eta = {} if args.reduction_factor is None else {"reduction_factor": args.reduction_factor}
+        fidelity = Fidelity(low, high, integer=args.integer_fidelity, **eta)
     elif args.integer_fidelity or args.reduction_factor is not None:
         raise StudyError("--integer-fidelity and --reduction-factor describe a --fidelity LOW,HIGH, but got no --fidelity")
     _check_cost(args.max_cost, fidelity)
@@ -133,8 +134,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"trial": trial.number, **at, "config": dict(trial.config), "params": trial.value}))
         else:
-            continues = "-" if trial.continues is None else trial.continues
-            print(*((trial.number, _plain(trial.fidelity), continues) if at else (trial.number,)))
+            where = [_plain(trial.fidelity), "-" if trial.continues is None else trial.continues] if at else []
+            print(trial.number, *where)
             for address, value in trial.config.items():
                 print(f"{address} {_plain(value)}")
     return 0
