@@ -235,14 +235,18 @@ def criteria(files: Iterable[str | Path] = FILES, *, held_out: bool | None = Non
     return out
 
 
+def counts(rows_: list[dict[str, Any]]) -> tuple[int, int, int]:
+    """The problems where :data:`OURS` is no worse, better (beyond noise), and reaches at half the cost."""
+    return (sum(r["vs_best"] >= 0 for r in rows_), sum(r["vs_best"] > 0 for r in rows_),
+            sum(r["half_cost"] for r in rows_))
+
+
 def criteria_text(rows_: list[dict[str, Any]], cost: float = COST) -> str:
     """One line of counts (a verdict of +1: the other is worse than ours beyond noise)."""
     if not rows_:
         return ""
     n = len(rows_)
-    no_worse = sum(r["vs_best"] >= 0 for r in rows_)
-    better = sum(r["vs_best"] > 0 for r in rows_)
-    half = sum(r["half_cost"] for r in rows_)
+    no_worse, better, half = counts(rows_)
     text = (f"{OURS} against the best other method of each problem at {cost:g}: no worse beyond noise on "
             f"{no_worse}/{n}, better on {better}/{n}; its median at {cost / 2:g} reaches that method's at "
             f"{cost:g} on {half}/{n}")
@@ -258,15 +262,10 @@ def held_out_text(rows_: list[dict[str, Any]], cost: float = COST) -> str:
     added later, added with five checks, added last."""
     groups = [("held out from the start", HELD_OUT), ("added later", HELD_OUT_LATER),
               ("added with five checks", HELD_OUT_THIRD), ("added last", HELD_OUT_FOURTH)]
-    counts = []
-    for name, members in groups:
-        part = [r for r in rows_ if r["problem"] in members]
-        if part:
-            n = len(part)
-            counts.append(f"{name} {sum(r['vs_best'] >= 0 for r in part)}/{n}, {sum(r['vs_best'] > 0 for r in part)}/{n}, "
-                          f"{sum(r['half_cost'] for r in part)}/{n}")
+    parts = [(name, [r for r in rows_ if r["problem"] in members]) for name, members in groups]
+    said = [f"{name} " + ", ".join(f"{k}/{len(part)}" for k in counts(part)) for name, part in parts if part]
     text = f"All held out: {criteria_text(rows_, cost)}"
-    return text + (f" By group (no worse, better, half the cost): {'; '.join(counts)}." if counts else "")
+    return text + (f" By group (no worse, better, half the cost): {'; '.join(said)}." if said else "")
 
 
 def notes(held_out: bool) -> Any:
