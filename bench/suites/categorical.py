@@ -23,6 +23,10 @@ choice and reported apart, :mod:`.choice_problems`):
   autocorrelation binary sequences of length 40, minus the merit factor;
 - ``maxcut30`` (the same): the maximum cut of a fixed random weighted graph on 30 nodes, minus
   the fraction of the weight cut.
+- ``ising24`` (added with the screen of longer scales for two-option choices, before any method
+  ran on it): Ising sparsification on a 4 x 4 grid, 24 binary choices (Baptista & Poloczek 2018);
+- ``featsel30`` (the same): feature selection for a logistic regression on scikit-learn's
+  breast-cancer data, 30 binary choices, the cross-validated log loss plus a cost per feature.
 
 Methods: ``treefarm-auto``, ``treefarm-gp``, ``treefarm-tpe``, ``treefarm-random``,
 ``optuna-tpe``, ``optuna-gp``, and the harness's ``nevergrad-ngopt`` and ``ax``
@@ -56,7 +60,7 @@ from ..harness.problems import Param, Problem
 from ..harness.runner import head_commit
 from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite
-from .choice_problems import bbob_grid, contamination, grid_minimum, labs, maxcut
+from .choice_problems import bbob_grid, contamination, feature_selection, grid_minimum, ising, labs, maxcut
 
 ROWS = RESULTS / "categorical.jsonl"
 CHECKPOINTS = (25, 50, 100)
@@ -124,10 +128,12 @@ PROBLEMS: dict[str, tuple[int, list[float], Callable[[np.ndarray], float]]] = {
     "bbob_f15_d5_grid": (5, [float(v) for v in -5.0 + 10.0 * LEVELS], bbob_grid(15, 5)),
     "labs40": (40, [0, 1], labs),
     "maxcut30": (30, [0, 1], maxcut),
+    "ising24": (24, [0, 1], ising),
+    "featsel30": (30, [0, 1], feature_selection),
 }
 #: The held-out part: never used to choose a model or a setting; run once, after the choice,
 #: and reported apart (a third of the problems, marked before any of them was run).
-HELD_OUT = ("contamination25", "bbob_f15_d5_grid", "labs40", "maxcut30")
+HELD_OUT = ("contamination25", "bbob_f15_d5_grid", "labs40", "maxcut30", "ising24", "featsel30")
 #: The design part: where models and settings are screened and chosen.
 DESIGN = tuple(p for p in PROBLEMS if p not in HELD_OUT)
 

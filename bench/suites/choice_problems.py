@@ -89,3 +89,72 @@ def maxcut(x: np.ndarray) -> float:
     side = np.asarray(x, dtype=float)
     cut = float(side @ w @ (1.0 - side))
     return -cut / float(np.triu(w, 1).sum())
+
+
+#: The Ising model's grid side, its penalty per kept interaction, and the L2-regularized
+#: logistic regression's penalty per selected feature (the binary held-out problems added last).
+ISING_SIDE, ISING_LAMBDA, FEATURE_COST = 4, 0.01, 0.002
+
+
+@functools.cache
+def _ising_model(side: int) -> tuple[np.ndarray, np.ndarray]:
+    """The grid's edge products ``z_i z_j`` for every spin state ``z`` in {-1, 1}^(side^2)
+    (states, edges), and the interactions (edges,): magnitudes uniform in [0.05, 5], signs
+    random (seed 0), as Baptista & Poloczek (2018) draw them."""
+    n = side * side
+    edges = [(r * side + c, r * side + c + 1) for r in range(side) for c in range(side - 1)]
+    edges += [(r * side + c, (r + 1) * side + c) for r in range(side - 1) for c in range(side)]
+    states = 1.0 - 2.0 * ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1)
+    products = np.stack([states[:, i] * states[:, j] for i, j in edges], axis=1)
+    rng = np.random.default_rng(0)
+    weights = rng.uniform(0.05, 5.0, len(edges)) * rng.choice([-1.0, 1.0], len(edges))
+    return products, weights
+
+
+def _log_partition(energy: np.ndarray) -> float:
+    top = float(energy.max())
+    return top + float(np.log(np.exp(energy - top).sum()))
+
+
+def ising(x: np.ndarray) -> float:
+    """Ising sparsification (Baptista & Poloczek 2018, "Bayesian optimization of combinatorial
+    structures"): keep the interactions ``x`` (one 0 or 1 per edge of a 4 x 4 grid, 24 edges) of a
+    fixed Ising model ``P``; the loss is ``KL(P || Q_x) + lambda * sum x``, ``Q_x`` the model with
+    the other interactions removed, by enumerating the 2^16 spin states."""
+    products, weights = _ising_model(ISING_SIDE)
+    full, kept = products @ weights, products @ (weights * np.asarray(x, dtype=float))
+    log_p = full - _log_partition(full)
+    log_q = kept - _log_partition(kept)
+    return float(np.exp(log_p) @ (log_p - log_q)) + ISING_LAMBDA * float(np.sum(x))
+
+
+@functools.cache
+def _cancer_folds() -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """scikit-learn's breast-cancer data (569 rows, 30 features), standardized, and five fixed
+    stratified folds (seed 0)."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    return X, y, list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+
+
+def feature_selection(x: np.ndarray) -> float:
+    """Feature selection: a logistic regression (L2, ``C = 1``) on the features ``x`` selects (one
+    0 or 1 per feature of the breast-cancer data); the loss is its five-fold cross-validated log
+    loss plus :data:`FEATURE_COST` per selected feature. No feature predicts the base rate."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import log_loss
+
+    X, y, folds = _cancer_folds()
+    chosen = np.flatnonzero(np.asarray(x, dtype=float) > 0.5)
+    losses = []
+    for train, test in folds:
+        if len(chosen) == 0:
+            p = np.full(len(test), y[train].mean())
+        else:
+            model = LogisticRegression(C=1.0, max_iter=1000).fit(X[train][:, chosen], y[train])
+            p = model.predict_proba(X[test][:, chosen])[:, 1]
+        losses.append(log_loss(y[test], p, labels=[0, 1]))
+    return float(np.mean(losses)) + FEATURE_COST * len(chosen)

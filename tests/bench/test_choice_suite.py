@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from bench.suites.categorical import DESIGN, HELD_OUT, PROBLEMS, grid_optimum
-from bench.suites.choice_problems import contamination, labs, maxcut
+from bench.suites.choice_problems import ISING_LAMBDA, contamination, feature_selection, ising, labs, maxcut
 
 
 def test_a_third_of_the_problems_is_held_out_and_the_parts_are_disjoint() -> None:
@@ -38,3 +38,20 @@ def test_labs_is_minus_the_merit_factor_and_maxcut_minus_the_fraction_cut() -> N
     assert maxcut(np.zeros(30)) == 0.0 and maxcut(np.ones(30)) == 0.0
     x = np.random.default_rng(1).integers(0, 2, 30)
     assert maxcut(x) == maxcut(1 - x) and -1.0 < maxcut(x) < 0.0
+
+
+def test_ising_sparsification_is_zero_divergence_with_every_interaction_kept() -> None:
+    """Keeping every interaction leaves the model as it is (KL 0, the penalty alone); removing
+    them all costs far more than the penalty saves; the divergence is never negative."""
+    assert ising(np.ones(24)) == pytest.approx(24 * ISING_LAMBDA)
+    assert ising(np.zeros(24)) > 1.0
+    for x in np.random.default_rng(0).integers(0, 2, (8, 24)):
+        assert ising(x) >= ISING_LAMBDA * x.sum() - 1e-12
+
+
+def test_feature_selection_beats_the_base_rate_and_charges_each_feature() -> None:
+    pytest.importorskip("sklearn")
+    none, every = feature_selection(np.zeros(30)), feature_selection(np.ones(30))
+    assert none == pytest.approx(0.66, abs=0.01)  # log loss of the base rate (212 of 569 malignant)
+    assert every < none
+    assert feature_selection(np.ones(30)) == every  # fixed folds: a deterministic objective
