@@ -13,6 +13,7 @@ import math
 import secrets
 import time
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
@@ -135,6 +136,45 @@ def spent_cost(connection: sa.Connection, study_id: int) -> float:
     """The cost the study's trials have spent or reserved (their ``cost`` column summed)."""
     total = connection.execute(sa.select(sa.func.sum(trials.c.cost)).where(trials.c.study_id == study_id)).scalar()
     return float(total or 0.0)
+
+
+@dataclass(frozen=True)
+class NewTrial:
+    """A trial about to be written: its state (RUNNING or WAITING), its columns as stored
+    text, the request id a retry looks for, and its cost so far."""
+
+    state: TrialState
+    request: str
+    requeued: bool
+    params: str = "{}"
+    user_attrs: str = "{}"
+    system_attrs: str = "{}"
+    cost: float = 0.0
+
+
+def insert_trial(connection: sa.Connection, study_id: int, number: int, new: NewTrial) -> TrialRecord:
+    """Write ``new`` as trial ``number`` (the study locked by the caller); a running one starts
+    now, its heartbeat too, and counts as claimed (:func:`count_claimed`)."""
+    now = time.time() if new.state is TrialState.RUNNING else None
+    row = {
+        "study_id": study_id,
+        "number": number,
+        "state": new.state.value,
+        "params": new.params,
+        "value": None,
+        "user_attrs": new.user_attrs,
+        "system_attrs": new.system_attrs,
+        "started": now,
+        "finished": None,
+        "heartbeat": now,
+        "request": new.request,
+        "requeued": new.requeued,
+        "cost": new.cost,
+    }
+    connection.execute(sa.insert(trials).values(**row))
+    if new.state is TrialState.RUNNING:
+        count_claimed(connection, study_id)
+    return record(as_row(row), {})
 
 
 def count_claimed(connection: sa.Connection, study_id: int) -> None:

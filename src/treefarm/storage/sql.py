@@ -277,17 +277,14 @@ class SQLStorage(Storage):
             state, allowed=(TrialState.RUNNING, TrialState.WAITING), action="creating a trial"
         )
         request = q.request_id()
-        values: dict[str, Any] = {
-            "study_id": study_id,
-            "state": state.value,
-            "params": checks.encode_params(params),
-            "value": None,
-            "user_attrs": checks.encode_attrs(user_attrs, what="user_attrs"),
-            "system_attrs": checks.encode_attrs(system_attrs, what="system_attrs"),
-            "finished": None,
-            "request": request,
-            "requeued": REQUEUED in system_attrs,
-        }
+        new = q.NewTrial(
+            state=state,
+            params=checks.encode_params(params),
+            user_attrs=checks.encode_attrs(user_attrs, what="user_attrs"),
+            system_attrs=checks.encode_attrs(system_attrs, what="system_attrs"),
+            request=request,
+            requeued=REQUEUED in system_attrs,
+        )
         attempts = 0
 
         def body(connection: sa.Connection) -> TrialRecord:
@@ -296,12 +293,7 @@ class SQLStorage(Storage):
             earlier, last, _ = q.numbering(connection, study_id, request, retried=attempts > 1)
             if earlier is not None:
                 return earlier
-            now = time.time() if state is TrialState.RUNNING else None
-            row = {**values, "number": 0 if last is None else last + 1, "started": now, "heartbeat": now}
-            connection.execute(sa.insert(trials).values(**row))
-            if state is TrialState.RUNNING:
-                q.count_claimed(connection, study_id)
-            return q.record(q.as_row(row), {})
+            return q.insert_trial(connection, study_id, 0 if last is None else last + 1, new)
 
         return self._write(body)
 
@@ -315,8 +307,13 @@ class SQLStorage(Storage):
         cost: float = 0.0,
     ) -> TrialRecord | None:
         request = q.request_id()
-        attrs_text = checks.encode_attrs(system_attrs, what="system_attrs")
-        cost = checks.cost(cost)
+        new = q.NewTrial(
+            state=TrialState.RUNNING,
+            system_attrs=checks.encode_attrs(system_attrs, what="system_attrs"),
+            request=request,
+            requeued=REQUEUED in system_attrs,
+            cost=checks.cost(cost),
+        )
         attempts = 0
 
         def body(connection: sa.Connection) -> TrialRecord | None:
@@ -328,31 +325,13 @@ class SQLStorage(Storage):
             spent = max_cost is not None and q.spent_cost(connection, study_id) >= max_cost
             if spent or (budget is not None and claimed >= budget):
                 return q.claim_waiting(
-                    connection, study_id, system_attrs, request=request, requeued_only=True, cost=cost
+                    connection, study_id, system_attrs, request=request, requeued_only=True, cost=new.cost
                 )
-            waiting = q.claim_waiting(connection, study_id, system_attrs, request=request, cost=cost)
+            waiting = q.claim_waiting(connection, study_id, system_attrs, request=request, cost=new.cost)
             if waiting is not None:
                 return waiting
             q.commit_without_flush(connection)
-            now = time.time()
-            row = {
-                "study_id": study_id,
-                "number": 0 if last is None else last + 1,
-                "state": TrialState.RUNNING.value,
-                "params": "{}",
-                "value": None,
-                "user_attrs": "{}",
-                "system_attrs": attrs_text,
-                "started": now,
-                "finished": None,
-                "heartbeat": now,
-                "request": request,
-                "requeued": REQUEUED in system_attrs,
-                "cost": cost,
-            }
-            connection.execute(sa.insert(trials).values(**row))
-            q.count_claimed(connection, study_id)
-            return q.record(q.as_row(row), {})
+            return q.insert_trial(connection, study_id, 0 if last is None else last + 1, new)
 
         return self._write(body)
 
@@ -585,16 +564,8 @@ class SQLStorage(Storage):
         author: str | None = None,
     ) -> HintRecord:
         text = checks.check_hint(config, credibility, weight, spread)
-        values = {
-            "study_id": study_id,
-            "config": text,
-            "credibility": float(credibility),
-            "weight": weight,
-            "spread": float(spread),
-            "author": author,
-            "created": time.time(),
-        }
-
+        values = {"study_id": study_id, "config": text, "credibility": float(credibility), "weight": weight,
+                  "spread": float(spread), "author": author, "created": time.time()}
         return self._write(lambda connection: q.add_hint(connection, values))
 
     def get_hints(self, study_id: int) -> list[HintRecord]:
@@ -627,16 +598,8 @@ class SQLStorage(Storage):
     ) -> tuple[int, list[TrialRecord]]:
         """See :meth:`Storage.trial_page`: one ``COUNT`` and one ``ORDER BY ... LIMIT
         ... OFFSET`` reading only the page's rows and their intermediate values."""
-        query = PageQuery.checked(
-            offset=offset,
-            limit=limit,
-            order_by=order_by,
-            descending=descending,
-            states=states,
-            value_min=value_min,
-            value_max=value_max,
-            feasible=feasible,
-        )
+        query = PageQuery.checked(offset=offset, limit=limit, order_by=order_by, descending=descending,
+                                  states=states, value_min=value_min, value_max=value_max, feasible=feasible)
         return self._read(lambda connection: q.trial_page(connection, study_id, query))
 
     def trial_summary(self, study_id: int) -> TrialSummary:
