@@ -27,6 +27,9 @@ choice and reported apart, :mod:`.choice_problems`):
   ran on it): Ising sparsification on a 4 x 4 grid, 24 binary choices (Baptista & Poloczek 2018);
 - ``featsel30`` (the same): feature selection for a logistic regression on scikit-learn's
   breast-cancer data, 30 binary choices, the cross-validated log loss plus a cost per feature.
+- ``maxsat32``, ``knapsack30``, ``ising22`` (added with the rule for spaces of two-option
+  choices, before any method ran on them): weighted MAX-SAT on 32 variables, a 0-1 knapsack of
+  30 items with an overweight penalty, Ising sparsification of another model on a 3 x 5 grid.
 
 Methods: ``treefarm-auto``, ``treefarm-gp``, ``treefarm-tpe``, ``treefarm-random``,
 ``optuna-tpe``, ``optuna-gp``, and the harness's ``nevergrad-ngopt`` and ``ax``
@@ -60,7 +63,18 @@ from ..harness.problems import Param, Problem
 from ..harness.runner import head_commit
 from ..harness.spread import spread_notes
 from ..harness.suite import Finals, Suite
-from .choice_problems import bbob_grid, contamination, feature_selection, grid_minimum, ising, labs, maxcut
+from .choice_problems import (
+    bbob_grid,
+    contamination,
+    feature_selection,
+    grid_minimum,
+    ising,
+    ising_small,
+    knapsack,
+    labs,
+    maxcut,
+    maxsat,
+)
 
 ROWS = RESULTS / "categorical.jsonl"
 CHECKPOINTS = (25, 50, 100)
@@ -130,10 +144,16 @@ PROBLEMS: dict[str, tuple[int, list[float], Callable[[np.ndarray], float]]] = {
     "maxcut30": (30, [0, 1], maxcut),
     "ising24": (24, [0, 1], ising),
     "featsel30": (30, [0, 1], feature_selection),
+    "maxsat32": (32, [0, 1], maxsat),
+    "knapsack30": (30, [0, 1], knapsack),
+    "ising22": (22, [0, 1], ising_small),
 }
 #: The held-out part: never used to choose a model or a setting; run once, after the choice,
 #: and reported apart (a third of the problems, marked before any of them was run).
-HELD_OUT = ("contamination25", "bbob_f15_d5_grid", "labs40", "maxcut30", "ising24", "featsel30")
+HELD_OUT = (
+    "contamination25", "bbob_f15_d5_grid", "labs40", "maxcut30", "ising24", "featsel30", "maxsat32", "knapsack30",
+    "ising22",
+)
 #: The design part: where models and settings are screened and chosen.
 DESIGN = tuple(p for p in PROBLEMS if p not in HELD_OUT)
 

@@ -97,16 +97,16 @@ ISING_SIDE, ISING_LAMBDA, FEATURE_COST = 4, 0.01, 0.002
 
 
 @functools.cache
-def _ising_model(side: int) -> tuple[np.ndarray, np.ndarray]:
-    """The grid's edge products ``z_i z_j`` for every spin state ``z`` in {-1, 1}^(side^2)
+def _ising_grid(rows: int, columns: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The grid's edge products ``z_i z_j`` for every spin state ``z`` in {-1, 1}^(rows * columns)
     (states, edges), and the interactions (edges,): magnitudes uniform in [0.05, 5], signs
-    random (seed 0), as Baptista & Poloczek (2018) draw them."""
-    n = side * side
-    edges = [(r * side + c, r * side + c + 1) for r in range(side) for c in range(side - 1)]
-    edges += [(r * side + c, (r + 1) * side + c) for r in range(side - 1) for c in range(side)]
+    random (``seed``), as Baptista & Poloczek (2018) draw them."""
+    n = rows * columns
+    edges = [(r * columns + c, r * columns + c + 1) for r in range(rows) for c in range(columns - 1)]
+    edges += [(r * columns + c, (r + 1) * columns + c) for r in range(rows - 1) for c in range(columns)]
     states = 1.0 - 2.0 * ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1)
     products = np.stack([states[:, i] * states[:, j] for i, j in edges], axis=1)
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     weights = rng.uniform(0.05, 5.0, len(edges)) * rng.choice([-1.0, 1.0], len(edges))
     return products, weights
 
@@ -116,16 +116,21 @@ def _log_partition(energy: np.ndarray) -> float:
     return top + float(np.log(np.exp(energy - top).sum()))
 
 
-def ising(x: np.ndarray) -> float:
-    """Ising sparsification (Baptista & Poloczek 2018, "Bayesian optimization of combinatorial
-    structures"): keep the interactions ``x`` (one 0 or 1 per edge of a 4 x 4 grid, 24 edges) of a
-    fixed Ising model ``P``; the loss is ``KL(P || Q_x) + lambda * sum x``, ``Q_x`` the model with
-    the other interactions removed, by enumerating the 2^16 spin states."""
-    products, weights = _ising_model(ISING_SIDE)
+def _sparsified(products: np.ndarray, weights: np.ndarray, x: np.ndarray) -> float:
+    """``KL(P || Q_x) + lambda * sum x`` for the Ising model ``P`` and ``Q_x`` keeping the interactions ``x``."""
     full, kept = products @ weights, products @ (weights * np.asarray(x, dtype=float))
     log_p = full - _log_partition(full)
     log_q = kept - _log_partition(kept)
     return float(np.exp(log_p) @ (log_p - log_q)) + ISING_LAMBDA * float(np.sum(x))
+
+
+def ising(x: np.ndarray) -> float:
+    """Ising sparsification (Baptista & Poloczek 2018, "Bayesian optimization of combinatorial
+    structures"): keep the interactions ``x`` (one 0 or 1 per edge of a 4 x 4 grid, 24 edges) of a
+    fixed Ising model ``P`` (seed 0); the loss is ``KL(P || Q_x) + lambda * sum x``, ``Q_x`` the
+    model with the other interactions removed, by enumerating the 2^16 spin states."""
+    products, weights = _ising_grid(ISING_SIDE, ISING_SIDE, seed=0)
+    return _sparsified(products, weights, x)
 
 
 @functools.cache
@@ -158,3 +163,51 @@ def feature_selection(x: np.ndarray) -> float:
             p = model.predict_proba(X[test][:, chosen])[:, 1]
         losses.append(log_loss(y[test], p, labels=[0, 1]))
     return float(np.mean(losses)) + FEATURE_COST * len(chosen)
+
+
+#: Weighted MAX-SAT's variables and clauses (three literals each, near the 3-SAT threshold of 4.26
+#: clauses a variable) and the knapsack's items (the binary held-out problems added third).
+SAT_VARIABLES, SAT_CLAUSES, KNAPSACK_ITEMS = 32, 136, 30
+
+
+@functools.cache
+def _sat_instance() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A fixed random weighted 3-SAT instance (seed 0): each clause's variables (clauses, 3),
+    whether each literal is negated (clauses, 3) and its weight, uniform in [0, 1]."""
+    rng = np.random.default_rng(0)
+    variables = np.stack([rng.choice(SAT_VARIABLES, 3, replace=False) for _ in range(SAT_CLAUSES)])
+    return variables, rng.random((SAT_CLAUSES, 3)) < 0.5, rng.random(SAT_CLAUSES)
+
+
+def maxsat(x: np.ndarray) -> float:
+    """Weighted MAX-SAT (a benchmark of COMBO and BODi): the share of the clauses' weight left
+    unsatisfied by the assignment ``x`` (one 0 or 1 per variable)."""
+    variables, negated, weights = _sat_instance()
+    values = np.asarray(x, dtype=bool)[variables] != negated
+    return float(weights[~values.any(axis=1)].sum() / weights.sum())
+
+
+@functools.cache
+def _knapsack_items() -> tuple[np.ndarray, np.ndarray, float]:
+    """A fixed knapsack (seed 0): values and weights uniform in [1, 10] and [1, 10], the capacity
+    a third of the total weight."""
+    rng = np.random.default_rng(0)
+    values, weights = rng.uniform(1, 10, KNAPSACK_ITEMS), rng.uniform(1, 10, KNAPSACK_ITEMS)
+    return values, weights, float(weights.sum() / 3)
+
+
+def knapsack(x: np.ndarray) -> float:
+    """A 0-1 knapsack as a loss: minus the value packed over the total value, plus twice the
+    overweight over the capacity (a penalty that makes an overfull pack worse than an empty one
+    only when it is far over)."""
+    values, weights, capacity = _knapsack_items()
+    chosen = np.asarray(x, dtype=float)
+    over = max(0.0, float(chosen @ weights) - capacity)
+    return -float(chosen @ values) / float(values.sum()) + 2.0 * over / capacity
+
+
+def ising_small(x: np.ndarray) -> float:
+    """Ising sparsification on a 3 x 5 grid (22 edges), the interactions drawn with seed 1:
+    :func:`ising`'s loss on another model."""
+    products, weights = _ising_grid(3, 5, seed=1)
+    return _sparsified(products, weights, x)
