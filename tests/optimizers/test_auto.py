@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import runpy
 from collections.abc import Callable
 from pathlib import Path
@@ -356,3 +357,55 @@ def test_a_space_made_only_of_choices_gets_a_length_scale_per_choice() -> None:
         tied[name] = None if kernel.tied is None else kernel.tied.tolist()
     assert tied == {"decision": [0, 0, 0, 1, 1], "option": None, "joined": None}
     assert GP(choice_scales="decision").parts(spaces["option"]).refitter.kernel.tied.tolist() == [0, 0, 0, 1]
+
+
+def _flips(v: dict) -> float:
+    """Twelve yes/no decisions: a cost per 'yes' and a reward for each neighbouring pair of them."""
+    bits = [int(v[f"b{i:02d}"]) for i in range(12)]
+    return sum(0.3 * b for b in bits) - sum(0.5 * a * b for a, b in itertools.pairwise(bits))
+
+
+BINARY = {f"b{i:02d}": Choice(0, 1) for i in range(12)}
+
+
+def test_on_yes_no_decisions_the_gp_alone_with_longer_scales_proposes_every_trial() -> None:
+    """A space of two-option choices is the GP's alone, its scales in units of BINARY_SCALE (no
+    TPE turn even when one is due); with a three-way choice among them TPE keeps its turns."""
+    from treefarm.optimizers.auto import BINARY_SCALE
+
+    small = {"choice_scales": "auto", "n_candidates": 64, "n_local": 32, "n_starts": 2}
+    auto = Auto(gp=GP(**small))
+    history = History(complete=tuple(
+        Observation(c, _flips(c)) for c in sample(BINARY, np.random.default_rng(1), n=23)
+    ))
+    binary = variant(GP, {"two_option_scale": BINARY_SCALE}, **small)
+    assert auto.suggest(BINARY, history, 1, np.random.default_rng(0)) == binary.suggest(
+        BINARY, history, 1, np.random.default_rng(0)
+    )
+    assert auto.proposer(23, recursive=False, stalled=False, categorical=True) is auto.tpe  # due, yet not taken
+    old = variant(Auto, {"binary_scale": None}, gp=GP(**small))
+    assert old.suggest(BINARY, history, 1, np.random.default_rng(0)) == old.tpe.suggest(
+        BINARY, history, 1, np.random.default_rng(0)
+    )
+
+
+def test_auto_finds_the_best_of_yes_no_decisions_and_is_reproducible() -> None:
+    runs = []
+    for _ in range(2):
+        study = Study.create(space=BINARY, seed=4)
+        study.optimize(_flips, n_trials=40)
+        runs.append([t.params for t in study.trials])
+    assert runs[0] == runs[1]
+    assert study.best_value == pytest.approx(12 * 0.3 - 11 * 0.5)  # every decision 'yes'
+
+
+def test_a_bad_binary_scale_is_named_and_a_study_stored_before_it_keeps_tpes_turns() -> None:
+    from treefarm.optimizers.registry import from_spec, spec_of
+
+    for bad in (0, -2.0, "2", True):
+        with pytest.raises(ConfigError, match=r"binary_scale must be a number > 0 or None, but got binary_scale="):
+            variant(Auto, {"binary_scale": bad})
+    spec = spec_of(Auto())
+    assert spec["options"]["binary_scale"] == 2.0
+    del spec["options"]["binary_scale"]
+    assert from_spec(spec)._binary_scale is None

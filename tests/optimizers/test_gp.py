@@ -22,6 +22,7 @@ from treefarm.optimizers.gp import (
     explores,
     startup_size,
 )
+from treefarm.space import convert
 from treefarm.testing.optimizer_suite import OptimizerSuite
 
 
@@ -510,3 +511,25 @@ def test_a_gp_stored_before_choice_scales_reopens_with_a_scale_per_option() -> N
     assert auto["options"]["gp"]["optimizer"]["options"]["choice_scales"] == "auto"
     del auto["options"]["gp"]["optimizer"]["options"]["choice_scales"]
     assert from_spec(auto).gp.choice_scales == "option"
+
+
+def test_a_two_option_choice_can_count_its_scale_in_other_units() -> None:
+    """With one scale per choice, ``two_option_scale`` is the unit of a two-option choice's
+    scale, a choice among more keeping 1; by default every unit is 1 (no units at all)."""
+    from treefarm.encoding import UnitEncoding
+
+    space = {"flag": Choice(True, False), "mode": Choice("a", "b", "c")}
+    encoding = UnitEncoding(convert(space))
+    stretched = variant(GP, {"two_option_scale": 2.0}, choice_scales="auto")._kernel(encoding)
+    np.testing.assert_array_equal(stretched.units, [2.0, 1.0])  # type: ignore[attr-defined]
+    assert GP(choice_scales="auto")._kernel(encoding).units is None
+    mixed = UnitEncoding(convert({"x": Real(0, 1), "flag": Choice(True, False)}))
+    assert variant(GP, {"two_option_scale": 2.0}, choice_scales="auto")._kernel(mixed).tied is None
+
+
+def test_a_bad_two_option_scale_is_named() -> None:
+    for bad in (0.0, -1.0, "2", True):
+        with pytest.raises(ConfigError, match=r"two_option_scale must be a finite number > 0, but got two_option_scale="):
+            variant(GP, {"two_option_scale": bad})
+    with pytest.raises(ConfigError, match=r"but got two_option_scale=inf"):
+        variant(GP, {"two_option_scale": float("inf")})

@@ -23,6 +23,10 @@ kind of space:
   rather than one per option (``GP(choice_scales="auto")``: a Hamming distance
   weighted per decision, as Optuna's GP and COMBO read a choice; the design
   page ``docs/design/choices.md``).
+- **Only two-option choices** (every decision a choice between two options,
+  yes/no decisions): the GP alone, its length scale per choice counted in
+  units of :data:`BINARY_SCALE`; on the binary held-out problems that reached
+  Optuna's GP where neither part alone did (``docs/design/choices.md``).
 - **With choices or joins** (conditional spaces): the GP, with every
   ``tpe_every``-th trial TPE's and, while the search is stalled (no
   improvement larger than 1e-3 of the losses' raw range for ``patience``
@@ -69,12 +73,13 @@ from ..validation import check_int
 from .base import History, Optimizer, variant
 from .fidelity import AGREEMENT_FLOOR, FidelityGP, has_low_fidelity
 from .gp import GP, STALL_PATIENCE, evaluations_since_improvement, incumbent_swaps
+from .gp_parts import only_two_option_choices
 from .grammar import GrammarSearch
 from .handover import HandOver
 from .nsga2 import NSGA2
 from .tpe import TPE
 
-__all__ = ["AUTO_TPE", "HANDOVER_AFTER", "PROMOTIONS", "TRUST_AFTER", "Auto"]
+__all__ = ["AUTO_TPE", "BINARY_SCALE", "HANDOVER_AFTER", "PROMOTIONS", "TRUST_AFTER", "Auto"]
 
 #: Complete trials after which CMA-ES takes over on a numeric space (a fresh GP suggestion at
 #: 1,000 trials takes 2-3 s on one core; the GP's own bound, ``GP(full_until=...)``, is the same).
@@ -93,6 +98,11 @@ TRUST_AFTER: int | None = None
 #: successive halving's rule alone). Screened on the design problems of the benchmark's fidelity suite:
 #: no loss beyond noise, one win (the design page ``docs/design/multi-fidelity-model.md``).
 PROMOTIONS = "model"
+#: On a space of two-option choices only, the unit of each choice's length scale in the GP that then
+#: proposes every trial (no TPE turns); None: such a space is searched as other spaces of choices.
+#: Chosen on the spent binary problems and adopted on three fresh ones by a rule fixed before their
+#: runs (bench/notes/choices.md, "Spaces of two-option choices").
+BINARY_SCALE: float | None = 2.0
 
 
 class Auto(Optimizer):
@@ -149,7 +159,10 @@ class Auto(Optimizer):
     maximizes its acquisition in a trust region around the best trial,
     ``GP(trust_after=...)``; :data:`TRUST_AFTER`, off by default) and
     ``promotions`` (which paused configuration a rung of a declared fidelity
-    continues: ``"asha"`` or ``"model"``, :data:`PROMOTIONS`).
+    continues: ``"asha"`` or ``"model"``, :data:`PROMOTIONS`) and
+    ``binary_scale`` (on a space of two-option choices only, the GP alone with
+    each choice's scale in this unit, :data:`BINARY_SCALE`; None: TPE's turns
+    and units of 1, as on other spaces of choices).
     """
 
     searches_recursive = True
@@ -161,6 +174,7 @@ class Auto(Optimizer):
         "agreement_floor",
         "trust_after",
         "promotions",
+        "binary_scale",
     )
     _patience: int = STALL_PATIENCE
     _tpe_every: int = 3
@@ -169,6 +183,7 @@ class Auto(Optimizer):
     _agreement_floor: float = AGREEMENT_FLOOR
     _trust_after: int | None = TRUST_AFTER
     _promotions: str = PROMOTIONS
+    _binary_scale: float | None = BINARY_SCALE
 
     def __init__(
         self,
@@ -182,6 +197,7 @@ class Auto(Optimizer):
     ) -> None:
         check_int("handover_after", handover_after, or_none=True)
         self._local: tuple[GP, GP] | None = None
+        self._binary: tuple[GP, GP] | None = None
         self.handover_after = handover_after
         self._handover: HandOver | None = None
         self._front_handover = NSGA2()
@@ -202,6 +218,9 @@ class Auto(Optimizer):
         check_int("trust_after", self._trust_after, minimum=0, or_none=True)
         if self._promotions not in ("asha", "model"):
             raise ConfigError(f"promotions must be 'asha' or 'model', but got promotions={self._promotions!r}")
+        unit = self._binary_scale
+        if unit is not None and not (isinstance(unit, (int, float)) and not isinstance(unit, bool) and unit > 0):
+            raise ConfigError(f"binary_scale must be a number > 0 or None, but got binary_scale={unit!r}")
         self._fidelity = self._across_fidelities()  # checks agreement_floor
 
     def _across_fidelities(self) -> FidelityGP:
@@ -228,6 +247,16 @@ class Auto(Optimizer):
             self._local = (self.gp, local)
         return local
 
+    def _binary_gp(self, unit: float) -> GP:
+        """The GP of spaces of two-option choices: ``gp`` with its choices' scales in units of
+        ``unit`` (the tuned ``binary_scale``; a copy sharing its fits)."""
+        source, binary = self._binary if self._binary is not None else (None, None)
+        if binary is None or source is not self.gp or binary._two_option_scale != unit:
+            binary = copy.copy(self.gp)
+            binary._two_option_scale = unit
+            self._binary = (self.gp, binary)
+        return binary
+
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:
         """The optimizer that proposes trial ``t`` (``categorical``: the space has choices or joins)."""
         if recursive:
@@ -247,6 +276,8 @@ class Auto(Optimizer):
         if any(o.fidelity is not None and not o.curve for o in history.complete):
             history = history.at_one_fidelity()  # evaluations at declared fidelities, not modelled here
         categorical = not recursive and analysis.choices
+        if categorical and self._binary_scale is not None and only_two_option_choices(root):
+            return self._binary_gp(self._binary_scale).suggest(root, history, n, rng)
         if not (recursive or categorical):
             after = self.handover_after
             past = after is not None and sum(math.isfinite(o.loss) for o in history.complete) > after

@@ -48,7 +48,7 @@ from ..bo.subset import SUBSET_SIZE, EncodedRows
 from ..bo.views import EncodedView, TreeView, encoded_domain, is_noisy
 from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
-from ..space import Choice, Config, Real, Space, addresses, analyze, convert, sample
+from ..space import Config, Real, Space, addresses, analyze, convert, sample
 from ..validation import check_bool, check_int
 from .base import History, Observation, Optimizer
 from .gp_objectives import has_several, suggest_several
@@ -62,6 +62,8 @@ from .gp_parts import (
     SpaceEncoding,
     Subset,
     TrustBox,
+    kernel_for,
+    only_choices,
     trust_candidates,
 )
 from .hints import BETA
@@ -196,11 +198,17 @@ class GP(Optimizer):
     suggestions replaced by draws from the good hints' windows,
     :func:`treefarm.optimizers.hints.apply_hints`) and ``ehvi_exact`` (with
     ``objectives="ehvi"``, the most objectives scored by the closed form before
-    ParEGO; 3 was lower than ParEGO on DTLZ2 when measured).
+    ParEGO; 3 was lower than ParEGO on DTLZ2 when measured) and
+    ``two_option_scale`` (with one length scale per choice, the unit a
+    two-option choice's is counted in: 1 here, 2 where ``algo="auto"`` proposes
+    on a space of two-option choices, :data:`treefarm.optimizers.auto.BINARY_SCALE`).
     """
 
     searches_recursive = True
-    tuned = ("explore_stalls", "explore_every", "output", "hint_prior", "prior_beta", "hint_draws", "ehvi_exact")
+    tuned = (
+        "explore_stalls", "explore_every", "output", "hint_prior", "prior_beta", "hint_draws", "ehvi_exact",
+        "two_option_scale",
+    )
     _explore_stalls: bool = True
     _explore_every: int = EXPLORE_EVERY
     _output: str = "auto"
@@ -208,6 +216,7 @@ class GP(Optimizer):
     _prior_beta: float = BETA
     _hint_draws: bool = True
     _ehvi_exact: int = 2
+    _two_option_scale: float = 1.0
 
     def __init__(
         self,
@@ -278,6 +287,9 @@ class GP(Optimizer):
         beta = self._prior_beta
         if not (isinstance(beta, (int, float)) and math.isfinite(beta) and beta >= 0):
             raise ConfigError(f"prior_beta must be a finite number >= 0, but got prior_beta={beta!r}")
+        unit = self._two_option_scale
+        if not (isinstance(unit, (int, float)) and not isinstance(unit, bool) and math.isfinite(unit) and unit > 0):
+            raise ConfigError(f"two_option_scale must be a finite number > 0, but got two_option_scale={unit!r}")
 
     @property
     def hint_draws(self) -> bool:  # type: ignore[override]
@@ -396,7 +408,7 @@ class GP(Optimizer):
     def _kernel(self, flat: UnitEncoding | None) -> Kernel:
         """The kernel on a space's flat encoding (``None``: a recursive space's)."""
         tie = self.choice_scales == "decision" or (self.choice_scales == "auto" and only_choices(flat))
-        return _kernel(self.kernel, flat, tie)
+        return kernel_for(self.kernel, flat, tie, self._two_option_scale)
 
     def _fit_all(
         self, root: Space, complete: Sequence[Observation], encoding: UnitEncoding
@@ -571,28 +583,6 @@ def incumbent_swaps(
     best first, lending the decisions a new branch needs; none without joins."""
     ranked = [configs[i] for i in np.argsort(losses, kind="stable")]
     return option_swaps(root, ranked[0], ranked[1:], rng)
-
-
-def _kernel(name: str, flat: UnitEncoding | None, tie_choices: bool) -> Kernel:
-    """The kernel: ARD (with ``tie_choices``, one length scale per choice,
-    :func:`treefarm.bo.models.gp.decision_scales`), or for a recursive space (no ``flat``
-    encoding) one shared length scale over the address-wise columns (there are more
-    columns than observations, and most are inactive in most trees)."""
-    from ..bo.models.gp import decision_scales, make_kernel
-    from ..bo.models.gp.kernels import Stationary
-
-    kernel = make_kernel(name)
-    if not isinstance(kernel, Stationary):
-        return kernel
-    if flat is None:
-        return type(kernel)(ard=False)
-    groups = flat.categorical_groups()
-    return type(kernel)(tied=decision_scales(flat.dim, groups)) if tie_choices and groups else kernel
-
-
-def only_choices(flat: UnitEncoding | None) -> bool:
-    """Whether every column of a flat encoding is a choice's one-hot column (no number, no join)."""
-    return flat is not None and bool(flat.columns) and all(isinstance(c.node, Choice) for c in flat.columns)
 
 
 def _unseen_draw(root: Space, seen: set[Config], rng: np.random.Generator) -> Config:

@@ -17,7 +17,8 @@ them the objects both strategies (:mod:`treefarm.optimizers.gp` for one loss,
 - :class:`Refitter`: a model's hyperparameters and output transform, fitted from
   scratch at the refit points and kept in between (:class:`treefarm.bo.refits.Refits`);
 - :class:`TrustBox` and :func:`trust_candidates`: a trust region's box and the candidates
-  drawn in it (:mod:`treefarm.bo.trust`).
+  drawn in it (:mod:`treefarm.bo.trust`);
+- :func:`kernel_for`: the kernel on a space's encoding (one length scale per choice or per column).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np
 from ..bo.refits import Refits, refit_point
 from ..bo.subset import EncodedRows, bounded_rows
 from ..encoding import UnitEncoding
-from ..space import Config, Space, sample
+from ..space import Choice, Config, Space, sample
 from .hints import Hint, hint_log_density, hint_windows, window_draws
 from .variation import neighbours
 
@@ -51,11 +52,15 @@ __all__ = [
     "SpaceEncoding",
     "Subset",
     "TrustBox",
+    "kernel_for",
+    "only_choices",
+    "only_two_option_choices",
     "trust_candidates",
 ]
 
 #: Candidates drawn from the good hints' windows per suggestion (split between the hints).
 HINT_CANDIDATES = 64
+
 
 
 @dataclass(frozen=True)
@@ -283,3 +288,36 @@ def trust_candidates(
     steps = center[None, :] + TRUST_STEP * (upper - lower)[None, :] * rng.standard_normal((n_local, flat.dim))
     local = np.clip(steps, lower[None, :], upper[None, :])
     return CandidateSet(flat.decode_many(np.vstack([cover, local])), len(cover))
+
+
+def kernel_for(name: str, flat: UnitEncoding | None, tie_choices: bool, two_option: float) -> Kernel:
+    """The kernel: ARD (with ``tie_choices``, one length scale per choice,
+    :func:`treefarm.bo.models.gp.decision_scales`, a two-option choice's counted in units of
+    ``two_option``), or for a recursive space (no ``flat`` encoding) one shared length scale
+    over the address-wise columns (there are more columns than observations, and most are
+    inactive in most trees)."""
+    from ..bo.models.gp import decision_scales, decision_units, make_kernel
+    from ..bo.models.gp.kernels import Stationary
+
+    kernel = make_kernel(name)
+    if not isinstance(kernel, Stationary):
+        return kernel
+    if flat is None:
+        return type(kernel)(ard=False)
+    groups = flat.categorical_groups()
+    if not (tie_choices and groups):
+        return kernel
+    tied = decision_scales(flat.dim, groups)
+    units = decision_units(tied, two_option)
+    return type(kernel)(tied=tied, units=None if np.all(units == 1.0) else units)
+
+
+def only_choices(flat: UnitEncoding | None) -> bool:
+    """Whether every column of a flat encoding is a choice's one-hot column (no number, no join)."""
+    return flat is not None and bool(flat.columns) and all(isinstance(c.node, Choice) for c in flat.columns)
+
+
+def only_two_option_choices(root: Space) -> bool:
+    """Whether every decision of the non-recursive space ``root`` is a choice between two options."""
+    flat = UnitEncoding(root)
+    return only_choices(flat) and all(len(group) == 2 for group in flat.categorical_groups())

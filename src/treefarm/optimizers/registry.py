@@ -37,7 +37,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
 #: was: a study created then and reopened without ``algo`` goes on as it started.
 _LATER_OPTIONS: dict[str, dict[str, Any]] = {
     "tpe": {"rank_weights": 0.0, "always_joint": 0},
-    "auto": {"fidelity": None, "agreement_floor": 0.3, "trust_after": None, "promotions": "asha"},
+    "auto": {"fidelity": None, "agreement_floor": 0.3, "trust_after": None, "promotions": "asha", "binary_scale": None},
     "gp": {"ehvi_exact": 2, "choice_scales": "option", "trust_after": None},
 }
 #: Option values stored by earlier releases that are spelled otherwise now, with the settings

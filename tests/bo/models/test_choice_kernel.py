@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from treefarm.bo.models.gp import RBF, Matern52, decision_scales, log_posterior
+from treefarm.bo.models.gp import RBF, Matern52, decision_scales, decision_units, log_posterior
 
 #: A numeric column, then a three-way choice's one-hot group, then a two-way one's.
 TIED = decision_scales(6, [np.array([1, 2, 3]), np.array([4, 5])])
-KERNELS = [Matern52(tied=TIED), RBF(tied=TIED)]
+UNITS = decision_units(TIED, 2.0)
+KERNELS = [Matern52(tied=TIED), RBF(tied=TIED), Matern52(tied=TIED, units=UNITS), RBF(tied=TIED, units=UNITS)]
+IDS = ["matern52", "rbf", "matern52-units", "rbf-units"]
 
 
 def _fd(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
@@ -31,7 +33,7 @@ def test_decision_scales_tie_each_group_and_number_the_scales_in_order() -> None
     np.testing.assert_array_equal(decision_scales(3, []), [0, 1, 2])
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=["matern52", "rbf"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
 def test_log_posterior_gradient_with_tied_scales_matches_finite_differences(kernel) -> None:
     rng = np.random.default_rng(0)
     X, y = _rows(rng, 20), rng.standard_normal(20)
@@ -41,7 +43,7 @@ def test_log_posterior_gradient_with_tied_scales_matches_finite_differences(kern
     np.testing.assert_allclose(grad, _fd(lambda p: log_posterior(kernel, p, X, y)[0], phi), rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=["matern52", "rbf"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=IDS)
 def test_hyper_and_query_contractions_with_tied_scales_match_finite_differences(kernel) -> None:
     rng = np.random.default_rng(1)
     X, Z = _rows(rng, 8), rng.random((3, 6))
@@ -73,3 +75,22 @@ def test_identity_ties_are_the_ard_kernel_to_the_bit() -> None:
     theta = rng.normal(0, 0.5, 5)
     tied = Matern52(tied=np.arange(4))
     np.testing.assert_array_equal(tied(theta, Z, X), Matern52()(theta, Z, X))
+
+
+def test_a_two_option_choice_counts_its_scale_in_units_of_two() -> None:
+    """Only the two-column group's scale gets the unit; a choice flipped under it is as far as
+    under twice the fitted scale without units."""
+    np.testing.assert_array_equal(UNITS, [1.0, 1.0, 2.0])
+    theta = np.array([0.0, 0.1, -0.5, 0.3])
+    base, flipped = np.array([[0.5, 1.0, 0.0, 0.0, 1.0, 0.0]]), np.array([[0.5, 1.0, 0.0, 0.0, 0.0, 1.0]])
+    stretched = theta + np.array([0.0, 0.0, 0.0, np.log(2.0)])
+    with_units = Matern52(tied=TIED, units=UNITS)(theta, base, flipped)
+    np.testing.assert_allclose(with_units, Matern52(tied=TIED)(stretched, base, flipped), rtol=1e-12)
+    assert "units=[1.0, 1.0, 2.0]" in repr(Matern52(tied=TIED, units=UNITS))
+
+
+def test_units_must_give_one_factor_per_tied_scale() -> None:
+    with pytest.raises(ValueError, match=r"units must give one factor per tied length scale"):
+        Matern52(tied=TIED, units=np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match=r"units must give one factor per tied length scale"):
+        Matern52(units=np.array([2.0]))

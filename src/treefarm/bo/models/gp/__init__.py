@@ -1,7 +1,17 @@
 """Gaussian-process regression for Bayesian optimization (NumPy and SciPy only)."""
 
 from .fit import NOISE_FLOOR, OUTPUTS, fit_gp, gp_with_params, log_posterior, loo_means, loo_rank
-from .kernels import RBF, Kernel, Matern52, Product, Stationary, Sum, decision_scales, make_kernel
+from .kernels import (
+    RBF,
+    Kernel,
+    Matern52,
+    Product,
+    Stationary,
+    Sum,
+    decision_scales,
+    decision_units,
+    make_kernel,
+)
 from .regressor import GaussianProcess, GPParams, cholesky
 from .transform import OutputTransform
 
@@ -19,6 +29,7 @@ __all__ = [
     "Sum",
     "cholesky",
     "decision_scales",
+    "decision_units",
     "fit_gp",
     "gp_with_params",
     "log_posterior",

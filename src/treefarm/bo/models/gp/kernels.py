@@ -123,11 +123,18 @@ class Stationary(Kernel):
     optimisation over high-dimensional categorical and mixed search spaces").
     One scale per decision instead of one per option: 25 five-way choices
     have 25 length scales to fit, not 125.
+
+    ``units`` (q,) multiplies each tied length scale by a fixed factor, the
+    unit its parameter is counted in: the prior and the fit see ``theta`` as
+    before, the distances ``units`` times longer (:func:`decision_units`).
     """
 
-    def __init__(self, *, ard: bool = True, tied: np.ndarray | None = None) -> None:
+    def __init__(self, *, ard: bool = True, tied: np.ndarray | None = None, units: np.ndarray | None = None) -> None:
         self.ard = ard
         self.tied = None if tied is None else np.asarray(tied, dtype=int)
+        if units is not None and (self.tied is None or len(units) != int(self.tied.max()) + 1):
+            raise ValueError(f"units must give one factor per tied length scale, but got units={units!r}")
+        self.units = None if units is None else np.asarray(units, dtype=float)
 
     def _n_scales(self, d: int) -> int:
         if not self.ard:
@@ -137,7 +144,9 @@ class Stationary(Kernel):
     def _scales(self, theta: np.ndarray) -> np.ndarray:
         """Each column's length scale, (d,) (or (1,) shared)."""
         ell = np.exp(theta[1:])
-        return ell if self.tied is None or not self.ard else ell[self.tied]
+        if self.tied is None or not self.ard:
+            return ell
+        return (ell if self.units is None else ell * self.units)[self.tied]
 
     def _per_scale(self, squares: np.ndarray) -> np.ndarray:
         """Per-column length-scale gradients summed into the parameters' (a shared or tied scale's
@@ -196,7 +205,10 @@ class Stationary(Kernel):
     def __repr__(self) -> str:
         if not self.ard:
             return f"{type(self).__name__}(ard=False)"
-        return f"{type(self).__name__}()" if self.tied is None else f"{type(self).__name__}(tied={self.tied.tolist()})"
+        if self.tied is None:
+            return f"{type(self).__name__}()"
+        units = "" if self.units is None else f", units={self.units.tolist()}"
+        return f"{type(self).__name__}(tied={self.tied.tolist()}{units})"
 
 
 class Matern52(Stationary):
@@ -303,6 +315,12 @@ def decision_scales(d: int, groups: Sequence[np.ndarray]) -> np.ndarray:
     own = np.flatnonzero(tied < 0)
     tied[own] = own
     return np.unique(tied, return_inverse=True)[1]
+
+
+def decision_units(tied: np.ndarray, two_option: float) -> np.ndarray:
+    """(q,) each tied length scale's unit: ``two_option`` for a scale over exactly two
+    columns (a choice between two options), 1 for the others (a choice among more, a number)."""
+    return np.where(np.bincount(tied) == 2, two_option, 1.0)
 
 
 def make_kernel(kernel: str | Kernel) -> Kernel:
