@@ -4,18 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from bench.suites import choice_problems as binary
 from bench.suites.categorical import DESIGN, HELD_OUT, PROBLEMS, grid_optimum
-from bench.suites.choice_problems import (
-    ISING_LAMBDA,
-    contamination,
-    feature_selection,
-    ising,
-    ising_small,
-    knapsack,
-    labs,
-    maxcut,
-    maxsat,
-)
+from bench.suites.choice_problems import contamination, labs, maxcut
 
 
 def test_a_third_of_the_problems_is_held_out_and_the_parts_are_disjoint() -> None:
@@ -53,26 +44,26 @@ def test_labs_is_minus_the_merit_factor_and_maxcut_minus_the_fraction_cut() -> N
 def test_ising_sparsification_is_zero_divergence_with_every_interaction_kept() -> None:
     """Keeping every interaction leaves the model as it is (KL 0, the penalty alone); removing
     them all costs far more than the penalty saves; the divergence is never negative."""
-    assert ising(np.ones(24)) == pytest.approx(24 * ISING_LAMBDA)
-    assert ising_small(np.ones(22)) == pytest.approx(22 * ISING_LAMBDA)
-    assert ising(np.zeros(24)) > 1.0 and ising_small(np.zeros(22)) > 1.0
+    assert binary.ising(np.ones(24)) == pytest.approx(24 * binary.ISING_LAMBDA)
+    assert binary.ising_small(np.ones(22)) == pytest.approx(22 * binary.ISING_LAMBDA)
+    assert binary.ising(np.zeros(24)) > 1.0 and binary.ising_small(np.zeros(22)) > 1.0
     for x in np.random.default_rng(0).integers(0, 2, (8, 24)):
-        assert ising(x) >= ISING_LAMBDA * x.sum() - 1e-12
+        assert binary.ising(x) >= binary.ISING_LAMBDA * x.sum() - 1e-12
 
 
 def test_feature_selection_beats_the_base_rate_and_charges_each_feature() -> None:
     pytest.importorskip("sklearn")
-    none, every = feature_selection(np.zeros(30)), feature_selection(np.ones(30))
+    none, every = binary.feature_selection(np.zeros(30)), binary.feature_selection(np.ones(30))
     assert none == pytest.approx(0.66, abs=0.01)  # log loss of the base rate (212 of 569 malignant)
     assert every < none
-    assert feature_selection(np.ones(30)) == every  # fixed folds: a deterministic objective
+    assert binary.feature_selection(np.ones(30)) == every  # fixed folds: a deterministic objective
 
 
 def test_maxsat_is_the_share_of_weight_unsatisfied_and_knapsack_charges_overweight() -> None:
     x = np.random.default_rng(2).integers(0, 2, 32)
-    assert 0.0 < maxsat(x) < 1.0 and maxsat(x) == maxsat(x.copy())
-    assert knapsack(np.zeros(30)) == 0.0  # nothing packed, nothing over
-    assert knapsack(np.ones(30)) == pytest.approx(-1.0 + 2.0 * 2.0)  # everything: twice the capacity over
+    assert 0.0 < binary.maxsat(x) < 1.0 and binary.maxsat(x) == binary.maxsat(x.copy())
+    assert binary.knapsack(np.zeros(30)) == 0.0  # nothing packed, nothing over
+    assert binary.knapsack(np.ones(30)) == pytest.approx(-1.0 + 2.0 * 2.0)  # everything: twice the capacity over
     light = np.zeros(30)
     light[0] = 1
-    assert knapsack(light) < 0.0  # one item fits
+    assert binary.knapsack(light) < 0.0  # one item fits
