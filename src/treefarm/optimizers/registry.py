@@ -38,7 +38,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
 _LATER_OPTIONS: dict[str, dict[str, Any]] = {
     "tpe": {"rank_weights": 0.0, "always_joint": 0},
     "auto": {"fidelity": None, "agreement_floor": 0.3, "trust_after": None, "promotions": "asha", "binary_scale": None},
-    "gp": {"ehvi_exact": 2, "choice_scales": "option", "trust_after": None},
+    "gp": {"ehvi_exact": 2, "choice_scales": "option", "trust_after": None, "two_option_scale": 1.0},
 }
 #: Option values stored by earlier releases that are spelled otherwise now, with the settings
 #: they stand for: ``GP(objectives="ehvi3")`` is ``objectives="ehvi"`` at the tuned ``ehvi_exact=3``.
