@@ -383,6 +383,7 @@ def test_on_yes_no_decisions_the_gp_alone_with_longer_scales_proposes_every_tria
         BINARY, history, 1, np.random.default_rng(0)
     )
     assert auto.proposer(23, recursive=False, stalled=False, categorical=True) is auto.tpe  # due, yet not taken
+    assert auto.recommend(BINARY, history) == binary.recommend(BINARY, history)
     old = variant(Auto, {"binary_scale": None}, gp=GP(**small))
     assert old.suggest(BINARY, history, 1, np.random.default_rng(0)) == old.tpe.suggest(
         BINARY, history, 1, np.random.default_rng(0)

@@ -318,7 +318,12 @@ class Auto(Optimizer):
         return self._fidelity.promotion(root, history, paused)
 
     def recommend(self, space: Space, history: History) -> Config | None:
-        return self.gp.recommend(space, history)
+        """The GP's recommendation, by the GP that proposes on ``space`` (on yes/no decisions, the one
+        with longer scales)."""
+        root = convert(space)
+        if self._binary_scale is not None and not analyze(root).recursive and only_two_option_choices(root):
+            return self._binary_gp(self._binary_scale).recommend(root, history)
+        return self.gp.recommend(root, history)
 
 
 def _across_fidelities(history: History) -> bool:
