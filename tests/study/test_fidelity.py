@@ -216,6 +216,18 @@ def test_asha_promotes_the_best_of_a_rung_before_starting_anything_new() -> None
     assert next_evaluation(points, [("c0", 3.0), ("c1", 3.0)], (1.0, 3.0, 9.0), 3) == (1.0, None)
 
 
+def test_a_check_pending_at_a_lower_rung_waits_for_it_and_then_continues_from_it() -> None:
+    """With several workers a configuration can be promoted before it becomes a check (an
+    earlier trial finishing late changes the first ``checks`` at the lowest rung): its top
+    evaluation waits for the pending rung, so it continues the latest evaluation below."""
+    rungs = (1.0, 3.0, 9.0)
+    points = [Point(f"c{i}", 1.0, float(i)) for i in range(6)] + [Point(f"c{i}", 9.0, float(i)) for i in range(4)]
+    assert next_evaluation(points, [], rungs, 3, checks=5) == (9.0, "c4")
+    assert next_evaluation(points, [("c4", 3.0)], rungs, 3, checks=5) != (9.0, "c4")
+    done = [*points, Point("c4", 3.0, 4.0)]
+    assert next_evaluation(done, [], rungs, 3, checks=5) == (9.0, "c4")
+
+
 def test_in_an_exhausted_space_the_best_configuration_not_at_the_top_climbs() -> None:
     rungs = (1.0, 3.0, 9.0)
     points = [Point(f"c{i}", 1.0, float(i)) for i in range(3)] + [Point("c0", 3.0, 0.0)]

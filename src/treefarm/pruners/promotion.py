@@ -216,7 +216,10 @@ def next_evaluation(
     value that counts, not at a lower rung whose value is known and never counts); while
     some are still pending below it, a repeat at the lowest rung. ``misled`` is
     :func:`misleading`'s verdict on these points when the caller has it already
-    (None: judged here).
+    (None: judged here). A check whose configuration is pending at a lower rung waits
+    for it, then continues from it: with several workers the first ``checks`` completed
+    at the lowest rung change as earlier trials finish, so a configuration may have been
+    promoted before it became a check.
 
     ``choose`` lets a model pick which configuration continues (as MOBSTER and DyHPO
     let the model pick the trial to continue: Tiao, Klein, Seeger, Archambeau &
@@ -234,8 +237,9 @@ def next_evaluation(
     if misled:
         climb = _climb(points, rungs, highest, to_top=True) if exhausted else None
         return climb or Next(rungs[-1], None)
+    climbing = {config for config, fidelity in pending if fidelity < rungs[-1]}
     for config in checked(points, rungs, checks):
-        if (config, rungs[-1]) not in started:
+        if (config, rungs[-1]) not in started and config not in climbing:
             return Next(rungs[-1], config)
     for k in range(len(rungs) - 2, -1, -1):
         ranked, evaluated = _ranked(points, rungs[k])
