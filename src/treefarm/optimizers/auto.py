@@ -196,8 +196,7 @@ class Auto(Optimizer):
         fidelity: str | None = "matern52",
     ) -> None:
         check_int("handover_after", handover_after, or_none=True)
-        self._local: tuple[GP, GP] | None = None
-        self._binary: tuple[GP, GP] | None = None
+        self._copies: dict[str, tuple[GP, GP]] = {}
         self.handover_after = handover_after
         self._handover: HandOver | None = None
         self._front_handover = NSGA2()
@@ -237,25 +236,23 @@ class Auto(Optimizer):
 
     def _numeric_gp(self) -> GP:
         """The GP of numeric spaces: ``gp`` with its trust region after the tuned
-        ``trust_after`` trials (a copy sharing its fits; ``gp`` itself where it is None)."""
-        if self._trust_after is None:
-            return self.gp
-        source, local = self._local if self._local is not None else (None, None)
-        if local is None or source is not self.gp or local.trust_after != self._trust_after:
-            local = copy.copy(self.gp)
-            local.trust_after = self._trust_after
-            self._local = (self.gp, local)
-        return local
+        ``trust_after`` trials (``gp`` itself where it is None)."""
+        return self.gp if self._trust_after is None else self._gp_with("trust_after", self._trust_after)
 
     def _binary_gp(self, unit: float) -> GP:
         """The GP of spaces of two-option choices: ``gp`` with its choices' scales in units of
-        ``unit`` (the tuned ``binary_scale``; a copy sharing its fits)."""
-        source, binary = self._binary if self._binary is not None else (None, None)
-        if binary is None or source is not self.gp or binary._two_option_scale != unit:
-            binary = copy.copy(self.gp)
-            binary._two_option_scale = unit
-            self._binary = (self.gp, binary)
-        return binary
+        ``unit`` (the tuned ``binary_scale``)."""
+        return self._gp_with("_two_option_scale", unit)
+
+    def _gp_with(self, name: str, value: object) -> GP:
+        """A copy of ``gp`` (sharing its fits) with the attribute ``name`` set to ``value``, kept
+        while ``gp`` and ``value`` stay the same."""
+        kept = self._copies.get(name)
+        if kept is None or kept[0] is not self.gp or getattr(kept[1], name) != value:
+            copied = copy.copy(self.gp)
+            setattr(copied, name, value)
+            kept = self._copies[name] = (self.gp, copied)
+        return kept[1]
 
     def proposer(self, t: int, *, recursive: bool, stalled: bool, categorical: bool = False) -> Optimizer:
         """The optimizer that proposes trial ``t`` (``categorical``: the space has choices or joins)."""

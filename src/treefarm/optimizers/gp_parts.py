@@ -23,6 +23,7 @@ them the objects both strategies (:mod:`treefarm.optimizers.gp` for one loss,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
@@ -317,7 +318,9 @@ def only_choices(flat: UnitEncoding | None) -> bool:
     return flat is not None and bool(flat.columns) and all(isinstance(c.node, Choice) for c in flat.columns)
 
 
+@functools.lru_cache(maxsize=256)
 def only_two_option_choices(root: Space) -> bool:
-    """Whether every decision of the non-recursive space ``root`` is a choice between two options."""
+    """Whether every decision of the non-recursive space ``root`` is a choice between two options
+    (kept per space: asked at every suggestion, it would encode the space each time)."""
     flat = UnitEncoding(root)
     return only_choices(flat) and all(len(group) == 2 for group in flat.categorical_groups())
