@@ -383,7 +383,11 @@ def test_on_yes_no_decisions_the_gp_alone_with_longer_scales_proposes_every_tria
         BINARY, history, 1, np.random.default_rng(0)
     )
     assert auto.proposer(23, recursive=False, stalled=False, categorical=True) is auto.tpe  # due, yet not taken
-    assert auto.recommend(BINARY, history) == binary.recommend(BINARY, history)
+    noisy = History(complete=tuple(
+        Observation(o.config, o.loss + float(n)) for o, n in zip(history.complete, np.random.default_rng(2).normal(0, 1, 23), strict=True)
+    ))
+    recommended = auto.recommend(BINARY, noisy)
+    assert recommended is not None and recommended == binary.recommend(BINARY, noisy)  # its noise is significant
     old = variant(Auto, {"binary_scale": None}, gp=GP(**small))
     assert old.suggest(BINARY, history, 1, np.random.default_rng(0)) == old.tpe.suggest(
         BINARY, history, 1, np.random.default_rng(0)
