@@ -50,7 +50,9 @@ def final_regrets(rows: list[dict[str, Any]]) -> Regrets:
     return out
 
 
-def judge(regrets: Regrets, candidate: str, base: str, n_boot: int = 2000) -> tuple[list[dict[str, Any]], bool]:
+def judge(
+    regrets: Regrets, candidate: str, base: str, n_boot: int = 2000
+) -> tuple[list[dict[str, Any]], bool]:
     """One line per problem both methods ran (their common seeds), and whether the rule adopts."""
     rng = np.random.default_rng(0)
     lines = []
@@ -61,12 +63,18 @@ def judge(regrets: Regrets, candidate: str, base: str, n_boot: int = 2000) -> tu
         seeds = sorted(set(a) & set(b))
         x, y = np.array([a[s] for s in seeds]), np.array([b[s] for s in seeds])
         lo, hi = median_difference_interval(x, y, rng, n_boot=n_boot)
-        lines.append({
-            "problem": problem, "seeds": len(seeds),
-            "candidate": float(np.median(x)), "base": float(np.median(y)), "interval": (lo, hi),
-            "verdict": "lower" if hi < 0 else "higher" if lo > 0 else "within noise",
-            "worst_candidate": float(np.percentile(x, 90)), "worst_base": float(np.percentile(y, 90)),
-        })
+        lines.append(
+            {
+                "problem": problem,
+                "seeds": len(seeds),
+                "candidate": float(np.median(x)),
+                "base": float(np.median(y)),
+                "interval": (lo, hi),
+                "verdict": "lower" if hi < 0 else "higher" if lo > 0 else "within noise",
+                "worst_candidate": float(np.percentile(x, 90)),
+                "worst_base": float(np.percentile(y, 90)),
+            }
+        )
     return lines, adopted(lines)
 
 
