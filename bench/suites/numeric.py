@@ -2,8 +2,8 @@
 
 treefarm's ``auto`` (the GP on these spaces), GP and TPE against Optuna 5's
 GPSampler and TPESampler, Hyperopt's TPE, scikit-optimize's GP, SMAC3's
-random forest, HEBO, Nevergrad's NGOpt (the synthetic set, BBOB 10-d and the
-held-out functions; Ax's default only where its rows are) and treefarm's
+random forest, HEBO, Nevergrad's NGOpt (every set;
+Ax's default only where its rows are) and treefarm's
 random search: 100 evaluations (50 on the
 tuning problems), 10 seeds (30 for some peers on the synthetic set). The
 measure is the simple regret at the end (``best loss - optimum``; on the
@@ -75,10 +75,16 @@ def _tpe_now(dims: list[int], functions: str | None = None, files: tuple[str, ..
     return keep(now, problems=[f"f{f} {d}-d" for f in functions.split(",") for d in dims])
 
 
+#: ``auto`` rerun with the code of its commit on the synthetic set, BBOB 10-d and the shifted pair (seeds 0-9 of
+#: the trust judgement's 20); read last, so their rows replace the older ``auto`` rows of the first files.
+AUTO_TODAY = ("synthetic_auto_today.jsonl", "bbob_auto_today_d10.jsonl", "trust_judge_shifted.jsonl")
+
+
 def _synthetic() -> Finals:
     screens = screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[0])
     peers = runner_finals("main.jsonl", {**PEERS, "skopt-gp": "skopt-gp"})
-    return keep(merge(screens, peers, _tpe_now([0]), runner_finals("ngopt.jsonl", NEW_PEERS)), problems=SYNTHETIC)
+    today = runner_finals(AUTO_TODAY[0], {"tf-auto": "auto"})
+    return keep(merge(screens, peers, _tpe_now([0]), runner_finals("ngopt.jsonl", NEW_PEERS), today), problems=SYNTHETIC)
 
 
 def _shifted() -> Finals:
@@ -86,36 +92,62 @@ def _shifted() -> Finals:
                  screen_finals(SHIFTED_FILES[1], {"tpe": "tpe"}),
                  runner_finals(SHIFTED_FILES[2], {**PEERS, "skopt-gp": "skopt-gp"}),
                  runner_finals(SHIFTED_FILES[3], NEW_PEERS),
-                 complete(runner_finals(SHIFTED_FILES[4], NEW_PEERS), SEEDS))
+                 complete(runner_finals(SHIFTED_FILES[4], NEW_PEERS), SEEDS),
+                 keep(runner_finals(AUTO_TODAY[2], {"tf-auto": "auto"}), seeds=SEEDS))
 
 
 def _tuning() -> Finals:
     screens = screen_finals("tuning_screen.jsonl", {"auto": "auto", "gp": "gp"})
     peers = runner_finals("main.jsonl", {**PEERS, "skopt-gp": "skopt-gp"})
-    return keep(merge(screens, peers, _tpe_now([0], files=TPE_NOW_TUNING)), problems=TUNING)
+    ngopt = runner_finals("tuning_ngopt.jsonl", NEW_PEERS)
+    return keep(merge(screens, peers, _tpe_now([0], files=TPE_NOW_TUNING), ngopt), problems=TUNING)
+
+
+#: ``auto`` on the design functions in 2-d and 20-d rerun with the code of its commit, and NGOpt on them
+#: (the first files' ``auto`` rows are older ``auto`` defaults); read last, so their rows replace theirs.
+DESIGN_NOW = ("bbob_auto_today_design.jsonl", "bbob_ngopt_d2_d20.jsonl")
+
+
+DESIGN_NOW_RUNS = (
+    f"{RUN} --functions {BBOB_12} --dims 2,20 --methods tf-auto --seeds 10 --in-process --out bench/results/{DESIGN_NOW[0]}",
+    f"{RUN} --functions {BBOB_12} --dims 2,20 {NGOPT} --out bench/results/{DESIGN_NOW[1]}",
+)
+
+
+def _design_now(dim: int) -> Finals:
+    """Today's ``auto`` and NGOpt on the twelve design functions in ``dim`` (2 or 20)."""
+    now = merge(runner_finals(DESIGN_NOW[0], {"tf-auto": "auto"}), runner_finals(DESIGN_NOW[1], NEW_PEERS))
+    return keep(now, problems=[f"f{f} {dim}-d" for f in BBOB_12.split(",")])
 
 
 def _bbob2() -> Finals:
     screens = screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[2])
     peers = merge(*(runner_finals(f, PEERS) for f in ("bbob.jsonl", "bbob_f02.jsonl", "bbob_hyperopt.jsonl")),
                   runner_finals("bbob_skopt_d2.jsonl", {"skopt-gp": "skopt-gp"}))
-    return merge(screens, peers, _tpe_now([2], BBOB_12))
+    return merge(screens, peers, _tpe_now([2], BBOB_12), _design_now(2))
 
 
 def _bbob10() -> Finals:
     return merge(runner_finals("bbob_d10.jsonl", {**OURS, **PEERS}),
                  runner_finals("bbob_smac_d10.jsonl", {"smac-rf": "smac-rf"}),
                  runner_finals("bbob_hebo_d10.jsonl", {"hebo": "hebo"}), _tpe_now([10], BBOB_12),
-                 runner_finals("bbob_ngopt_d10.jsonl", NEW_PEERS))
+                 runner_finals("bbob_ngopt_d10.jsonl", NEW_PEERS), runner_finals(AUTO_TODAY[1], {"tf-auto": "auto"}))
 
 
 def _bbob20() -> Finals:
-    return merge(runner_finals("bbob_d20.jsonl", {**OURS, **PEERS}), _tpe_now([20], BBOB_12))
+    return merge(runner_finals("bbob_d20.jsonl", {**OURS, **PEERS}), _tpe_now([20], BBOB_12), _design_now(20))
+
+
+#: ``auto`` in 5-d rerun with the code of its commit (seeds 0-9 of the trust judgement's 20, ``bench/notes/bbob.md``)
+#: and NGOpt in 5-d; read last, so their rows replace the first file's older ``auto`` rows.
+FIVE_NOW = ("trust_judge_d5.jsonl", "bbob_ngopt_d5.jsonl")
 
 
 def _bbob5() -> Finals:
     now = keep(runner_finals(JOINT5, {"tf-tpe": "tpe"}), seeds=TEN)
-    return merge(runner_finals("bbob_d5_f15_24.jsonl", {**OURS, **PEERS}), keep(now, problems=[f"f{f} 5-d" for f in range(15, 25)]))
+    later = merge(runner_finals(FIVE_NOW[0], {"tf-auto": "auto"}), runner_finals(FIVE_NOW[1], NEW_PEERS))
+    return merge(runner_finals("bbob_d5_f15_24.jsonl", {**OURS, **PEERS}), keep(now, problems=[f"f{f} 5-d" for f in range(15, 25)]),
+                 keep(later, seeds=TEN))
 
 
 #: ``auto`` on the held-out functions rerun with the code of its commit (the first files' ``tf-auto``
@@ -138,42 +170,50 @@ SUITES = (
     Suite(
         "synthetic", "Synthetic functions",
         "Branin, Hartmann-6, Ackley-5, Rosenbrock-4, Levy-10, Styblinski-Tang-8 (4 real, 4 integer); "
-        "known optima.",
-        MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", *TPE_NOW, "main.jsonl", "ngopt.jsonl"),
+        "known optima; `auto` rerun with later code (`synthetic_auto_today.jsonl`).",
+        MEASURE, "auto", COLUMNS, ("stall_screen.jsonl", *TPE_NOW, "main.jsonl", "ngopt.jsonl", AUTO_TODAY[0]),
         (f"{SCREEN} --problems synthetic --variants auto,gp --seeds 10 --out bench/results/stall_screen.jsonl",
          *TPE_RUNS["synthetic"], _main("synthetic"),
          "python -m bench run --problems synthetic --methods nevergrad-ngopt --seeds 10 --in-process "
-         "--out bench/results/ngopt.jsonl"),
+         "--out bench/results/ngopt.jsonl",
+         f"python -m bench run --problems synthetic --methods tf-auto --seeds 10 --in-process --out bench/results/{AUTO_TODAY[0]}"),
         _synthetic, headline=True, notes=spread_notes("auto", COLUMNS)),
     Suite(
         "synthetic-shifted", "Synthetic functions, held out: optima off the centre",
         "Ackley-5 and Levy-10 with the optimum moved from the box's centre (or 5 % of the range from it) "
-        "to a fixed random point, run after the defaults were chosen.",
-        MEASURE, "auto", COLUMNS, SHIFTED_FILES,
+        "to a fixed random point, run after the defaults were chosen; `auto` rerun with later code (seeds 0-9 of "
+        "`trust_judge_shifted.jsonl`).",
+        MEASURE, "auto", COLUMNS, (*SHIFTED_FILES, AUTO_TODAY[2]),
         (f"{SCREEN} --problems {','.join(SHIFTED)} --variants auto,gp --seeds 10 --out bench/results/{SHIFTED_FILES[0]}",
          f"{SCREEN} --problems {','.join(SHIFTED)} --variants tpe --seeds 10 --out bench/results/{SHIFTED_FILES[1]}",
          _main(",".join(SHIFTED), SHIFTED_FILES[2], jobs=1),
          f"python -m bench run --problems {','.join(SHIFTED)} {NGOPT} --out bench/results/{SHIFTED_FILES[3]}",
          f"python -m bench run --problems {','.join(SHIFTED)} --methods ax --seeds 10 --jobs 1 --timeout 2400 "
-         f"--out bench/results/{SHIFTED_FILES[4]}"),
+         f"--out bench/results/{SHIFTED_FILES[4]}",
+         f"python -m bench run --problems {','.join(SHIFTED)} --methods tf-auto,tf-auto-trust --seeds 20 --in-process "
+         f"--out bench/results/{AUTO_TODAY[2]}"),
         _shifted, held_out=True, headline=True, notes=SPREAD),
     Suite(
         "tuning", "Tuning scikit-learn models",
         "SVC on digits (conditional kernel), HistGradientBoosting on breast cancer, an MLP of 1-3 layers "
-        "(conditional sizes). treefarm's rows ran 100 evaluations, the peers' 50 (their budget in the "
+        "(conditional sizes); NGOpt gets every parameter, always active. treefarm's rows ran 100 evaluations, "
+        "the peers' 50 (their budget in the "
         "suite's first runs): the peers' columns are read at 50.",
         "validation error at the end (treefarm 100 evaluations, peers 50)", "auto", COLUMNS,
-        ("tuning_screen.jsonl", *TPE_NOW_TUNING, "main.jsonl"),
+        ("tuning_screen.jsonl", *TPE_NOW_TUNING, "main.jsonl", "tuning_ngopt.jsonl"),
         (f"{SCREEN} --problems tuning --variants auto,gp --seeds 10 "
-         "--out bench/results/tuning_screen.jsonl", *TPE_RUNS["tuning"], _main("tuning")),
+         "--out bench/results/tuning_screen.jsonl", *TPE_RUNS["tuning"], _main("tuning"),
+         "python -m bench run --problems tuning --methods nevergrad-ngopt --seeds 10 --budget 50 --in-process "
+         "--out bench/results/tuning_ngopt.jsonl"),
         _tuning, headline=True, notes=SPREAD),
     Suite(
         "bbob-2d", "BBOB, 2-d",
         "Twelve BBOB noiseless functions (Hansen et al. 2009) in 2-d: separable, ill-conditioned, "
-        "multi-modal and weakly structured ones; scikit-optimize's GP on the eleven it finished.",
+        "multi-modal and weakly structured ones; scikit-optimize's GP on the eleven it finished; Nevergrad's "
+        "NGOpt, and `auto` rerun with later code (`bbob_auto_today_design.jsonl`).",
         BBOB_MEASURE, "auto", COLUMNS,
         ("stall_screen.jsonl", TPE_NOW[0], "bbob.jsonl", "bbob_f02.jsonl", "bbob_hyperopt.jsonl",
-         "bbob_skopt_d2.jsonl"),
+         "bbob_skopt_d2.jsonl", *DESIGN_NOW),
         (f"{SCREEN} --problems {','.join('f' + f for f in BBOB_12.split(','))} --variants auto,gp --seeds 10 "
          "--out bench/results/stall_screen.jsonl",
          *TPE_RUNS["2-d"],
@@ -181,22 +221,26 @@ SUITES = (
          "--out bench/results/bbob.jsonl",
          f"{RUN} --functions {BBOB_12} --dims 2 --methods hyperopt-tpe --seeds 10 --out bench/results/bbob_hyperopt.jsonl",
          f"{RUN} --functions 1,2,3,6,7,10,15,17,20,21,22 --dims 2 --methods skopt-gp --seeds 10 "
-         "--out bench/results/bbob_skopt_d2.jsonl"),
+         "--out bench/results/bbob_skopt_d2.jsonl", *DESIGN_NOW_RUNS),
         _bbob2, headline=True, notes=SPREAD),
     Suite(
         "bbob-10d", "BBOB, 10-d", "The same twelve BBOB functions in 10-d; SMAC3's random forest and HEBO "
-        "(HEBO in a venv of its own) on the ones they finished; Nevergrad's NGOpt on all twelve.",
+        "(HEBO in a venv of its own) on the ones they finished; Nevergrad's NGOpt on all twelve; `auto` rerun with "
+        "later code (`bbob_auto_today_d10.jsonl`).",
         BBOB_MEASURE, "auto", COLUMNS,
-        ("bbob_d10.jsonl", "bbob_smac_d10.jsonl", "bbob_hebo_d10.jsonl", TPE_NOW[0], "bbob_ngopt_d10.jsonl"),
+        ("bbob_d10.jsonl", "bbob_smac_d10.jsonl", "bbob_hebo_d10.jsonl", TPE_NOW[0], "bbob_ngopt_d10.jsonl", AUTO_TODAY[1]),
         (f"{RUN} --functions {BBOB_12} --dims 10 {ALL} --out bench/results/bbob_d10.jsonl",
          f"{RUN} --functions {BBOB_12} --dims 10 --methods smac-rf --seeds 10 --out bench/results/bbob_smac_d10.jsonl",
          f"{RUN} --functions 1,10 --dims 10 --methods hebo --seeds 10 --out bench/results/bbob_hebo_d10.jsonl",
-         *TPE_RUNS["10-d"], f"{RUN} --functions {BBOB_12} --dims 10 {NGOPT} --out bench/results/bbob_ngopt_d10.jsonl"),
+         *TPE_RUNS["10-d"], f"{RUN} --functions {BBOB_12} --dims 10 {NGOPT} --out bench/results/bbob_ngopt_d10.jsonl",
+         f"{RUN} --functions {BBOB_12} --dims 10 --methods tf-auto --seeds 10 --in-process --out bench/results/{AUTO_TODAY[1]}"),
         _bbob10, headline=True, notes=SPREAD),
     Suite(
-        "bbob-20d", "BBOB, 20-d", "The same twelve BBOB functions in 20-d.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d20.jsonl", TPE_NOW[0]),
-        (f"{RUN} --functions {BBOB_12} --dims 20 {ALL} --out bench/results/bbob_d20.jsonl", *TPE_RUNS["20-d"]),
+        "bbob-20d", "BBOB, 20-d", "The same twelve BBOB functions in 20-d; Nevergrad's NGOpt and `auto` rerun with "
+        "later code (`bbob_auto_today_design.jsonl`) on them, as in 2-d.",
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d20.jsonl", TPE_NOW[0], *DESIGN_NOW),
+        (f"{RUN} --functions {BBOB_12} --dims 20 {ALL} --out bench/results/bbob_d20.jsonl", *TPE_RUNS["20-d"],
+         *DESIGN_NOW_RUNS),
         _bbob20, headline=True, notes=SPREAD),
     Suite(
         "bbob-held-out", "BBOB, held out: the other twelve functions, 2-d and 10-d",
@@ -218,8 +262,11 @@ SUITES = (
         "bench/results/bbob_d10.jsonl bench/results/bbob_rest_d10.jsonl --functions 15-24 --methods "
         "tf-auto,tf-gp,tf-tpe,optuna-gp,optuna-tpe,hyperopt-tpe,tf-random --best-of tf-auto` sets `auto` "
         "against the best peer on each of them in 5-d and 10-d.",
-        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d5_f15_24.jsonl", JOINT5),
+        BBOB_MEASURE, "auto", COLUMNS, ("bbob_d5_f15_24.jsonl", JOINT5, *FIVE_NOW),
         (f"{RUN} --functions 15-24 --dims 5 {ALL.replace(' --jobs 2', ' --jobs 1')} "
-         "--out bench/results/bbob_d5_f15_24.jsonl", *TPE_RUNS["5-d"]),
+         "--out bench/results/bbob_d5_f15_24.jsonl", *TPE_RUNS["5-d"],
+         f"{RUN} --functions 15-24 --dims 5 --methods tf-auto,tf-auto-trust --seeds 20 --in-process "
+         f"--out bench/results/{FIVE_NOW[0]}",
+         f"{RUN} --functions 15-24 --dims 5 {NGOPT} --out bench/results/{FIVE_NOW[1]}"),
         _bbob5, held_out=True, resolved_only=True, notes=SPREAD),
 )
