@@ -61,6 +61,32 @@ def test_before_trust_after_trials_and_on_a_space_with_integers_the_gp_is_unchan
     assert GP(trust_after=0).suggest(mixed, with_int, 2, np.random.default_rng(3)) == plain  # type: ignore[arg-type]
 
 
+def test_a_trust_region_the_space_or_the_objectives_refuse_is_said_once_not_kept_silent(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    mixed = {**SPACE, "k": Int(1, 5)}
+    gp, with_int = GP(trust_after=0), _history(20, mixed)
+    with caplog.at_level("WARNING", logger="treefarm"):
+        for n in (1, 2):
+            gp.suggest(mixed, with_int, n, np.random.default_rng(3))  # type: ignore[arg-type]
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [
+        "GP(trust_after=0) keeps a trust region on a space of reals with one objective only, but the space has "
+        "decisions other than reals (k): the GP searches the whole space"
+    ]
+    caplog.clear()
+    history = _history(20)
+    two = History(complete=tuple(Observation(o.config, o.loss, losses=(o.loss, -o.loss)) for o in history.complete))
+    with caplog.at_level("WARNING", logger="treefarm"):
+        for objectives in ("rank", "ehvi"):  # the Pareto order, or a model per objective
+            GP(trust_after=0, objectives=objectives).suggest(SPACE, two, 1, np.random.default_rng(3))  # type: ignore[arg-type]
+        GP(trust_after=0).suggest(SPACE, history, 1, np.random.default_rng(3))  # type: ignore[arg-type]
+        GP().suggest(mixed, with_int, 1, np.random.default_rng(3))  # type: ignore[arg-type]
+    assert [r.getMessage().split(" only, but ")[1] for r in caplog.records] == [
+        "the trials carry several objectives: the GP searches the whole space"
+    ] * 2
+
+
 def test_after_a_restart_of_the_region_the_suggestion_is_the_gps_global_one() -> None:
     d, start = 3, 5
     halvings = int(np.ceil(np.log2(LENGTH_INIT / LENGTH_MIN)))

@@ -48,7 +48,7 @@ from ..bo.subset import SUBSET_SIZE, EncodedRows
 from ..bo.views import EncodedView, TreeView, encoded_domain, is_noisy
 from ..encoding import TreeColumns, UnitEncoding
 from ..exceptions import ConfigError
-from ..space import Config, Real, Space, addresses, analyze, convert, sample
+from ..space import Config, Space, addresses, analyze, convert, sample
 from ..validation import check_bool, check_int
 from .base import History, Observation, Optimizer
 from .gp_objectives import has_several, suggest_several
@@ -64,6 +64,8 @@ from .gp_parts import (
     TrustBox,
     kernel_for,
     only_choices,
+    region_refused,
+    say_region_refused,
     trust_candidates,
 )
 from .hints import BETA
@@ -270,6 +272,7 @@ class GP(Optimizer):
         self._refits = Refits()
         self._output_refits = Refits()
         self._rows = EncodedRows()
+        self._said_no_region: set[str] = set()
 
     def check_tuned(self) -> None:
         super().check_tuned()
@@ -305,7 +308,10 @@ class GP(Optimizer):
         root = convert(space)
         recursive = analyze(root).recursive
         complete = [o for o in history.complete if math.isfinite(o.loss)]
-        if len(complete) >= self.startup(root) and self.objectives == "ehvi" and has_several(complete):
+        modelled, several = len(complete) >= self.startup(root), has_several(complete)
+        if modelled and several and self.trust_after is not None:  # a trust region on one loss only
+            say_region_refused(self.trust_after, "the trials carry several objectives", self._said_no_region)
+        if modelled and self.objectives == "ehvi" and several:
             parts = self.parts(root, recursive, self._output_refits)
             with one_blas_thread():
                 return suggest_several(
@@ -317,13 +323,12 @@ class GP(Optimizer):
                     exact=self._ehvi_exact,
                     draw_unseen=lambda seen: _unseen_draw(root, seen, rng),
                 )
-        if len(complete) >= self.startup(root):
+        if modelled:
             configs = [o.config for o in complete]
             losses = np.array([o.loss for o in complete])
             y_var = self._y_var(complete)
-            with one_blas_thread():
-                trust = not has_several(complete)  # a trust region on one loss, not on Pareto ranks
-                return self._model_points(root, recursive, configs, losses, y_var, history, n, rng, trust=trust)
+            with one_blas_thread():  # a trust region on one loss, not on Pareto ranks
+                return self._model_points(root, recursive, configs, losses, y_var, history, n, rng, trust=not several)
         out: list[Config] = []
         for _ in range(n):
             taken = [*(o.config for o in complete), *history.failed, *history.pending, *out]
@@ -484,14 +489,18 @@ class GP(Optimizer):
     def _trust_box(
         self, root: Space, parts: GPParts, configs: list[Config], losses: np.ndarray, y_var: np.ndarray | None
     ) -> TrustBox | None:
-        """The trust region's box around the best trial
-        (:mod:`treefarm.bo.trust`), or None: no ``trust_after``, too few trials,
-        a space with other than reals, or a region that restarted at the last trial."""
+        """The trust region's box around the best trial (:mod:`treefarm.bo.trust`), or None: no ``trust_after``,
+        too few trials, a space with other than reals (said once), or a region that restarted at the last trial."""
         from ..bo.trust import box, replay
 
         flat = parts.encoding.flat
-        if self.trust_after is None or flat is None or not all(type(c.node) is Real for c in flat.columns):
+        if self.trust_after is None:
             return None
+        refused = region_refused(flat)
+        if refused is not None:
+            say_region_refused(self.trust_after, refused, self._said_no_region)
+            return None
+        assert flat is not None  # region_refused names a space without a flat encoding
         start = max(self.trust_after, self.startup(root))
         if len(losses) < start:
             return None

@@ -24,6 +24,7 @@ them the objects both strategies (:mod:`treefarm.optimizers.gp` for one loss,
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
@@ -33,7 +34,7 @@ import numpy as np
 from ..bo.refits import Refits, refit_point
 from ..bo.subset import EncodedRows, bounded_rows
 from ..encoding import UnitEncoding
-from ..space import Choice, Config, Space, sample
+from ..space import Choice, Config, Real, Space, sample
 from .hints import Hint, hint_log_density, hint_windows, window_draws
 from .variation import neighbours
 
@@ -271,6 +272,29 @@ class TrustBox(NamedTuple):
     lower: np.ndarray
     upper: np.ndarray
     center: np.ndarray
+
+
+def region_refused(flat: UnitEncoding | None) -> str | None:
+    """Why the trust region (``GP(trust_after=...)``, :mod:`treefarm.bo.trust`) is not kept on
+    this space, in words for the user; None on a space of reals."""
+    if flat is None:
+        return "the space has joins or is recursive"
+    others = sorted({c.address for c in flat.columns if type(c.node) is not Real})
+    if others:
+        return f"the space has decisions other than reals ({', '.join(others)})"
+    return None
+
+
+def say_region_refused(trust_after: int, reason: str, said: set[str]) -> None:
+    """Warn once per ``reason`` (kept in ``said``) that ``trust_after`` has no effect: a silent
+    no-op would leave the user believing the search is local."""
+    if reason in said:
+        return
+    said.add(reason)
+    logging.getLogger("treefarm").warning(
+        "GP(trust_after=%d) keeps a trust region on a space of reals with one objective only, but %s: "
+        "the GP searches the whole space", trust_after, reason,
+    )
 
 
 def trust_candidates(
