@@ -31,9 +31,18 @@ import numpy as np
 import treefarm as tf
 from treefarm.optimizers import History, Observation
 from treefarm.optimizers.registry import make_optimizer
-from treefarm.testing.optimizer_suite import SPACES, _loss
+from treefarm.testing.optimizer_suite import SPACES as SUITE_SPACES
+from treefarm.testing.optimizer_suite import _loss
 
 FILE = Path(__file__).with_name("suggestions.json")
+#: The conformance suite's spaces, and two that take routes of ``auto`` of their own: reals only
+#: (the GP alone, where its tuned trust region would act) and yes/no decisions only (the GP with
+#: longer scales per choice, no TPE turns).
+SPACES = {
+    **SUITE_SPACES,
+    "reals": lambda: {"x": tf.Real(-5, 5), "y": tf.Real(-5, 5), "lr": tf.Real(1e-4, 1.0, log=True)},
+    "yes_no": lambda: {f"use_{i}": tf.Choice("on", "off") for i in range(6)},
+}
 ALGOS = ("random", "anneal", "tpe", "gp", "auto", "grammar", "cmaes", "qmc", "grid", "nsga2")
 N_TRIALS = 30
 BATCHES = (1, 4)

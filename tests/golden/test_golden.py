@@ -1,5 +1,5 @@
 """Every built-in optimizer suggests, for fixed seeds, exactly what it did when
-the golden file was recorded (flat, conditional and recursive spaces, batches of
+the golden file was recorded (flat, conditional, recursive, reals-only and yes/no spaces, batches of
 1 and 4, alone and through a study). A refactoring must not move a bit; a change
 of behaviour rewrites the file (``python -m tests.golden.record``) on purpose."""
 
@@ -9,14 +9,13 @@ import json
 
 import pytest
 
-from treefarm.testing.optimizer_suite import SPACES
-
 from .record import (
     AGREE_AT_LEAST,
     ALGOS,
     BATCHES,
     ENVIRONMENT_KEY,
     FILE,
+    SPACES,
     environment,
     optimizer_run,
     study_run,
