@@ -29,6 +29,8 @@ PEERS = {"optuna-gp": "optuna-gp", "optuna-tpe": "optuna-tpe", "hyperopt-tpe": "
 #: Runner methods of treefarm's -> columns (the files' ``tf-tpe`` rows are earlier ``TPE()``
 #: defaults: the ``tpe`` column is today's, from ``TPE_NOW``).
 OURS = {"tf-auto": "auto", "tf-gp": "gp"}
+#: ``auto``'s rows alone (the files that rerun it with later code).
+AUTO = {"tf-auto": "auto"}
 SYNTHETIC = ("branin", "hartmann6", "ackley5", "rosenbrock4", "levy10", "styblinski8")
 #: Ackley-5 and Levy-10 with their optima moved off the box's centre (:data:`bench.harness.problems.SHIFTED`),
 #: run after the defaults were chosen: at the centre, a method that starts there (NGOpt) is done at once.
@@ -83,7 +85,7 @@ AUTO_TODAY = ("synthetic_auto_today.jsonl", "bbob_auto_today_d10.jsonl", "trust_
 def _synthetic() -> Finals:
     screens = screen_finals("stall_screen.jsonl", {"auto": "auto", "gp": "gp"}, dims=[0])
     peers = runner_finals("main.jsonl", {**PEERS, "skopt-gp": "skopt-gp"})
-    today = runner_finals(AUTO_TODAY[0], {"tf-auto": "auto"})
+    today = runner_finals(AUTO_TODAY[0], AUTO)
     return keep(merge(screens, peers, _tpe_now([0]), runner_finals("ngopt.jsonl", NEW_PEERS), today), problems=SYNTHETIC)
 
 
@@ -93,7 +95,7 @@ def _shifted() -> Finals:
                  runner_finals(SHIFTED_FILES[2], {**PEERS, "skopt-gp": "skopt-gp"}),
                  runner_finals(SHIFTED_FILES[3], NEW_PEERS),
                  complete(runner_finals(SHIFTED_FILES[4], NEW_PEERS), SEEDS),
-                 keep(runner_finals(AUTO_TODAY[2], {"tf-auto": "auto"}), seeds=SEEDS))
+                 keep(runner_finals(AUTO_TODAY[2], AUTO), seeds=SEEDS))
 
 
 def _tuning() -> Finals:
@@ -116,7 +118,7 @@ DESIGN_NOW_RUNS = (
 
 def _design_now(dim: int) -> Finals:
     """Today's ``auto`` and NGOpt on the twelve design functions in ``dim`` (2 or 20)."""
-    now = merge(runner_finals(DESIGN_NOW[0], {"tf-auto": "auto"}), runner_finals(DESIGN_NOW[1], NEW_PEERS))
+    now = merge(runner_finals(DESIGN_NOW[0], AUTO), runner_finals(DESIGN_NOW[1], NEW_PEERS))
     return keep(now, problems=[f"f{f} {dim}-d" for f in BBOB_12.split(",")])
 
 
@@ -131,7 +133,7 @@ def _bbob10() -> Finals:
     return merge(runner_finals("bbob_d10.jsonl", {**OURS, **PEERS}),
                  runner_finals("bbob_smac_d10.jsonl", {"smac-rf": "smac-rf"}),
                  runner_finals("bbob_hebo_d10.jsonl", {"hebo": "hebo"}), _tpe_now([10], BBOB_12),
-                 runner_finals("bbob_ngopt_d10.jsonl", NEW_PEERS), runner_finals(AUTO_TODAY[1], {"tf-auto": "auto"}))
+                 runner_finals("bbob_ngopt_d10.jsonl", NEW_PEERS), runner_finals(AUTO_TODAY[1], AUTO))
 
 
 def _bbob20() -> Finals:
@@ -145,7 +147,7 @@ FIVE_NOW = ("trust_judge_d5.jsonl", "bbob_ngopt_d5.jsonl")
 
 def _bbob5() -> Finals:
     now = keep(runner_finals(JOINT5, {"tf-tpe": "tpe"}), seeds=TEN)
-    later = merge(runner_finals(FIVE_NOW[0], {"tf-auto": "auto"}), runner_finals(FIVE_NOW[1], NEW_PEERS))
+    later = merge(runner_finals(FIVE_NOW[0], AUTO), runner_finals(FIVE_NOW[1], NEW_PEERS))
     return merge(runner_finals("bbob_d5_f15_24.jsonl", {**OURS, **PEERS}), keep(now, problems=[f"f{f} 5-d" for f in range(15, 25)]),
                  keep(later, seeds=TEN))
 
@@ -158,7 +160,7 @@ AUTO_NOW = "bbob_held_out_auto_today.jsonl"
 def _held_out() -> Finals:
     return merge(runner_finals("bbob_rest_d2.jsonl", {**OURS, **PEERS}),
                  runner_finals("bbob_rest_d10.jsonl", {**OURS, **PEERS}), _tpe_now([2, 10], BBOB_REST),
-                 runner_finals("bbob_ngopt_rest.jsonl", NEW_PEERS), runner_finals(AUTO_NOW, {"tf-auto": "auto"}))
+                 runner_finals("bbob_ngopt_rest.jsonl", NEW_PEERS), runner_finals(AUTO_NOW, AUTO))
 
 
 def _main(problems: str, out: str = "main.jsonl", jobs: int = 2) -> str:
