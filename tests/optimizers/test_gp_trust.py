@@ -7,14 +7,16 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from treefarm import GP, Auto, History, Int, Observation, Real, Study
+from treefarm import GP, Auto, History, Int, Join, Observation, Real, Study
 from treefarm.bo.trust import LENGTH_INIT, LENGTH_MIN, failure_tolerance
 from treefarm.encoding import UnitEncoding
 from treefarm.exceptions import ConfigError
 from treefarm.optimizers.base import variant
 from treefarm.space import convert, sample
+from treefarm.testing.optimizer_suite import SPACES as SUITE_SPACES
 
 SPACE = {"x0": Real(-2.0, 2.0), "x1": Real(-2.0, 2.0), "x2": Real(-2.0, 2.0)}
+RECURSIVE = SUITE_SPACES["recursive"]()
 
 
 def _valley(v: dict[str, float]) -> float:
@@ -73,6 +75,19 @@ def test_a_trust_region_the_space_or_the_objectives_refuse_is_said_once_not_kept
     assert said == [
         "GP(trust_after=0) keeps a trust region on a space of reals with one objective only, but the space has "
         "decisions other than reals (k): the GP searches the whole space"
+    ]
+    caplog.clear()
+    joined = {"x0": Real(-2.0, 2.0), "k": Join(a={}, b={"y": Real(0.0, 1.0)})}
+    configs = sample(joined, np.random.default_rng(0), n=20)  # type: ignore[arg-type]
+    with_join = History(complete=tuple(Observation(c, float(c["x0"]) ** 2) for c in configs))
+    trees = sample(RECURSIVE, np.random.default_rng(0), n=20)  # type: ignore[arg-type]
+    with_tree = History(complete=tuple(Observation(c, float(len(c))) for c in trees))
+    with caplog.at_level("WARNING", logger="treefarm"):
+        GP(trust_after=0).suggest(joined, with_join, 1, np.random.default_rng(3))  # type: ignore[arg-type]
+        GP(trust_after=0).suggest(RECURSIVE, with_tree, 1, np.random.default_rng(3))  # type: ignore[arg-type]
+    assert [r.getMessage().split(" only, but ")[1] for r in caplog.records] == [
+        "the space has decisions other than reals (k): the GP searches the whole space",
+        "the space is recursive: the GP searches the whole space",
     ]
     caplog.clear()
     history = _history(20)

@@ -500,7 +500,7 @@ class GP(Optimizer):
         if refused is not None:
             say_region_refused(self.trust_after, refused, self._said_no_region)
             return None
-        assert flat is not None  # region_refused names a space without a flat encoding
+        assert flat is not None  # region_refused names a recursive space, the one without a flat encoding
         start = max(self.trust_after, self.startup(root))
         if len(losses) < start:
             return None

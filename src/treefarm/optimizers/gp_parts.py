@@ -278,7 +278,7 @@ def region_refused(flat: UnitEncoding | None) -> str | None:
     """Why the trust region (``GP(trust_after=...)``, :mod:`treefarm.bo.trust`) is not kept on
     this space, in words for the user; None on a space of reals."""
     if flat is None:
-        return "the space has joins or is recursive"
+        return "the space is recursive"
     others = sorted({c.address for c in flat.columns if type(c.node) is not Real})
     if others:
         return f"the space has decisions other than reals ({', '.join(others)})"
